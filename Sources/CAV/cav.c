@@ -1,0 +1,179 @@
+#include "CAV.h"
+
+#include <errno.h>
+#include <png.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+// MARK: - Macros Swift cannot import
+
+int cav_averror(int posix_errno) { return AVERROR(posix_errno); }
+const int CAV_AVERROR_EOF = AVERROR_EOF;
+const int CAV_AVERROR_EAGAIN = AVERROR(EAGAIN);
+const int CAV_AVERROR_INVALIDDATA = AVERROR_INVALIDDATA;
+const int CAV_AVERROR_DECODER_NOT_FOUND = AVERROR_DECODER_NOT_FOUND;
+const int CAV_AVERROR_ENOMEM = AVERROR(ENOMEM);
+const int64_t CAV_NOPTS_VALUE = AV_NOPTS_VALUE;
+
+AVRational cav_time_base_q(void) { return AV_TIME_BASE_Q; }
+
+const char *cav_strerror(int errnum, char *buf, size_t buf_size) {
+    if (buf_size == 0) return buf;
+    if (av_strerror(errnum, buf, buf_size) < 0) {
+        snprintf(buf, buf_size, "error %d", errnum);
+    }
+    return buf;
+}
+
+// MARK: - Logging
+
+static int cav_print_level = AV_LOG_QUIET;
+static _Thread_local char cav_last_error[512];
+
+static void cav_log_callback(void *avcl, int level, const char *fmt, va_list vl) {
+    if (level > AV_LOG_ERROR && level > cav_print_level) return;
+    char line[1024];
+    int print_prefix = 1;
+    va_list copy;
+    va_copy(copy, vl);
+    av_log_format_line2(avcl, level, fmt, copy, line, sizeof line, &print_prefix);
+    va_end(copy);
+    if (level <= AV_LOG_ERROR) {
+        // Keep the message without its trailing newline; the first error usually names the cause.
+        size_t n = strnlen(line, sizeof line);
+        while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r')) line[--n] = '\0';
+        if (n > 0) snprintf(cav_last_error, sizeof cav_last_error, "%s", line);
+    }
+    if (level <= cav_print_level) fputs(line, stderr);
+}
+
+void cav_log_configure(int print_level) {
+    cav_print_level = print_level;
+    av_log_set_level(print_level > AV_LOG_ERROR ? print_level : AV_LOG_ERROR);
+    av_log_set_callback(cav_log_callback);
+}
+
+void cav_log_last_error(char *buf, size_t buf_size) {
+    if (buf_size == 0) return;
+    snprintf(buf, buf_size, "%s", cav_last_error);
+}
+
+void cav_log_clear_last_error(void) { cav_last_error[0] = '\0'; }
+
+// MARK: - PNG
+
+typedef struct {
+    char *errbuf;
+    size_t errlen;
+} cav_png_error_sink;
+
+static void cav_png_error(png_structp png, png_const_charp msg) {
+    cav_png_error_sink *sink = png_get_error_ptr(png);
+    if (sink && sink->errbuf && sink->errlen) snprintf(sink->errbuf, sink->errlen, "%s", msg);
+    png_longjmp(png, 1);
+}
+
+static void cav_png_warning(png_structp png, png_const_charp msg) {
+    (void)png;
+    (void)msg;  // libpng's default prints "libpng warning: …" to stderr; vtrim stays quiet.
+}
+
+static int cav_is_ascii(const char *s) {
+    for (; *s; s++)
+        if ((unsigned char)*s > 0x7e) return 0;
+    return 1;
+}
+
+int cav_png_write_rgb24(const char *path, int width, int height, const uint8_t *rgb, int stride,
+                        const char *const *text_keys, const char *const *text_values, int text_count,
+                        int compression_level, char *errbuf, size_t errlen) {
+    if (errbuf && errlen) errbuf[0] = '\0';
+    if (width <= 0 || height <= 0 || stride < width * 3 || !rgb) {
+        if (errbuf && errlen) snprintf(errbuf, errlen, "invalid image %dx%d", width, height);
+        return -1;
+    }
+    FILE *volatile file = fopen(path, "wb");
+    if (!file) {
+        if (errbuf && errlen) snprintf(errbuf, errlen, "%s", strerror(errno));
+        return -2;
+    }
+    cav_png_error_sink sink = {errbuf, errlen};
+    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &sink, cav_png_error, cav_png_warning);
+    png_infop info = png ? png_create_info_struct(png) : NULL;
+    png_textp volatile texts = NULL;
+    if (!png || !info) {
+        if (errbuf && errlen) snprintf(errbuf, errlen, "out of memory");
+        png_destroy_write_struct(&png, &info);
+        fclose(file);
+        return -3;
+    }
+    if (setjmp(png_jmpbuf(png))) {
+        png_destroy_write_struct(&png, &info);
+        free(texts);
+        fclose(file);
+        return -4;
+    }
+    png_init_io(png, file);
+    png_set_compression_level(png, compression_level);
+    png_set_IHDR(png, info, (png_uint_32)width, (png_uint_32)height, 8, PNG_COLOR_TYPE_RGB,
+                 PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    if (text_count > 0) {
+        texts = calloc((size_t)text_count, sizeof(png_text));
+        if (!texts) png_error(png, "out of memory");
+        for (int i = 0; i < text_count; i++) {
+            png_textp t = &texts[i];
+            t->key = (png_charp)text_keys[i];
+            t->text = (png_charp)text_values[i];
+            t->text_length = strlen(text_values[i]);
+            // tEXt is Latin-1 only; UTF-8 (paths with non-ASCII names) goes into iTXt.
+            t->compression = cav_is_ascii(text_values[i]) ? PNG_TEXT_COMPRESSION_NONE : PNG_ITXT_COMPRESSION_NONE;
+        }
+        png_set_text(png, info, texts, text_count);
+    }
+    png_write_info(png, info);
+    for (int y = 0; y < height; y++) png_write_row(png, rgb + (size_t)y * (size_t)stride);
+    png_write_end(png, info);
+    png_destroy_write_struct(&png, &info);
+    free(texts);
+    int failed = ferror(file);
+    if (fclose(file) != 0 || failed) {
+        if (errbuf && errlen) snprintf(errbuf, errlen, "%s", strerror(errno ? errno : EIO));
+        return -5;
+    }
+    return 0;
+}
+
+int cav_png_read_rgb24(const char *path, uint8_t **out_rgb, int *width, int *height, char *errbuf,
+                       size_t errlen) {
+    // The simplified API reports errors in the struct, no setjmp needed on our side.
+    png_image image;
+    memset(&image, 0, sizeof image);
+    image.version = PNG_IMAGE_VERSION;
+    *out_rgb = NULL;
+    if (!png_image_begin_read_from_file(&image, path)) {
+        if (errbuf && errlen) snprintf(errbuf, errlen, "%s", image.message);
+        return -1;
+    }
+    image.format = PNG_FORMAT_RGB;
+    size_t size = PNG_IMAGE_SIZE(image);
+    uint8_t *buffer = malloc(size);
+    if (!buffer) {
+        png_image_free(&image);
+        if (errbuf && errlen) snprintf(errbuf, errlen, "out of memory");
+        return -2;
+    }
+    if (!png_image_finish_read(&image, NULL, buffer, 0, NULL)) {
+        if (errbuf && errlen) snprintf(errbuf, errlen, "%s", image.message);
+        free(buffer);
+        return -3;
+    }
+    *out_rgb = buffer;
+    *width = (int)image.width;
+    *height = (int)image.height;
+    return 0;
+}
+
+void cav_free(void *p) { free(p); }

@@ -1,0 +1,60 @@
+// CAV: FFmpeg 5.1 and libpng headers for Swift, plus shims for what Swift cannot import.
+// Every cav_* symbol exists because Swift cannot see the C construct it replaces; the reason is
+// given next to each one.
+#ifndef CAV_H
+#define CAV_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <libavcodec/avcodec.h>
+#include <libavcodec/bsf.h>
+#include <libavformat/avformat.h>
+#include <libavutil/avutil.h>
+#include <libavutil/display.h>
+#include <libavutil/imgutils.h>
+#include <libavutil/mathematics.h>
+#include <libavutil/opt.h>
+#include <libavutil/pixdesc.h>
+#include <libswscale/swscale.h>
+
+// AVERROR(e) is a function-like macro; AVERROR_EOF and AV_NOPTS_VALUE are built from macros
+// the importer rejects ("structure not supported").
+int cav_averror(int posix_errno);
+extern const int CAV_AVERROR_EOF;
+extern const int CAV_AVERROR_EAGAIN;
+extern const int CAV_AVERROR_INVALIDDATA;
+extern const int CAV_AVERROR_DECODER_NOT_FOUND;
+extern const int CAV_AVERROR_ENOMEM;
+extern const int64_t CAV_NOPTS_VALUE;
+
+// AV_TIME_BASE_Q is a compound literal.
+AVRational cav_time_base_q(void);
+
+// av_err2str is a macro over a compound-literal buffer. Writes the text into buf and returns buf.
+const char *cav_strerror(int errnum, char *buf, size_t buf_size);
+
+// av_log's callback receives a va_list, which Swift cannot format. This installs a C callback that
+// prints FFmpeg's messages up to `print_level` to stderr (AV_LOG_QUIET prints nothing) and keeps
+// the last error-level message of the calling thread, so vtrim can quote FFmpeg's reason in its own
+// one-line errors without letting a damaged file flood stderr.
+void cav_log_configure(int print_level);
+// Copies the calling thread's last recorded FFmpeg error message (empty if none) into buf.
+void cav_log_last_error(char *buf, size_t buf_size);
+void cav_log_clear_last_error(void);
+
+// libpng reports errors by longjmp, and setjmp is unavailable in Swift ("returns_twice").
+// Writes an 8-bit RGB PNG to `path` with tEXt chunks (keys[i] = values[i]). Returns 0 on success;
+// otherwise a negative value and a message in errbuf. The file is flushed and closed before returning
+// 0 so a full disk is reported here, not lost.
+int cav_png_write_rgb24(const char *path, int width, int height, const uint8_t *rgb, int stride,
+                        const char *const *text_keys, const char *const *text_values, int text_count,
+                        int compression_level, char *errbuf, size_t errlen);
+
+// Reads a PNG into 8-bit RGB (used by tests and tools to check pixels). On success returns 0 and
+// *out_rgb is malloc'ed (free with cav_free), stride = 3 * width.
+int cav_png_read_rgb24(const char *path, uint8_t **out_rgb, int *width, int *height,
+                       char *errbuf, size_t errlen);
+void cav_free(void *p);
+
+#endif

@@ -1,0 +1,130 @@
+import CAV
+import Glibc
+
+/// Owns one demuxer context: open, stream info, packet reading, seeking. Never crosses tasks.
+final class InputFile {
+    let path: String
+    private var context: UnsafeMutablePointer<AVFormatContext>?
+
+    init(path: String) throws(MediaError) {
+        self.path = path
+        FFmpegText.clearLoggedError()
+        var opened: UnsafeMutablePointer<AVFormatContext>?
+        let status = avformat_open_input(&opened, path, nil, nil)
+        guard status >= 0, let opened else {
+            throw InputFile.openError(path: path, code: status)
+        }
+        context = opened
+        let infoStatus = avformat_find_stream_info(opened, nil)
+        if infoStatus < 0 {
+            // The header parsed but no stream could be understood: not usable media.
+            let detail = FFmpegText.lastLoggedError() ?? FFmpegText.error(infoStatus)
+            avformat_close_input(&context)
+            throw MediaError(.notMedia, path: path, operation: "avformat_find_stream_info",
+                             reason: "cannot read stream information (\(detail))")
+        }
+    }
+
+    deinit {
+        avformat_close_input(&context)
+    }
+
+    private static func openError(path: String, code: Int32) -> MediaError {
+        let detail = FFmpegText.lastLoggedError()
+        let base = FFmpegText.error(code)
+        let text = detail.map { "\(base); \($0)" } ?? base
+        if code == cav_averror(ENOENT) {
+            return MediaError(.notFound, path: path, operation: "avformat_open_input", reason: "no such file")
+        }
+        if code == cav_averror(EACCES) {
+            return MediaError(.unreadable, path: path, operation: "avformat_open_input", reason: "permission denied")
+        }
+        if code == CAV_AVERROR_EOF {
+            return MediaError(.notMedia, path: path, operation: "avformat_open_input",
+                              reason: "damaged or truncated: the data ends inside the header (\(detail ?? base))")
+        }
+        if code == CAV_AVERROR_INVALIDDATA || code == cav_averror(EINVAL) {
+            return MediaError(.notMedia, path: path, operation: "avformat_open_input",
+                              reason: "not a media file FFmpeg can read (\(text))")
+        }
+        return MediaError(.unreadable, path: path, operation: "avformat_open_input", reason: "cannot open (\(text))")
+    }
+
+    var format: UnsafeMutablePointer<AVFormatContext> {
+        // Non-nil from a successful init until deinit.
+        context.unsafelyUnwrapped
+    }
+
+    var streamCount: Int { Int(format.pointee.nb_streams) }
+
+    func stream(_ index: Int) -> UnsafeMutablePointer<AVStream>? {
+        guard index >= 0, index < streamCount, let streams = format.pointee.streams else { return nil }
+        return streams[index]
+    }
+
+    enum ReadResult {
+        case packet
+        case endOfFile
+    }
+
+    /// Reads the next packet into `packet` (unreferencing what it held). A read error past the point
+    /// where data was found is reported, never silently treated as end of file.
+    func read(into packet: Packet) throws(AVFailure) -> ReadResult {
+        packet.unref()
+        let status = av_read_frame(format, packet.pointer)
+        if status == CAV_AVERROR_EOF { return .endOfFile }
+        if status < 0 { throw AVFailure(code: status, operation: "av_read_frame") }
+        return .packet
+    }
+
+    /// Seeks so that the next packets of `streamIndex` start at the keyframe at or before `timestamp`
+    /// (in that stream's time base).
+    func seek(streamIndex: Int, timestamp: Int64) throws(AVFailure) {
+        let status = av_seek_frame(format, Int32(streamIndex), timestamp, AVSEEK_FLAG_BACKWARD)
+        if status < 0 { throw AVFailure(code: status, operation: "av_seek_frame") }
+    }
+}
+
+/// Owns one AVPacket.
+final class Packet {
+    let pointer: UnsafeMutablePointer<AVPacket>
+
+    init() throws(AVFailure) {
+        guard let packet = av_packet_alloc() else {
+            throw AVFailure(code: CAV_AVERROR_ENOMEM, operation: "av_packet_alloc")
+        }
+        pointer = packet
+    }
+
+    deinit {
+        var packet: UnsafeMutablePointer<AVPacket>? = pointer
+        av_packet_free(&packet)
+    }
+
+    func unref() { av_packet_unref(pointer) }
+
+    var streamIndex: Int { Int(pointer.pointee.stream_index) }
+    var pts: Int64 { pointer.pointee.pts }
+    var dts: Int64 { pointer.pointee.dts }
+    var duration: Int64 { pointer.pointee.duration }
+    var isKeyframe: Bool { pointer.pointee.flags & AV_PKT_FLAG_KEY != 0 }
+}
+
+/// Owns one AVFrame.
+final class Frame {
+    let pointer: UnsafeMutablePointer<AVFrame>
+
+    init() throws(AVFailure) {
+        guard let frame = av_frame_alloc() else {
+            throw AVFailure(code: CAV_AVERROR_ENOMEM, operation: "av_frame_alloc")
+        }
+        pointer = frame
+    }
+
+    deinit {
+        var frame: UnsafeMutablePointer<AVFrame>? = pointer
+        av_frame_free(&frame)
+    }
+
+    func unref() { av_frame_unref(pointer) }
+}

@@ -1,0 +1,48 @@
+/// A failure a user can hit, in vtrim's own words. `code` is the stable machine-readable name from the
+/// command-line contract; `operation` names the step that failed (an FFmpeg call or a file operation).
+public struct MediaError: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum Code: String, Sendable, CaseIterable {
+        case notFound = "not_found"
+        case isDirectory = "is_directory"
+        case unreadable
+        case notMedia = "not_media"
+        case noVideo = "no_video"
+        case unsupportedCodec = "unsupported_codec"
+        case decodeFailed = "decode_failed"
+        case invalidRange = "invalid_range"
+        case outputExists = "output_exists"
+        case outputIsInput = "output_is_input"
+        case writeFailed = "write_failed"
+        case verifyFailed = "verify_failed"
+        case interrupted
+        case tooLarge = "too_large"
+        /// A warning under `--strict`.
+        case strictWarning = "strict_warning"
+    }
+
+    public let code: Code
+    public let path: String
+    public let operation: String
+    /// Human text without the path, e.g. "not a media file (Invalid data found when processing input)".
+    public let reason: String
+
+    public init(_ code: Code, path: String, operation: String, reason: String) {
+        self.code = code
+        self.path = path
+        self.operation = operation
+        self.reason = reason
+    }
+
+    public var description: String { "\(path): \(reason)" }
+}
+
+/// Something worth telling the user that does not stop the job (`--strict` turns it into a failure).
+public struct MediaWarning: Sendable, Equatable, Hashable {
+    public let code: String
+    public let message: String
+
+    public init(code: String, message: String) {
+        self.code = code
+        self.message = message
+    }
+}

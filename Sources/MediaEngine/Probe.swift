@@ -1,0 +1,236 @@
+import CAV
+
+/// `vtrim probe`: what a file is. Reads headers (and, only when the container states no duration, the
+/// packets) — never decodes.
+public enum Probe {
+    public static func probe(path: String) throws(MediaError) -> MediaInfo {
+        let size = try InputCheck.regularFile(path)
+        let input = try InputFile(path: path)
+        return try inspect(input, sizeBytes: size)
+    }
+
+    static func inspect(_ input: InputFile, sizeBytes: Int64) throws(MediaError) -> MediaInfo {
+        let format = input.format.pointee
+        var warnings: [MediaWarning] = []
+        let startTicks = format.start_time == CAV_NOPTS_VALUE ? 0 : format.start_time
+
+        var streams: [StreamSummary] = []
+        var audio: [AudioStreamInfo] = []
+        for index in 0..<input.streamCount {
+            guard let stream = input.stream(index), let parameters = stream.pointee.codecpar else { continue }
+            let summary = StreamSummary(
+                index: index,
+                type: mediaTypeName(parameters.pointee.codec_type),
+                codec: codecName(parameters.pointee.codec_id),
+                codecTag: fourCC(parameters.pointee.codec_tag),
+                isAttachedPicture: stream.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC != 0,
+                isDefault: stream.pointee.disposition & AV_DISPOSITION_DEFAULT != 0
+            )
+            streams.append(summary)
+            if parameters.pointee.codec_type == AVMEDIA_TYPE_AUDIO {
+                audio.append(AudioStreamInfo(
+                    index: index,
+                    codec: summary.codec,
+                    sampleRate: Int(parameters.pointee.sample_rate),
+                    channels: Int(parameters.pointee.ch_layout.nb_channels),
+                    durationSeconds: streamDurationSeconds(stream),
+                    language: metadataValue(stream.pointee.metadata, "language")
+                ))
+            }
+        }
+
+        var video: VideoStreamInfo?
+        if let videoIndex = VideoStreamChoice.best(in: input) {
+            video = videoInfo(input, index: videoIndex, warnings: &warnings)
+        } else if streams.contains(where: { $0.type == "video" && $0.isAttachedPicture }) {
+            warnings.append(MediaWarning(code: "cover_art_only", message: "the only video stream is cover art"))
+        }
+
+        var durationSeconds: Double
+        var durationSource = MediaInfo.DurationSource.container
+        if format.duration != CAV_NOPTS_VALUE, format.duration > 0 {
+            durationSeconds = Double(format.duration) / Double(AV_TIME_BASE)
+        } else {
+            durationSource = .streams
+            durationSeconds = measuredDurationSeconds(input, startTicks: startTicks)
+            warnings.append(MediaWarning(
+                code: "duration_estimated",
+                message: "the container states no duration; \(formatSeconds(durationSeconds)) s measured from the streams"))
+        }
+        if !durationSeconds.isFinite || durationSeconds < 0 { durationSeconds = 0 }
+
+        return MediaInfo(
+            path: input.path,
+            durationSeconds: durationSeconds,
+            durationSource: durationSource,
+            startTimeSeconds: Double(startTicks) / Double(AV_TIME_BASE),
+            sizeBytes: sizeBytes,
+            formatName: FFmpegText.string(format.iformat?.pointee.name) ?? "unknown",
+            formatLongName: FFmpegText.string(format.iformat?.pointee.long_name),
+            bitRate: format.bit_rate > 0 ? format.bit_rate : nil,
+            video: video,
+            audio: audio,
+            streams: streams,
+            warnings: warnings
+        )
+    }
+
+    private static func videoInfo(_ input: InputFile, index: Int, warnings: inout [MediaWarning]) -> VideoStreamInfo? {
+        guard let stream = input.stream(index), let parameters = stream.pointee.codecpar?.pointee else { return nil }
+        let codecID = parameters.codec_id
+        let codec = codecName(codecID)
+        let tag = fourCC(parameters.codec_tag)
+        let decoderAvailable = codecID != AV_CODEC_ID_NONE && avcodec_find_decoder(codecID) != nil
+        if !decoderAvailable {
+            warnings.append(MediaWarning(
+                code: "no_decoder",
+                message: "this FFmpeg has no decoder for the video codec \(codec == "unknown" ? (tag ?? codec) : codec); thumbnails and re-encoding are unavailable"))
+        }
+
+        var sar = av_guess_sample_aspect_ratio(input.format, stream, nil)
+        if sar.num <= 0 || sar.den <= 0 { sar = AVRational(num: 1, den: 1) }
+
+        let orientation = readOrientation(stream, warnings: &warnings)
+        let width = Int(parameters.width), height = Int(parameters.height)
+        var displayWidth = width
+        if sar.num != sar.den {
+            displayWidth = Int((Double(width) * Double(sar.num) / Double(sar.den)).rounded())
+        }
+        var displayHeight = height
+        if orientation.swapsDimensions { swap(&displayWidth, &displayHeight) }
+
+        let pixelFormat = AVPixelFormat(rawValue: parameters.format)
+        let descriptor = parameters.format >= 0 ? av_pix_fmt_desc_get(pixelFormat) : nil
+        let rate = validRate(stream.pointee.avg_frame_rate) ?? validRate(stream.pointee.r_frame_rate)
+
+        return VideoStreamInfo(
+            index: index,
+            codec: codec,
+            codecTag: tag,
+            profile: FFmpegText.string(avcodec_profile_name(codecID, parameters.profile)),
+            width: width,
+            height: height,
+            sampleAspectRatio: Rational(Int(sar.num), Int(sar.den)),
+            displayWidth: displayWidth,
+            displayHeight: displayHeight,
+            orientation: orientation,
+            framesPerSecond: rate,
+            hasBFrames: Int(parameters.video_delay),
+            pixelFormat: descriptor.flatMap { FFmpegText.string($0.pointee.name) },
+            bitDepth: descriptor.map { Int($0.pointee.comp.0.depth) },
+            colorTransfer: parameters.color_trc == AVCOL_TRC_UNSPECIFIED ? nil : FFmpegText.string(av_color_transfer_name(parameters.color_trc)),
+            frameCount: stream.pointee.nb_frames > 0 ? stream.pointee.nb_frames : nil,
+            durationSeconds: streamDurationSeconds(stream),
+            timeBase: Rational(Int(stream.pointee.time_base.num), Int(stream.pointee.time_base.den)),
+            decoderAvailable: decoderAvailable
+        )
+    }
+
+    static func readOrientation(_ stream: UnsafeMutablePointer<AVStream>, warnings: inout [MediaWarning]) -> Orientation {
+        var size = 0
+        guard let data = av_stream_get_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, &size) else { return .upright }
+        guard size >= 9 * MemoryLayout<Int32>.size else {
+            warnings.append(MediaWarning(code: "invalid_display_matrix", message: "display matrix side data is \(size) bytes, not 36; shown upright"))
+            return .upright
+        }
+        let matrix = UnsafeRawPointer(data).withMemoryRebound(to: Int32.self, capacity: 9) { Array(UnsafeBufferPointer(start: $0, count: 9)) }
+        switch Orientation.read(matrix: matrix) {
+        case let .valid(orientation, snapped):
+            if snapped {
+                warnings.append(MediaWarning(code: "rotation_snapped", message: "display matrix turns the picture by an angle that is not a multiple of 90°; using \(orientation.rotationDegrees)°"))
+            }
+            return orientation
+        case let .invalid(reason):
+            warnings.append(MediaWarning(code: "invalid_display_matrix", message: "\(reason); shown upright"))
+            return .upright
+        }
+    }
+
+    /// Where the container has no duration (e.g. browser-recorded WebM): the latest packet end,
+    /// relative to the container start.
+    private static func measuredDurationSeconds(_ input: InputFile, startTicks: Int64) -> Double {
+        var latestEnd = Int64.min
+        for index in 0..<input.streamCount {
+            guard let stream = input.stream(index), stream.pointee.duration != CAV_NOPTS_VALUE, stream.pointee.duration > 0 else { continue }
+            let start = stream.pointee.start_time == CAV_NOPTS_VALUE ? 0 : stream.pointee.start_time
+            latestEnd = max(latestEnd, av_rescale_q(start + stream.pointee.duration, stream.pointee.time_base, cav_time_base_q()))
+        }
+        if latestEnd == Int64.min, let packet = try? Packet() {
+            while let result = try? input.read(into: packet), result == .packet {
+                guard let stream = input.stream(packet.streamIndex) else { continue }
+                let timestamp = packet.pts != CAV_NOPTS_VALUE ? packet.pts : packet.dts
+                guard timestamp != CAV_NOPTS_VALUE else { continue }
+                let end = av_rescale_q(timestamp + max(packet.duration, 0), stream.pointee.time_base, cav_time_base_q())
+                latestEnd = max(latestEnd, end)
+            }
+        }
+        guard latestEnd != Int64.min else { return 0 }
+        return Double(latestEnd - startTicks) / Double(AV_TIME_BASE)
+    }
+
+    static func streamDurationSeconds(_ stream: UnsafeMutablePointer<AVStream>) -> Double? {
+        let duration = stream.pointee.duration
+        guard duration != CAV_NOPTS_VALUE, duration > 0 else { return nil }
+        return Double(duration) * av_q2d(stream.pointee.time_base)
+    }
+
+    private static func validRate(_ rate: AVRational) -> Double? {
+        guard rate.num > 0, rate.den > 0 else { return nil }
+        return av_q2d(rate)
+    }
+
+    static func codecName(_ id: AVCodecID) -> String {
+        id == AV_CODEC_ID_NONE ? "unknown" : (FFmpegText.string(avcodec_get_name(id)) ?? "unknown")
+    }
+
+    static func fourCC(_ tag: UInt32) -> String? {
+        guard tag != 0 else { return nil }
+        let bytes = (0..<4).map { UInt8((tag >> (8 * UInt32($0))) & 0xff) }
+        guard bytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7f }) else { return nil }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    private static func mediaTypeName(_ type: AVMediaType) -> String {
+        switch type {
+        case AVMEDIA_TYPE_VIDEO: return "video"
+        case AVMEDIA_TYPE_AUDIO: return "audio"
+        case AVMEDIA_TYPE_SUBTITLE: return "subtitle"
+        case AVMEDIA_TYPE_DATA: return "data"
+        case AVMEDIA_TYPE_ATTACHMENT: return "attachment"
+        default: return "unknown"
+        }
+    }
+
+    private static func metadataValue(_ dictionary: OpaquePointer?, _ key: String) -> String? {
+        guard let entry = av_dict_get(dictionary, key, nil, 0) else { return nil }
+        return FFmpegText.string(entry.pointee.value)
+    }
+
+    private static func formatSeconds(_ seconds: Double) -> String {
+        let millis = (seconds * 1000).rounded()
+        return "\(millis / 1000)"
+    }
+}
+
+/// The video stream vtrim works on: FFmpeg's best video stream unless that is cover art, then the
+/// largest other video stream.
+enum VideoStreamChoice {
+    static func best(in input: InputFile) -> Int? {
+        func isCandidate(_ index: Int) -> Bool {
+            guard let stream = input.stream(index), let parameters = stream.pointee.codecpar else { return false }
+            return parameters.pointee.codec_type == AVMEDIA_TYPE_VIDEO
+                && stream.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC == 0
+        }
+        let best = av_find_best_stream(input.format, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
+        if best >= 0, isCandidate(Int(best)) { return Int(best) }
+        let candidates = (0..<input.streamCount).filter(isCandidate)
+        return candidates.max { lhs, rhs in
+            area(input, lhs) < area(input, rhs)
+        }
+    }
+
+    private static func area(_ input: InputFile, _ index: Int) -> Int {
+        guard let parameters = input.stream(index)?.pointee.codecpar?.pointee else { return 0 }
+        return Int(parameters.width) * Int(parameters.height)
+    }
+}

@@ -1,0 +1,15 @@
+import ArgumentParser
+
+@main
+struct Vtrim: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "vtrim",
+        abstract: "Probe, filmstrip and trim videos.",
+        discussion: """
+        Times are seconds (12.5), m:ss(.fff), h:mm:ss(.fff), or end / end-5 (5 s before the end).
+        Exit status: 0 all inputs succeeded, 1 at least one failed, 64 usage error.
+        """,
+        version: "0.1.0",
+        subcommands: [ProbeCommand.self]
+    )
+}

@@ -1,0 +1,27 @@
+import Foundation
+
+/// Rows of ../shared/media/MANIFEST.tsv (what ffprobe 5.1 reports for each real-world file).
+public struct ManifestRow: Sendable, CustomStringConvertible {
+    public let values: [String: String]
+
+    public subscript(_ key: String) -> String? {
+        guard let value = values[key], !value.isEmpty, value != "N/A" else { return nil }
+        return value
+    }
+
+    public var file: String { values["file"] ?? "" }
+    public var description: String { file }
+
+    public static func load() -> [ManifestRow] {
+        guard let media = TestPaths.sharedMedia,
+              let text = try? String(contentsOfFile: media + "/MANIFEST.tsv", encoding: .utf8) else { return [] }
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: true).map { $0.split(separator: "\t", omittingEmptySubsequences: false).map(String.init) }
+        guard !lines.isEmpty else { return [] }
+        let header = lines.removeFirst()
+        return lines.map { fields in
+            ManifestRow(values: Dictionary(uniqueKeysWithValues: zip(header, fields + Array(repeating: "", count: max(0, header.count - fields.count)))))
+        }
+    }
+
+    public var path: String { (TestPaths.sharedMedia ?? "") + "/" + file }
+}
