@@ -28,6 +28,14 @@ const char *cav_strerror(int errnum, char *buf, size_t buf_size) {
     return buf;
 }
 
+// MARK: - Scaling
+
+int cav_sws_scale_frame(struct SwsContext *context, const AVFrame *frame, uint8_t *dst, int dst_stride) {
+    uint8_t *planes[4] = {dst, NULL, NULL, NULL};
+    int strides[4] = {dst_stride, 0, 0, 0};
+    return sws_scale(context, (const uint8_t *const *)frame->data, frame->linesize, 0, frame->height, planes, strides);
+}
+
 // MARK: - Logging
 
 static int cav_print_level = AV_LOG_QUIET;

@@ -43,6 +43,11 @@ void cav_log_configure(int print_level);
 void cav_log_last_error(char *buf, size_t buf_size);
 void cav_log_clear_last_error(void);
 
+// AVFrame.data/linesize are fixed-size C arrays (8-tuples in Swift). Scales `frame` into a packed
+// buffer of `dst_format` (e.g. AV_PIX_FMT_RGB24) with `dst_stride` bytes per row; returns sws_scale's
+// result (the output height) or a negative AVERROR.
+int cav_sws_scale_frame(struct SwsContext *context, const AVFrame *frame, uint8_t *dst, int dst_stride);
+
 // libpng reports errors by longjmp, and setjmp is unavailable in Swift ("returns_twice").
 // Writes an 8-bit RGB PNG to `path` with tEXt chunks (keys[i] = values[i]). Returns 0 on success;
 // otherwise a negative value and a message in errbuf. The file is flushed and closed before returning

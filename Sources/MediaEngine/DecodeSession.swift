@@ -1,0 +1,226 @@
+import CAV
+
+/// The decode loop for one video stream: reads packets, feeds the decoder, tracks the two frames
+/// around the current target (`shown`: last with pts ≤ target; `ahead`: first with pts > target).
+struct DecodeSession {
+    let input: InputFile
+    let decoder: Decoder
+    let packet: Packet
+    let streamIndex: Int
+    private var shown: Frame?
+    private var ahead: Frame?
+    private var spare: Frame?
+    private var pendingPacket = false
+    private var endOfInput = false
+    private var drained = false
+    private var positioned = false
+    private(set) var decodeErrors = 0
+    private(set) var framesDecoded = 0
+    /// Without an index, decode forward rather than seek when the next target is this close (ticks).
+    private var forwardWindowTicks: Int64 {
+        let base = input.stream(streamIndex)?.pointee.time_base ?? AVRational(num: 1, den: 1)
+        return av_rescale_q(2, AVRational(num: 1, den: 1), base)
+    }
+
+    init(input: InputFile, decoder: Decoder, packet: Packet, streamIndex: Int) {
+        self.input = input
+        self.decoder = decoder
+        self.packet = packet
+        self.streamIndex = streamIndex
+    }
+
+    /// Forget the position (next request seeks).
+    mutating func reset() {
+        positioned = false
+        shown = nil
+        ahead = nil
+    }
+
+    /// The frame a player shows at `target`: the last frame with pts ≤ target, the first frame when
+    /// target precedes it, the last frame when target is past the end.
+    mutating func frameShown(at target: Int64, keyframeBefore keyframe: Int64?) throws(AVFailure) -> Frame? {
+        let decodedUpTo = ahead?.timestamp ?? shown?.timestamp
+        var mustSeek = !positioned
+        if positioned, let decodedUpTo {
+            if target < (shown?.timestamp ?? decodedUpTo) {
+                mustSeek = true
+            } else if let keyframe {
+                mustSeek = keyframe > decodedUpTo
+            } else {
+                mustSeek = target - decodedUpTo > forwardWindowTicks
+            }
+        }
+        if mustSeek {
+            try seek(to: target)
+            try advance(to: target)
+            // The demuxer landed after the target (imprecise index) or past the readable data
+            // (truncated file): decode from the start instead.
+            if shown == nil, ahead.map({ !startsStream($0) }) ?? true {
+                try seekToStart()
+                try advance(to: target)
+            }
+        } else {
+            try advance(to: target)
+        }
+        return shown ?? ahead
+    }
+
+    /// The first keyframe after seeking backward to `target`, decoding only that packet. Returns
+    /// `.same` without decoding when it is the keyframe decoded last time (`previous`, its pts).
+    mutating func keyframe(atOrBefore target: Int64, previous: Int64?) throws(AVFailure) -> KeyframeResult {
+        try input.seek(streamIndex: streamIndex, timestamp: target)
+        decoder.flush()
+        positioned = false
+        let frame = try Frame()
+        defer { decoder.flush() }
+        while true {
+            guard try input.read(into: packet) == .packet else { return .none }
+            guard packet.streamIndex == streamIndex, packet.isKeyframe else { continue }
+            if let previous, packet.pts == previous { return .same }
+            do {
+                _ = try decoder.send(packet)
+                _ = try decoder.send(nil)
+                if try decoder.receive(into: frame) == .frame {
+                    framesDecoded += 1
+                    return .frame(frame)
+                }
+            } catch {
+                decodeErrors += 1
+            }
+            // Not decodable on its own (damaged): try the next keyframe.
+            decoder.flush()
+        }
+    }
+
+    enum KeyframeResult {
+        case frame(Frame)
+        case same
+        case none
+    }
+
+    private func startsStream(_ frame: Frame) -> Bool {
+        guard let stream = input.stream(streamIndex) else { return true }
+        let start = stream.pointee.start_time
+        return start == CAV_NOPTS_VALUE || frame.timestamp <= start
+    }
+
+    private mutating func seek(to target: Int64) throws(AVFailure) {
+        try input.seek(streamIndex: streamIndex, timestamp: target)
+        restart()
+    }
+
+    private mutating func seekToStart() throws(AVFailure) {
+        guard let stream = input.stream(streamIndex) else { return }
+        var first = stream.pointee.start_time == CAV_NOPTS_VALUE ? 0 : stream.pointee.start_time
+        if avformat_index_get_entries_count(stream) > 0, let entry = avformat_index_get_entry(stream, 0) {
+            first = min(first, entry.pointee.timestamp)
+        }
+        try input.seek(streamIndex: streamIndex, timestamp: first)
+        restart()
+    }
+
+    private mutating func restart() {
+        decoder.flush()
+        shown = nil
+        ahead = nil
+        pendingPacket = false
+        endOfInput = false
+        drained = false
+        positioned = true
+    }
+
+    /// Decodes until `ahead` is past `target` or the stream ends.
+    private mutating func advance(to target: Int64) throws(AVFailure) {
+        while true {
+            if let next = ahead {
+                if next.timestamp > target { return }
+                recycle(shown)
+                shown = next
+                ahead = nil
+            }
+            guard let frame = try decodeNext() else { return }
+            if frame.timestamp <= target {
+                recycle(shown)
+                shown = frame
+            } else {
+                ahead = frame
+            }
+        }
+    }
+
+    private mutating func recycle(_ frame: Frame?) {
+        guard let frame else { return }
+        frame.unref()
+        spare = frame
+    }
+
+    private mutating func spareFrame() throws(AVFailure) -> Frame {
+        if let spare {
+            self.spare = nil
+            return spare
+        }
+        return try Frame()
+    }
+
+    /// The next decoded frame in presentation order, or nil when the stream is exhausted.
+    /// Damaged packets are skipped and counted, as players do.
+    private mutating func decodeNext() throws(AVFailure) -> Frame? {
+        if drained { return nil }
+        let frame = try spareFrame()
+        while true {
+            let received: Decoder.ReceiveResult
+            do {
+                received = try decoder.receive(into: frame)
+            } catch {
+                decodeErrors += 1
+                continue
+            }
+            switch received {
+            case .frame:
+                framesDecoded += 1
+                return frame
+            case .drained:
+                drained = true
+                spare = frame
+                return nil
+            case .needsInput:
+                try feed()
+            }
+        }
+    }
+
+    /// Sends the next packet of the stream (or the drain signal at the end of the input).
+    private mutating func feed() throws(AVFailure) {
+        if endOfInput {
+            _ = try? decoder.send(nil)
+            return
+        }
+        if !pendingPacket {
+            while true {
+                let result: InputFile.ReadResult
+                do {
+                    result = try input.read(into: packet)
+                } catch {
+                    // A read error mid-file (truncated or damaged data): decode what we have.
+                    decodeErrors += 1
+                    result = .endOfFile
+                }
+                if result == .endOfFile {
+                    endOfInput = true
+                    _ = try? decoder.send(nil)
+                    return
+                }
+                if packet.streamIndex == streamIndex { break }
+            }
+        }
+        do {
+            switch try decoder.send(packet) {
+            case .accepted, .drained: pendingPacket = false
+            case .full: pendingPacket = true
+            }
+        } catch {
+            decodeErrors += 1
+            pendingPacket = false
+        }
+    }
+}

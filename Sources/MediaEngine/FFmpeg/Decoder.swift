@@ -1,0 +1,71 @@
+import CAV
+
+/// Owns one opened decoder (AVCodecContext) for one stream, driven as avcodec.h describes:
+/// EAGAIN ("needs input") and EOF ("drained") are states, not errors.
+final class Decoder {
+    private var context: UnsafeMutablePointer<AVCodecContext>?
+
+    enum SendResult {
+        case accepted
+        /// The decoder has frames to give first; receive, then send the same packet again.
+        case full
+        case drained
+    }
+
+    enum ReceiveResult {
+        case frame
+        case needsInput
+        case drained
+    }
+
+    /// `threads`: 0 lets FFmpeg choose; frame and slice threading are both allowed.
+    init(stream: UnsafeMutablePointer<AVStream>, threads: Int, keyframesOnly: Bool = false) throws(AVFailure) {
+        guard let parameters = stream.pointee.codecpar else {
+            throw AVFailure(code: CAV_AVERROR_INVALIDDATA, operation: "codecpar")
+        }
+        guard let codec = avcodec_find_decoder(parameters.pointee.codec_id) else {
+            throw AVFailure(code: CAV_AVERROR_DECODER_NOT_FOUND, operation: "avcodec_find_decoder")
+        }
+        guard let context = avcodec_alloc_context3(codec) else {
+            throw AVFailure(code: CAV_AVERROR_ENOMEM, operation: "avcodec_alloc_context3")
+        }
+        self.context = context
+        var status = avcodec_parameters_to_context(context, parameters)
+        if status < 0 { throw AVFailure(code: status, operation: "avcodec_parameters_to_context") }
+        context.pointee.pkt_timebase = stream.pointee.time_base
+        context.pointee.thread_count = Int32(max(0, threads))
+        context.pointee.thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE
+        if keyframesOnly { context.pointee.skip_frame = AVDISCARD_NONKEY }
+        status = avcodec_open2(context, codec, nil)
+        if status < 0 { throw AVFailure(code: status, operation: "avcodec_open2") }
+    }
+
+    deinit {
+        avcodec_free_context(&context)
+    }
+
+    private var codecContext: UnsafeMutablePointer<AVCodecContext> { context.unsafelyUnwrapped }
+
+    /// Sends a packet, or nil to start draining.
+    func send(_ packet: Packet?) throws(AVFailure) -> SendResult {
+        let status = avcodec_send_packet(codecContext, packet?.pointer)
+        if status >= 0 { return .accepted }
+        if status == CAV_AVERROR_EAGAIN { return .full }
+        if status == CAV_AVERROR_EOF { return .drained }
+        throw AVFailure(code: status, operation: "avcodec_send_packet")
+    }
+
+    func receive(into frame: Frame) throws(AVFailure) -> ReceiveResult {
+        frame.unref()
+        let status = avcodec_receive_frame(codecContext, frame.pointer)
+        if status >= 0 { return .frame }
+        if status == CAV_AVERROR_EAGAIN { return .needsInput }
+        if status == CAV_AVERROR_EOF { return .drained }
+        throw AVFailure(code: status, operation: "avcodec_receive_frame")
+    }
+
+    /// Forgets buffered frames (after a seek, or to reuse the decoder after draining).
+    func flush() {
+        avcodec_flush_buffers(codecContext)
+    }
+}

@@ -1,0 +1,94 @@
+import MediaEngine
+import TestSupport
+import Testing
+
+struct FrameSamplerTests {
+    static let orientedFixtures = ["h264-aac.mp4", "rot90.mp4", "rot180.mp4", "rot270.mp4", "mirror.mp4",
+                                   "transpose.mp4", "hevc.mp4", "vp9-opus.webm", "h264-aac.mkv"]
+
+    @Test(arguments: orientedFixtures, SampleMode.allCases)
+    func markersLandUpright(_ file: String, _ mode: SampleMode) throws {
+        let sampler = try FrameSampler(path: TestPaths.fixture(file))
+        let times = [0.0, 0.45, 1.02, 1.9]
+        let frames = try sampler.sample(SampleRequest(timesSeconds: times, mode: mode, cellWidthPixels: 160,
+                                                      cellHeightPixels: 120, fit: .exact))
+        #expect(frames.count == times.count)
+        for frame in frames {
+            let image = try #require(frame.image, "\(frame.failure ?? "")")
+            #expect(image.width == 160 && image.height == 120)
+            #expect(ImageCompare.markersUpright(image), "markers misplaced at \(frame.requestedSeconds) s")
+        }
+    }
+
+    /// Accurate mode returns the frame a player shows: compared with ffmpeg decoding from the start.
+    @Test(arguments: ["h264-aac.mp4", "hevc.mp4", "vfr.mp4", "rot90.mp4", "vp9-opus.webm", "h264-aac.mkv"])
+    func accurateMatchesReferenceDecode(_ file: String) throws {
+        let path = TestPaths.fixture(file)
+        let reference = try Reference.frames(path, width: 160, height: 120)
+        try #require(reference.count > 30)
+        let last = try #require(reference.last).seconds
+        // on a frame, between frames, on and just after a keyframe, just before one, past the end, at 0.
+        let times = [0.5, 0.51, 1.0, 1.01, 0.99, 1.999, last, last + 0.02, 60.0, 0.0, 0.001]
+        let sampler = try FrameSampler(path: path)
+        let frames = try sampler.sample(SampleRequest(timesSeconds: times, mode: .accurate, cellWidthPixels: 160,
+                                                      cellHeightPixels: 120, fit: .exact))
+        for frame in frames {
+            let expected = try #require(Reference.frameShown(at: frame.requestedSeconds, in: reference))
+            let image = try #require(frame.image)
+            let framePTS = try #require(frame.frameSeconds)
+            #expect(abs(framePTS - expected.seconds) < 0.0005, "t=\(frame.requestedSeconds): frame \(framePTS) vs \(expected.seconds)")
+            let psnr = ImageCompare.psnr(image, expected.image)
+            #expect(psnr >= 35, "t=\(frame.requestedSeconds): PSNR \(psnr) dB")
+        }
+    }
+
+    @Test func fastModeUsesKeyframesOnly() throws {
+        let path = TestPaths.fixture("h264-aac.mp4")
+        let sampler = try FrameSampler(path: path)
+        let times = [0.2, 0.9, 1.5, 2.99, 3.5]
+        let frames = try sampler.sample(SampleRequest(timesSeconds: times, mode: .fast, cellWidthPixels: 80,
+                                                      cellHeightPixels: 60, fit: .exact))
+        #expect(frames.map(\.frameSeconds) == [0, 0, 1, 2, 3])
+        // Two samples share the keyframe at 0: four keyframes decoded in all.
+        #expect(sampler.framesDecoded == 4)
+    }
+
+    @Test func closeSamplesDecodeForwardWithoutSeekingBack() throws {
+        let sampler = try FrameSampler(path: TestPaths.fixture("h264-aac.mp4"))
+        // 40 samples every 0.1 s: one pass over the 120 frames.
+        let times = (0..<40).map { Double($0) * 0.1 }
+        let frames = try sampler.sample(SampleRequest(timesSeconds: times, mode: .accurate, cellWidthPixels: 32,
+                                                      cellHeightPixels: 24, fit: .exact))
+        #expect(frames.allSatisfy { $0.image != nil })
+        #expect(sampler.framesDecoded <= 121)
+    }
+
+    @Test func fillCropKeepsAspect() throws {
+        let sampler = try FrameSampler(path: TestPaths.fixture("rot90.mp4"))
+        // A tall cell from a 4:3 picture: cropped at the sides, never stretched; markers cropped away
+        // symmetrically, so check the centre column is the same as the reference's.
+        let frames = try sampler.sample(SampleRequest(timesSeconds: [0.5], mode: .accurate, cellWidthPixels: 60,
+                                                      cellHeightPixels: 120, fit: .fillCrop))
+        let image = try #require(frames.first?.image)
+        #expect(image.width == 60 && image.height == 120)
+        let full = try sampler.sample(SampleRequest(timesSeconds: [0.5], mode: .accurate, cellWidthPixels: 160,
+                                                    cellHeightPixels: 120, fit: .exact))
+        let reference = try #require(full.first?.image).centreCropped(width: 60, height: 120)
+        #expect(ImageCompare.psnr(image, reference) > 40)
+    }
+
+    @Test func truncatedFileGivesFramesUpToWhereDataEnds() throws {
+        let sampler = try FrameSampler(path: TestPaths.fixture("truncated.mp4"))
+        let frames = try sampler.sample(SampleRequest(timesSeconds: [0.5, 3.5], mode: .accurate, cellWidthPixels: 80,
+                                                      cellHeightPixels: 60, fit: .exact))
+        #expect(frames[0].frameSeconds == 0.5)
+        // Past the readable data: the last decodable frame (2.1 s).
+        #expect(abs((frames[1].frameSeconds ?? 0) - 2.1) < 0.001, "\(frames[1].failure ?? "")")
+    }
+
+    @Test func audioOnlyIsNoVideo() {
+        #expect {
+            _ = try FrameSampler(path: TestPaths.fixture("audio-only.m4a"))
+        } throws: { ($0 as? MediaError)?.code == .noVideo }
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import MediaEngine
+
+/// Reference pictures decoded by the ffmpeg CLI, to check vtrim against an independent decoder.
+public enum Reference {
+    public struct DecodedFrame: Sendable {
+        public let seconds: Double
+        public let image: RGBImage
+    }
+
+    /// Every frame of the file's video decoded from the start (no seeking, so open GOPs are safe),
+    /// autorotated as ffmpeg's CLI does, scaled to `width`×`height`, with presentation times from
+    /// ffprobe relative to the container start.
+    public static func frames(_ path: String, width: Int, height: Int) throws -> [DecodedFrame] {
+        let raw = try Run.tool("ffmpeg", ["-v", "error", "-i", path, "-map", "0:v:0", "-vf",
+                                          "scale=\(width):\(height):flags=bicubic+accurate_rnd+full_chroma_int",
+                                          "-fps_mode", "passthrough", "-f", "rawvideo", "-pix_fmt", "rgb24", "-"])
+        guard raw.status == 0 else { throw ReferenceError(message: raw.stderr) }
+        let times = try frameTimes(path)
+        let size = width * height * 3
+        let data = [UInt8](raw.stdoutData)
+        let count = data.count / size
+        return (0..<min(count, times.count)).map { index in
+            DecodedFrame(seconds: times[index],
+                         image: RGBImage(width: width, height: height, stride: width * 3,
+                                         pixels: Array(data[index * size..<(index + 1) * size])))
+        }
+    }
+
+    /// Presentation times of the decoded frames, in decode-output order, relative to the container start.
+    public static func frameTimes(_ path: String) throws -> [Double] {
+        let probe = try Run.tool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries",
+                                             "frame=best_effort_timestamp_time", "-of", "csv=p=0", path])
+        let start = try containerStart(path)
+        return probe.stdoutLines.compactMap { Double($0.split(separator: ",").first.map(String.init) ?? "") }.map { $0 - start }
+    }
+
+    public static func containerStart(_ path: String) throws -> Double {
+        let probe = try Run.tool("ffprobe", ["-v", "error", "-show_entries", "format=start_time", "-of", "csv=p=0", path])
+        return Double(probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+    }
+
+    /// The frame a player shows at t (DESIGN.md): last with time ≤ t, else the first.
+    public static func frameShown(at seconds: Double, in frames: [DecodedFrame]) -> DecodedFrame? {
+        frames.last { $0.seconds <= seconds + 1e-9 } ?? frames.first
+    }
+}
+
+public struct ReferenceError: Error, CustomStringConvertible {
+    public let message: String
+    public var description: String { message }
+}
+
+public enum ImageCompare {
+    /// Peak signal-to-noise ratio in dB over all RGB samples (∞ when identical).
+    public static func psnr(_ a: RGBImage, _ b: RGBImage) -> Double {
+        guard a.width == b.width, a.height == b.height else { return 0 }
+        var sum = 0.0
+        for y in 0..<a.height {
+            for x in 0..<a.width {
+                let p = a.pixel(x: x, y: y), q = b.pixel(x: x, y: y)
+                let dr = Double(p.r) - Double(q.r), dg = Double(p.g) - Double(q.g), db = Double(p.b) - Double(q.b)
+                sum += dr * dr + dg * dg + db * db
+            }
+        }
+        let mse = sum / Double(a.width * a.height * 3)
+        return mse == 0 ? .infinity : 10 * log10(255 * 255 / mse)
+    }
+
+    public enum Marker { case red, blue }
+
+    /// Whether the region is clearly the marker colour.
+    public static func isMarker(_ image: RGBImage, _ marker: Marker, x: Int, y: Int, size: Int) -> Bool {
+        let mean = image.meanColor(x: x, y: y, width: size, height: size)
+        switch marker {
+        case .red: return mean.r > 180 && mean.g < 80 && mean.b < 80
+        case .blue: return mean.b > 180 && mean.r < 80 && mean.g < 80
+        }
+    }
+
+    /// Red marker top-left and blue top-right, as the fixtures draw them on the upright picture
+    /// (48 px squares 8 px from the edges of a 320x240 picture), scaled to `image`.
+    public static func markersUpright(_ image: RGBImage) -> Bool {
+        let scale = Double(image.width) / 320
+        let inset = Int((16 * scale).rounded()), size = max(2, Int((32 * scale).rounded()))
+        return isMarker(image, .red, x: inset, y: inset, size: size)
+            && isMarker(image, .blue, x: image.width - inset - size, y: inset, size: size)
+    }
+}
