@@ -14,6 +14,8 @@ struct DecodeSession {
     private var endOfInput = false
     private var drained = false
     private var positioned = false
+    /// The time being decoded towards; packets that end before it may skip non-reference frames.
+    private var target = Int64.max
     private(set) var decodeErrors = 0
     private(set) var framesDecoded = 0
     /// Without an index, decode forward rather than seek when the next target is this close (ticks).
@@ -131,6 +133,7 @@ struct DecodeSession {
 
     /// Decodes until `ahead` is past `target` or the stream ends.
     private mutating func advance(to target: Int64) throws(AVFailure) {
+        self.target = target
         while true {
             if let next = ahead {
                 if next.timestamp > target { return }
@@ -213,6 +216,10 @@ struct DecodeSession {
                 if packet.streamIndex == streamIndex { break }
             }
         }
+        // A frame that ends at or before the target is followed by one that starts by then, so it is never
+        // the frame shown; if nothing references it, the decoder need not decode it (B-frames, mostly).
+        let ends = packet.duration > 0 && packet.pts != CAV_NOPTS_VALUE ? packet.pts + packet.duration : Int64.max
+        decoder.skipNonReferenceFrames(ends <= target)
         do {
             switch try decoder.send(packet) {
             case .accepted, .drained: pendingPacket = false

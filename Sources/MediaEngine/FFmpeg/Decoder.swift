@@ -64,6 +64,13 @@ final class Decoder {
         throw AVFailure(code: status, operation: "avcodec_receive_frame")
     }
 
+    /// Whether the decoder may skip frames nothing references (read per packet, also by frame threads).
+    /// Used for frames that end before the wanted time: they can never be the picture shown.
+    func skipNonReferenceFrames(_ skip: Bool) {
+        let wanted = skip ? AVDISCARD_NONREF : AVDISCARD_DEFAULT
+        if codecContext.pointee.skip_frame != wanted { codecContext.pointee.skip_frame = wanted }
+    }
+
     /// Forgets buffered frames (after a seek, or to reuse the decoder after draining).
     func flush() {
         avcodec_flush_buffers(codecContext)
