@@ -53,12 +53,18 @@ struct DecodeSession {
             }
         }
         if mustSeek {
-            try seek(to: target)
+            do {
+                try seek(to: target)
+            } catch {
+                // Not seekable (no index, damaged): samples come in ascending order, so decode forward
+                // from where the demuxer is, unless that is already past the target.
+                if let current = shown ?? ahead, current.timestamp > target { throw error }
+                positioned = true
+            }
             try advance(to: target)
             // The demuxer landed after the target (imprecise index) or past the readable data
             // (truncated file): decode from the start instead.
-            if shown == nil, ahead.map({ !startsStream($0) }) ?? true {
-                try seekToStart()
+            if shown == nil, ahead.map({ !startsStream($0) }) ?? true, (try? seekToStart()) != nil {
                 try advance(to: target)
             }
         } else {

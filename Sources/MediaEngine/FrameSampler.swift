@@ -103,7 +103,7 @@ public final class FrameSampler {
                     if let frame {
                         results[index] = try render(frame, request: request, requested: seconds)
                     } else {
-                        results[index].failure = "no frame could be decoded at \(seconds) s"
+                        results[index].failure = "no frame could be decoded at \(Self.text(seconds)) s"
                     }
                 case .fast:
                     switch try session.keyframe(atOrBefore: target, previous: lastKeyframe?.timestamp) {
@@ -114,17 +114,24 @@ public final class FrameSampler {
                         if let previous = lastKeyframe?.result { results[index] = previous }
                         results[index].requestedSeconds = seconds
                     case .none:
-                        results[index].failure = "no keyframe could be decoded at or before \(seconds) s"
+                        results[index].failure = "no keyframe could be decoded at or before \(Self.text(seconds)) s"
                     }
                 }
             } catch {
-                results[index].failure = "decoding failed at \(seconds) s (\(error.operation): \(error.text))"
+                results[index].failure = "decoding failed at \(Self.text(seconds)) s (\(error.operation): \(error.text))"
                 session.reset()
             }
         }
         decodeErrorCount = session.decodeErrors
         framesDecoded += session.framesDecoded
         return results
+    }
+
+    /// Seconds for messages, to the millisecond.
+    static func text(_ seconds: Double) -> String {
+        let millis = Int64((seconds * 1000).rounded())
+        let fraction = String(abs(millis) % 1000)
+        return "\(millis / 1000).\(String(repeating: "0", count: 3 - fraction.count))\(fraction)"
     }
 
     private func render(_ frame: Frame, request: SampleRequest, requested: Double) throws(AVFailure) -> SampledFrame {

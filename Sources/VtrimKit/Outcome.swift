@@ -16,13 +16,17 @@ public struct Outcome: Sendable {
     public var fields: [(String, JSON)]
     /// Human report lines for stdout.
     public var lines: [String]
+    /// The report is not about a file (`vtrim timeline --duration`): `path` is null in JSON.
+    public var pathIsNull: Bool
 
-    public init(path: String, status: Status, warnings: [MediaWarning] = [], fields: [(String, JSON)] = [], lines: [String] = []) {
+    public init(path: String, status: Status, warnings: [MediaWarning] = [], fields: [(String, JSON)] = [],
+                lines: [String] = [], pathIsNull: Bool = false) {
         self.path = path
         self.status = status
         self.warnings = warnings
         self.fields = fields
         self.lines = lines
+        self.pathIsNull = pathIsNull
     }
 
     public static func failure(_ error: MediaError, warnings: [MediaWarning] = []) -> Outcome {
@@ -35,7 +39,7 @@ public struct Outcome: Sendable {
     }
 
     public var json: JSON {
-        var members: [(String, JSON)] = [("path", .string(path))]
+        var members: [(String, JSON)] = [("path", pathIsNull ? .null : .string(path))]
         switch status {
         case .succeeded:
             members += fields

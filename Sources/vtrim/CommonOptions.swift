@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import VtrimKit
 
 /// Options every command takes.
@@ -29,6 +30,21 @@ struct CommonOptions: ParsableArguments {
         } catch {
             throw ValidationError(error.description)
         }
+    }
+
+    /// `-o` / `--output-dir` (created, with `extra` folders such as --frames-dir, when missing).
+    func outputChoice(file: String?, folder: String?, extra: String? = nil) throws -> OutputChoice {
+        for path in [folder, extra].compactMap({ $0 }) {
+            do {
+                try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+            } catch {
+                FileHandle.standardError.write(Data("vtrim: error: cannot create the folder \(path): \(error.localizedDescription)\n".utf8))
+                throw ExitCode.failure
+            }
+        }
+        if let file { return .file(file) }
+        if let folder { return .folder(folder) }
+        return .besideInput
     }
 
     func makeWriter() -> ReportWriter {

@@ -1,0 +1,131 @@
+import Foundation
+import Glibc
+import MediaEngine
+
+/// Where an output goes and how it gets there: checked before any work (never the input, never an
+/// existing file without --overwrite), written to a hidden temporary file in the target folder, and
+/// renamed into place only when complete.
+public struct OutputTarget: Sendable {
+    public let path: String
+    public let overwrite: Bool
+
+    public init(path: String, overwrite: Bool) {
+        self.path = path
+        self.overwrite = overwrite
+    }
+
+    /// Temporary files carry this marker so a later run can recognise (and ignore or clean) leftovers.
+    public static let temporaryMarker = ".vtrim-tmp-"
+
+    /// Fails with `output_is_input`, `output_exists` or `write_failed` (missing folder).
+    public func check(input: String) throws(MediaError) {
+        if Self.sameFile(path, input) {
+            throw MediaError(.outputIsInput, path: input, operation: "check output",
+                             reason: "the output \(path) is the input itself; choose another name")
+        }
+        let folder = (path as NSString).deletingLastPathComponent
+        var isFolder: ObjCBool = false
+        if !FileManager.default.fileExists(atPath: folder.isEmpty ? "." : folder, isDirectory: &isFolder) || !isFolder.boolValue {
+            throw MediaError(.writeFailed, path: input, operation: "check output",
+                             reason: "the output folder \(folder) does not exist")
+        }
+        if !overwrite, FileManager.default.fileExists(atPath: path) {
+            throw MediaError(.outputExists, path: input, operation: "check output",
+                             reason: "\(path) already exists (use --overwrite to replace it)")
+        }
+    }
+
+    /// A new temporary path beside the output (same folder, so the rename is atomic).
+    public func temporaryPath() -> String {
+        let url = URL(fileURLWithPath: path)
+        let name = "." + url.lastPathComponent + Self.temporaryMarker + "\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        return url.deletingLastPathComponent().appendingPathComponent(name).path
+    }
+
+    /// Moves the finished temporary file into place. Without --overwrite an output that appeared
+    /// meanwhile is not replaced (link(2) fails with EEXIST).
+    public func commit(_ temporary: String, input: String) throws(MediaError) {
+        if overwrite {
+            if rename(temporary, path) != 0 { throw failure(errno, input: input, temporary: temporary) }
+            return
+        }
+        if link(temporary, path) == 0 {
+            unlink(temporary)
+            return
+        }
+        let code = errno
+        if code == EEXIST {
+            unlink(temporary)
+            throw MediaError(.outputExists, path: input, operation: "link",
+                             reason: "\(path) already exists (use --overwrite to replace it)")
+        }
+        // File systems without hard links: check, then rename.
+        if FileManager.default.fileExists(atPath: path) {
+            unlink(temporary)
+            throw MediaError(.outputExists, path: input, operation: "rename",
+                             reason: "\(path) already exists (use --overwrite to replace it)")
+        }
+        if rename(temporary, path) != 0 { throw failure(errno, input: input, temporary: temporary) }
+    }
+
+    private func failure(_ code: Int32, input: String, temporary: String) -> MediaError {
+        unlink(temporary)
+        return MediaError(.writeFailed, path: input, operation: "rename",
+                          reason: "cannot move the output into place at \(path) (\(String(cString: strerror(code))))")
+    }
+
+    /// Same file by device and inode when both exist, else by resolved path (symlinks, "./x", "../d/x").
+    static func sameFile(_ a: String, _ b: String) -> Bool {
+        var first = stat(), second = stat()
+        if stat(a, &first) == 0, stat(b, &second) == 0 {
+            return first.st_dev == second.st_dev && first.st_ino == second.st_ino
+        }
+        return resolved(a) == resolved(b)
+    }
+
+    private static func resolved(_ path: String) -> String {
+        URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
+    }
+}
+
+/// Temporary files in flight, removed if the process is interrupted.
+public final class TemporaryFiles: @unchecked Sendable {
+    public static let shared = TemporaryFiles()
+    private let lock = NSLock()
+    private var paths: Set<String> = []
+
+    public func add(_ path: String) {
+        lock.lock()
+        paths.insert(path)
+        lock.unlock()
+    }
+
+    public func remove(_ path: String) {
+        lock.lock()
+        paths.remove(path)
+        lock.unlock()
+    }
+
+    /// Deletes every registered file (called on SIGINT/SIGTERM).
+    public func removeAll() {
+        lock.lock()
+        let current = paths
+        paths.removeAll()
+        lock.unlock()
+        for path in current { unlink(path) }
+    }
+}
+
+/// Writes an output through a temporary file; the closure writes to the path it is given.
+public func writeAtomically(_ target: OutputTarget, input: String, _ write: (String) throws(MediaError) -> Void) throws(MediaError) {
+    let temporary = target.temporaryPath()
+    TemporaryFiles.shared.add(temporary)
+    defer { TemporaryFiles.shared.remove(temporary) }
+    do {
+        try write(temporary)
+    } catch {
+        unlink(temporary)
+        throw error
+    }
+    try target.commit(temporary, input: input)
+}

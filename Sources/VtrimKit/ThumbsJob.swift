@@ -1,0 +1,193 @@
+import Foundation
+import MediaEngine
+import TimelineCore
+
+/// `vtrim thumbs` options, the same for every input.
+public struct ThumbsRequest: Sendable {
+    public enum Sampling: Sendable, Equatable {
+        /// N samples at the centres of N equal parts of the range.
+        case count(Int)
+        /// A sample every S seconds from the start of the range.
+        case every(Double)
+        /// VideoLine's strip: spacing, sample times and cells from TimelineCore.
+        case videoLine(VideoLineLayout)
+    }
+
+    public struct VideoLineLayout: Sendable, Equatable {
+        public var stripWidthPoints: Double
+        public var thumbWidthPoints: Double
+        public var thumbHeightPoints: Double
+        public var minDurationSeconds: Double?
+        public var maxDurationSeconds: Double?
+        public var pixelsPerPoint: Double
+
+        public init(stripWidthPoints: Double, thumbWidthPoints: Double, thumbHeightPoints: Double,
+                    minDurationSeconds: Double?, maxDurationSeconds: Double?, pixelsPerPoint: Double) {
+            self.stripWidthPoints = stripWidthPoints
+            self.thumbWidthPoints = thumbWidthPoints
+            self.thumbHeightPoints = thumbHeightPoints
+            self.minDurationSeconds = minDurationSeconds
+            self.maxDurationSeconds = maxDurationSeconds
+            self.pixelsPerPoint = pixelsPerPoint
+        }
+    }
+
+    public var sampling: Sampling
+    public var heightPixels: Int
+    public var mode: SampleMode
+    public var start: TimeSpec?
+    public var end: TimeSpec?
+    public var columns: Int?
+    public var framesFolder: String?
+    public var output: OutputChoice
+    public var overwrite: Bool
+    public var strict: Bool
+    public var decoderThreads: Int
+
+    public init(sampling: Sampling, heightPixels: Int, mode: SampleMode, start: TimeSpec?, end: TimeSpec?,
+                columns: Int?, framesFolder: String?, output: OutputChoice, overwrite: Bool, strict: Bool,
+                decoderThreads: Int) {
+        self.sampling = sampling
+        self.heightPixels = heightPixels
+        self.mode = mode
+        self.start = start
+        self.end = end
+        self.columns = columns
+        self.framesFolder = framesFolder
+        self.output = output
+        self.overwrite = overwrite
+        self.strict = strict
+        self.decoderThreads = decoderThreads
+    }
+
+    /// PNG rows and columns are limited to what common viewers and libraries accept.
+    public static let maximumSidePixels = 32_767
+}
+
+/// `vtrim thumbs` for one input: probe, plan the cells, sample, compose, write the PNG atomically.
+public enum ThumbsJob {
+    public static func run(path: String, request: ThumbsRequest) -> Outcome {
+        var warnings: [MediaWarning] = []
+        do throws(MediaError) {
+            let target = OutputTarget(path: request.output.path(for: path, suffix: ".thumbs.png"), overwrite: request.overwrite)
+            try target.check(input: path)
+            let sampler = try FrameSampler(path: path)
+            let info = sampler.info
+            warnings += info.warnings
+            guard let video = info.video else {
+                throw MediaError(.noVideo, path: path, operation: "av_find_best_stream", reason: "has no video stream")
+            }
+            let plan = try ThumbsPlan.make(info: info, video: video, request: request, path: path)
+            let frames = try sampler.sample(SampleRequest(
+                timesSeconds: plan.cells.map(\.timeSeconds), mode: request.mode,
+                cellWidthPixels: plan.cellWidthPixels, cellHeightPixels: plan.cellHeightPixels,
+                fit: plan.fit, decoderThreads: request.decoderThreads))
+            if let transfer = video.colorTransfer, ["smpte2084", "arib-std-b67"].contains(transfer) {
+                warnings.append(MediaWarning(code: "hdr_not_tone_mapped",
+                                             message: "HDR video (\(transfer == "smpte2084" ? "PQ" : "HLG")) is converted without tone mapping; colours look flat"))
+            }
+            let failed = frames.indices.filter { frames[$0].image == nil }
+            if failed.count == frames.count {
+                throw MediaError(.decodeFailed, path: path, operation: "decode",
+                                 reason: "no frame could be decoded (\(frames.first?.failure ?? "no picture"))")
+            }
+            if let first = failed.first {
+                let list = failed.prefix(8).map(String.init).joined(separator: ", ") + (failed.count > 8 ? ", …" : "")
+                warnings.append(MediaWarning(
+                    code: "sample_failed",
+                    message: "\(failed.count) of \(frames.count) cells could not be decoded (cells \(list); first: \(frames[first].failure ?? "no picture")); grey placeholders drawn"))
+            }
+            if request.strict, !warnings.isEmpty {
+                return Outcome(path: path, status: .succeeded, warnings: warnings).applyingStrict()
+            }
+            let strip = Filmstrip.compose(zip(plan.cells, frames).map { cell, frame in
+                Filmstrip.Cell(x: cell.x, y: cell.y, width: cell.width, height: cell.height, image: frame.image)
+            }, width: plan.widthPixels, height: plan.heightPixels)
+            let text = pngText(path: path, frames: frames)
+            try writeAtomically(target, input: path) { temporary throws(MediaError) in
+                do throws(MediaError) {
+                    try PNGFile.write(strip, to: temporary, text: text)
+                } catch {
+                    throw MediaError(.writeFailed, path: path, operation: error.operation,
+                                     reason: error.reason.replacingOccurrences(of: "cannot write PNG", with: "cannot write \(target.path)"))
+                }
+            }
+            var framePaths: [String] = []
+            if let folder = request.framesFolder {
+                framePaths = try writeFrames(frames, plan: plan, folder: folder, input: path, overwrite: request.overwrite)
+            }
+            return Outcome(path: path, status: .succeeded, warnings: warnings,
+                           fields: fields(target: target.path, plan: plan, frames: frames, request: request, framePaths: framePaths),
+                           lines: ["\(path) → \(target.path) (\(plan.widthPixels)x\(plan.heightPixels), \(plan.cells.count) cells, \(request.mode.rawValue))"])
+        } catch {
+            return .failure(error, warnings: warnings)
+        }
+    }
+
+    private static func pngText(path: String, frames: [SampledFrame]) -> [(key: String, value: String)] {
+        [
+            ("Software", "vtrim"),
+            ("vtrim:source", path),
+            ("vtrim:times", frames.map { JSON.format($0.requestedSeconds) }.joined(separator: ",")),
+            ("vtrim:pts", frames.map { $0.frameSeconds.map(JSON.format) ?? "null" }.joined(separator: ",")),
+        ]
+    }
+
+    /// `--frames-dir`: each cell also as its own PNG, `<stem>.thumb-<index>.png`.
+    private static func writeFrames(_ frames: [SampledFrame], plan: ThumbsPlan, folder: String, input: String,
+                                    overwrite: Bool) throws(MediaError) -> [String] {
+        let digits = max(3, String(frames.count - 1).count)
+        var written: [String] = []
+        for (index, frame) in frames.enumerated() {
+            let number = String(index)
+            let padded = String(repeating: "0", count: max(0, digits - number.count)) + number
+            let name = URL(fileURLWithPath: OutputChoice.stemPath(input)).lastPathComponent + ".thumb-\(padded).png"
+            let target = OutputTarget(path: (folder.hasSuffix("/") ? folder : folder + "/") + name, overwrite: overwrite)
+            try target.check(input: input)
+            let cell = plan.cells[index]
+            let image = frame.image ?? RGBImage(width: cell.width, height: cell.height, fill: Filmstrip.placeholder)
+            try writeAtomically(target, input: input) { temporary throws(MediaError) in
+                try PNGFile.write(image, to: temporary, text: [("Software", "vtrim"), ("vtrim:source", input)])
+            }
+            written.append(target.path)
+        }
+        return written
+    }
+
+    private static func fields(target: String, plan: ThumbsPlan, frames: [SampledFrame], request: ThumbsRequest,
+                               framePaths: [String]) -> [(String, JSON)] {
+        var fields: [(String, JSON)] = [
+            ("output", .string(target)),
+            ("width", .int(Int64(plan.widthPixels))),
+            ("height", .int(Int64(plan.heightPixels))),
+            ("mode", .string(request.mode.rawValue)),
+            ("layout", .string(plan.layoutName)),
+            ("columns", .int(Int64(plan.columns))),
+            ("rows", .int(Int64(plan.rows))),
+            ("cell_width", .int(Int64(plan.cellWidthPixels))),
+            ("cell_height", .int(Int64(plan.cellHeightPixels))),
+            ("start", .number(plan.rangeSeconds.lowerBound)),
+            ("end", .number(plan.rangeSeconds.upperBound)),
+        ]
+        if let spacing = plan.timeSpacingSeconds { fields.append(("time_spacing", .number(spacing))) }
+        fields.append(("cells", .array(zip(plan.cells, frames).enumerated().map { index, pair in
+            let (cell, frame) = pair
+            var members: [(String, JSON)] = [
+                ("index", .int(Int64(index))),
+                ("time", .number(frame.requestedSeconds)),
+                ("pts", .optional(frame.frameSeconds)),
+                ("x", .int(Int64(cell.x))),
+                ("y", .int(Int64(cell.y))),
+                ("width", .int(Int64(cell.width))),
+                ("height", .int(Int64(cell.height))),
+            ]
+            if let failure = frame.failure { members.append(("error", .string(failure))) }
+            if index < framePaths.count { members.append(("file", .string(framePaths[index]))) }
+            return .object(members)
+        })))
+        return fields
+    }
+}
+
+/// Re-exported so the command line can name the modes without importing the engine.
+public typealias SampleMode = MediaEngine.SampleMode

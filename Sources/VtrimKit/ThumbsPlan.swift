@@ -1,0 +1,133 @@
+import MediaEngine
+import TimelineCore
+
+/// Where every cell of a strip goes and which time it shows, decided before any decoding.
+struct ThumbsPlan {
+    struct Cell {
+        var timeSeconds: Double
+        var x: Int
+        var y: Int
+        var width: Int
+        var height: Int
+    }
+
+    var cells: [Cell]
+    var widthPixels: Int
+    var heightPixels: Int
+    var cellWidthPixels: Int
+    var cellHeightPixels: Int
+    var fit: CellFit
+    var columns: Int
+    var rows: Int
+    var layoutName: String
+    var rangeSeconds: ClosedRange<Double>
+    var timeSpacingSeconds: Double?
+
+    static func make(info: MediaInfo, video: VideoStreamInfo, request: ThumbsRequest, path: String) throws(MediaError) -> ThumbsPlan {
+        let duration = info.durationSeconds
+        guard duration > 0 else {
+            throw MediaError(.invalidRange, path: path, operation: "plan", reason: "has no duration to sample")
+        }
+        let plan: ThumbsPlan
+        switch request.sampling {
+        case let .videoLine(layout):
+            plan = try videoLine(layout, duration: duration, path: path)
+        case let .count(count):
+            let range = try resolveRange(request, duration: duration, path: path)
+            let times = try schedule(path: path) { () throws(SampleScheduleError) in
+                try SampleSchedule.count(count, from: range.lowerBound, to: range.upperBound)
+            }
+            plan = grid(times: times, range: range, spacing: nil, video: video, request: request)
+        case let .every(spacing):
+            let range = try resolveRange(request, duration: duration, path: path)
+            let times = try schedule(path: path) { () throws(SampleScheduleError) in
+                try SampleSchedule.every(spacingSeconds: spacing, from: range.lowerBound, to: range.upperBound)
+            }
+            plan = grid(times: times, range: range, spacing: spacing, video: video, request: request)
+        }
+        if plan.widthPixels > ThumbsRequest.maximumSidePixels || plan.heightPixels > ThumbsRequest.maximumSidePixels {
+            let hint = plan.layoutName == "videoline" ? "a smaller --scale or a larger --max-duration" : "--columns to wrap it into a grid, or a larger --every"
+            throw MediaError(.tooLarge, path: path, operation: "plan",
+                             reason: "the strip would be \(plan.widthPixels)x\(plan.heightPixels) px, over the \(ThumbsRequest.maximumSidePixels) px limit; use \(hint)")
+        }
+        return plan
+    }
+
+    private static func schedule(path: String, _ make: () throws(SampleScheduleError) -> [Double]) throws(MediaError) -> [Double] {
+        do {
+            return try make()
+        } catch {
+            throw MediaError(.invalidRange, path: path, operation: "schedule", reason: error.description)
+        }
+    }
+
+    /// `--start/--end` against this file's duration; `end` past the file is the file's end.
+    private static func resolveRange(_ request: ThumbsRequest, duration: Double, path: String) throws(MediaError) -> ClosedRange<Double> {
+        do {
+            let start = try request.start?.resolve(durationSeconds: duration) ?? 0
+            let end = min(try request.end?.resolve(durationSeconds: duration) ?? duration, duration)
+            guard start < end else {
+                throw MediaError(.invalidRange, path: path, operation: "range",
+                                 reason: "the range \(JSON.format(start))–\(JSON.format(end)) s is empty for a \(JSON.format(duration)) s file")
+            }
+            return start...end
+        } catch let error as MediaError {
+            throw error
+        } catch {
+            throw MediaError(.invalidRange, path: path, operation: "range", reason: "\(error)")
+        }
+    }
+
+    /// Cells of the display aspect at `--height`, in one row or `--columns` wide.
+    private static func grid(times: [Double], range: ClosedRange<Double>, spacing: Double?, video: VideoStreamInfo,
+                             request: ThumbsRequest) -> ThumbsPlan {
+        let cellHeight = request.heightPixels
+        let aspect = Double(video.displayWidth) / Double(max(video.displayHeight, 1))
+        let cellWidth = max(1, Int((Double(cellHeight) * aspect).rounded()))
+        let columns = max(1, min(request.columns ?? times.count, times.count))
+        let rows = (times.count + columns - 1) / columns
+        let cells = times.enumerated().map { index, time in
+            Cell(timeSeconds: time, x: (index % columns) * cellWidth, y: (index / columns) * cellHeight,
+                 width: cellWidth, height: cellHeight)
+        }
+        return ThumbsPlan(cells: cells, widthPixels: columns * cellWidth, heightPixels: rows * cellHeight,
+                          cellWidthPixels: cellWidth, cellHeightPixels: cellHeight, fit: .exact, columns: columns,
+                          rows: rows, layoutName: "grid", rangeSeconds: range, timeSpacingSeconds: spacing)
+    }
+
+    /// VideoLine's strip: cells of exactly the thumbnail size (× pixels per point), the last one partial,
+    /// pictures filling the cell and centre-cropped.
+    private static func videoLine(_ layout: ThumbsRequest.VideoLineLayout, duration: Double, path: String) throws(MediaError) -> ThumbsPlan {
+        var configuration = TimelineConfiguration(durationSeconds: duration, stripWidthPoints: layout.stripWidthPoints,
+                                                  thumbnailWidthPoints: layout.thumbWidthPoints,
+                                                  thumbnailHeightPoints: layout.thumbHeightPoints)
+        if let minimum = layout.minDurationSeconds { configuration.minDurationSeconds = minimum }
+        if let maximum = layout.maxDurationSeconds {
+            configuration.maxDurationSeconds = maximum
+            // Only a maximum given: the default minimum follows it down rather than contradicting it.
+            if layout.minDurationSeconds == nil { configuration.minDurationSeconds = min(configuration.minDurationSeconds, maximum) }
+        }
+        let geometry: TimelineGeometry
+        do {
+            geometry = try TimelineGeometry(configuration: configuration)
+        } catch {
+            throw MediaError(.invalidRange, path: path, operation: "timeline", reason: error.description)
+        }
+        let scale = layout.pixelsPerPoint
+        func pixels(_ points: Double) -> Int { Int((points * scale).rounded()) }
+        let cellWidth = max(1, pixels(layout.thumbWidthPoints)), cellHeight = max(1, pixels(layout.thumbHeightPoints))
+        let totalWidth = max(1, Int((geometry.contentWidthPoints * scale).rounded(.up)))
+        guard geometry.thumbnailCount <= ThumbsRequest.maximumSidePixels else {
+            throw MediaError(.tooLarge, path: path, operation: "plan",
+                             reason: "the strip would have \(geometry.thumbnailCount) cells; use a smaller --scale or a larger --max-duration")
+        }
+        let cells = geometry.cells.map { cell in
+            let x = pixels(cell.xPoints)
+            let right = min(totalWidth, pixels(cell.xPoints + cell.widthPoints))
+            return Cell(timeSeconds: cell.sampleTimeSeconds, x: x, y: 0, width: max(1, right - x), height: cellHeight)
+        }
+        return ThumbsPlan(cells: cells, widthPixels: totalWidth, heightPixels: cellHeight, cellWidthPixels: cellWidth,
+                          cellHeightPixels: cellHeight, fit: .fillCrop, columns: cells.count, rows: 1,
+                          layoutName: "videoline", rangeSeconds: 0...duration, timeSpacingSeconds: geometry.timeSpacingSeconds)
+    }
+}

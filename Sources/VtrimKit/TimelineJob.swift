@@ -1,0 +1,124 @@
+import MediaEngine
+import TimelineCore
+
+/// `vtrim timeline` options: the control's geometry and an optional preset selection.
+public struct TimelineRequest: Sendable {
+    public var stripWidthPoints: Double
+    public var thumbWidthPoints: Double
+    public var thumbHeightPoints: Double
+    public var minDurationSeconds: Double?
+    public var maxDurationSeconds: Double?
+    public var start: TimeSpec?
+    public var end: TimeSpec?
+
+    public init(stripWidthPoints: Double, thumbWidthPoints: Double, thumbHeightPoints: Double,
+                minDurationSeconds: Double?, maxDurationSeconds: Double?, start: TimeSpec?, end: TimeSpec?) {
+        self.stripWidthPoints = stripWidthPoints
+        self.thumbWidthPoints = thumbWidthPoints
+        self.thumbHeightPoints = thumbHeightPoints
+        self.minDurationSeconds = minDurationSeconds
+        self.maxDurationSeconds = maxDurationSeconds
+        self.start = start
+        self.end = end
+    }
+}
+
+/// `vtrim timeline`: the numbers a two-slider trimming control shows, for a duration or a probed file.
+public enum TimelineJob {
+    /// The duration probed from `path`.
+    public static func run(path: String, request: TimelineRequest) -> Outcome {
+        do throws(MediaError) {
+            let info = try Probe.probe(path: path)
+            var outcome = outcome(path: path, durationSeconds: info.durationSeconds, request: request)
+            outcome.warnings = info.warnings + outcome.warnings
+            return outcome
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// A duration given on the command line (`path` is null in the report).
+    public static func run(durationSeconds: Double, request: TimelineRequest) -> Outcome {
+        outcome(path: nil, durationSeconds: durationSeconds, request: request)
+    }
+
+    private static func outcome(path: String?, durationSeconds: Double, request: TimelineRequest) -> Outcome {
+        let label = path ?? "duration \(TimeFormatting.exactSeconds(durationSeconds)) s"
+        var configuration = TimelineConfiguration(durationSeconds: durationSeconds, stripWidthPoints: request.stripWidthPoints,
+                                                  thumbnailWidthPoints: request.thumbWidthPoints,
+                                                  thumbnailHeightPoints: request.thumbHeightPoints)
+        if let maximum = request.maxDurationSeconds {
+            configuration.maxDurationSeconds = maximum
+            // Only a maximum given: the default minimum follows it down rather than contradicting it.
+            if request.minDurationSeconds == nil { configuration.minDurationSeconds = min(configuration.minDurationSeconds, maximum) }
+        }
+        if let minimum = request.minDurationSeconds { configuration.minDurationSeconds = minimum }
+        let geometry: TimelineGeometry
+        do {
+            geometry = try TimelineGeometry(configuration: configuration)
+        } catch {
+            return .failure(MediaError(.invalidRange, path: label, operation: "timeline", reason: error.description))
+        }
+        var state = TimelineState(geometry: geometry)
+        var notes: [RangeNote] = []
+        if request.start != nil || request.end != nil {
+            do {
+                let start = try request.start?.resolve(durationSeconds: durationSeconds)
+                let end = try request.end?.resolve(durationSeconds: durationSeconds)
+                let resolvedStart = start ?? ((end ?? geometry.maxEffectiveSeconds) - geometry.maxEffectiveSeconds)
+                let resolvedEnd = end ?? (resolvedStart + geometry.maxEffectiveSeconds)
+                notes = state.setSelection(startSeconds: resolvedStart, endSeconds: resolvedEnd)
+            } catch {
+                return .failure(MediaError(.invalidRange, path: label, operation: "time", reason: error.description))
+            }
+        }
+        let warnings = notes.map { MediaWarning(code: "selection_clamped", message: $0.description) }
+        var fields: [(String, JSON)] = []
+        if path == nil { fields.append(("duration", .number(durationSeconds))) }
+        fields += [
+            ("min_count", .int(Int64(geometry.minCount))),
+            ("margin", .number(geometry.marginPoints)),
+            ("time_spacing", .number(geometry.timeSpacingSeconds)),
+            ("seconds_per_point", .number(geometry.secondsPerPoint)),
+            ("thumbnail_count", .int(Int64(geometry.thumbnailCount))),
+            ("content_width", .number(geometry.contentWidthPoints)),
+            ("window_width", .number(geometry.windowWidthPoints)),
+            ("min_duration", .number(geometry.minEffectiveSeconds)),
+            ("max_duration", .number(geometry.maxEffectiveSeconds)),
+            ("adjustable", .bool(geometry.isAdjustable)),
+            ("cells", .array(geometry.cells.map { cell in
+                .object([
+                    ("index", .int(Int64(cell.index))),
+                    ("time", .number(cell.timeSeconds)),
+                    ("sample_time", .number(cell.sampleTimeSeconds)),
+                    ("x", .number(cell.xPoints)),
+                    ("width", .number(cell.widthPoints)),
+                ])
+            })),
+            ("selection", .object([
+                ("start", .number(state.startSeconds)),
+                ("end", .number(state.endSeconds)),
+                ("duration", .number(state.selectionDurationSeconds)),
+                ("window_start", .number(state.windowStartSeconds)),
+                ("content_offset", .number(state.contentOffsetPoints)),
+                ("left_handle_x", .number(state.leftHandleXPoints)),
+                ("right_handle_max_x", .number(state.rightHandleMaxXPoints)),
+                ("labels", .object([
+                    ("start", .string(state.labels.start)),
+                    ("end", .string(state.labels.end)),
+                    ("duration", .string(state.labels.duration)),
+                ])),
+            ])),
+        ]
+        let lines = [
+            "\(path ?? "timeline of a clip"): \(TimeFormatting.exactSeconds(durationSeconds)) s",
+            "  strip     \(number(request.stripWidthPoints)) pt: \(geometry.minCount) thumbnails of \(number(request.thumbWidthPoints))x\(number(request.thumbHeightPoints)) pt in the window, margin \(number(geometry.marginPoints)) pt",
+            "  spacing   \(number(geometry.timeSpacingSeconds)) s per thumbnail, \(number(geometry.secondsPerPoint)) s per point",
+            "  content   \(geometry.thumbnailCount) cells, \(number(geometry.contentWidthPoints)) pt (selection \(number(geometry.minEffectiveSeconds))–\(number(geometry.maxEffectiveSeconds)) s\(geometry.isAdjustable ? "" : ", not adjustable"))",
+            "  selection \(state.labels.start)–\(state.labels.end) (\(state.labels.duration) s): \(TimeFormatting.exactSeconds(state.startSeconds)) to \(TimeFormatting.exactSeconds(state.endSeconds)) s",
+        ]
+        return Outcome(path: label, status: .succeeded, warnings: warnings, fields: fields, lines: lines, pathIsNull: path == nil)
+    }
+
+    private static func number(_ value: Double) -> String { JSON.format((value * 1e6).rounded() / 1e6) }
+}

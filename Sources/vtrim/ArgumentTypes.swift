@@ -1,0 +1,38 @@
+import ArgumentParser
+import TimelineCore
+import VtrimKit
+
+extension TimeSpec: ExpressibleByArgument {
+    public init?(argument: String) {
+        guard let value = try? TimeSpec(parsing: argument) else { return nil }
+        self = value
+    }
+
+    public static var defaultCompletionKind: CompletionKind { .default }
+}
+
+/// `WxH` in points or pixels, e.g. `30x50`.
+struct Size: ExpressibleByArgument, Equatable {
+    var width: Double
+    var height: Double
+
+    init?(argument: String) {
+        let parts = argument.lowercased().split(separator: "x", omittingEmptySubsequences: false)
+        guard parts.count == 2, let width = Double(parts[0]), let height = Double(parts[1]),
+              width.isFinite, height.isFinite, width > 0, height > 0 else { return nil }
+        self.width = width
+        self.height = height
+    }
+}
+
+extension SampleMode: ExpressibleByArgument {}
+
+/// Positive seconds for options that take a length (`--every`, `--max-duration`).
+struct Seconds: ExpressibleByArgument {
+    var value: Double
+
+    init?(argument: String) {
+        guard case let .seconds(value)? = try? TimeSpec(parsing: argument), value > 0 else { return nil }
+        self.value = value
+    }
+}

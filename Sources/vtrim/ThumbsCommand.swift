@@ -1,0 +1,117 @@
+import ArgumentParser
+import Foundation
+import TimelineCore
+import VtrimKit
+
+struct ThumbsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "thumbs",
+        abstract: "Write a filmstrip PNG of thumbnails, in the orientation a player shows.",
+        discussion: """
+        Samples --count N times at the centres of N equal parts (default 10), or every --every S seconds.
+        With --strip-width and --thumb-size, lays the strip out as the VideoLine trimming control does:
+        cells of exactly the thumbnail size, one every timeSpacing seconds, the last one partial.
+        """
+    )
+
+    @OptionGroup var common: CommonOptions
+
+    @Argument(help: "Media files, or folders with -r.")
+    var inputs: [String]
+
+    @Option(name: [.short, .customLong("output")], help: "Output PNG (one input only).")
+    var output: String?
+
+    @Option(name: .customLong("output-dir"), help: "Folder for the outputs (created if missing).")
+    var outputDir: String?
+
+    @Option(help: "Number of thumbnails, at the centres of equal parts of the range (default 10).")
+    var count: Int?
+
+    @Option(help: ArgumentHelp("Seconds between thumbnails.", valueName: "seconds"))
+    var every: Seconds?
+
+    @Option(help: "Cell height in pixels; the width follows the display aspect.")
+    var height = 90
+
+    @Option(help: "accurate: the frame a player shows at each time; fast: the keyframe at or before it.")
+    var mode: SampleMode = .accurate
+
+    @Option(help: "Start of the sampled range (default 0).")
+    var start: TimeSpec?
+
+    @Option(help: "End of the sampled range (default: the end of the file).")
+    var end: TimeSpec?
+
+    @Option(help: "Wrap the strip into a grid this many cells wide (a contact sheet).")
+    var columns: Int?
+
+    @Option(name: .customLong("frames-dir"), help: "Also write each cell as its own PNG into this folder.")
+    var framesDir: String?
+
+    @Flag(help: "Replace existing outputs.")
+    var overwrite = false
+
+    @Option(name: .customLong("strip-width"), help: "VideoLine layout: width of the control in points.")
+    var stripWidth: Double?
+
+    @Option(name: .customLong("thumb-size"), help: ArgumentHelp("VideoLine layout: thumbnail size in points.", valueName: "WxH"))
+    var thumbSize: Size?
+
+    @Option(name: .customLong("max-duration"), help: "VideoLine layout: longest selection, the visible window (default 5).")
+    var maxDuration: Seconds?
+
+    @Option(name: .customLong("min-duration"), help: "VideoLine layout: shortest selection (default 2).")
+    var minDuration: Seconds?
+
+    @Option(help: "VideoLine layout: pixels per point (default 1).")
+    var scale: Double?
+
+    func validate() throws {
+        try common.validateInputs(inputs)
+        if count != nil, every != nil { throw ValidationError("--every and --count exclude each other; choose one") }
+        if let count, count < 1 { throw ValidationError("--count must be at least 1") }
+        if height < 1 || height > 32_767 { throw ValidationError("--height must be between 1 and 32767 pixels") }
+        if let columns, columns < 1 { throw ValidationError("--columns must be at least 1") }
+        if output != nil, outputDir != nil { throw ValidationError("-o and --output-dir exclude each other") }
+        if output != nil, inputs.count != 1 || common.recursive {
+            throw ValidationError("-o names one output, so it takes exactly one input file; use --output-dir for several")
+        }
+        let videoLine = stripWidth != nil || thumbSize != nil
+        if videoLine {
+            guard let stripWidth, thumbSize != nil else {
+                throw ValidationError("the VideoLine layout needs both --strip-width and --thumb-size")
+            }
+            if !stripWidth.isFinite || stripWidth <= 0 { throw ValidationError("--strip-width must be a positive number of points") }
+            if count != nil || every != nil || columns != nil || start != nil || end != nil {
+                throw ValidationError("the VideoLine layout (--strip-width/--thumb-size) takes its times from the timeline; drop --count, --every, --columns, --start and --end")
+            }
+            if let scale, !(scale.isFinite && scale > 0 && scale <= 16) { throw ValidationError("--scale must be above 0 and at most 16") }
+        } else if maxDuration != nil || minDuration != nil || scale != nil {
+            throw ValidationError("--max-duration, --min-duration and --scale belong to the VideoLine layout (--strip-width and --thumb-size)")
+        }
+    }
+
+    func run() throws {
+        Session.start(verbose: common.verbose)
+        let sampling: ThumbsRequest.Sampling
+        if let stripWidth, let thumbSize {
+            sampling = .videoLine(.init(stripWidthPoints: stripWidth, thumbWidthPoints: thumbSize.width,
+                                        thumbHeightPoints: thumbSize.height, minDurationSeconds: minDuration?.value,
+                                        maxDurationSeconds: maxDuration?.value, pixelsPerPoint: scale ?? 1))
+        } else if let every {
+            sampling = .every(every.value)
+        } else {
+            sampling = .count(count ?? 10)
+        }
+        let request = ThumbsRequest(
+            sampling: sampling, heightPixels: height, mode: mode, start: start, end: end, columns: columns,
+            framesFolder: framesDir, output: try common.outputChoice(file: output, folder: outputDir, extra: framesDir),
+            overwrite: overwrite, strict: common.strict, decoderThreads: 0)
+        let writer = common.makeWriter()
+        for path in try common.expand(inputs) {
+            writer.write(ThumbsJob.run(path: path, request: request))
+        }
+        try finish(writer)
+    }
+}

@@ -1,0 +1,67 @@
+import ArgumentParser
+import TimelineCore
+import VtrimKit
+
+struct TimelineCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "timeline",
+        abstract: "Print the geometry and selection of a two-slider trimming timeline (VideoLine's model).",
+        discussion: """
+        For a clip (its probed duration, or --duration) shown in a strip --strip-width points wide with
+        --thumb-size thumbnails: thumbnails in the window (minCount), margins, seconds per point, the cells
+        with their times, and the selection (the initial one, or --start/--end clamped to the limits).
+        """
+    )
+
+    @OptionGroup var common: CommonOptions
+
+    @Argument(help: "Media files whose durations to use (or give --duration).")
+    var inputs: [String] = []
+
+    @Option(help: "Clip duration in seconds, instead of probing a file.")
+    var duration: Seconds?
+
+    @Option(name: .customLong("strip-width"), help: "Width of the control in points.")
+    var stripWidth: Double
+
+    @Option(name: .customLong("thumb-size"), help: ArgumentHelp("Thumbnail size in points.", valueName: "WxH"))
+    var thumbSize: Size
+
+    @Option(name: .customLong("min-duration"), help: "Shortest selection in seconds (default 2).")
+    var minDuration: Seconds?
+
+    @Option(name: .customLong("max-duration"), help: "Longest selection in seconds, the visible window (default 5).")
+    var maxDuration: Seconds?
+
+    @Option(help: "Preset selection start.")
+    var start: TimeSpec?
+
+    @Option(help: "Preset selection end.")
+    var end: TimeSpec?
+
+    func validate() throws {
+        if (duration == nil) == inputs.isEmpty { throw ValidationError("give either --duration or input files, not both or neither") }
+        try common.validateInputs(inputs)
+        if !stripWidth.isFinite || stripWidth <= 0 { throw ValidationError("--strip-width must be a positive number of points") }
+    }
+
+    func run() throws {
+        Session.start(verbose: common.verbose)
+        let request = TimelineRequest(stripWidthPoints: stripWidth, thumbWidthPoints: thumbSize.width,
+                                      thumbHeightPoints: thumbSize.height, minDurationSeconds: minDuration?.value,
+                                      maxDurationSeconds: maxDuration?.value, start: start, end: end)
+        let writer = common.makeWriter()
+        if let duration {
+            var outcome = TimelineJob.run(durationSeconds: duration.value, request: request)
+            if common.strict { outcome = outcome.applyingStrict() }
+            writer.write(outcome)
+        } else {
+            for path in try common.expand(inputs) {
+                var outcome = TimelineJob.run(path: path, request: request)
+                if common.strict { outcome = outcome.applyingStrict() }
+                writer.write(outcome)
+            }
+        }
+        try finish(writer)
+    }
+}

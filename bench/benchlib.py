@@ -1,0 +1,60 @@
+"""Shared helpers for the bench scripts: run commands alternately, measure wall time and peak RSS,
+print a Markdown table of medians with ratios. Peak RSS comes from GNU time (-f %M), which reports
+the largest process of a command's tree (a shell loop's biggest ffmpeg)."""
+import os
+import shlex
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def measure(command, env=None):
+    """Runs `command` (a shell string) once; returns (wall seconds, peak RSS in MiB)."""
+    with tempfile.NamedTemporaryFile("r", suffix=".time") as report:
+        start = time.perf_counter()
+        result = subprocess.run(["/usr/bin/time", "-f", "%M", "-o", report.name, "bash", "-c", command],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+        wall = time.perf_counter() - start
+        if result.returncode != 0:
+            sys.stderr.write(f"bench: command failed ({result.returncode}): {command}\n{result.stderr.decode()[-2000:]}\n")
+            raise SystemExit(1)
+        rss_kib = int(report.read().strip().splitlines()[-1])
+    return wall, rss_kib / 1024
+
+
+def run_alternating(rows, runs, label=""):
+    """rows: list of (name, command). Runs every command once per round, `runs` rounds.
+    Returns {name: (median wall, median peak RSS, all walls)}."""
+    samples = {name: [] for name, _ in rows}
+    for round_index in range(runs):
+        for name, command in rows:
+            wall, rss = measure(command)
+            samples[name].append((wall, rss))
+            print(f"  {label} round {round_index + 1}/{runs}: {name}: {wall:.2f} s, {rss:.0f} MiB", file=sys.stderr, flush=True)
+    return {name: (statistics.median(w for w, _ in values), statistics.median(r for _, r in values), [w for w, _ in values])
+            for name, values in samples.items()}
+
+
+def table(results, rows, baselines):
+    """Markdown table; `baselines` maps a column title to the row name the ratio is taken against
+    (ratio = peer time / baseline time: above 1 means the baseline is faster)."""
+    titles = list(baselines)
+    lines = ["| command | median wall (s) | peak RSS (MiB) | " + " | ".join(f"÷ {t}" for t in titles) + " |",
+             "|---|---:|---:|" + "---:|" * len(titles)]
+    for name, _ in rows:
+        wall, rss, _ = results[name]
+        ratios = [f"{wall / results[b][0]:.2f}" for b in baselines.values()]
+        lines.append(f"| {name} | {wall:.2f} | {rss:.0f} | " + " | ".join(ratios) + " |")
+    return "\n".join(lines)
+
+
+def probe_duration(path):
+    out = subprocess.run(["ffprobe", "-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", path],
+                         capture_output=True, text=True, check=True).stdout
+    return float(out.strip())
+
+
+def quote(path):
+    return shlex.quote(path)
