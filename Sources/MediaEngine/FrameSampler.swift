@@ -1,4 +1,6 @@
 import CAV
+import Dispatch
+import Foundation
 
 /// How a thumbnail is chosen for a time.
 public enum SampleMode: String, Sendable, CaseIterable {
@@ -46,17 +48,15 @@ public struct SampledFrame: Sendable {
     public var failure: String?
 }
 
-/// Opens a file once and pulls pictures for many times from it: seeks to the keyframe before each
-/// sample and decodes forward, but keeps decoding instead of seeking when the next sample's keyframe
-/// is not past what it has already decoded. Holds at most two decoded frames at a time.
+/// Pulls pictures for many times from one file. Samples are taken in time order and split into
+/// contiguous runs, one per worker; each worker has its own demuxer and decoder (FFmpeg objects never
+/// cross threads) and seeks to the keyframe before each sample, but keeps decoding instead of seeking
+/// when the next sample's keyframe is not past what it has already decoded. Each worker holds at most
+/// two decoded frames at a time.
 public final class FrameSampler {
     public let info: MediaInfo
-    private let input: InputFile
+    private let firstInput: InputFile
     private let streamIndex: Int
-    private let stream: UnsafeMutablePointer<AVStream>
-    private let scaler = Scaler()
-    private let packet: Packet
-    public private(set) var decodeErrorCount = 0
     /// Frames decoded (for tests and benchmarks: shows how much work a strategy did).
     public private(set) var framesDecoded = 0
 
@@ -64,67 +64,65 @@ public final class FrameSampler {
         let size = try InputCheck.regularFile(path)
         let input = try InputFile(path: path)
         info = try Probe.inspect(input, sizeBytes: size)
-        guard let video = info.video, let stream = input.stream(video.index) else {
+        guard let video = info.video else {
             throw MediaError(.noVideo, path: path, operation: "av_find_best_stream", reason: "has no video stream")
         }
         guard video.decoderAvailable else {
             throw MediaError(.unsupportedCodec, path: path, operation: "avcodec_find_decoder",
                              reason: "this FFmpeg cannot decode its video codec (\(video.codecTag ?? video.codec))")
         }
-        self.input = input
-        self.streamIndex = video.index
-        self.stream = stream
-        do {
-            packet = try Packet()
-        } catch {
-            throw MediaError(.decodeFailed, path: path, operation: error.operation, reason: "out of memory")
+        firstInput = input
+        streamIndex = video.index
+    }
+
+    /// `workers`: how many runs of samples to decode in parallel (each with its own decoder);
+    /// `request.decoderThreads` is then shared among them.
+    public func sample(_ request: SampleRequest, workers: Int = 1) throws(MediaError) -> [SampledFrame] {
+        guard let video = info.video else {
+            throw MediaError(.noVideo, path: info.path, operation: "av_find_best_stream", reason: "has no video stream")
+        }
+        let order = request.timesSeconds.indices.sorted { request.timesSeconds[$0] < request.timesSeconds[$1] }
+        // Above 1080p a second decoder costs more memory than it saves time (a 4K frame is 12 MB and each
+        // decoder keeps its own reference frames): one decoder with frame threads instead.
+        let allowedWorkers = video.width * video.height > Self.parallelPixelLimit ? 1 : workers
+        let runs = Self.split(order, into: max(1, min(allowedWorkers, order.count)))
+        let results = ResultSlots(count: request.timesSeconds.count)
+        let threadsEach = request.decoderThreads == 0 && runs.count == 1 ? 0 : max(1, request.decoderThreads / runs.count)
+        if runs.count == 1 {
+            let worker = try SamplingWorker(input: firstInput, streamIndex: streamIndex, video: video, path: info.path,
+                                            request: request, decoderThreads: threadsEach)
+            worker.sample(runs[0], into: results)
+        } else {
+            let first = UncheckedBox(firstInput)
+            let path = info.path, streamIndex = streamIndex
+            DispatchQueue.concurrentPerform(iterations: runs.count) { index in
+                do throws(MediaError) {
+                    // The file's first demuxer goes to the first run only; the others open their own.
+                    let input = index == 0 ? first.value : try InputFile(path: path)
+                    let worker = try SamplingWorker(input: input, streamIndex: streamIndex, video: video, path: path,
+                                                    request: request, decoderThreads: threadsEach)
+                    worker.sample(runs[index], into: results)
+                } catch {
+                    results.fail(runs[index], times: request.timesSeconds, reason: error.reason)
+                }
+            }
+        }
+        framesDecoded += results.framesDecoded
+        return results.frames.enumerated().map { index, frame in
+            frame ?? SampledFrame(requestedSeconds: request.timesSeconds[index], frameSeconds: nil, image: nil,
+                                  failure: "not decoded")
         }
     }
 
-    public func sample(_ request: SampleRequest) throws(MediaError) -> [SampledFrame] {
-        let decoder: Decoder
-        do {
-            decoder = try Decoder(stream: stream, threads: request.mode == .fast ? 1 : request.decoderThreads)
-        } catch {
-            throw MediaError(.unsupportedCodec, path: info.path, operation: error.operation,
-                             reason: "cannot open the video decoder (\(error.text))")
+    /// Largest picture (pixels) decoded by several workers at once: 1080p with a margin.
+    static let parallelPixelLimit = 2_200_000
+
+    /// Contiguous runs of nearly equal length.
+    static func split(_ order: [Int], into count: Int) -> [[Int]] {
+        guard count > 1 else { return [order] }
+        return (0..<count).map { part in
+            Array(order[(order.count * part / count)..<(order.count * (part + 1) / count)])
         }
-        var results = request.timesSeconds.map { SampledFrame(requestedSeconds: $0, frameSeconds: nil, image: nil, failure: nil) }
-        let order = request.timesSeconds.indices.sorted { request.timesSeconds[$0] < request.timesSeconds[$1] }
-        var session = DecodeSession(input: input, decoder: decoder, packet: packet, streamIndex: streamIndex)
-        var lastKeyframe: (timestamp: Int64, result: SampledFrame)?
-        for index in order {
-            let seconds = request.timesSeconds[index]
-            let target = streamTimestamp(seconds)
-            do {
-                switch request.mode {
-                case .accurate:
-                    let frame = try session.frameShown(at: target, keyframeBefore: keyframeTimestamp(atOrBefore: target))
-                    if let frame {
-                        results[index] = try render(frame, request: request, requested: seconds)
-                    } else {
-                        results[index].failure = "no frame could be decoded at \(Self.text(seconds)) s"
-                    }
-                case .fast:
-                    switch try session.keyframe(atOrBefore: target, previous: lastKeyframe?.timestamp) {
-                    case let .frame(frame):
-                        results[index] = try render(frame, request: request, requested: seconds)
-                        lastKeyframe = (frame.timestamp, results[index])
-                    case .same:
-                        if let previous = lastKeyframe?.result { results[index] = previous }
-                        results[index].requestedSeconds = seconds
-                    case .none:
-                        results[index].failure = "no keyframe could be decoded at or before \(Self.text(seconds)) s"
-                    }
-                }
-            } catch {
-                results[index].failure = "decoding failed at \(Self.text(seconds)) s (\(error.operation): \(error.text))"
-                session.reset()
-            }
-        }
-        decodeErrorCount = session.decodeErrors
-        framesDecoded += session.framesDecoded
-        return results
     }
 
     /// Seconds for messages, to the millisecond.
@@ -133,9 +131,110 @@ public final class FrameSampler {
         let fraction = String(abs(millis) % 1000)
         return "\(millis / 1000).\(String(repeating: "0", count: 3 - fraction.count))\(fraction)"
     }
+}
 
-    private func render(_ frame: Frame, request: SampleRequest, requested: Double) throws(AVFailure) -> SampledFrame {
-        guard let video = info.video else { throw AVFailure(code: CAV_AVERROR_INVALIDDATA, operation: "video") }
+/// Results written by the workers, one slot per requested time.
+private final class ResultSlots: @unchecked Sendable {
+    private let lock = NSLock()
+    private(set) var frames: [SampledFrame?]
+    private(set) var framesDecoded = 0
+
+    init(count: Int) {
+        frames = Array(repeating: nil, count: count)
+    }
+
+    func set(_ index: Int, _ frame: SampledFrame) {
+        lock.lock()
+        frames[index] = frame
+        lock.unlock()
+    }
+
+    func addDecoded(_ count: Int) {
+        lock.lock()
+        framesDecoded += count
+        lock.unlock()
+    }
+
+    func fail(_ indices: [Int], times: [Double], reason: String) {
+        for index in indices {
+            set(index, SampledFrame(requestedSeconds: times[index], frameSeconds: nil, image: nil, failure: reason))
+        }
+    }
+}
+
+/// Hands one non-Sendable object to exactly one other thread (the first worker).
+private struct UncheckedBox<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}
+
+/// One run of samples on one demuxer and decoder; lives and dies on one thread.
+private struct SamplingWorker {
+    let input: InputFile
+    let stream: UnsafeMutablePointer<AVStream>
+    let streamIndex: Int
+    let video: VideoStreamInfo
+    let request: SampleRequest
+    let decoder: Decoder
+    let packet: Packet
+    let scaler = Scaler()
+
+    init(input: InputFile, streamIndex: Int, video: VideoStreamInfo, path: String, request: SampleRequest,
+         decoderThreads: Int) throws(MediaError) {
+        guard let stream = input.stream(streamIndex) else {
+            throw MediaError(.noVideo, path: path, operation: "av_find_best_stream", reason: "has no video stream")
+        }
+        self.input = input
+        self.stream = stream
+        self.streamIndex = streamIndex
+        self.video = video
+        self.request = request
+        do {
+            decoder = try Decoder(stream: stream, threads: request.mode == .fast ? 1 : decoderThreads)
+            packet = try Packet()
+        } catch {
+            throw MediaError(.unsupportedCodec, path: path, operation: error.operation,
+                             reason: "cannot open the video decoder (\(error.text))")
+        }
+    }
+
+    func sample(_ indices: [Int], into results: ResultSlots) {
+        var session = DecodeSession(input: input, decoder: decoder, packet: packet, streamIndex: streamIndex)
+        var lastKeyframe: (timestamp: Int64, result: SampledFrame)?
+        for index in indices {
+            let seconds = request.timesSeconds[index]
+            let target = streamTimestamp(seconds)
+            var result = SampledFrame(requestedSeconds: seconds, frameSeconds: nil, image: nil, failure: nil)
+            do {
+                switch request.mode {
+                case .accurate:
+                    if let frame = try session.frameShown(at: target, keyframeBefore: keyframeTimestamp(atOrBefore: target)) {
+                        result = try render(frame, requested: seconds)
+                    } else {
+                        result.failure = "no frame could be decoded at \(FrameSampler.text(seconds)) s"
+                    }
+                case .fast:
+                    switch try session.keyframe(atOrBefore: target, previous: lastKeyframe?.timestamp) {
+                    case let .frame(frame):
+                        result = try render(frame, requested: seconds)
+                        lastKeyframe = (frame.timestamp, result)
+                    case .same:
+                        if let previous = lastKeyframe?.result { result = previous }
+                        result.requestedSeconds = seconds
+                    case .none:
+                        result.failure = "no keyframe could be decoded at or before \(FrameSampler.text(seconds)) s"
+                    }
+                }
+            } catch {
+                result.failure = "decoding failed at \(FrameSampler.text(seconds)) s (\(error.operation): \(error.text))"
+                session.reset()
+            }
+            results.set(index, result)
+        }
+        results.addDecoded(session.framesDecoded)
+    }
+
+    private func render(_ frame: Frame, requested: Double) throws(AVFailure) -> SampledFrame {
         let orientation = video.orientation
         var displayWidth = request.cellWidthPixels, displayHeight = request.cellHeightPixels
         if request.fit == .fillCrop {

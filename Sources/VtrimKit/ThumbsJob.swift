@@ -42,11 +42,13 @@ public struct ThumbsRequest: Sendable {
     public var output: OutputChoice
     public var overwrite: Bool
     public var strict: Bool
+    /// Decoder threads in all (0: FFmpeg chooses) and how many runs of samples decode in parallel.
     public var decoderThreads: Int
+    public var workers: Int
 
     public init(sampling: Sampling, heightPixels: Int, mode: SampleMode, start: TimeSpec?, end: TimeSpec?,
                 columns: Int?, framesFolder: String?, output: OutputChoice, overwrite: Bool, strict: Bool,
-                decoderThreads: Int) {
+                decoderThreads: Int, workers: Int) {
         self.sampling = sampling
         self.heightPixels = heightPixels
         self.mode = mode
@@ -58,6 +60,7 @@ public struct ThumbsRequest: Sendable {
         self.overwrite = overwrite
         self.strict = strict
         self.decoderThreads = decoderThreads
+        self.workers = workers
     }
 
     /// PNG rows and columns are limited to what common viewers and libraries accept.
@@ -81,7 +84,7 @@ public enum ThumbsJob {
             let frames = try sampler.sample(SampleRequest(
                 timesSeconds: plan.cells.map(\.timeSeconds), mode: request.mode,
                 cellWidthPixels: plan.cellWidthPixels, cellHeightPixels: plan.cellHeightPixels,
-                fit: plan.fit, decoderThreads: request.decoderThreads))
+                fit: plan.fit, decoderThreads: request.decoderThreads), workers: request.workers)
             if let transfer = video.colorTransfer, ["smpte2084", "arib-std-b67"].contains(transfer) {
                 warnings.append(MediaWarning(code: "hdr_not_tone_mapped",
                                              message: "HDR video (\(transfer == "smpte2084" ? "PQ" : "HLG")) is converted without tone mapping; colours look flat"))

@@ -107,7 +107,8 @@ struct ThumbsCommand: ParsableCommand {
         let request = ThumbsRequest(
             sampling: sampling, heightPixels: height, mode: mode, start: start, end: end, columns: columns,
             framesFolder: framesDir, output: try common.outputChoice(file: output, folder: outputDir, extra: framesDir),
-            overwrite: overwrite, strict: common.strict, decoderThreads: 0)
+            overwrite: overwrite, strict: common.strict, decoderThreads: 0,
+            workers: ProcessInfo.processInfo.activeProcessorCount)
         let writer = common.makeWriter()
         for path in try common.expand(inputs) {
             writer.write(ThumbsJob.run(path: path, request: request))

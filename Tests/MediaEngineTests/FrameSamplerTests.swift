@@ -1,4 +1,4 @@
-import MediaEngine
+@testable import MediaEngine
 import TestSupport
 import Testing
 
@@ -90,5 +90,27 @@ struct FrameSamplerTests {
         #expect {
             _ = try FrameSampler(path: TestPaths.fixture("audio-only.m4a"))
         } throws: { ($0 as? MediaError)?.code == .noVideo }
+    }
+}
+
+struct ParallelSamplingTests {
+    /// Splitting the samples over several decoders gives exactly the pictures one decoder gives.
+    @Test(arguments: SampleMode.allCases)
+    func workersDoNotChangeThePictures(_ mode: SampleMode) throws {
+        let path = TestPaths.fixture("h264-aac.mp4")
+        let times = [3.9, 0.1, 1.5, 1.52, 2.0, 0.7, 3.2]
+        let request = SampleRequest(timesSeconds: times, mode: mode, cellWidthPixels: 64, cellHeightPixels: 48, fit: .exact)
+        let serial = try FrameSampler(path: path).sample(request, workers: 1)
+        for workers in [2, 3, 7, 20] {
+            let parallel = try FrameSampler(path: path).sample(request, workers: workers)
+            #expect(parallel.map(\.requestedSeconds) == times)
+            #expect(parallel.map(\.frameSeconds) == serial.map(\.frameSeconds), "workers \(workers)")
+            #expect(parallel.map(\.image) == serial.map(\.image), "workers \(workers)")
+        }
+    }
+
+    @Test func splitKeepsOrderAndCoversEverything() {
+        #expect(FrameSampler.split([0, 1, 2, 3, 4], into: 2) == [[0, 1], [2, 3, 4]])
+        #expect(FrameSampler.split([5, 6], into: 1) == [[5, 6]])
     }
 }
