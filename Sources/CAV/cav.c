@@ -36,6 +36,40 @@ int cav_sws_scale_frame(struct SwsContext *context, const AVFrame *frame, uint8_
     return sws_scale(context, (const uint8_t *const *)frame->data, frame->linesize, 0, frame->height, planes, strides);
 }
 
+int cav_frame_transform(const AVFrame *src, AVFrame *dst, int a, int b, int c, int d) {
+    const AVPixFmtDescriptor *desc = av_pix_fmt_desc_get(src->format);
+    if (!desc || !(desc->flags & AV_PIX_FMT_FLAG_PLANAR) || (desc->flags & AV_PIX_FMT_FLAG_BITSTREAM) ||
+        (desc->flags & AV_PIX_FMT_FLAG_HWACCEL))
+        return AVERROR(EINVAL);
+    int swaps = (a == 0);
+    // Subsampled chroma turned by 90° needs equal horizontal and vertical subsampling.
+    if (swaps && desc->log2_chroma_w != desc->log2_chroma_h) return AVERROR(EINVAL);
+    int planes = av_pix_fmt_count_planes(src->format);
+    for (int p = 0; p < planes; p++) {
+        int bytes = (desc->comp[0].depth + 7) / 8;
+        if (bytes != 1 && bytes != 2) return AVERROR(EINVAL);
+        int chroma = (p == 1 || p == 2) && desc->nb_components >= 3;
+        int w = chroma ? AV_CEIL_RSHIFT(src->width, desc->log2_chroma_w) : src->width;
+        int h = chroma ? AV_CEIL_RSHIFT(src->height, desc->log2_chroma_h) : src->height;
+        int tx = (a < 0 ? w - 1 : 0) + (c < 0 ? h - 1 : 0);
+        int ty = (b < 0 ? w - 1 : 0) + (d < 0 ? h - 1 : 0);
+        const uint8_t *from = src->data[p];
+        uint8_t *to = dst->data[p];
+        int in_stride = src->linesize[p], out_stride = dst->linesize[p];
+        for (int y = 0; y < h; y++) {
+            const uint8_t *row = from + (ptrdiff_t)y * in_stride;
+            for (int x = 0; x < w; x++) {
+                int x2 = a * x + c * y + tx, y2 = b * x + d * y + ty;
+                uint8_t *out = to + (ptrdiff_t)y2 * out_stride + (ptrdiff_t)x2 * bytes;
+                const uint8_t *in = row + (ptrdiff_t)x * bytes;
+                out[0] = in[0];
+                if (bytes == 2) out[1] = in[1];
+            }
+        }
+    }
+    return 0;
+}
+
 // MARK: - Logging
 
 static int cav_print_level = AV_LOG_QUIET;

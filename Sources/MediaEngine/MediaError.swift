@@ -16,6 +16,8 @@ public struct MediaError: Error, Sendable, Equatable, CustomStringConvertible {
         case verifyFailed = "verify_failed"
         case interrupted
         case tooLarge = "too_large"
+        /// The output container cannot hold what a stream copy would put in it (e.g. orientation in MKV).
+        case unsupportedContainer = "unsupported_container"
         /// A warning under `--strict`.
         case strictWarning = "strict_warning"
     }

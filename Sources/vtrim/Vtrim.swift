@@ -10,6 +10,6 @@ struct Vtrim: ParsableCommand {
         Exit status: 0 all inputs succeeded, 1 at least one failed, 64 usage error.
         """,
         version: "0.1.0",
-        subcommands: [ProbeCommand.self, ThumbsCommand.self, TimelineCommand.self]
+        subcommands: [ProbeCommand.self, ThumbsCommand.self, CutCommand.self, TimelineCommand.self]
     )
 }

@@ -48,6 +48,12 @@ void cav_log_clear_last_error(void);
 // result (the output height) or a negative AVERROR.
 int cav_sws_scale_frame(struct SwsContext *context, const AVFrame *frame, uint8_t *dst, int dst_stride);
 
+// Moves every plane of a planar frame (8- or 16-bit samples) by the axis-aligned map x' = a·x + c·y,
+// y' = b·x + d·y (a..d in {-1, 0, 1}) into `dst`, which must be allocated with the transformed size and
+// the same format. Used to bake a display rotation into pixels when the output cannot carry it.
+// Returns 0, or AVERROR(EINVAL) for formats it cannot move (packed, bitstream, odd chroma layouts).
+int cav_frame_transform(const AVFrame *src, AVFrame *dst, int a, int b, int c, int d);
+
 // libpng reports errors by longjmp, and setjmp is unavailable in Swift ("returns_twice").
 // Writes an 8-bit RGB PNG to `path` with tEXt chunks (keys[i] = values[i]). Returns 0 on success;
 // otherwise a negative value and a message in errbuf. The file is flushed and closed before returning

@@ -103,6 +103,14 @@ final class Packet {
 
     func unref() { av_packet_unref(pointer) }
 
+    /// A new packet referencing the same data (to hold it for later).
+    func clone() throws(AVFailure) -> Packet {
+        let copy = try Packet()
+        let status = av_packet_ref(copy.pointer, pointer)
+        if status < 0 { throw AVFailure(code: status, operation: "av_packet_ref") }
+        return copy
+    }
+
     var streamIndex: Int { Int(pointer.pointee.stream_index) }
     var pts: Int64 { pointer.pointee.pts }
     var dts: Int64 { pointer.pointee.dts }

@@ -1,0 +1,73 @@
+/// How a cut starts, decided from the video packets before any byte is written. Pure: all times are
+/// ticks of the video stream's time base, on the source's own timestamps.
+public struct CutPlan: Sendable, Equatable {
+    public enum Mode: String, Sendable, CaseIterable {
+        /// Stream copy; in MP4/MOV an edit list hides the lead-in so playback starts at `start`.
+        case copy
+        /// Stream copy from the keyframe; the lead-in frames are shown (no pre-roll hidden).
+        case keyframe
+        /// Decode and re-encode the video: first frame = the frame at `start`, last = the one before `end`.
+        case exact
+    }
+
+    public struct VideoPacket: Sendable, Equatable {
+        public var pts: Int64
+        public var dts: Int64
+        public var duration: Int64
+        public var isKeyframe: Bool
+
+        public init(pts: Int64, dts: Int64, duration: Int64, isKeyframe: Bool) {
+            self.pts = pts
+            self.dts = dts
+            self.duration = duration
+            self.isKeyframe = isKeyframe
+        }
+    }
+
+    /// The keyframe the output's video starts from.
+    public var keyframe: VideoPacket
+    /// Ticks subtracted from every timestamp (converted per stream): the output's 0.
+    public var shift: Int64
+    /// Where presentation starts on the source timeline (ticks): `start` when an edit list hides the
+    /// lead-in, the frame at `start` for an exact cut, else the keyframe.
+    public var presentedStart: Int64
+    /// Whether the keyframe lies after `start` (no keyframe at or before it).
+    public var startsAfterRequest: Bool
+
+    /// - Parameters:
+    ///   - packets: video packets in decode order, covering every packet whose dts ≤ `start`
+    ///     (and, when no keyframe precedes `start`, up to the first keyframe after it).
+    ///   - editLists: whether the output container can hide a lead-in (MP4/MOV).
+    /// - Returns: nil when the packets hold no keyframe at all.
+    public static func make(packets: [VideoPacket], start: Int64, mode: Mode, editLists: Bool) -> CutPlan? {
+        let keyframes = packets.filter(\.isKeyframe)
+        var startsAfter = false
+        let chosen: VideoPacket
+        if let before = keyframes.last(where: { $0.pts <= start }) {
+            chosen = before
+        } else if let after = keyframes.first(where: { $0.pts > start }) {
+            chosen = after
+            startsAfter = true
+        } else {
+            return nil
+        }
+        let frameAtStart = packets.filter { $0.pts <= start && $0.pts >= chosen.pts }.map(\.pts).max() ?? chosen.pts
+        switch mode {
+        case .copy where editLists && !startsAfter:
+            // Timestamps become relative to `start`: the lead-in is negative and the muxer's edit list hides it.
+            return CutPlan(keyframe: chosen, shift: start, presentedStart: start, startsAfterRequest: false)
+        case .exact:
+            let first = startsAfter ? chosen.pts : frameAtStart
+            return CutPlan(keyframe: chosen, shift: startsAfter ? chosen.pts : start, presentedStart: first,
+                           startsAfterRequest: startsAfter)
+        case .keyframe, .copy:
+            // No pre-roll to hide: the keyframe is the first frame shown. MP4 takes negative decode times
+            // (B-frame delay) in its usual edit list; other containers get non-negative ones.
+            return CutPlan(keyframe: chosen, shift: editLists ? chosen.pts : chosen.dts, presentedStart: chosen.pts,
+                           startsAfterRequest: startsAfter)
+        }
+    }
+
+    /// Seconds of lead-in decoded but not shown (copy with an edit list, exact).
+    public func preRollTicks() -> Int64 { max(0, presentedStart - keyframe.pts) }
+}

@@ -1,0 +1,118 @@
+import CAV
+
+/// Reads a written cut back: what a player will present, measured from the file (after its edit lists).
+public struct MeasuredRange: Sendable, Equatable {
+    /// Seconds on the output's own timeline.
+    public var videoStartSeconds: Double?
+    public var videoEndSeconds: Double?
+    public var videoFrames: Int
+    public var firstVideoPacketIsKeyframe: Bool
+    public var audioStartSeconds: Double?
+    public var audioEndSeconds: Double?
+    public var containerDurationSeconds: Double?
+
+    /// The presented span: video when there is video, else audio.
+    public var startSeconds: Double? { videoStartSeconds ?? audioStartSeconds }
+    public var endSeconds: Double? { videoEndSeconds ?? audioEndSeconds }
+}
+
+public enum CutVerifier {
+    /// When a container stores no per-packet duration: one frame at the stream's frame rate.
+    private static func frameDurationMicro(_ stream: UnsafeMutablePointer<AVStream>) -> Int64 {
+        var rate = stream.pointee.avg_frame_rate
+        if rate.num <= 0 || rate.den <= 0 { rate = stream.pointee.r_frame_rate }
+        guard rate.num > 0, rate.den > 0 else { return 0 }
+        return av_rescale_q(1, AVRational(num: rate.den, den: rate.num), cav_time_base_q())
+    }
+
+    /// Audio an edit list trims inside the first packet (skip-samples side data).
+    private static func skippedMicro(_ packet: Packet, _ stream: UnsafeMutablePointer<AVStream>) -> Int64 {
+        var size = 0
+        guard let data = av_packet_get_side_data(packet.pointer, AV_PKT_DATA_SKIP_SAMPLES, &size), size >= 4,
+              let rate = stream.pointee.codecpar?.pointee.sample_rate, rate > 0 else { return 0 }
+        let samples = UInt32(data[0]) | UInt32(data[1]) << 8 | UInt32(data[2]) << 16 | UInt32(data[3]) << 24
+        return av_rescale_q(Int64(samples), AVRational(num: 1, den: rate), cav_time_base_q())
+    }
+
+    /// Demuxes every packet of `path` (no decoding except the first video frame, which must decode).
+    public static func measure(path: String) throws(MediaError) -> MeasuredRange {
+        let input = try InputFile(path: path)
+        let video = VideoStreamChoice.best(in: input)
+        let audio = (0..<input.streamCount).first {
+            input.stream($0)?.pointee.codecpar?.pointee.codec_type == AVMEDIA_TYPE_AUDIO
+        }
+        var range = MeasuredRange(videoFrames: 0, firstVideoPacketIsKeyframe: false)
+        let duration = input.format.pointee.duration
+        if duration != CAV_NOPTS_VALUE, duration > 0 { range.containerDurationSeconds = Double(duration) / Double(AV_TIME_BASE) }
+        let packet: Packet
+        do { packet = try Packet() } catch {
+            throw MediaError(.verifyFailed, path: path, operation: error.operation, reason: "out of memory")
+        }
+        var videoStart = Int64.max, videoEnd = Int64.min, audioStart = Int64.max, audioEnd = Int64.min
+        var sawVideo = false
+        // Containers that store no per-frame durations: the last frame lasts as long as the one before it,
+        // but never past the container's own duration.
+        var lastVideoStart = Int64.min, previousVideoStart = Int64.min, videoDurationsMissing = false
+        while true {
+            let result: InputFile.ReadResult
+            do { result = try input.read(into: packet) } catch {
+                throw MediaError(.verifyFailed, path: path, operation: error.operation,
+                                 reason: "the written file cannot be read back (\(error.text))")
+            }
+            if result == .endOfFile { break }
+            let index = packet.streamIndex
+            guard index == video || index == audio, let stream = input.stream(index) else { continue }
+            if index == video, !sawVideo {
+                sawVideo = true
+                range.firstVideoPacketIsKeyframe = packet.isKeyframe
+            }
+            // Packets an edit list hides (the lead-in) are demuxed with the discard flag.
+            guard packet.pointer.pointee.flags & AV_PKT_FLAG_DISCARD == 0 else { continue }
+            let timestamp = packet.pts != CAV_NOPTS_VALUE ? packet.pts : packet.dts
+            guard timestamp != CAV_NOPTS_VALUE else { continue }
+            var start = av_rescale_q(timestamp, stream.pointee.time_base, cav_time_base_q())
+            var duration = av_rescale_q(max(0, packet.duration), stream.pointee.time_base, cav_time_base_q())
+            if index == video {
+                if start > lastVideoStart {
+                    previousVideoStart = lastVideoStart
+                    lastVideoStart = start
+                } else if start > previousVideoStart {
+                    previousVideoStart = start
+                }
+                if duration == 0 { videoDurationsMissing = true }
+            }
+            let end = start + duration
+            if index == audio { start += skippedMicro(packet, stream) }
+            if index == video {
+                range.videoFrames += 1
+                videoStart = min(videoStart, start)
+                videoEnd = max(videoEnd, end)
+            } else {
+                audioStart = min(audioStart, start)
+                audioEnd = max(audioEnd, end)
+            }
+        }
+        if videoDurationsMissing, lastVideoStart != Int64.min {
+            var frame = previousVideoStart != Int64.min ? lastVideoStart - previousVideoStart : 0
+            if frame <= 0, let stream = video.flatMap(input.stream) { frame = frameDurationMicro(stream) }
+            var end = lastVideoStart + frame
+            if duration != CAV_NOPTS_VALUE, duration > 0 {
+                let origin = input.format.pointee.start_time == CAV_NOPTS_VALUE ? 0 : input.format.pointee.start_time
+                end = min(end, origin + duration)
+            }
+            videoEnd = max(videoEnd, end)
+        }
+        if videoStart != Int64.max {
+            range.videoStartSeconds = Double(videoStart) / Double(AV_TIME_BASE)
+            range.videoEndSeconds = Double(videoEnd) / Double(AV_TIME_BASE)
+        }
+        if audioStart != Int64.max {
+            range.audioStartSeconds = Double(audioStart) / Double(AV_TIME_BASE)
+            range.audioEndSeconds = Double(audioEnd) / Double(AV_TIME_BASE)
+        }
+        if video != nil, range.videoFrames == 0 {
+            throw MediaError(.verifyFailed, path: path, operation: "verify", reason: "the written file has no video frames")
+        }
+        return range
+    }
+}

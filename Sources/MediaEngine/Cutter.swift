@@ -1,0 +1,323 @@
+import CAV
+
+/// What to cut: a range on the source's presentation timeline (seconds, 0 = container start).
+public struct CutSpec: Sendable {
+    public var startSeconds: Double
+    public var endSeconds: Double
+    public var mode: CutPlan.Mode
+    /// Exact mode: encoder quality (CRF) and speed preset.
+    public var crf: Int
+    public var preset: String
+    public var encoderThreads: Int
+
+    public init(startSeconds: Double, endSeconds: Double, mode: CutPlan.Mode, crf: Int = 20, preset: String = "veryfast",
+                encoderThreads: Int = 0) {
+        self.startSeconds = startSeconds
+        self.endSeconds = endSeconds
+        self.mode = mode
+        self.crf = crf
+        self.preset = preset
+        self.encoderThreads = encoderThreads
+    }
+}
+
+/// The plan as it will run (also what `--dry-run` prints). Seconds on the source's timeline.
+public struct CutReport: Sendable {
+    public var mode: CutPlan.Mode
+    public var keyframeSeconds: Double?
+    public var presentedStartSeconds: Double
+    /// The expected presented end: `end` for an exact cut; for a stream copy the end of the last frame
+    /// kept (frames that B-frames before `end` depend on run a little past it). Nil until measured.
+    public var presentedEndSeconds: Double?
+    public var preRollSeconds: Double
+    /// Subtracted from source times to get output times.
+    public var shiftSeconds: Double
+    public var encoder: String?
+    public var notes: [String] = []
+    public var warnings: [MediaWarning] = []
+    public var streamsKept: [Int] = []
+}
+
+/// `vtrim cut`: plans from the packets, then stream-copies (copy/keyframe) or re-encodes the video
+/// (exact) into `temporaryPath`, with the muxer chosen from `finalName`.
+public enum Cutter {
+    public static func plan(path: String, spec: CutSpec, finalName: String) throws(MediaError) -> CutReport {
+        let context = try CutContext(path: path, spec: spec, finalName: finalName, temporaryPath: nil)
+        var report = context.report
+        report.presentedEndSeconds = try context.scanPresentedEnd()
+        return report
+    }
+
+    public static func cut(path: String, spec: CutSpec, temporaryPath: String, finalName: String) throws(MediaError) -> CutReport {
+        let context = try CutContext(path: path, spec: spec, finalName: finalName, temporaryPath: temporaryPath)
+        return try context.run()
+    }
+}
+
+/// One cut of one file: the input, the chosen streams, the plan, and the output being written.
+private final class CutContext {
+    let path: String
+    let spec: CutSpec
+    let input: InputFile
+    let output: OutputFile
+    let videoIndex: Int?
+    var streams: CutStreams
+    let plan: CutPlan?
+    var report: CutReport
+    /// Container-level µs of the source's timeline origin.
+    let originMicro: Int64
+    let startMicro: Int64
+    let endMicro: Int64
+    let shiftMicro: Int64
+
+    init(path: String, spec: CutSpec, finalName: String, temporaryPath: String?) throws(MediaError) {
+        self.path = path
+        self.spec = spec
+        _ = try InputCheck.regularFile(path)
+        input = try InputFile(path: path)
+        do {
+            output = try OutputFile(temporaryPath: temporaryPath ?? "/dev/null", finalName: finalName)
+        } catch {
+            throw MediaError(.writeFailed, path: path, operation: error.operation,
+                             reason: "no muxer for the output name \(finalName) (\(error.text))")
+        }
+        let format = input.format.pointee
+        originMicro = format.start_time == CAV_NOPTS_VALUE ? 0 : format.start_time
+        startMicro = originMicro + Int64((spec.startSeconds * Double(AV_TIME_BASE)).rounded())
+        endMicro = originMicro + Int64((spec.endSeconds * Double(AV_TIME_BASE)).rounded())
+
+        var video = VideoStreamChoice.best(in: input)
+        var mode = spec.mode
+        var notes: [String] = []
+        if let index = video, let parameters = input.stream(index)?.pointee.codecpar?.pointee {
+            if mode == .exact, avcodec_find_decoder(parameters.codec_id) == nil {
+                throw MediaError(.unsupportedCodec, path: path, operation: "avcodec_find_decoder",
+                                 reason: "this FFmpeg cannot decode the video (\(Probe.codecName(parameters.codec_id))), so it cannot be cut exactly; use --mode copy")
+            }
+            if mode != .exact, !output.canHold(parameters.codec_id) {
+                throw MediaError(.unsupportedCodec, path: path, operation: "avformat_query_codec",
+                                 reason: "\(output.formatName) cannot hold \(Probe.codecName(parameters.codec_id)) video without re-encoding; keep the container or use --mode exact")
+            }
+        } else {
+            video = nil
+            if mode == .exact {
+                mode = .copy
+                notes.append("no video stream: audio is cut by stream copy")
+            }
+        }
+        videoIndex = video
+        streams = CutStreams.choose(input: input, video: video, output: output, reencodeVideo: mode == .exact)
+        if streams.kept.isEmpty {
+            throw MediaError(.noVideo, path: path, operation: "streams", reason: "has no video or audio stream to cut")
+        }
+        notes += streams.notes
+
+        var orientationNote: String?
+        if let index = video, let stream = input.stream(index) {
+            var ignored: [MediaWarning] = []
+            let orientation = Probe.readOrientation(stream, warnings: &ignored)
+            if orientation != .upright, !output.carriesDisplayMatrix {
+                if mode != .exact {
+                    throw MediaError(.unsupportedContainer, path: path, operation: "orientation",
+                                     reason: "\(output.formatName) cannot carry the video's orientation (rotated \(orientation.rotationDegrees)°\(orientation.mirrored ? ", mirrored" : "")) in a stream copy; keep the container or use --mode exact, which turns the picture")
+                }
+                orientationNote = "the picture is turned upright while re-encoding (\(output.formatName) cannot carry a display matrix)"
+            }
+        }
+        if let orientationNote { notes.append(orientationNote) }
+
+        // Plan the start from the packets around it.
+        if let index = video, let stream = input.stream(index) {
+            let timeBase = stream.pointee.time_base
+            let startTicks = av_rescale_q(startMicro, cav_time_base_q(), timeBase)
+            let packets = try Self.packets(before: startTicks, stream: index, input: input, path: path)
+            guard let made = CutPlan.make(packets: packets, start: startTicks, mode: mode, editLists: output.supportsEditLists) else {
+                throw MediaError(.decodeFailed, path: path, operation: "plan", reason: "no keyframe found in the video to start from")
+            }
+            plan = made
+            shiftMicro = av_rescale_q(made.shift, timeBase, cav_time_base_q())
+            let origin = originMicro
+            let seconds = { (ticks: Int64) in Double(av_rescale_q(ticks, timeBase, cav_time_base_q()) - origin) / Double(AV_TIME_BASE) }
+            report = CutReport(mode: mode, keyframeSeconds: seconds(made.keyframe.pts),
+                               presentedStartSeconds: seconds(made.presentedStart),
+                               presentedEndSeconds: nil, preRollSeconds: seconds(made.presentedStart) - seconds(made.keyframe.pts),
+                               shiftSeconds: Double(shiftMicro - originMicro) / Double(AV_TIME_BASE))
+            if made.startsAfterRequest {
+                notes.append("no keyframe at or before \(FrameSampler.text(spec.startSeconds)) s: the video starts at the first keyframe, \(FrameSampler.text(seconds(made.keyframe.pts))) s")
+            }
+            switch mode {
+            case .copy where output.supportsEditLists && !made.startsAfterRequest:
+                if made.presentedStart != made.keyframe.pts {
+                    notes.append("stream copy from the keyframe at \(FrameSampler.text(seconds(made.keyframe.pts))) s; an edit list hides the \(FrameSampler.text(report.preRollSeconds)) s lead-in, so players that honour it start at \(FrameSampler.text(spec.startSeconds)) s")
+                }
+            case .copy:
+                if made.presentedStart > startTicks || made.keyframe.pts < startTicks {
+                    notes.append("\(output.formatName) has no edit lists: the output starts at the keyframe at \(FrameSampler.text(seconds(made.keyframe.pts))) s, \(FrameSampler.text(max(0, spec.startSeconds - seconds(made.keyframe.pts)))) s before --start")
+                }
+            case .keyframe:
+                notes.append("starts at the keyframe at \(FrameSampler.text(seconds(made.keyframe.pts))) s (lead-in shown, no edit list)")
+            case .exact:
+                break
+            }
+        } else {
+            plan = nil
+            shiftMicro = startMicro
+            report = CutReport(mode: mode, keyframeSeconds: nil, presentedStartSeconds: spec.startSeconds, presentedEndSeconds: nil,
+                               preRollSeconds: 0, shiftSeconds: spec.startSeconds)
+        }
+        report.notes = notes
+        report.warnings = streams.warnings
+        report.streamsKept = streams.kept.map(\.input)
+    }
+
+    /// Video packets (decode order) from a keyframe before `start` until every frame shown at or
+    /// before `start` has been seen; further back, or to the first keyframe after, when needed.
+    static func packets(before start: Int64, stream index: Int, input: InputFile, path: String) throws(MediaError) -> [CutPlan.VideoPacket] {
+        guard let stream = input.stream(index) else { return [] }
+        let second = av_rescale_q(1, AVRational(num: 1, den: 1), stream.pointee.time_base)
+        let packet: Packet
+        do { packet = try Packet() } catch { throw MediaError(.decodeFailed, path: path, operation: error.operation, reason: "out of memory") }
+        var backoff: Int64 = 0
+        for attempt in 0..<4 {
+            let fromStart = attempt == 3
+            do {
+                if fromStart {
+                    try input.seek(streamIndex: index, timestamp: Int64.min + 1)
+                } else {
+                    try input.seek(streamIndex: index, timestamp: start - backoff)
+                }
+            } catch {
+                if !fromStart { backoff = backoff == 0 ? 2 * second : backoff * 4; continue }
+            }
+            var collected: [CutPlan.VideoPacket] = []
+            var sawKeyframeAfter = false
+            while true {
+                let result: InputFile.ReadResult
+                do { result = try input.read(into: packet) } catch { break }
+                if result == .endOfFile { break }
+                guard packet.streamIndex == index else { continue }
+                let pts = packet.pts != CAV_NOPTS_VALUE ? packet.pts : packet.dts
+                let dts = packet.dts != CAV_NOPTS_VALUE ? packet.dts : pts
+                guard pts != CAV_NOPTS_VALUE else { continue }
+                collected.append(CutPlan.VideoPacket(pts: pts, dts: dts, duration: packet.duration, isKeyframe: packet.isKeyframe))
+                if dts > start {
+                    if collected.contains(where: { $0.isKeyframe && $0.pts <= start }) { break }
+                    if packet.isKeyframe { sawKeyframeAfter = true }
+                    if sawKeyframeAfter && fromStart { break }
+                    if dts > start + 30 * second && !fromStart { break }
+                }
+            }
+            if collected.contains(where: { $0.isKeyframe && $0.pts <= start }) || (fromStart && !collected.isEmpty) {
+                return collected
+            }
+            backoff = backoff == 0 ? 2 * second : backoff * 4
+        }
+        return []
+    }
+
+    /// Dry run: the end of the last video frame a stream copy keeps (dts before `end`), or `end`.
+    func scanPresentedEnd() throws(MediaError) -> Double {
+        guard report.mode != .exact, let index = videoIndex, let stream = input.stream(index), let plan else {
+            return spec.endSeconds
+        }
+        let timeBase = stream.pointee.time_base
+        let endTicks = av_rescale_q(endMicro, cav_time_base_q(), timeBase)
+        do {
+            try input.seek(streamIndex: index, timestamp: plan.keyframe.pts)
+            let packet = try Packet()
+            var latest = Int64.min
+            while try input.read(into: packet) == .packet {
+                guard packet.streamIndex == index else { continue }
+                if packet.dts != CAV_NOPTS_VALUE, packet.dts >= endTicks, latest != Int64.min { break }
+                let pts = packet.pts != CAV_NOPTS_VALUE ? packet.pts : packet.dts
+                if pts >= plan.keyframe.pts { latest = max(latest, pts + max(0, packet.duration)) }
+            }
+            guard latest != Int64.min else { return spec.endSeconds }
+            return Double(av_rescale_q(latest, timeBase, cav_time_base_q()) - originMicro) / Double(AV_TIME_BASE)
+        } catch {
+            throw MediaError(.decodeFailed, path: path, operation: error.operation, reason: "cannot read the packets (\(error.text))")
+        }
+    }
+
+    func run() throws(MediaError) -> CutReport {
+        do {
+            return try write()
+        } catch let error as MediaError {
+            throw error
+        } catch let failure as AVFailure {
+            let isWrite = ["avio_open", "avformat_write_header", "av_interleaved_write_frame", "av_write_trailer", "avio_closep", "avio_flush"].contains(failure.operation)
+            throw MediaError(isWrite ? .writeFailed : .decodeFailed, path: path, operation: failure.operation,
+                             reason: isWrite ? "cannot write the output (\(failure.text))" : "\(failure.operation) failed (\(failure.text))")
+        } catch {
+            throw MediaError(.writeFailed, path: path, operation: "cut", reason: "\(error)")
+        }
+    }
+
+    private func write() throws -> CutReport {
+        output.copyContainerMetadata(from: input)
+        var videoSink: VideoSink?
+        for position in streams.kept.indices {
+            let kept = streams.kept[position]
+            guard let stream = input.stream(kept.input) else { continue }
+            if kept.kind == .video, report.mode == .exact, let plan {
+                let encoderSink = try EncodingVideoSink(input: input, stream: stream, output: output, plan: plan,
+                                                        startMicro: startMicro, endMicro: endMicro, spec: spec, path: path)
+                streams.kept[position].output = encoderSink.outputIndex
+                report.encoder = encoderSink.encoderName
+                videoSink = encoderSink
+            } else {
+                let copy = try output.addCopy(of: stream)
+                streams.kept[position].output = Int(copy.pointee.index)
+                if kept.kind == .video, let plan {
+                    videoSink = CopyVideoSink(output: output, outputIndex: Int(copy.pointee.index), stream: stream, plan: plan,
+                                              endTicks: av_rescale_q(endMicro, cav_time_base_q(), stream.pointee.time_base))
+                }
+            }
+        }
+        try output.writeHeader()
+        if let plan, let index = videoIndex { try input.seek(streamIndex: index, timestamp: plan.keyframe.pts) } else {
+            let first = streams.kept[0]
+            if let stream = input.stream(first.input) {
+                try input.seek(streamIndex: first.input, timestamp: av_rescale_q(startMicro, cav_time_base_q(), stream.pointee.time_base))
+            }
+        }
+        let editLists = output.supportsEditLists
+        // Audio and subtitles: from the presented start (or, with an edit list, the packet that spans it)
+        // to the end of the video actually kept.
+        let lowerMicro = report.mode == .exact || (report.mode == .copy && editLists && !(plan?.startsAfterRequest ?? false))
+            ? startMicro : originMicro + Int64((report.presentedStartSeconds * Double(AV_TIME_BASE)).rounded())
+        var companions = CompanionTracks(streams: streams.kept.filter { $0.kind != .video }, input: input, output: output,
+                                         shiftMicro: shiftMicro, lowerMicro: lowerMicro, trimsWithEditList: editLists,
+                                         provisionalEndMicro: endMicro)
+        let packet = try Packet()
+        var videoEndMicro: Int64? = videoSink == nil ? endMicro : nil
+        while true {
+            if let end = videoEndMicro, companions.allDone(after: end) { break }
+            guard try input.read(into: packet) == .packet else { break }
+            if packet.streamIndex == videoIndex, let sink = videoSink {
+                if videoEndMicro == nil, let end = try sink.consume(packet) {
+                    videoEndMicro = end
+                    try companions.videoEnded(at: end)
+                }
+            } else {
+                try companions.consume(packet, videoEndMicro: videoEndMicro)
+            }
+        }
+        if let sink = videoSink, videoEndMicro == nil {
+            videoEndMicro = try sink.finish()
+            try companions.videoEnded(at: videoEndMicro ?? endMicro)
+        }
+        try companions.flush(videoEndMicro: videoEndMicro ?? endMicro)
+        try output.finish()
+        if let sink = videoSink { report.warnings += sink.warnings; report.notes += sink.notes }
+        report.presentedEndSeconds = videoEndMicro.map { Double($0 - originMicro) / Double(AV_TIME_BASE) }
+        return report
+    }
+}
+
+extension Cutter {
+    /// Whether FFmpeg has a muxer for this output name (its extension).
+    public static func canWrite(fileName: String) -> Bool {
+        av_guess_format(nil, fileName, nil) != nil
+    }
+}

@@ -1,0 +1,138 @@
+import CAV
+import Glibc
+
+/// Owns one muxer context and its file: alloc → streams → header → interleaved writes → trailer.
+/// The muxer is chosen from the final name (the file itself is a temporary one beside it).
+final class OutputFile {
+    let path: String
+    private var context: UnsafeMutablePointer<AVFormatContext>?
+    private var opened = false
+    private var headerWritten = false
+
+    init(temporaryPath: String, finalName: String) throws(AVFailure) {
+        path = temporaryPath
+        guard let format = av_guess_format(nil, finalName, nil) else {
+            throw AVFailure(code: cav_averror(EINVAL), operation: "av_guess_format")
+        }
+        var created: UnsafeMutablePointer<AVFormatContext>?
+        let status = avformat_alloc_output_context2(&created, format, nil, temporaryPath)
+        guard status >= 0, let created else { throw AVFailure(code: status, operation: "avformat_alloc_output_context2") }
+        context = created
+    }
+
+    deinit {
+        if let context {
+            if opened { avio_closep(&context.pointee.pb) }
+            avformat_free_context(context)
+        }
+    }
+
+    var format: UnsafeMutablePointer<AVFormatContext> { context.unsafelyUnwrapped }
+    var outputFormat: UnsafePointer<AVOutputFormat>? { format.pointee.oformat }
+
+    /// FFmpeg's short name of the muxer ("mp4", "mov", "matroska", "webm").
+    var formatName: String { outputFormat.flatMap { FFmpegText.string($0.pointee.name) } ?? "" }
+
+    /// MP4/MOV write edit lists, which can hide a pre-roll; Matroska and the rest cannot.
+    var supportsEditLists: Bool { ["mp4", "mov", "ipod", "3gp", "3g2", "psp", "ismv", "f4v"].contains(formatName) }
+
+    /// Whether the muxer stores a display matrix (only the mov family in FFmpeg 5.1).
+    var carriesDisplayMatrix: Bool { supportsEditLists }
+
+    func canHold(_ codec: AVCodecID) -> Bool {
+        guard let outputFormat else { return false }
+        return avformat_query_codec(outputFormat, codec, FF_COMPLIANCE_NORMAL) == 1
+    }
+
+    func addStream() throws(AVFailure) -> UnsafeMutablePointer<AVStream> {
+        guard let stream = avformat_new_stream(format, nil) else {
+            throw AVFailure(code: CAV_AVERROR_ENOMEM, operation: "avformat_new_stream")
+        }
+        return stream
+    }
+
+    /// A new stream with the input stream's codec parameters, metadata, disposition and side data
+    /// (the display matrix among them), for stream copy.
+    func addCopy(of input: UnsafeMutablePointer<AVStream>, keepSideData: Bool = true) throws(AVFailure) -> UnsafeMutablePointer<AVStream> {
+        let stream = try addStream()
+        guard let source = input.pointee.codecpar, let target = stream.pointee.codecpar else {
+            throw AVFailure(code: CAV_AVERROR_INVALIDDATA, operation: "codecpar")
+        }
+        let status = avcodec_parameters_copy(target, source)
+        if status < 0 { throw AVFailure(code: status, operation: "avcodec_parameters_copy") }
+        target.pointee.codec_tag = compatibleTag(source.pointee.codec_tag, codec: source.pointee.codec_id)
+        stream.pointee.time_base = input.pointee.time_base
+        stream.pointee.avg_frame_rate = input.pointee.avg_frame_rate
+        stream.pointee.r_frame_rate = input.pointee.r_frame_rate
+        stream.pointee.sample_aspect_ratio = input.pointee.sample_aspect_ratio
+        stream.pointee.disposition = input.pointee.disposition
+        av_dict_copy(&stream.pointee.metadata, input.pointee.metadata, 0)
+        if keepSideData { try copySideData(from: input, to: stream) }
+        return stream
+    }
+
+    func copySideData(from input: UnsafeMutablePointer<AVStream>, to stream: UnsafeMutablePointer<AVStream>,
+                      only: AVPacketSideDataType? = nil) throws(AVFailure) {
+        guard let entries = input.pointee.side_data else { return }
+        for index in 0..<Int(input.pointee.nb_side_data) {
+            let entry = entries[index]
+            if let only, entry.type != only { continue }
+            guard let data = av_stream_new_side_data(stream, entry.type, entry.size) else {
+                throw AVFailure(code: CAV_AVERROR_ENOMEM, operation: "av_stream_new_side_data")
+            }
+            data.update(from: entry.data, count: entry.size)
+        }
+    }
+
+    /// Keeps the source's codec tag when the target container maps it to the same codec (so HEVC stays
+    /// `hvc1`, which Apple's players require), as the ffmpeg CLI does; otherwise lets the muxer choose.
+    private func compatibleTag(_ tag: UInt32, codec: AVCodecID) -> UInt32 {
+        guard let tags = outputFormat?.pointee.codec_tag else { return tag }
+        if av_codec_get_id(tags, tag) == codec { return tag }
+        var chosen: UInt32 = 0
+        return av_codec_get_tag2(tags, codec, &chosen) == 0 ? tag : 0
+    }
+
+    func copyContainerMetadata(from input: InputFile) {
+        av_dict_copy(&format.pointee.metadata, input.format.pointee.metadata, 0)
+    }
+
+    func writeHeader(options: [String: String] = [:]) throws(AVFailure) {
+        if outputFormat.map({ $0.pointee.flags & AVFMT_NOFILE == 0 }) ?? true {
+            let status = avio_open(&format.pointee.pb, path, AVIO_FLAG_WRITE)
+            if status < 0 { throw AVFailure(code: status, operation: "avio_open") }
+            opened = true
+        }
+        var dictionary: OpaquePointer?
+        for (key, value) in options { av_dict_set(&dictionary, key, value, 0) }
+        defer { av_dict_free(&dictionary) }
+        let status = avformat_write_header(format, &dictionary)
+        if status < 0 { throw AVFailure(code: status, operation: "avformat_write_header") }
+        headerWritten = true
+    }
+
+    /// Writes a packet whose timestamps are in `timeBase`; takes ownership of its data.
+    func write(_ packet: Packet, stream: Int, timeBase: AVRational) throws(AVFailure) {
+        packet.pointer.pointee.stream_index = Int32(stream)
+        if let target = format.pointee.streams?[stream] {
+            av_packet_rescale_ts(packet.pointer, timeBase, target.pointee.time_base)
+        }
+        packet.pointer.pointee.pos = -1
+        let status = av_interleaved_write_frame(format, packet.pointer)
+        if status < 0 { throw AVFailure(code: status, operation: "av_interleaved_write_frame") }
+    }
+
+    /// Finishes the file; a failure here (e.g. a full disk while flushing) is an error, never ignored.
+    func finish() throws(AVFailure) {
+        guard headerWritten else { return }
+        let status = av_write_trailer(format)
+        if status < 0 { throw AVFailure(code: status, operation: "av_write_trailer") }
+        if opened {
+            let flushError = format.pointee.pb?.pointee.error ?? 0
+            let closeStatus = avio_closep(&format.pointee.pb)
+            opened = false
+            if flushError < 0 { throw AVFailure(code: flushError, operation: "avio_flush") }
+            if closeStatus < 0 { throw AVFailure(code: closeStatus, operation: "avio_closep") }
+        }
+    }
+}

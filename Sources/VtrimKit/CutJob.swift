@@ -1,0 +1,222 @@
+import Foundation
+import MediaEngine
+import TimelineCore
+
+public typealias CutMode = CutPlan.Mode
+
+/// `vtrim cut` options, the same range on every input.
+public struct CutRequest: Sendable {
+    public var start: TimeSpec
+    public var end: TimeSpec?
+    public var lengthSeconds: Double?
+    public var mode: CutMode
+    public var crf: Int
+    public var preset: String
+    public var minDurationSeconds: Double?
+    public var maxDurationSeconds: Double?
+    public var clamp: Bool
+    public var output: OutputChoice
+    public var overwrite: Bool
+    public var dryRun: Bool
+    public var strict: Bool
+
+    public init(start: TimeSpec, end: TimeSpec?, lengthSeconds: Double?, mode: CutMode, crf: Int, preset: String,
+                minDurationSeconds: Double?, maxDurationSeconds: Double?, clamp: Bool, output: OutputChoice,
+                overwrite: Bool, dryRun: Bool, strict: Bool) {
+        self.start = start
+        self.end = end
+        self.lengthSeconds = lengthSeconds
+        self.mode = mode
+        self.crf = crf
+        self.preset = preset
+        self.minDurationSeconds = minDurationSeconds
+        self.maxDurationSeconds = maxDurationSeconds
+        self.clamp = clamp
+        self.output = output
+        self.overwrite = overwrite
+        self.dryRun = dryRun
+        self.strict = strict
+    }
+
+    public static let presets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow"]
+
+    /// The default output name: `<stem>.cut.<ext>` with the input's extension.
+    public static func suffix(for input: String) -> String {
+        let ext = OutputChoice.fileExtension(input)
+        return ".cut." + (ext.isEmpty ? "mp4" : ext)
+    }
+}
+
+/// `vtrim cut` for one input: resolve the range, plan, write through a temporary file, read it back.
+public enum CutJob {
+    public static func run(path: String, request: CutRequest) -> Outcome {
+        var warnings: [MediaWarning] = []
+        do throws(MediaError) {
+            let target = OutputTarget(path: request.output.path(for: path, suffix: CutRequest.suffix(for: path)),
+                                      overwrite: request.overwrite)
+            try target.check(input: path)
+            let info = try Probe.probe(path: path)
+            warnings += info.warnings
+            let range = try CutRange.resolve(request, durationSeconds: info.durationSeconds, path: path)
+            warnings += range.warnings
+            let spec = CutSpec(startSeconds: range.effectiveStart, endSeconds: range.effectiveEnd, mode: request.mode,
+                               crf: request.crf, preset: request.preset)
+            if request.dryRun {
+                let plan = try Cutter.plan(path: path, spec: spec, finalName: target.path)
+                warnings += plan.warnings
+                return Outcome(path: path, status: .succeeded, warnings: warnings,
+                               fields: dryRunFields(target: target.path, plan: plan, range: range),
+                               lines: dryRunLines(path: path, target: target.path, plan: plan))
+            }
+            var report: CutReport?
+            var measured: MeasuredRange?
+            try writeAtomically(target, input: path) { temporary throws(MediaError) in
+                let done = try Cutter.cut(path: path, spec: spec, temporaryPath: temporary, finalName: target.path)
+                warnings += done.warnings
+                let range = try CutVerifier.measure(path: temporary)
+                if request.strict, !warnings.isEmpty {
+                    throw MediaError(.strictWarning, path: path, operation: "strict",
+                                     reason: "warning treated as an error (--strict): \(warnings[0].message)")
+                }
+                report = done
+                measured = range
+            }
+            guard let report, let measured else {
+                throw MediaError(.verifyFailed, path: path, operation: "verify", reason: "nothing was written")
+            }
+            return Outcome(path: path, status: .succeeded, warnings: warnings,
+                           fields: fields(target: target.path, report: report, measured: measured, range: range),
+                           lines: lines(path: path, target: target.path, report: report, measured: measured))
+        } catch {
+            return .failure(error, warnings: warnings)
+        }
+    }
+
+    private static func actual(_ report: CutReport, _ measured: MeasuredRange) -> (start: Double, end: Double)? {
+        guard let start = measured.startSeconds, let end = measured.endSeconds else { return nil }
+        return (report.shiftSeconds + start, report.shiftSeconds + end)
+    }
+
+    private static func fields(target: String, report: CutReport, measured: MeasuredRange, range: CutRange) -> [(String, JSON)] {
+        let span = actual(report, measured)
+        var fields: [(String, JSON)] = [
+            ("output", .string(target)),
+            ("mode", .string(report.mode.rawValue)),
+            ("requested", range.requestedJSON),
+            ("effective", .object([("start", .number(range.effectiveStart)), ("end", .number(range.effectiveEnd))])),
+            ("actual", .object([
+                ("start", .optional(span?.start)),
+                ("end", .optional(span?.end)),
+                ("duration", .optional(span.map { $0.end - $0.start })),
+                ("video_frames", .int(Int64(measured.videoFrames))),
+                ("audio_start", .optional(measured.audioStartSeconds.map { report.shiftSeconds + $0 })),
+                ("audio_end", .optional(measured.audioEndSeconds.map { report.shiftSeconds + $0 })),
+            ])),
+            ("keyframe", .optional(report.keyframeSeconds)),
+            ("pre_roll", .number(report.preRollSeconds)),
+        ]
+        if let encoder = report.encoder { fields.append(("encoder", .string(encoder))) }
+        fields.append(("notes", .array((range.notes + report.notes).map(JSON.string))))
+        return fields
+    }
+
+    private static func dryRunFields(target: String, plan: CutReport, range: CutRange) -> [(String, JSON)] {
+        let end = plan.presentedEndSeconds ?? range.effectiveEnd
+        return [
+            ("dry_run", .bool(true)),
+            ("output", .string(target)),
+            ("mode", .string(plan.mode.rawValue)),
+            ("requested", range.requestedJSON),
+            ("effective", .object([("start", .number(range.effectiveStart)), ("end", .number(range.effectiveEnd))])),
+            ("planned", .object([
+                ("start", .number(plan.presentedStartSeconds)),
+                ("end", .number(end)),
+                ("duration", .number(end - plan.presentedStartSeconds)),
+                ("keyframe", .optional(plan.keyframeSeconds)),
+                ("pre_roll", .number(plan.preRollSeconds)),
+            ])),
+            ("streams", .array(plan.streamsKept.map { .int(Int64($0)) })),
+            ("notes", .array((range.notes + plan.notes).map(JSON.string))),
+        ]
+    }
+
+    private static func lines(path: String, target: String, report: CutReport, measured: MeasuredRange) -> [String] {
+        var text = "\(path) → \(target) (\(report.mode.rawValue))"
+        if let span = actual(report, measured) {
+            text += ": \(Human.seconds(span.start)) to \(Human.seconds(span.end)), \(Human.seconds(span.end - span.start))"
+        }
+        return [text] + report.notes.map { "  note: \($0)" }
+    }
+
+    private static func dryRunLines(path: String, target: String, plan: CutReport) -> [String] {
+        let end = plan.presentedEndSeconds ?? plan.presentedStartSeconds
+        var lines = ["\(path) → \(target) (\(plan.mode.rawValue), dry run: nothing written)"]
+        if let keyframe = plan.keyframeSeconds {
+            lines.append("  keyframe  \(Human.seconds(keyframe)), pre-roll \(Human.seconds(plan.preRollSeconds))")
+        }
+        lines.append("  shows     \(Human.seconds(plan.presentedStartSeconds)) to \(Human.seconds(end)), \(Human.seconds(end - plan.presentedStartSeconds))")
+        return lines + plan.notes.map { "  note: \($0)" }
+    }
+}
+
+/// The requested range resolved against one file: `end` past the file clamped (with a warning),
+/// then the optional length limits checked, or applied with `--clamp`.
+struct CutRange {
+    var requestedStart: Double
+    var requestedEnd: Double
+    var effectiveStart: Double
+    var effectiveEnd: Double
+    var notes: [String] = []
+    var warnings: [MediaWarning] = []
+
+    var requestedJSON: JSON { .object([("start", .number(requestedStart)), ("end", .number(requestedEnd))]) }
+
+    static func resolve(_ request: CutRequest, durationSeconds duration: Double, path: String) throws(MediaError) -> CutRange {
+        func invalid(_ reason: String) -> MediaError { MediaError(.invalidRange, path: path, operation: "range", reason: reason) }
+        guard duration > 0 else { throw invalid("has no duration to cut") }
+        let start: TimeResolution
+        do { start = try request.start.resolution(durationSeconds: duration) } catch { throw invalid(error.description) }
+        var end: Double
+        if let spec = request.end {
+            do { end = try spec.resolve(durationSeconds: duration) } catch { throw invalid(error.description) }
+        } else {
+            end = start.seconds + (request.lengthSeconds ?? 0)
+        }
+        var range = CutRange(requestedStart: start.seconds, requestedEnd: end, effectiveStart: start.seconds, effectiveEnd: end)
+        if start.wasClampedToStart {
+            range.warnings.append(MediaWarning(code: "start_clamped", message: "--start is before the beginning of the \(JSON.format(duration)) s file; cutting from 0"))
+        }
+        guard start.seconds < duration else {
+            throw invalid("--start \(JSON.format(start.seconds)) s is at or past the end of the file (\(JSON.format(duration)) s)")
+        }
+        guard end > start.seconds else {
+            throw invalid("the range \(JSON.format(start.seconds))–\(JSON.format(end)) s is empty; --end must be after --start")
+        }
+        if end > duration {
+            range.warnings.append(MediaWarning(code: "end_clamped", message: "--end \(JSON.format(end)) s is past the end of the file; cutting to its end, \(JSON.format(duration)) s"))
+            end = duration
+            range.effectiveEnd = duration
+        }
+        let minimum = request.minDurationSeconds, maximum = request.maxDurationSeconds
+        guard minimum != nil || maximum != nil else { return range }
+        do {
+            let violations = try CutRangeClamp.violations(startSeconds: start.seconds, endSeconds: end, durationSeconds: duration,
+                                                          minLengthSeconds: minimum, maxLengthSeconds: maximum)
+            guard !violations.isEmpty else { return range }
+            guard request.clamp else { throw invalid(violations.map(\.description).joined(separator: "; ") + " (use --clamp to adjust the range)") }
+            let clamped = try CutRangeClamp.clamp(startSeconds: start.seconds, endSeconds: end, durationSeconds: duration,
+                                                  minLengthSeconds: minimum, maxLengthSeconds: maximum)
+            range.effectiveStart = clamped.startSeconds
+            range.effectiveEnd = clamped.endSeconds
+            range.notes += clamped.notes.map { "--clamp: \($0.description)" }
+            return range
+        } catch let error as MediaError {
+            throw error
+        } catch {
+            throw invalid("\(error)")
+        }
+    }
+}
+
+/// Whether an output name has a muxer (for the command line's checks).
+public func canWrite(fileName: String) -> Bool { Cutter.canWrite(fileName: fileName) }

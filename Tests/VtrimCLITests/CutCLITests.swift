@@ -1,0 +1,249 @@
+import Foundation
+import MediaEngine
+import TestSupport
+import Testing
+
+/// `vtrim cut` end to end, checked with ffprobe/ffmpeg and GStreamer as independent readers.
+struct CutCLITests {
+    struct CopyCase: Sendable, CustomTestStringConvertible {
+        let file: String
+        let start: String
+        let end: String
+        var testDescription: String { "\(file) \(start)–\(end)" }
+    }
+
+    // Mid-GOP, on a keyframe, to the end of the file, a 0.5 s cut, VFR, HEVC, Matroska, WebM, rotated.
+    static let copyCases = [
+        CopyCase(file: "h264-aac.mp4", start: "1.5", end: "2.5"),
+        CopyCase(file: "h264-aac.mp4", start: "1", end: "2"),
+        CopyCase(file: "h264-aac.mp4", start: "2.2", end: "4"),
+        CopyCase(file: "h264-aac.mp4", start: "2.2", end: "2.7"),
+        CopyCase(file: "h264-aac-nob.mp4", start: "0.7", end: "2.3"),
+        CopyCase(file: "vfr.mp4", start: "0.5", end: "1.5"),
+        CopyCase(file: "hevc.mp4", start: "0.4", end: "1.6"),
+        CopyCase(file: "h264-aac.mkv", start: "0.5", end: "1.5"),
+        CopyCase(file: "vp9-opus.webm", start: "0.5", end: "1.5"),
+        CopyCase(file: "rot90.mp4", start: "0.5", end: "1.5"),
+    ]
+
+    /// Same presented duration and frame count as `ffmpeg -ss S -to E -i IN -c copy`, within one frame;
+    /// starts on a keyframe; decodes cleanly; GStreamer agrees on the duration; audio ends with the video.
+    @Test(arguments: copyCases)
+    func copyMatchesFFmpeg(_ example: CopyCase) throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let input = TestPaths.fixture(example.file)
+        let ext = (example.file as NSString).pathExtension
+        let ours = folder.file("ours.\(ext)"), theirs = folder.file("ffmpeg.\(ext)")
+        let result = try Run.vtrim(["cut", "--json", input, "--start", example.start, "--end", example.end, "-o", ours])
+        #expect(result.status == 0, "\(result)")
+        let reference = try Run.tool("ffmpeg", ["-v", "error", "-ss", example.start, "-to", example.end, "-i", input, "-c", "copy", theirs])
+        try #require(reference.status == 0)
+        let frame = 1.0 / 30 + 1e-6
+        let ourFrames = try MediaFacts.videoFrameCount(ours), theirFrames = try MediaFacts.videoFrameCount(theirs)
+        #expect(abs(ourFrames - theirFrames) <= 1, "frames \(ourFrames) vs ffmpeg \(theirFrames)")
+        let ourDuration = try MediaFacts.videoDuration(ours), theirDuration = try MediaFacts.videoDuration(theirs)
+        #expect(abs(ourDuration - theirDuration) <= frame, "duration \(ourDuration) vs ffmpeg \(theirDuration)")
+        #expect(try MediaFacts.firstVideoPacketIsKeyframe(ours))
+        #expect(try MediaFacts.decodeErrors(ours).isEmpty)
+        if MediaFacts.gstreamerAvailable, let gst = try MediaFacts.gstreamerDuration(ours) {
+            #expect(abs(gst - (try MediaFacts.formatDuration(ours))) <= frame, "GStreamer \(gst) s")
+        }
+        let object = try #require(result.jsonLines.first)
+        let actual = try #require(object["actual"] as? [String: Any])
+        let duration = try #require(actual["duration"] as? Double)
+        // The report is measured from the file: the container's presented span agrees.
+        let container = try MediaFacts.formatDuration(ours)
+        #expect(abs(duration - container) <= frame, "reported \(duration) s, container \(container) s")
+        if let audioEnd = actual["audio_end"] as? Double, let videoEnd = actual["end"] as? Double {
+            // One AAC frame is 1024 samples (21.3 ms at 48 kHz); Opus frames are 20 ms.
+            #expect(abs(audioEnd - videoEnd) <= 1024.0 / 48000 + 1e-6, "audio ends at \(audioEnd), video at \(videoEnd)")
+        }
+    }
+
+    @Test func reportKeysAndEditListStart() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let result = try Run.vtrim(["cut", "--json", TestPaths.fixture("h264-aac.mp4"), "--start", "1.5", "--end", "2.5", "-o", folder.file("c.mp4")])
+        #expect(result.status == 0, "\(result)")
+        let object = try #require(result.jsonLines.first)
+        for key in ["path", "output", "mode", "requested", "effective", "actual", "notes", "warnings"] {
+            #expect(object[key] != nil, "missing \(key)")
+        }
+        #expect(object["mode"] as? String == "copy")
+        let actual = try #require(object["actual"] as? [String: Any])
+        #expect(actual["start"] as? Double == 1.5)
+        #expect(object["keyframe"] as? Double == 1)
+        #expect((object["notes"] as? [String])?.first?.contains("edit list") == true)
+        #expect(folder.entries() == ["c.mp4"])
+    }
+
+    struct ExactCase: Sendable, CustomTestStringConvertible {
+        let file: String
+        let start: Double
+        let end: Double
+        var testDescription: String { "\(file) \(start)–\(end)" }
+    }
+
+    static let exactCases = [
+        ExactCase(file: "h264-aac.mp4", start: 1.5, end: 2.5),
+        ExactCase(file: "h264-aac.mp4", start: 1.51, end: 2.0),
+        ExactCase(file: "hevc.mp4", start: 0.6, end: 1.7),
+        ExactCase(file: "vp9-opus.webm", start: 0.5, end: 1.5),
+        ExactCase(file: "vfr.mp4", start: 1.05, end: 1.75),
+    ]
+
+    /// The first shown frame is the source frame at `start` (reference decoded from the start of the
+    /// source), the duration is `end − start` within one frame, and the first frame is neither black
+    /// nor a repeat of the second.
+    @Test(arguments: exactCases)
+    func exactStartsOnTheFrameAtStart(_ example: ExactCase) throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let input = TestPaths.fixture(example.file)
+        let output = folder.file("exact." + (example.file as NSString).pathExtension)
+        let result = try Run.vtrim(["cut", "--json", input, "--start", String(example.start), "--end", String(example.end),
+                                    "--mode", "exact", "-o", output])
+        #expect(result.status == 0, "\(result)")
+        let source = try Reference.frames(input, width: 160, height: 120)
+        let cut = try Reference.frames(output, width: 160, height: 120)
+        let expected = try #require(Reference.frameShown(at: example.start, in: source))
+        let first = try #require(cut.first)
+        #expect(ImageCompare.psnr(first.image, expected.image) >= 35, "first frame PSNR \(ImageCompare.psnr(first.image, expected.image))")
+        let expectedLast = try #require(source.last { $0.seconds < example.end - 1e-9 })
+        let last = try #require(cut.last)
+        #expect(ImageCompare.psnr(last.image, expectedLast.image) >= 35)
+        // The presented length (the container's, which follows the edit list): end − start within one frame.
+        let duration = try MediaFacts.formatDuration(output)
+        #expect(abs(duration - (example.end - example.start)) <= 1.0 / 30 + 1e-3, "duration \(duration)")
+        let reported = try #require((result.jsonLines.first?["actual"] as? [String: Any])?["duration"] as? Double)
+        #expect(abs(reported - (example.end - example.start)) <= 1.0 / 30 + 1e-3, "reported \(reported)")
+        let mean = first.image.meanColor(x: 0, y: 0, width: 160, height: 120)
+        #expect(mean.r + mean.g + mean.b > 60, "black first frame")
+        if cut.count > 1 { #expect(ImageCompare.psnr(cut[0].image, cut[1].image) < 60, "frozen first frame") }
+        #expect(try MediaFacts.decodeErrors(output).isEmpty)
+    }
+
+    /// Orientation survives every mode: a thumbnail of the output shows the markers where the input's does.
+    @Test(arguments: ["rot90.mp4", "rot270.mp4", "mirror.mp4", "transpose.mp4"], ["copy", "keyframe", "exact"])
+    func orientationIsKept(_ file: String, _ mode: String) throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let output = folder.file("cut.mp4")
+        let cut = try Run.vtrim(["cut", TestPaths.fixture(file), "--start", "0.5", "--end", "1.5", "--mode", mode, "-o", output])
+        #expect(cut.status == 0, "\(cut)")
+        let thumbs = try Run.vtrim(["thumbs", output, "--count", "2", "--height", "120", "-o", folder.file("t.png")])
+        #expect(thumbs.status == 0, "\(thumbs)")
+        let strip = try PNGFile.read(folder.file("t.png"))
+        for index in 0..<2 {
+            #expect(ImageCompare.markersUpright(strip.cropped(x: index * 160, y: 0, width: 160, height: 120)), "\(file) \(mode)")
+        }
+    }
+
+    @Test func exactIntoMatroskaTurnsThePictureUpright() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let output = folder.file("upright.mkv")
+        let result = try Run.vtrim(["cut", "--json", TestPaths.fixture("rot90.mp4"), "--start", "0.5", "--end", "1.5", "--mode", "exact", "-o", output])
+        #expect(result.status == 0, "\(result)")
+        let frames = try Reference.frames(output, width: 160, height: 120)
+        #expect(try MediaFacts.rotation(output) == nil)
+        #expect(ImageCompare.markersUpright(try #require(frames.first).image))
+        // A stream copy cannot carry the rotation into Matroska: refused, with the way out.
+        let refused = try Run.vtrim(["cut", "--json", TestPaths.fixture("rot90.mp4"), "--start", "0.5", "--end", "1.5", "-o", folder.file("copy.mkv")])
+        #expect(refused.status == 1)
+        let error = try #require(refused.jsonLines.first?["error"] as? [String: Any])
+        #expect(error["code"] as? String == "unsupported_container")
+        #expect((error["message"] as? String)?.contains("--mode exact") == true)
+        #expect(!FileManager.default.fileExists(atPath: folder.file("copy.mkv")))
+    }
+
+    @Test func audioOnlyInput() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let output = folder.file("a.m4a")
+        let result = try Run.vtrim(["cut", "--json", TestPaths.fixture("audio-only.m4a"), "--start", "0.5", "--end", "1.6", "-o", output])
+        #expect(result.status == 0, "\(result)")
+        let duration = try #require(try MediaFacts.streamDuration(output, selector: "a:0"))
+        #expect(abs(duration - 1.1) <= 1024.0 / 48000)
+        #expect(try MediaFacts.decodeErrors(output).isEmpty)
+    }
+
+    @Test func endPastTheFileIsClampedWithAWarning() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let result = try Run.vtrim(["cut", "--json", TestPaths.fixture("hevc.mp4"), "--start", "end-0.5", "--end", "9", "-o", folder.file("tail.mp4")])
+        #expect(result.status == 0, "\(result)")
+        let object = try #require(result.jsonLines.first)
+        #expect((object["effective"] as? [String: Any])?["end"] as? Double == 2)
+        #expect((object["effective"] as? [String: Any])?["start"] as? Double == 1.5)
+        #expect((object["warnings"] as? [[String: Any]])?.first?["code"] as? String == "end_clamped")
+        #expect(result.stderrLines.count == 1 && result.stderr.contains("past the end"))
+    }
+
+    @Test func lengthLimitsRefuseOrClamp() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let input = TestPaths.fixture("h264-aac.mp4")
+        let refused = try Run.vtrim(["cut", "--json", input, "--start", "1", "--length", "0.5", "--min-duration", "2", "--max-duration", "3", "-o", folder.file("r.mp4")])
+        #expect(refused.status == 1)
+        let error = try #require(refused.jsonLines.first?["error"] as? [String: Any])
+        #expect(error["code"] as? String == "invalid_range")
+        #expect((error["message"] as? String)?.contains("allowed 2–3 s") == true)
+        let clamped = try Run.vtrim(["cut", "--json", input, "--start", "3", "--length", "0.5", "--min-duration", "2", "--clamp", "-o", folder.file("c.mp4")])
+        #expect(clamped.status == 0, "\(clamped)")
+        let effective = try #require(clamped.jsonLines.first?["effective"] as? [String: Any])
+        // Keep the start, move the end; past the end of the file, move the start back.
+        #expect(effective["start"] as? Double == 2 && effective["end"] as? Double == 4)
+        #expect((clamped.jsonLines.first?["notes"] as? [String])?.contains { $0.hasPrefix("--clamp:") } == true)
+    }
+
+    @Test func dryRunWritesNothing() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let result = try Run.vtrim(["cut", "--json", "--dry-run", TestPaths.fixture("h264-aac.mp4"), "--start", "1.5", "--end", "2.5", "--output-dir", folder.path])
+        #expect(result.status == 0, "\(result)")
+        let object = try #require(result.jsonLines.first)
+        #expect(object["dry_run"] as? Bool == true)
+        let planned = try #require(object["planned"] as? [String: Any])
+        #expect(planned["start"] as? Double == 1.5 && planned["keyframe"] as? Double == 1 && planned["pre_roll"] as? Double == 0.5)
+        #expect(object["actual"] == nil)
+        #expect(folder.entries().isEmpty)
+    }
+
+    @Test func existingOutputAndInputAsOutput() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let input = folder.file("in.mp4")
+        try FileManager.default.copyItem(atPath: TestPaths.fixture("hevc.mp4"), toPath: input)
+        let same = try Run.vtrim(["cut", "--json", input, "--start", "0", "--end", "1", "-o", input, "--overwrite"])
+        #expect(same.status == 1)
+        #expect((same.jsonLines.first?["error"] as? [String: Any])?["code"] as? String == "output_is_input")
+        let first = try Run.vtrim(["cut", input, "--start", "0", "--end", "1"])
+        #expect(first.status == 0, "\(first)")
+        #expect(FileManager.default.fileExists(atPath: folder.file("in.cut.mp4")))
+        let again = try Run.vtrim(["cut", "--json", input, "--start", "0", "--end", "1"])
+        #expect(again.status == 1)
+        #expect((again.jsonLines.first?["error"] as? [String: Any])?["code"] as? String == "output_exists")
+        #expect(folder.entries() == ["in.cut.mp4", "in.mp4"])
+    }
+
+    @Test func usageErrors() throws {
+        let input = TestPaths.fixture("h264-aac.mp4")
+        for arguments in [
+            ["cut", input, "--start", "1"],
+            ["cut", input, "--start", "1", "--end", "2", "--length", "1"],
+            ["cut", input, "--start", "1:75", "--end", "2"],
+            ["cut", input, "--start", "1", "--end", "2", "--mode", "smartest"],
+            ["cut", input, TestPaths.fixture("hevc.mp4"), "--start", "1", "--end", "2", "-o", "/tmp/x.mp4"],
+            ["cut", input, "--start", "1", "--end", "2", "-o", "/tmp/x.unknownext"],
+            ["cut", input, "--start", "1", "--end", "2", "--clamp"],
+        ] {
+            let result = try Run.vtrim(arguments)
+            #expect(result.status == 64, "\(arguments): \(result)")
+        }
+        let empty = try Run.vtrim(["cut", "--json", input, "--start", "3", "--end", "2", "--output-dir", FileManager.default.temporaryDirectory.path])
+        #expect(empty.status == 1)
+        #expect((empty.jsonLines.first?["error"] as? [String: Any])?["code"] as? String == "invalid_range")
+    }
+}
