@@ -54,8 +54,10 @@ public struct CutPlan: Sendable, Equatable {
         let frameAtStart = packets.filter { $0.pts <= start && $0.pts >= chosen.pts }.map(\.pts).max() ?? chosen.pts
         switch mode {
         case .copy where editLists && !startsAfter:
-            // Timestamps become relative to `start`: the lead-in is negative and the muxer's edit list hides it.
-            return CutPlan(keyframe: chosen, shift: start, presentedStart: start, startsAfterRequest: false)
+            // Timestamps become relative to the frame shown at `start`: the lead-in is negative and the
+            // muxer's edit list hides it. Starting the edit on that frame's own time (not mid-frame) makes
+            // every player, FFmpeg-based ones included, show it first.
+            return CutPlan(keyframe: chosen, shift: frameAtStart, presentedStart: frameAtStart, startsAfterRequest: false)
         case .exact:
             let first = startsAfter ? chosen.pts : frameAtStart
             return CutPlan(keyframe: chosen, shift: startsAfter ? chosen.pts : start, presentedStart: first,

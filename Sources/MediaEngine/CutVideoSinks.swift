@@ -10,8 +10,11 @@ protocol VideoSink: AnyObject {
     var notes: [String] { get }
 }
 
-/// Stream copy: packets from the keyframe until the first one decoded at or after `end` (the frames
-/// that B-frames before `end` reference are kept, so the video may run a few frames past it).
+/// Stream copy from the keyframe. At the end it keeps every frame shown before `end` and what they
+/// reference, and nothing else: packets shown at or after `end` are held back and written only if a later
+/// packet (in decode order) is shown before `end` (then they may be its references) or if they fill a
+/// gap before the last frame kept. So a cut ending on a GOP boundary ends exactly there, and one ending
+/// inside a group of B-frames runs past `end` only by the frames those B-frames need.
 /// Leading pictures of an open GOP (shown before the keyframe, referencing the previous GOP) are
 /// dropped: they would not decode, and they lie before the start anyway.
 final class CopyVideoSink: VideoSink {
@@ -23,10 +26,16 @@ final class CopyVideoSink: VideoSink {
     private var started = false
     private var written = 0
     private var latestEnd = Int64.min
+    private var latestPts = Int64.min
+    private var held: [Packet] = []
     private var droppedLeading = 0
     var warnings: [MediaWarning] = []
     var notes: [String] {
-        droppedLeading > 0 ? ["\(droppedLeading) leading frame(s) of an open GOP before the keyframe were left out (they reference earlier frames)"] : []
+        var notes: [String] = []
+        if droppedLeading > 0 {
+            notes.append("\(droppedLeading) leading frame(s) of an open GOP before the keyframe were left out (they reference earlier frames)")
+        }
+        return notes
     }
 
     init(output: OutputFile, outputIndex: Int, stream: UnsafeMutablePointer<AVStream>, plan: CutPlan, endTicks: Int64) {
@@ -43,24 +52,43 @@ final class CopyVideoSink: VideoSink {
             guard packet.isKeyframe, pts == plan.keyframe.pts else { return nil }
             started = true
         } else if (packet.dts != CAV_NOPTS_VALUE ? packet.dts : pts) >= endTicks, written > 0 {
-            return micro(latestEnd)
+            // Decoded at or after `end`: no later packet can be shown before it.
+            return try finish()
         }
         if pts < plan.keyframe.pts {
             droppedLeading += 1
             return nil
         }
+        if pts >= endTicks {
+            held.append(try packet.clone())
+            return nil
+        }
+        // Shown before `end`: what was held back precedes it in decode order and may be its reference.
+        for earlier in held { try write(earlier) }
+        held = []
+        try write(packet)
+        return nil
+    }
+
+    func finish() throws -> Int64 {
+        // Frames held back that fill a gap before the last frame kept (B-frames shown earlier than it).
+        for packet in held where (packet.pts != CAV_NOPTS_VALUE ? packet.pts : packet.dts) < latestPts {
+            try write(packet)
+        }
+        held = []
+        return micro(latestEnd == Int64.min ? plan.presentedStart : latestEnd)
+    }
+
+    private func write(_ packet: Packet) throws {
+        let pts = packet.pts != CAV_NOPTS_VALUE ? packet.pts : packet.dts
         latestEnd = max(latestEnd, pts + max(0, packet.duration))
+        latestPts = max(latestPts, pts)
         packet.pointer.pointee.pts = pts - plan.shift
         // A missing decode time (Matroska's first packets) stays missing: the muxer derives it from the
         // presentation times and the reorder depth, which keeps it monotonic.
         if packet.dts != CAV_NOPTS_VALUE { packet.pointer.pointee.dts = packet.dts - plan.shift }
         try output.write(packet, stream: outputIndex, timeBase: timeBase)
         written += 1
-        return nil
-    }
-
-    func finish() throws -> Int64 {
-        micro(latestEnd == Int64.min ? plan.presentedStart : latestEnd)
     }
 
     private func micro(_ ticks: Int64) -> Int64 { av_rescale_q(ticks, timeBase, cav_time_base_q()) }

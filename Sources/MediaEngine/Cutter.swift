@@ -134,6 +134,11 @@ private final class CutContext {
             guard let made = CutPlan.make(packets: packets, start: startTicks, mode: mode, editLists: output.supportsEditLists) else {
                 throw MediaError(.decodeFailed, path: path, operation: "plan", reason: "no keyframe found in the video to start from")
             }
+            if made.presentedStart >= av_rescale_q(endMicro, cav_time_base_q(), timeBase) {
+                let first = Double(av_rescale_q(made.keyframe.pts, timeBase, cav_time_base_q()) - originMicro) / Double(AV_TIME_BASE)
+                throw MediaError(.invalidRange, path: path, operation: "plan",
+                                 reason: "no video starts in \(FrameSampler.text(spec.startSeconds))–\(FrameSampler.text(spec.endSeconds)) s: the first keyframe from there is at \(FrameSampler.text(first)) s")
+            }
             plan = made
             shiftMicro = av_rescale_q(made.shift, timeBase, cav_time_base_q())
             let origin = originMicro
@@ -148,7 +153,7 @@ private final class CutContext {
             switch mode {
             case .copy where output.supportsEditLists && !made.startsAfterRequest:
                 if made.presentedStart != made.keyframe.pts {
-                    notes.append("stream copy from the keyframe at \(FrameSampler.text(seconds(made.keyframe.pts))) s; an edit list hides the \(FrameSampler.text(report.preRollSeconds)) s lead-in, so players that honour it start at \(FrameSampler.text(spec.startSeconds)) s")
+                    notes.append("stream copy from the keyframe at \(FrameSampler.text(seconds(made.keyframe.pts))) s; an edit list hides the \(FrameSampler.text(report.preRollSeconds)) s lead-in, so players that honour it start with the frame shown at \(FrameSampler.text(spec.startSeconds)) s (\(FrameSampler.text(seconds(made.presentedStart))) s)")
                 }
             case .copy:
                 if made.presentedStart > startTicks || made.keyframe.pts < startTicks {
@@ -275,25 +280,31 @@ private final class CutContext {
             }
         }
         try output.writeHeader()
-        if let plan, let index = videoIndex { try input.seek(streamIndex: index, timestamp: plan.keyframe.pts) } else {
-            let first = streams.kept[0]
-            if let stream = input.stream(first.input) {
-                try input.seek(streamIndex: first.input, timestamp: av_rescale_q(startMicro, cav_time_base_q(), stream.pointee.time_base))
-            }
+        var buffered: [Packet] = []
+        if let plan, let index = videoIndex {
+            buffered = try positioned(at: plan.keyframe, stream: index)
+        } else if let first = streams.kept.first, let stream = input.stream(first.input) {
+            try input.seek(streamIndex: first.input, timestamp: av_rescale_q(startMicro, cav_time_base_q(), stream.pointee.time_base))
         }
         let editLists = output.supportsEditLists
         // Audio and subtitles: from the presented start (or, with an edit list, the packet that spans it)
         // to the end of the video actually kept.
-        let lowerMicro = report.mode == .exact || (report.mode == .copy && editLists && !(plan?.startsAfterRequest ?? false))
-            ? startMicro : originMicro + Int64((report.presentedStartSeconds * Double(AV_TIME_BASE)).rounded())
+        let lowerMicro = report.mode == .exact ? startMicro : originMicro + Int64((report.presentedStartSeconds * Double(AV_TIME_BASE)).rounded())
         var companions = CompanionTracks(streams: streams.kept.filter { $0.kind != .video }, input: input, output: output,
                                          shiftMicro: shiftMicro, lowerMicro: lowerMicro, trimsWithEditList: editLists,
                                          provisionalEndMicro: endMicro)
-        let packet = try Packet()
+        let reader = try Packet()
         var videoEndMicro: Int64? = videoSink == nil ? endMicro : nil
+        buffered.reverse()
         while true {
             if let end = videoEndMicro, companions.allDone(after: end) { break }
-            guard try input.read(into: packet) == .packet else { break }
+            let packet: Packet
+            if let next = buffered.popLast() {
+                packet = next
+            } else {
+                guard try input.read(into: reader) == .packet else { break }
+                packet = reader
+            }
             if packet.streamIndex == videoIndex, let sink = videoSink {
                 if videoEndMicro == nil, let end = try sink.consume(packet) {
                     videoEndMicro = end
@@ -312,6 +323,42 @@ private final class CutContext {
         if let sink = videoSink { report.warnings += sink.warnings; report.notes += sink.notes }
         report.presentedEndSeconds = videoEndMicro.map { Double($0 - originMicro) / Double(AV_TIME_BASE) }
         return report
+    }
+}
+
+extension CutContext {
+    /// Puts the demuxer where the keyframe will be read and returns the packets read up to and
+    /// including it (other streams' packets there may belong to the cut). A seek that lands past the
+    /// keyframe (files without an index, e.g. MPEG-TS) is retried further back, then from the start.
+    func positioned(at keyframe: CutPlan.VideoPacket, stream index: Int) throws -> [Packet] {
+        guard let stream = input.stream(index) else { return [] }
+        let second = av_rescale_q(1, AVRational(num: 1, den: 1), stream.pointee.time_base)
+        let attempts: [Int64?] = [keyframe.pts, keyframe.pts - 5 * second, keyframe.pts - 60 * second, nil]
+        for attempt in attempts {
+            do {
+                if let timestamp = attempt {
+                    try input.seek(streamIndex: index, timestamp: timestamp)
+                } else {
+                    try input.seekToStart()
+                }
+            } catch {
+                continue
+            }
+            var read: [Packet] = []
+            let packet = try Packet()
+            while try input.read(into: packet) == .packet {
+                let copy = try Packet()
+                av_packet_move_ref(copy.pointer, packet.pointer)
+                read.append(copy)
+                guard copy.streamIndex == index else { continue }
+                let pts = copy.pts != CAV_NOPTS_VALUE ? copy.pts : copy.dts
+                if copy.isKeyframe, pts == keyframe.pts { return read }
+                let dts = copy.dts != CAV_NOPTS_VALUE ? copy.dts : pts
+                if dts > keyframe.dts, dts > keyframe.pts { break }
+            }
+        }
+        throw MediaError(.decodeFailed, path: path, operation: "av_seek_frame",
+                         reason: "cannot get back to the keyframe at \(FrameSampler.text(report.keyframeSeconds ?? 0)) s to cut from it")
     }
 }
 

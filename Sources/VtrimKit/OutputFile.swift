@@ -35,10 +35,13 @@ public struct OutputTarget: Sendable {
         }
     }
 
-    /// A new temporary path beside the output (same folder, so the rename is atomic).
+    /// A new temporary path beside the output (same folder, so the rename is atomic): hidden, marked,
+    /// and ending in the output's extension so FFmpeg recognises the file when it reads it back.
     public func temporaryPath() -> String {
         let url = URL(fileURLWithPath: path)
-        let name = "." + url.lastPathComponent + Self.temporaryMarker + "\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let ext = url.pathExtension
+        let stem = ext.isEmpty ? url.lastPathComponent : String(url.lastPathComponent.dropLast(ext.count + 1))
+        let name = "." + stem + Self.temporaryMarker + "\(getpid())-\(UInt32.random(in: 0...UInt32.max))" + (ext.isEmpty ? "" : "." + ext)
         return url.deletingLastPathComponent().appendingPathComponent(name).path
     }
 
@@ -124,7 +127,7 @@ public func writeAtomically(_ target: OutputTarget, input: String, _ write: (Str
     do {
         try write(temporary)
     } catch {
-        unlink(temporary)
+        if getenv("VTRIM_DEBUG_KEEP") == nil { unlink(temporary) }
         throw error
     }
     try target.commit(temporary, input: input)

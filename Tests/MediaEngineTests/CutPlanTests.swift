@@ -67,6 +67,10 @@ struct CutPlanTests {
         let plan = try #require(CutPlan.make(packets: packets, start: 5, mode: .exact, editLists: true))
         #expect(plan.presentedStart == 4)
         #expect(plan.preRollTicks() == 4)
+        #expect(plan.shift == 5)
+        // A stream copy starts its edit list on that frame's own time, so every player shows it first.
+        let copy = try #require(CutPlan.make(packets: packets, start: 5, mode: .copy, editLists: true))
+        #expect(copy.shift == 4 && copy.presentedStart == 4)
     }
 
     @Test func noKeyframeBeforeStartUsesTheNextOne() throws {

@@ -6,7 +6,7 @@ public enum MediaFacts {
     public static func videoFrameCount(_ path: String) throws -> Int {
         let result = try Run.tool("ffprobe", ["-v", "error", "-count_frames", "-select_streams", "v:0",
                                               "-show_entries", "stream=nb_read_frames", "-of", "csv=p=0", path])
-        return Int(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+        return result.stdoutLines.lazy.compactMap { Int($0.split(separator: ",").first ?? "") }.first ?? -1
     }
 
     /// The presented video duration: the video stream's duration where the container has one, else the
@@ -14,14 +14,14 @@ public enum MediaFacts {
     public static func videoDuration(_ path: String) throws -> Double {
         let stream = try Run.tool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=duration",
                                               "-of", "csv=p=0", path])
-        if let value = Double(stream.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) { return value }
+        if let value = stream.stdoutLines.lazy.compactMap({ Double($0.split(separator: ",").first ?? "") }).first { return value }
         return try formatDuration(path)
     }
 
     public static func streamDuration(_ path: String, selector: String) throws -> Double? {
         let stream = try Run.tool("ffprobe", ["-v", "error", "-select_streams", selector, "-show_entries", "stream=duration",
                                               "-of", "csv=p=0", path])
-        return Double(stream.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+        return stream.stdoutLines.lazy.compactMap { Double($0.split(separator: ",").first ?? "") }.first
     }
 
     public static func formatDuration(_ path: String) throws -> Double {
@@ -29,9 +29,12 @@ public enum MediaFacts {
         return Double(format.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
     }
 
-    /// Error lines a full decode of every stream prints (empty: decodes cleanly).
+    /// Error lines a full decode of every stream prints (empty: decodes cleanly). The null muxer's own
+    /// complaints about variable-frame-rate timestamps are not decode errors and are left out.
     public static func decodeErrors(_ path: String) throws -> [String] {
-        try Run.tool("ffmpeg", ["-v", "error", "-i", path, "-f", "null", "-"]).stderrLines
+        try Run.tool("ffmpeg", ["-v", "error", "-i", path, "-f", "null", "-"]).stderrLines.filter {
+            !$0.contains("non monotonically increasing dts") && !$0.contains("Last message repeated")
+        }
     }
 
     /// Whether the first video packet in the file is flagged as a keyframe.

@@ -41,9 +41,19 @@ struct CutCLITests {
         try #require(reference.status == 0)
         let frame = 1.0 / 30 + 1e-6
         let ourFrames = try MediaFacts.videoFrameCount(ours), theirFrames = try MediaFacts.videoFrameCount(theirs)
-        #expect(abs(ourFrames - theirFrames) <= 1, "frames \(ourFrames) vs ffmpeg \(theirFrames)")
         let ourDuration = try MediaFacts.videoDuration(ours), theirDuration = try MediaFacts.videoDuration(theirs)
-        #expect(abs(ourDuration - theirDuration) <= frame, "duration \(ourDuration) vs ffmpeg \(theirDuration)")
+        // Every source frame shown in [start, end) is there: from the frame shown at `start` (ffmpeg starts
+        // one frame later when `start` falls inside a frame) to the last one that begins before `end`.
+        let times = try Reference.frameTimes(input)
+        let start = Double(example.start) ?? 0, end = Double(example.end) ?? 0
+        let first = times.last { $0 <= start + 1e-9 } ?? times[0]
+        let needed = times.filter { $0 >= first - 1e-9 && $0 < end - 1e-9 }.count
+        #expect(ourFrames >= needed, "frames \(ourFrames), need \(needed)")
+        // Like ffmpeg's copy, within one frame — or fewer where ffmpeg also keeps frames past `end` that no
+        // frame before `end` references (vtrim leaves those out).
+        #expect(ourFrames <= theirFrames + 1, "frames \(ourFrames) vs ffmpeg \(theirFrames)")
+        #expect(ourDuration <= theirDuration + frame, "duration \(ourDuration) vs ffmpeg \(theirDuration)")
+        #expect(ourDuration >= end - first - frame, "duration \(ourDuration) shorter than the range")
         #expect(try MediaFacts.firstVideoPacketIsKeyframe(ours))
         #expect(try MediaFacts.decodeErrors(ours).isEmpty)
         if MediaFacts.gstreamerAvailable, let gst = try MediaFacts.gstreamerDuration(ours) {

@@ -77,6 +77,13 @@ final class InputFile {
         return .packet
     }
 
+    /// Back to the first packet: by byte position where the format allows it, else by the earliest time.
+    func seekToStart() throws(AVFailure) {
+        if av_seek_frame(format, -1, 0, AVSEEK_FLAG_BYTE) >= 0 { return }
+        let status = avformat_seek_file(format, -1, Int64.min, Int64.min, Int64.min, 0)
+        if status < 0 { throw AVFailure(code: status, operation: "avformat_seek_file") }
+    }
+
     /// Seeks so that the next packets of `streamIndex` start at the keyframe at or before `timestamp`
     /// (in that stream's time base).
     func seek(streamIndex: Int, timestamp: Int64) throws(AVFailure) {

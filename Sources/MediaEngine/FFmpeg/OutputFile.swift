@@ -41,7 +41,8 @@ final class OutputFile {
 
     func canHold(_ codec: AVCodecID) -> Bool {
         guard let outputFormat else { return false }
-        return avformat_query_codec(outputFormat, codec, FF_COMPLIANCE_NORMAL) == 1
+        // 1: yes, 0: no, negative: the muxer does not say (e.g. MPEG-TS), which the ffmpeg CLI also allows.
+        return avformat_query_codec(outputFormat, codec, FF_COMPLIANCE_NORMAL) != 0
     }
 
     func addStream() throws(AVFailure) -> UnsafeMutablePointer<AVStream> {
@@ -64,7 +65,11 @@ final class OutputFile {
         stream.pointee.time_base = input.pointee.time_base
         stream.pointee.avg_frame_rate = input.pointee.avg_frame_rate
         stream.pointee.r_frame_rate = input.pointee.r_frame_rate
-        stream.pointee.sample_aspect_ratio = input.pointee.sample_aspect_ratio
+        // The muxer refuses a stream SAR that differs from the codec's: use one for both, the container's
+        // when it states one (as the ffmpeg CLI does).
+        let sar = input.pointee.sample_aspect_ratio.num != 0 ? input.pointee.sample_aspect_ratio : source.pointee.sample_aspect_ratio
+        stream.pointee.sample_aspect_ratio = sar
+        target.pointee.sample_aspect_ratio = sar
         stream.pointee.disposition = input.pointee.disposition
         av_dict_copy(&stream.pointee.metadata, input.pointee.metadata, 0)
         if keepSideData { try copySideData(from: input, to: stream) }
