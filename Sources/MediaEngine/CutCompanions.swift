@@ -42,8 +42,10 @@ struct CompanionTracks {
     }
 
     mutating func consume(_ packet: Packet, videoEndMicro: Int64?) throws {
-        guard var track = tracks[packet.streamIndex], !track.done else { return }
-        defer { tracks[packet.streamIndex] = track }
+        // Read the index first: writing hands the packet to the muxer, which blanks it.
+        let index = packet.streamIndex
+        guard var track = tracks[index], !track.done else { return }
+        defer { tracks[index] = track }
         let timestamp = packet.pts != CAV_NOPTS_VALUE ? packet.pts : packet.dts
         guard timestamp != CAV_NOPTS_VALUE else { return }
         furthestMicro = max(furthestMicro, av_rescale_q(timestamp, track.timeBase, cav_time_base_q()))

@@ -5,6 +5,7 @@ public struct MeasuredRange: Sendable, Equatable {
     /// Seconds on the output's own timeline.
     public var videoStartSeconds: Double?
     public var videoEndSeconds: Double?
+    /// Video frames read (all of them only when the file was read whole).
     public var videoFrames: Int
     public var firstVideoPacketIsKeyframe: Bool
     public var audioStartSeconds: Double?
@@ -18,7 +19,7 @@ public struct MeasuredRange: Sendable, Equatable {
 
 public enum CutVerifier {
     /// When a container stores no per-packet duration: one frame at the stream's frame rate.
-    private static func frameDurationMicro(_ stream: UnsafeMutablePointer<AVStream>) -> Int64 {
+    static func frameDurationMicro(_ stream: UnsafeMutablePointer<AVStream>) -> Int64 {
         var rate = stream.pointee.avg_frame_rate
         if rate.num <= 0 || rate.den <= 0 { rate = stream.pointee.r_frame_rate }
         guard rate.num > 0, rate.den > 0 else { return 0 }
@@ -26,7 +27,7 @@ public enum CutVerifier {
     }
 
     /// Audio an edit list trims inside the first packet (skip-samples side data).
-    private static func skippedMicro(_ packet: Packet, _ stream: UnsafeMutablePointer<AVStream>) -> Int64 {
+    static func skippedMicro(_ packet: Packet, _ stream: UnsafeMutablePointer<AVStream>) -> Int64 {
         var size = 0
         guard let data = av_packet_get_side_data(packet.pointer, AV_PKT_DATA_SKIP_SAMPLES, &size), size >= 4,
               let rate = stream.pointee.codecpar?.pointee.sample_rate, rate > 0 else { return 0 }
@@ -34,45 +35,103 @@ public enum CutVerifier {
         return av_rescale_q(Int64(samples), AVRational(num: 1, den: rate), cav_time_base_q())
     }
 
-    /// Demuxes every packet of `path` (no decoding except the first video frame, which must decode).
+    /// Files larger than this are read at the head and the tail only.
+    static let fullReadBytes: Int64 = 16 << 20
+
+    /// Reads `path` back: the head (first presented frame and sample, first packet a keyframe) and the
+    /// tail (last presented frame and sample), or all of it when small. Any read error fails.
     public static func measure(path: String) throws(MediaError) -> MeasuredRange {
-        let input = try InputFile(path: path)
+        let size = (try? InputCheck.regularFile(path)) ?? 0
+        let input = try InputFile(path: path, analyze: false)
         let video = VideoStreamChoice.best(in: input)
         let audio = (0..<input.streamCount).first {
             input.stream($0)?.pointee.codecpar?.pointee.codec_type == AVMEDIA_TYPE_AUDIO
         }
-        var range = MeasuredRange(videoFrames: 0, firstVideoPacketIsKeyframe: false)
+        var scan = Scan(input: input, path: path, video: video, audio: audio)
         let duration = input.format.pointee.duration
-        if duration != CAV_NOPTS_VALUE, duration > 0 { range.containerDurationSeconds = Double(duration) / Double(AV_TIME_BASE) }
-        let packet: Packet
-        do { packet = try Packet() } catch {
-            throw MediaError(.verifyFailed, path: path, operation: error.operation, reason: "out of memory")
+        let hasDuration = duration != CAV_NOPTS_VALUE && duration > 0
+        if size <= fullReadBytes || !hasDuration {
+            try scan.read(until: nil)
+        } else {
+            try scan.read(until: { $0.headComplete })
+            let origin = input.format.pointee.start_time == CAV_NOPTS_VALUE ? 0 : input.format.pointee.start_time
+            let tail = origin + duration - 4 * Int64(AV_TIME_BASE)
+            if av_seek_frame(input.format, -1, tail, AVSEEK_FLAG_BACKWARD) >= 0 {
+                scan.resetLastFrames()
+                try scan.read(until: nil)
+            } else {
+                try scan.read(until: nil)
+            }
         }
-        var videoStart = Int64.max, videoEnd = Int64.min, audioStart = Int64.max, audioEnd = Int64.min
-        var sawVideo = false
+        var range = scan.range
+        if hasDuration { range.containerDurationSeconds = Double(duration) / Double(AV_TIME_BASE) }
+        if video != nil, range.videoStartSeconds == nil {
+            throw MediaError(.verifyFailed, path: path, operation: "verify", reason: "the written file has no video frames")
+        }
+        return range
+    }
+
+    /// Packet-level facts gathered while demuxing.
+    private struct Scan {
+        let input: InputFile
+        let path: String
+        let video: Int?
+        let audio: Int?
+        var range = MeasuredRange(videoFrames: 0, firstVideoPacketIsKeyframe: false)
+        private var sawVideo = false
+        private var videoStart = Int64.max, videoEnd = Int64.min, audioStart = Int64.max, audioEnd = Int64.min
         // Containers that store no per-frame durations: the last frame lasts as long as the one before it,
         // but never past the container's own duration.
-        var lastVideoStart = Int64.min, previousVideoStart = Int64.min, videoDurationsMissing = false
-        while true {
-            let result: InputFile.ReadResult
-            do { result = try input.read(into: packet) } catch {
-                throw MediaError(.verifyFailed, path: path, operation: error.operation,
-                                 reason: "the written file cannot be read back (\(error.text))")
+        private var lastVideoStart = Int64.min, previousVideoStart = Int64.min, videoDurationsMissing = false
+
+        init(input: InputFile, path: String, video: Int?, audio: Int?) {
+            self.input = input
+            self.path = path
+            self.video = video
+            self.audio = audio
+        }
+
+        var headComplete: Bool {
+            (video == nil || videoStart != Int64.max) && (audio == nil || audioStart != Int64.max)
+        }
+
+        mutating func resetLastFrames() {
+            lastVideoStart = Int64.min
+            previousVideoStart = Int64.min
+        }
+
+        mutating func read(until done: ((Scan) -> Bool)?) throws(MediaError) {
+            let packet: Packet
+            do { packet = try Packet() } catch {
+                throw MediaError(.verifyFailed, path: path, operation: error.operation, reason: "out of memory")
             }
-            if result == .endOfFile { break }
+            while !(done?(self) ?? false) {
+                let result: InputFile.ReadResult
+                do { result = try input.read(into: packet) } catch {
+                    throw MediaError(.verifyFailed, path: path, operation: error.operation,
+                                     reason: "the written file cannot be read back (\(error.text))")
+                }
+                if result == .endOfFile { break }
+                take(packet)
+            }
+            finish()
+        }
+
+        private mutating func take(_ packet: Packet) {
             let index = packet.streamIndex
-            guard index == video || index == audio, let stream = input.stream(index) else { continue }
+            guard index == video || index == audio, let stream = input.stream(index) else { return }
             if index == video, !sawVideo {
                 sawVideo = true
                 range.firstVideoPacketIsKeyframe = packet.isKeyframe
             }
             // Packets an edit list hides (the lead-in) are demuxed with the discard flag.
-            guard packet.pointer.pointee.flags & AV_PKT_FLAG_DISCARD == 0 else { continue }
+            guard packet.pointer.pointee.flags & AV_PKT_FLAG_DISCARD == 0 else { return }
             let timestamp = packet.pts != CAV_NOPTS_VALUE ? packet.pts : packet.dts
-            guard timestamp != CAV_NOPTS_VALUE else { continue }
+            guard timestamp != CAV_NOPTS_VALUE else { return }
             var start = av_rescale_q(timestamp, stream.pointee.time_base, cav_time_base_q())
-            var duration = av_rescale_q(max(0, packet.duration), stream.pointee.time_base, cav_time_base_q())
+            let duration = av_rescale_q(max(0, packet.duration), stream.pointee.time_base, cav_time_base_q())
             if index == video {
+                range.videoFrames += 1
                 if start > lastVideoStart {
                     previousVideoStart = lastVideoStart
                     lastVideoStart = start
@@ -80,39 +139,36 @@ public enum CutVerifier {
                     previousVideoStart = start
                 }
                 if duration == 0 { videoDurationsMissing = true }
-            }
-            let end = start + duration
-            if index == audio { start += skippedMicro(packet, stream) }
-            if index == video {
-                range.videoFrames += 1
                 videoStart = min(videoStart, start)
-                videoEnd = max(videoEnd, end)
+                videoEnd = max(videoEnd, start + duration)
             } else {
+                let end = start + duration
+                start += CutVerifier.skippedMicro(packet, stream)
                 audioStart = min(audioStart, start)
                 audioEnd = max(audioEnd, end)
             }
         }
-        if videoDurationsMissing, lastVideoStart != Int64.min {
-            var frame = previousVideoStart != Int64.min ? lastVideoStart - previousVideoStart : 0
-            if frame <= 0, let stream = video.flatMap(input.stream) { frame = frameDurationMicro(stream) }
-            var end = lastVideoStart + frame
-            if duration != CAV_NOPTS_VALUE, duration > 0 {
-                let origin = input.format.pointee.start_time == CAV_NOPTS_VALUE ? 0 : input.format.pointee.start_time
-                end = min(end, origin + duration)
+
+        private mutating func finish() {
+            if videoDurationsMissing, lastVideoStart != Int64.min {
+                var frame = previousVideoStart != Int64.min ? lastVideoStart - previousVideoStart : 0
+                if frame <= 0, let stream = video.flatMap(input.stream) { frame = CutVerifier.frameDurationMicro(stream) }
+                var end = lastVideoStart + frame
+                let duration = input.format.pointee.duration
+                if duration != CAV_NOPTS_VALUE, duration > 0 {
+                    let origin = input.format.pointee.start_time == CAV_NOPTS_VALUE ? 0 : input.format.pointee.start_time
+                    end = min(end, origin + duration)
+                }
+                videoEnd = max(videoEnd, end)
             }
-            videoEnd = max(videoEnd, end)
+            if videoStart != Int64.max {
+                range.videoStartSeconds = Double(videoStart) / Double(AV_TIME_BASE)
+                range.videoEndSeconds = Double(videoEnd) / Double(AV_TIME_BASE)
+            }
+            if audioStart != Int64.max {
+                range.audioStartSeconds = Double(audioStart) / Double(AV_TIME_BASE)
+                range.audioEndSeconds = Double(audioEnd) / Double(AV_TIME_BASE)
+            }
         }
-        if videoStart != Int64.max {
-            range.videoStartSeconds = Double(videoStart) / Double(AV_TIME_BASE)
-            range.videoEndSeconds = Double(videoEnd) / Double(AV_TIME_BASE)
-        }
-        if audioStart != Int64.max {
-            range.audioStartSeconds = Double(audioStart) / Double(AV_TIME_BASE)
-            range.audioEndSeconds = Double(audioEnd) / Double(AV_TIME_BASE)
-        }
-        if video != nil, range.videoFrames == 0 {
-            throw MediaError(.verifyFailed, path: path, operation: "verify", reason: "the written file has no video frames")
-        }
-        return range
     }
 }

@@ -38,19 +38,37 @@ public struct CutReport: Sendable {
     public var streamsKept: [Int] = []
 }
 
-/// `vtrim cut`: plans from the packets, then stream-copies (copy/keyframe) or re-encodes the video
-/// (exact) into `temporaryPath`, with the muxer chosen from `finalName`.
-public enum Cutter {
-    public static func plan(path: String, spec: CutSpec, finalName: String) throws(MediaError) -> CutReport {
-        let context = try CutContext(path: path, spec: spec, finalName: finalName, temporaryPath: nil)
+/// `vtrim cut` on one file: opened and probed once, then planned from the packets and written by
+/// stream copy (copy/keyframe) or with the video re-encoded (exact). Not for use across threads.
+public final class CutSource {
+    public let info: MediaInfo
+    let input: InputFile
+
+    public init(path: String) throws(MediaError) {
+        let size = try InputCheck.regularFile(path)
+        input = try InputFile(path: path)
+        info = try Probe.inspect(input, sizeBytes: size)
+    }
+
+    /// The plan without writing (`--dry-run`), with the expected end from the packets.
+    public func plan(_ spec: CutSpec, finalName: String) throws(MediaError) -> CutReport {
+        let context = try CutContext(input: input, path: info.path, spec: spec, finalName: finalName, temporaryPath: nil)
         var report = context.report
         report.presentedEndSeconds = try context.scanPresentedEnd()
         return report
     }
 
-    public static func cut(path: String, spec: CutSpec, temporaryPath: String, finalName: String) throws(MediaError) -> CutReport {
-        let context = try CutContext(path: path, spec: spec, finalName: finalName, temporaryPath: temporaryPath)
+    /// Writes the cut into `temporaryPath`, the muxer chosen from `finalName`.
+    public func cut(_ spec: CutSpec, temporaryPath: String, finalName: String) throws(MediaError) -> CutReport {
+        let context = try CutContext(input: input, path: info.path, spec: spec, finalName: finalName, temporaryPath: temporaryPath)
         return try context.run()
+    }
+}
+
+public enum Cutter {
+    /// Whether FFmpeg has a muxer for this output name (its extension).
+    public static func canWrite(fileName: String) -> Bool {
+        av_guess_format(nil, fileName, nil) != nil
     }
 }
 
@@ -70,11 +88,10 @@ private final class CutContext {
     let endMicro: Int64
     let shiftMicro: Int64
 
-    init(path: String, spec: CutSpec, finalName: String, temporaryPath: String?) throws(MediaError) {
+    init(input: InputFile, path: String, spec: CutSpec, finalName: String, temporaryPath: String?) throws(MediaError) {
         self.path = path
         self.spec = spec
-        _ = try InputCheck.regularFile(path)
-        input = try InputFile(path: path)
+        self.input = input
         do {
             output = try OutputFile(temporaryPath: temporaryPath ?? "/dev/null", finalName: finalName)
         } catch {
@@ -362,9 +379,3 @@ extension CutContext {
     }
 }
 
-extension Cutter {
-    /// Whether FFmpeg has a muxer for this output name (its extension).
-    public static func canWrite(fileName: String) -> Bool {
-        av_guess_format(nil, fileName, nil) != nil
-    }
-}

@@ -55,14 +55,15 @@ public enum CutJob {
             let target = OutputTarget(path: request.output.path(for: path, suffix: CutRequest.suffix(for: path)),
                                       overwrite: request.overwrite)
             try target.check(input: path)
-            let info = try Probe.probe(path: path)
+            let source = try CutSource(path: path)
+            let info = source.info
             warnings += info.warnings
             let range = try CutRange.resolve(request, durationSeconds: info.durationSeconds, path: path)
             warnings += range.warnings
             let spec = CutSpec(startSeconds: range.effectiveStart, endSeconds: range.effectiveEnd, mode: request.mode,
                                crf: request.crf, preset: request.preset)
             if request.dryRun {
-                let plan = try Cutter.plan(path: path, spec: spec, finalName: target.path)
+                let plan = try source.plan(spec, finalName: target.path)
                 warnings += plan.warnings
                 return Outcome(path: path, status: .succeeded, warnings: warnings,
                                fields: dryRunFields(target: target.path, plan: plan, range: range),
@@ -71,7 +72,7 @@ public enum CutJob {
             var report: CutReport?
             var measured: MeasuredRange?
             try writeAtomically(target, input: path) { temporary throws(MediaError) in
-                let done = try Cutter.cut(path: path, spec: spec, temporaryPath: temporary, finalName: target.path)
+                let done = try source.cut(spec, temporaryPath: temporary, finalName: target.path)
                 warnings += done.warnings
                 let range = try CutVerifier.measure(path: temporary)
                 if request.strict, !warnings.isEmpty {
@@ -108,7 +109,6 @@ public enum CutJob {
                 ("start", .optional(span?.start)),
                 ("end", .optional(span?.end)),
                 ("duration", .optional(span.map { $0.end - $0.start })),
-                ("video_frames", .int(Int64(measured.videoFrames))),
                 ("audio_start", .optional(measured.audioStartSeconds.map { report.shiftSeconds + $0 })),
                 ("audio_end", .optional(measured.audioEndSeconds.map { report.shiftSeconds + $0 })),
             ])),

@@ -6,7 +6,9 @@ final class InputFile {
     let path: String
     private var context: UnsafeMutablePointer<AVFormatContext>?
 
-    init(path: String) throws(MediaError) {
+    /// `analyze`: read into the streams to complete their parameters (avformat_find_stream_info);
+    /// reading back a file just written needs only its header.
+    init(path: String, analyze: Bool = true) throws(MediaError) {
         self.path = path
         FFmpegText.clearLoggedError()
         var opened: UnsafeMutablePointer<AVFormatContext>?
@@ -15,6 +17,7 @@ final class InputFile {
             throw InputFile.openError(path: path, code: status)
         }
         context = opened
+        guard analyze else { return }
         let infoStatus = avformat_find_stream_info(opened, nil)
         if infoStatus < 0 {
             // The header parsed but no stream could be understood: not usable media.

@@ -1,0 +1,56 @@
+#!/usr/bin/env python3
+"""bench/cut: cuts from the middle of the cached 10-minute 1080p file, vtrim against the ffmpeg command a
+user would otherwise run, alternating runs, medians. See BENCHMARKS.md."""
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import benchlib  # noqa: E402
+
+parser = argparse.ArgumentParser(description=__doc__)
+parser.add_argument("--runs", type=int, default=5)
+parser.add_argument("--preset", default="veryfast")
+parser.add_argument("--crf", type=int, default=20)
+parser.add_argument("--exact-long", action="store_true", help="also time exact cuts of the 5-minute segment (slow)")
+parser.add_argument("--vtrim", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".build", "release", "vtrim"))
+args = parser.parse_args()
+
+media = subprocess.run([os.path.join(os.path.dirname(os.path.abspath(__file__)), "make-media.sh")],
+                       capture_output=True, text=True, check=True).stdout.split()
+path = next(p for p in media if "1080p" in p)
+work = tempfile.mkdtemp(prefix="vtrim-bench-cut-")
+vtrim = os.path.abspath(args.vtrim)
+q = benchlib.quote
+duration = benchlib.probe_duration(path)
+middle = duration / 2
+
+segments = [("60 s", middle - 30, middle + 30, True), ("5 min", middle - 150, middle + 150, args.exact_long)]
+for label, start, end, with_exact in segments:
+    s, e = f"{start:.3f}", f"{end:.3f}"
+    out = os.path.join(work, label.replace(" ", ""))
+    rows = [
+        ("vtrim cut (copy)", f"{q(vtrim)} cut {q(path)} --start {s} --end {e} -o {q(out)}-v.mp4 --overwrite"),
+        ("ffmpeg -ss S -to E -i IN -c copy", f"ffmpeg -v error -y -ss {s} -to {e} -i {q(path)} -c copy {q(out)}-f.mp4"),
+    ]
+    baselines = {"vtrim copy": "vtrim cut (copy)"}
+    if with_exact:
+        rows += [
+            (f"vtrim cut --mode exact --preset {args.preset} --crf {args.crf}",
+             f"{q(vtrim)} cut {q(path)} --start {s} --end {e} --mode exact --preset {args.preset} --crf {args.crf} -o {q(out)}-ve.mp4 --overwrite"),
+            (f"ffmpeg -ss S -to E -i IN -c:v libx264 -preset {args.preset} -crf {args.crf} -c:a aac",
+             f"ffmpeg -v error -y -ss {s} -to {e} -i {q(path)} -c:v libx264 -preset {args.preset} -crf {args.crf} -c:a aac {q(out)}-fe.mp4"),
+        ]
+        baselines["vtrim exact"] = rows[2][0]
+    print(f"bench: {label} cut of {os.path.basename(path)}, {args.runs} alternating runs", file=sys.stderr, flush=True)
+    results = benchlib.run_alternating(rows, args.runs, label)
+    print(f"\n### {label} from the middle of {os.path.basename(path)} ({duration:.0f} s 1080p30), median of {args.runs} alternating runs\n")
+    print(benchlib.table(results, rows, baselines))
+    copy, ffcopy = results[rows[0][0]], results[rows[1][0]]
+    print(f"\ncopy: speed ratio ffmpeg/vtrim {ffcopy[0] / copy[0]:.2f} (target ≥ 0.95), peak RSS vtrim/ffmpeg {copy[1] / ffcopy[1]:.2f}")
+    if with_exact:
+        exact, ffexact = results[rows[2][0]], results[rows[3][0]]
+        print(f"exact: time vtrim/ffmpeg {exact[0] / ffexact[0]:.3f} (target ≤ 1.05), peak RSS vtrim/ffmpeg {exact[1] / ffexact[1]:.2f}")
+    sys.stdout.flush()
