@@ -27,21 +27,24 @@ q = benchlib.quote
 duration = benchlib.probe_duration(path)
 middle = duration / 2
 
+# Every command writes a fresh file (the previous round's output is removed first, inside the timed
+# command, for both tools): replacing an existing output costs differently for an atomic rename than
+# for ffmpeg's truncate-and-overwrite, and users mostly cut to new files.
 segments = [("60 s", middle - 30, middle + 30, True), ("5 min", middle - 150, middle + 150, args.exact_long)]
 for label, start, end, with_exact in segments:
     s, e = f"{start:.3f}", f"{end:.3f}"
     out = os.path.join(work, label.replace(" ", ""))
     rows = [
-        ("vtrim cut (copy)", f"{q(vtrim)} cut {q(path)} --start {s} --end {e} -o {q(out)}-v.mp4 --overwrite"),
-        ("ffmpeg -ss S -to E -i IN -c copy", f"ffmpeg -v error -y -ss {s} -to {e} -i {q(path)} -c copy {q(out)}-f.mp4"),
+        ("vtrim cut (copy)", f"rm -f {q(out)}-v.mp4; {q(vtrim)} cut {q(path)} --start {s} --end {e} -o {q(out)}-v.mp4"),
+        ("ffmpeg -ss S -to E -i IN -c copy", f"rm -f {q(out)}-f.mp4; ffmpeg -v error -y -ss {s} -to {e} -i {q(path)} -c copy {q(out)}-f.mp4"),
     ]
     baselines = {"vtrim copy": "vtrim cut (copy)"}
     if with_exact:
         rows += [
             (f"vtrim cut --mode exact --preset {args.preset} --crf {args.crf}",
-             f"{q(vtrim)} cut {q(path)} --start {s} --end {e} --mode exact --preset {args.preset} --crf {args.crf} -o {q(out)}-ve.mp4 --overwrite"),
+             f"rm -f {q(out)}-ve.mp4; {q(vtrim)} cut {q(path)} --start {s} --end {e} --mode exact --preset {args.preset} --crf {args.crf} -o {q(out)}-ve.mp4"),
             (f"ffmpeg -ss S -to E -i IN -c:v libx264 -preset {args.preset} -crf {args.crf} -c:a aac",
-             f"ffmpeg -v error -y -ss {s} -to {e} -i {q(path)} -c:v libx264 -preset {args.preset} -crf {args.crf} -c:a aac {q(out)}-fe.mp4"),
+             f"rm -f {q(out)}-fe.mp4; ffmpeg -v error -y -ss {s} -to {e} -i {q(path)} -c:v libx264 -preset {args.preset} -crf {args.crf} -c:a aac {q(out)}-fe.mp4"),
         ]
         baselines["vtrim exact"] = rows[2][0]
     print(f"bench: {label} cut of {os.path.basename(path)}, {args.runs} alternating runs", file=sys.stderr, flush=True)

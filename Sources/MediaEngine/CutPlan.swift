@@ -73,3 +73,48 @@ public struct CutPlan: Sendable, Equatable {
     /// Seconds of lead-in decoded but not shown (copy with an edit list, exact).
     public func preRollTicks() -> Int64 { max(0, presentedStart - keyframe.pts) }
 }
+
+/// Where a stream copy stops: every frame shown before `end`, and the frames they reference, and nothing
+/// else. Packets shown at or after `end` are held back; a later packet (in decode order) shown before
+/// `end` releases them (they precede it, so they may be its references). Once a packet is decoded at or
+/// after `end`, no later one can be shown before it; the held ones that fill a gap before the last frame
+/// kept (B-frames) are written, the rest dropped. A cut ending on a GOP boundary so ends exactly there.
+/// Shared by the writer (items are packets) and the dry run (items are the packets' times).
+struct CopyTail<Item> {
+    let end: Int64
+    private var held: [(packet: CutPlan.VideoPacket, item: Item)] = []
+    private(set) var latestEnd = Int64.min
+    private(set) var latestPts = Int64.min
+    private(set) var kept = 0
+
+    init(end: Int64) {
+        self.end = end
+    }
+
+    /// The items to write now, in order; nil when the video is complete (nothing more to offer).
+    mutating func offer(_ packet: CutPlan.VideoPacket, _ item: Item) -> [Item]? {
+        if kept > 0, packet.dts >= end { return nil }
+        if packet.pts >= end {
+            held.append((packet, item))
+            return []
+        }
+        let released = held + [(packet, item)]
+        held = []
+        released.forEach { keep($0.packet) }
+        return released.map(\.item)
+    }
+
+    /// At the end: the held items that fill a gap before the last frame kept.
+    mutating func finish() -> [Item] {
+        let fill = held.filter { $0.packet.pts < latestPts }
+        held = []
+        fill.forEach { keep($0.packet) }
+        return fill.map(\.item)
+    }
+
+    private mutating func keep(_ packet: CutPlan.VideoPacket) {
+        latestEnd = max(latestEnd, packet.pts + max(0, packet.duration))
+        latestPts = max(latestPts, packet.pts)
+        kept += 1
+    }
+}

@@ -154,6 +154,13 @@ public enum CutVerifier {
                 var frame = previousVideoStart != Int64.min ? lastVideoStart - previousVideoStart : 0
                 if frame <= 0, let stream = video.flatMap(input.stream) { frame = CutVerifier.frameDurationMicro(stream) }
                 var end = lastVideoStart + frame
+                // The track's own duration, where it ends after the last frame starts, bounds it too
+                // (MP4's sample durations add up to it; with B-frames and a varying rate they may not).
+                if let stream = video.flatMap(input.stream), stream.pointee.duration != CAV_NOPTS_VALUE, stream.pointee.duration > 0 {
+                    let first = stream.pointee.start_time == CAV_NOPTS_VALUE ? 0 : stream.pointee.start_time
+                    let trackEnd = av_rescale_q(first + stream.pointee.duration, stream.pointee.time_base, cav_time_base_q())
+                    if trackEnd > lastVideoStart { end = min(end, trackEnd) }
+                }
                 let duration = input.format.pointee.duration
                 if duration != CAV_NOPTS_VALUE, duration > 0 {
                     let origin = input.format.pointee.start_time == CAV_NOPTS_VALUE ? 0 : input.format.pointee.start_time

@@ -10,32 +10,20 @@ protocol VideoSink: AnyObject {
     var notes: [String] { get }
 }
 
-/// Stream copy from the keyframe. At the end it keeps every frame shown before `end` and what they
-/// reference, and nothing else: packets shown at or after `end` are held back and written only if a later
-/// packet (in decode order) is shown before `end` (then they may be its references) or if they fill a
-/// gap before the last frame kept. So a cut ending on a GOP boundary ends exactly there, and one ending
-/// inside a group of B-frames runs past `end` only by the frames those B-frames need.
-/// Leading pictures of an open GOP (shown before the keyframe, referencing the previous GOP) are
-/// dropped: they would not decode, and they lie before the start anyway.
+/// Stream copy from the keyframe to where `CopyTail` stops. Leading pictures of an open GOP (shown
+/// before the keyframe, referencing the previous GOP) are dropped: they would not decode, and they lie
+/// before the start anyway.
 final class CopyVideoSink: VideoSink {
     let output: OutputFile
     let outputIndex: Int
     let timeBase: AVRational
     let plan: CutPlan
-    let endTicks: Int64
+    private var tail: CopyTail<Packet>
     private var started = false
-    private var written = 0
-    private var latestEnd = Int64.min
-    private var latestPts = Int64.min
-    private var held: [Packet] = []
     private var droppedLeading = 0
     var warnings: [MediaWarning] = []
     var notes: [String] {
-        var notes: [String] = []
-        if droppedLeading > 0 {
-            notes.append("\(droppedLeading) leading frame(s) of an open GOP before the keyframe were left out (they reference earlier frames)")
-        }
-        return notes
+        droppedLeading > 0 ? ["\(droppedLeading) leading frame(s) of an open GOP before the keyframe were left out (they reference earlier frames)"] : []
     }
 
     init(output: OutputFile, outputIndex: Int, stream: UnsafeMutablePointer<AVStream>, plan: CutPlan, endTicks: Int64) {
@@ -43,55 +31,48 @@ final class CopyVideoSink: VideoSink {
         self.outputIndex = outputIndex
         self.timeBase = stream.pointee.time_base
         self.plan = plan
-        self.endTicks = endTicks
+        tail = CopyTail(end: endTicks)
     }
 
     func consume(_ packet: Packet) throws -> Int64? {
-        let pts = packet.pts != CAV_NOPTS_VALUE ? packet.pts : packet.dts
+        let timing = packet.timing
         if !started {
-            guard packet.isKeyframe, pts == plan.keyframe.pts else { return nil }
+            guard packet.isKeyframe, timing.pts == plan.keyframe.pts else { return nil }
             started = true
-        } else if (packet.dts != CAV_NOPTS_VALUE ? packet.dts : pts) >= endTicks, written > 0 {
-            // Decoded at or after `end`: no later packet can be shown before it.
-            return try finish()
         }
-        if pts < plan.keyframe.pts {
+        if timing.pts < plan.keyframe.pts {
             droppedLeading += 1
             return nil
         }
-        if pts >= endTicks {
-            held.append(try packet.clone())
-            return nil
+        // A reference to the packet's data (the reader reuses the packet), held while the tail decides.
+        guard let ready = tail.offer(timing, try packet.clone()) else {
+            return try finish()
         }
-        // Shown before `end`: what was held back precedes it in decode order and may be its reference.
-        for earlier in held { try write(earlier) }
-        held = []
-        try write(packet)
+        for item in ready { try write(item) }
         return nil
     }
 
     func finish() throws -> Int64 {
-        // Frames held back that fill a gap before the last frame kept (B-frames shown earlier than it).
-        for packet in held where (packet.pts != CAV_NOPTS_VALUE ? packet.pts : packet.dts) < latestPts {
-            try write(packet)
-        }
-        held = []
-        return micro(latestEnd == Int64.min ? plan.presentedStart : latestEnd)
+        for item in tail.finish() { try write(item) }
+        return av_rescale_q(tail.latestEnd == Int64.min ? plan.presentedStart : tail.latestEnd, timeBase, cav_time_base_q())
     }
 
     private func write(_ packet: Packet) throws {
         let pts = packet.pts != CAV_NOPTS_VALUE ? packet.pts : packet.dts
-        latestEnd = max(latestEnd, pts + max(0, packet.duration))
-        latestPts = max(latestPts, pts)
         packet.pointer.pointee.pts = pts - plan.shift
         // A missing decode time (Matroska's first packets) stays missing: the muxer derives it from the
         // presentation times and the reorder depth, which keeps it monotonic.
         if packet.dts != CAV_NOPTS_VALUE { packet.pointer.pointee.dts = packet.dts - plan.shift }
         try output.write(packet, stream: outputIndex, timeBase: timeBase)
-        written += 1
     }
+}
 
-    private func micro(_ ticks: Int64) -> Int64 { av_rescale_q(ticks, timeBase, cav_time_base_q()) }
+extension Packet {
+    /// Presentation and decode times with FFmpeg's gaps filled (a missing one takes the other).
+    var timing: CutPlan.VideoPacket {
+        let pts = self.pts != CAV_NOPTS_VALUE ? self.pts : dts
+        return CutPlan.VideoPacket(pts: pts, dts: dts != CAV_NOPTS_VALUE ? dts : pts, duration: duration, isKeyframe: isKeyframe)
+    }
 }
 
 /// Exact cut: decodes from the keyframe, re-encodes from the frame at `start` (shown from output time 0)

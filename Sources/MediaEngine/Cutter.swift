@@ -247,13 +247,20 @@ private final class CutContext {
         do {
             try input.seek(streamIndex: index, timestamp: plan.keyframe.pts)
             let packet = try Packet()
-            var latest = Int64.min
+            var tail = CopyTail<Void>(end: endTicks)
+            var started = false
             while try input.read(into: packet) == .packet {
                 guard packet.streamIndex == index else { continue }
-                if packet.dts != CAV_NOPTS_VALUE, packet.dts >= endTicks, latest != Int64.min { break }
-                let pts = packet.pts != CAV_NOPTS_VALUE ? packet.pts : packet.dts
-                if pts >= plan.keyframe.pts { latest = max(latest, pts + max(0, packet.duration)) }
+                let timing = packet.timing
+                if !started {
+                    guard packet.isKeyframe, timing.pts == plan.keyframe.pts else { continue }
+                    started = true
+                }
+                if timing.pts < plan.keyframe.pts { continue }
+                if tail.offer(timing, ()) == nil { break }
             }
+            _ = tail.finish()
+            let latest = tail.latestEnd
             guard latest != Int64.min else { return spec.endSeconds }
             return Double(av_rescale_q(latest, timeBase, cav_time_base_q()) - originMicro) / Double(AV_TIME_BASE)
         } catch {

@@ -1,4 +1,4 @@
-import MediaEngine
+@testable import MediaEngine
 import Testing
 
 /// CutPlan.make on packet tables: 30 fps in ticks of 1/30 s for readability, 2 B-frames, GOP of 30.
@@ -86,5 +86,40 @@ struct CutPlanTests {
     @Test func noKeyframeAtAll() {
         let packets = [CutPlan.VideoPacket(pts: 0, dts: 0, duration: 1, isKeyframe: false)]
         #expect(CutPlan.make(packets: packets, start: 0, mode: .copy, editLists: true) == nil)
+    }
+}
+
+/// Where a stream copy stops, on the same packet tables (decode order I P B B P B B …).
+struct CopyTailTests {
+    static func run(_ packets: [CutPlan.VideoPacket], end: Int64) -> (kept: [Int64], end: Int64) {
+        var tail = CopyTail<Int64>(end: end)
+        var kept: [Int64] = []
+        for packet in packets {
+            guard let ready = tail.offer(packet, packet.pts) else { break }
+            kept += ready
+        }
+        kept += tail.finish()
+        return (kept.sorted(), tail.latestEnd)
+    }
+
+    @Test func gopBoundaryEndsExactly() {
+        let result = Self.run(CutPlanTests.twoGOPs, end: 30)
+        #expect(result.kept == Array(0..<30))
+        #expect(result.end == 30)
+    }
+
+    @Test func insideBFramesKeepsTheirReferenceAndFillsTheGap() {
+        // Frames shown before 5 are 0…4; B4 references P6, and B5 (shown before P6) fills the gap.
+        let result = Self.run(CutPlanTests.twoGOPs, end: 5)
+        #expect(result.kept == Array(0...6))
+        #expect(result.end == 7)
+    }
+
+    @Test func everythingBeforeTheEndIsKept() {
+        for end in Int64(1)...59 {
+            let kept = Self.run(CutPlanTests.twoGOPs, end: end).kept
+            #expect(Set(0..<end).isSubset(of: Set(kept)), "end \(end)")
+            #expect(kept.count <= Int(end) + 3, "end \(end): \(kept.count) frames")
+        }
     }
 }
