@@ -9,9 +9,16 @@ public struct CutSpec: Sendable {
     public var crf: Int
     public var preset: String
     public var encoderThreads: Int
+    /// Checked as packets go by: true stops the cut (an interrupt).
+    public var shouldStop: @Sendable () -> Bool
+    /// Called with the fraction of the range written so far.
+    public var progress: (@Sendable (Double) -> Void)?
 
     public init(startSeconds: Double, endSeconds: Double, mode: CutPlan.Mode, crf: Int = 20, preset: String = "veryfast",
-                encoderThreads: Int = 0) {
+                encoderThreads: Int = 0, shouldStop: @escaping @Sendable () -> Bool = { false },
+                progress: (@Sendable (Double) -> Void)? = nil) {
+        self.shouldStop = shouldStop
+        self.progress = progress
         self.startSeconds = startSeconds
         self.endSeconds = endSeconds
         self.mode = mode
@@ -328,6 +335,14 @@ private final class CutContext {
             } else {
                 guard try input.read(into: reader) == .packet else { break }
                 packet = reader
+            }
+            if spec.shouldStop() {
+                throw MediaError(.interrupted, path: path, operation: "signal", reason: "interrupted; nothing written")
+            }
+            if let progress = spec.progress, packet.streamIndex == videoIndex, packet.pts != CAV_NOPTS_VALUE,
+               let stream = input.stream(packet.streamIndex) {
+                let micro = av_rescale_q(packet.pts, stream.pointee.time_base, cav_time_base_q())
+                progress(min(1, max(0, Double(micro - startMicro) / Double(max(1, endMicro - startMicro)))))
             }
             if packet.streamIndex == videoIndex, let sink = videoSink {
                 if videoEndMicro == nil, let end = try sink.consume(packet) {

@@ -27,9 +27,12 @@ public struct SampleRequest: Sendable {
     public var fit: CellFit
     /// Decoder threads; 0 lets FFmpeg choose.
     public var decoderThreads: Int
+    /// Checked between samples: true stops the work (an interrupt).
+    public var shouldStop: @Sendable () -> Bool
 
     public init(timesSeconds: [Double], mode: SampleMode, cellWidthPixels: Int, cellHeightPixels: Int,
-                fit: CellFit, decoderThreads: Int = 0) {
+                fit: CellFit, decoderThreads: Int = 0, shouldStop: @escaping @Sendable () -> Bool = { false }) {
+        self.shouldStop = shouldStop
         self.timesSeconds = timesSeconds
         self.mode = mode
         self.cellWidthPixels = cellWidthPixels
@@ -108,6 +111,9 @@ public final class FrameSampler {
             }
         }
         framesDecoded += results.framesDecoded
+        if request.shouldStop() {
+            throw MediaError(.interrupted, path: info.path, operation: "signal", reason: "interrupted; nothing written")
+        }
         return results.frames.enumerated().map { index, frame in
             frame ?? SampledFrame(requestedSeconds: request.timesSeconds[index], frameSeconds: nil, image: nil,
                                   failure: "not decoded")
@@ -202,6 +208,7 @@ private struct SamplingWorker {
         var session = DecodeSession(input: input, decoder: decoder, packet: packet, streamIndex: streamIndex)
         var lastKeyframe: (timestamp: Int64, result: SampledFrame)?
         for index in indices {
+            if request.shouldStop() { return }
             let seconds = request.timesSeconds[index]
             let target = streamTimestamp(seconds)
             var result = SampledFrame(requestedSeconds: seconds, frameSeconds: nil, image: nil, failure: nil)

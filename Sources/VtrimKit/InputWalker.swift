@@ -1,10 +1,21 @@
 import Foundation
+import Glibc
 
-/// Expands the command line's inputs into the list of files to process, in order.
-/// Files are taken as given (a missing one becomes that input's `not_found` error later); folders
-/// need `recursive` and contribute their media files, sorted.
+/// One file to process, and where it sits under the folder it came from (for `--output-dir` mirroring).
+public struct InputItem: Sendable, Equatable {
+    public let path: String
+    /// The path below the folder given on the command line ("sub/clip.mp4"); the file name for files
+    /// given directly.
+    public let relativePath: String
+}
+
+/// Expands the command line's inputs into the list of files to process, in a deterministic order.
+/// Files are taken as given (a missing one becomes that input's `not_found` error later); folders need
+/// `recursive` and contribute, sorted by path, their media files — or with `include` globs the files
+/// matching one — minus those matching an `exclude` glob. Hidden files and folders are skipped;
+/// symlinked folders are followed once (a loop is never entered twice); a file reached twice is listed once.
 public struct InputWalker: Sendable {
-    /// Extensions (lower case) a folder contributes.
+    /// Extensions (lower case) a folder contributes by default.
     public static let mediaExtensions: Set<String> = [
         "3g2", "3gp", "asf", "avi", "flv", "m2t", "m2ts", "m4a", "m4b", "m4v", "mkv", "mov", "mp4",
         "mpeg", "mpg", "mts", "mxf", "ogg", "ogv", "opus", "qt", "ts", "vob", "webm", "wmv",
@@ -22,9 +33,14 @@ public struct InputWalker: Sendable {
     }
 
     public var recursive: Bool
+    /// Globs (fnmatch) tried against the path below the folder and against the file name.
+    public var include: [String]
+    public var exclude: [String]
 
-    public init(recursive: Bool) {
+    public init(recursive: Bool, include: [String] = [], exclude: [String] = []) {
         self.recursive = recursive
+        self.include = include
+        self.exclude = exclude
     }
 
     /// Folders given without `recursive`: a usage error the CLI reports before any work starts.
@@ -36,34 +52,93 @@ public struct InputWalker: Sendable {
     }
 
     public func expand(_ inputs: [String]) throws(WalkError) -> [String] {
+        try items(inputs).map(\.path)
+    }
+
+    public func items(_ inputs: [String]) throws(WalkError) -> [InputItem] {
         try checkFolders(inputs)
-        var result: [String] = []
+        var result: [InputItem] = []
+        var seen = Set<FileIdentity>()
         for input in inputs {
             if Self.isDirectory(input) {
-                result += mediaFiles(in: input)
+                var visited = Set<FileIdentity>()
+                var found: [InputItem] = []
+                walk(folder: input, relative: "", visited: &visited, into: &found)
+                found.sort { $0.relativePath.utf8.lexicographicallyPrecedes($1.relativePath.utf8) }
+                for item in found where seen.insert(FileIdentity(item.path) ?? .unique(item.path)).inserted {
+                    result.append(item)
+                }
             } else {
-                result.append(input)
+                let identity = FileIdentity(input) ?? .unique(input)
+                if seen.insert(identity).inserted {
+                    result.append(InputItem(path: input, relativePath: (input as NSString).lastPathComponent))
+                }
             }
         }
         return result
     }
 
-    private func mediaFiles(in folder: String) -> [String] {
-        let root = URL(fileURLWithPath: folder)
-        guard let enumerator = FileManager.default.enumerator(
-            at: root, includingPropertiesForKeys: [.isRegularFileKey], options: [.skipsHiddenFiles]) else { return [] }
-        var files: [String] = []
-        for case let url as URL in enumerator {
-            guard Self.mediaExtensions.contains(url.pathExtension.lowercased()) else { continue }
-            guard (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true else { continue }
-            let relative = url.path.dropFirst(root.path.count).drop(while: { $0 == "/" })
-            files.append(folder.hasSuffix("/") ? folder + relative : folder + "/" + relative)
+    private func walk(folder: String, relative: String, visited: inout Set<FileIdentity>, into found: inout [InputItem]) {
+        guard let identity = FileIdentity(folder), visited.insert(identity).inserted,
+              let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
+        for name in names where !name.hasPrefix(".") {
+            let path = folder.hasSuffix("/") ? folder + name : folder + "/" + name
+            let below = relative.isEmpty ? name : relative + "/" + name
+            var info = stat()
+            guard stat(path, &info) == 0 else { continue }
+            if info.st_mode & S_IFMT == S_IFDIR {
+                walk(folder: path, relative: below, visited: &visited, into: &found)
+            } else if info.st_mode & S_IFMT == S_IFREG, wanted(name: name, relative: below) {
+                found.append(InputItem(path: path, relativePath: below))
+            }
         }
-        return files.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+    }
+
+    private func wanted(name: String, relative: String) -> Bool {
+        func matches(_ pattern: String) -> Bool {
+            fnmatch(pattern, relative, 0) == 0 || fnmatch(pattern, name, 0) == 0
+        }
+        let included = include.isEmpty
+            ? Self.mediaExtensions.contains((name as NSString).pathExtension.lowercased())
+            : include.contains(where: matches)
+        return included && !exclude.contains(where: matches)
     }
 
     static func isDirectory(_ path: String) -> Bool {
-        var isFolder: ObjCBool = false
-        return FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) && isFolder.boolValue
+        var info = stat()
+        return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
     }
+}
+
+/// A file's device and inode (symlinks followed), to notice loops and files reached twice.
+enum FileIdentity: Hashable {
+    case inode(UInt64, UInt64)
+    case unique(String)
+
+    init?(_ path: String) {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        self = .inode(UInt64(info.st_dev), UInt64(info.st_ino))
+    }
+}
+
+/// `--shard K/N`: every N-th input starting at the K-th (1-based), so N machines split a sorted list
+/// deterministically and together cover it exactly once.
+public struct Shard: Sendable, Equatable, CustomStringConvertible {
+    public let index: Int
+    public let count: Int
+
+    public init?(_ text: String) {
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2, let index = Int(parts[0]), let count = Int(parts[1]), count >= 1,
+              (1...count).contains(index) else { return nil }
+        self.index = index
+        self.count = count
+    }
+
+    public func select<T>(_ items: [T]) -> [T] {
+        items.enumerated().filter { $0.offset % count == index - 1 }.map(\.element)
+    }
+
+    public var description: String { "\(index)/\(count)" }
 }

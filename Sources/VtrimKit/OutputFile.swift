@@ -29,9 +29,26 @@ public struct OutputTarget: Sendable {
             throw MediaError(.writeFailed, path: input, operation: "check output",
                              reason: "the output folder \(folder) does not exist")
         }
+        removeStaleTemporaries()
         if !overwrite, FileManager.default.fileExists(atPath: path) {
             throw MediaError(.outputExists, path: input, operation: "check output",
                              reason: "\(path) already exists (use --overwrite to replace it)")
+        }
+    }
+
+    /// Removes temporary files of this output left by a vtrim that was killed (its process is gone);
+    /// those of a run still going are left alone.
+    public func removeStaleTemporaries() {
+        let url = URL(fileURLWithPath: path)
+        let ext = url.pathExtension
+        let stem = ext.isEmpty ? url.lastPathComponent : String(url.lastPathComponent.dropLast(ext.count + 1))
+        let prefix = "." + stem + Self.temporaryMarker
+        let folder = url.deletingLastPathComponent().path
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
+        for name in names where name.hasPrefix(prefix) {
+            let pidText = name.dropFirst(prefix.count).prefix { $0.isNumber }
+            guard let pid = Int32(pidText), pid > 0, kill(pid, 0) != 0, errno == ESRCH else { continue }
+            unlink((folder as NSString).appendingPathComponent(name))
         }
     }
 
@@ -97,10 +114,14 @@ public final class TemporaryFiles: @unchecked Sendable {
     private let lock = NSLock()
     private var paths: Set<String> = []
 
-    public func add(_ path: String) {
+    /// Registers a temporary file before it is created; refused once an interrupt arrived, so no new
+    /// file can appear after the clean-up.
+    public func add(_ path: String) -> Bool {
         lock.lock()
+        defer { lock.unlock() }
+        guard !Interrupt.requested else { return false }
         paths.insert(path)
-        lock.unlock()
+        return true
     }
 
     public func remove(_ path: String) {
@@ -122,13 +143,20 @@ public final class TemporaryFiles: @unchecked Sendable {
 /// Writes an output through a temporary file; the closure writes to the path it is given.
 public func writeAtomically(_ target: OutputTarget, input: String, _ write: (String) throws(MediaError) -> Void) throws(MediaError) {
     let temporary = target.temporaryPath()
-    TemporaryFiles.shared.add(temporary)
+    guard TemporaryFiles.shared.add(temporary) else { throw Interrupt.error(input) }
     defer { TemporaryFiles.shared.remove(temporary) }
-    do {
+    do throws(MediaError) {
         try write(temporary)
+        if Interrupt.requested { throw Interrupt.error(input) }
     } catch {
-        if getenv("VTRIM_DEBUG_KEEP") == nil { unlink(temporary) }
+        unlink(temporary)
         throw error
     }
     try target.commit(temporary, input: input)
+}
+
+extension Interrupt {
+    static func error(_ path: String) -> MediaError {
+        MediaError(.interrupted, path: path, operation: "signal", reason: "interrupted; nothing written")
+    }
 }

@@ -1,7 +1,7 @@
 import Foundation
 
-/// Where a command's outputs go: beside the input by default (`<stem><suffix>`), one named file
-/// (`-o`, one input only), or a folder (`--output-dir`).
+/// Where a command's outputs go: beside the input by default, one named file (`-o`, one input only), or
+/// a folder (`--output-dir`) that mirrors the input tree's relative paths.
 public enum OutputChoice: Sendable, Equatable {
     case besideInput
     case file(String)
@@ -9,15 +9,8 @@ public enum OutputChoice: Sendable, Equatable {
 
     /// The output path for `input`, e.g. suffix ".thumbs.png" or ".cut.mp4".
     public func path(for input: String, suffix: String) -> String {
-        switch self {
-        case let .file(path):
-            return path
-        case .besideInput:
-            return Self.stemPath(input) + suffix
-        case let .folder(folder):
-            let name = URL(fileURLWithPath: Self.stemPath(input)).lastPathComponent
-            return (folder.hasSuffix("/") ? folder : folder + "/") + name + suffix
-        }
+        OutputNamer(choice: self, template: nil).path(for: InputItem(path: input, relativePath: (input as NSString).lastPathComponent),
+                                                     defaultName: "{stem}" + suffix, fields: [:])
     }
 
     /// The input path without its extension.
@@ -32,5 +25,92 @@ public enum OutputChoice: Sendable, Equatable {
         let name = (path as NSString).lastPathComponent
         guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return "" }
         return String(name[name.index(after: dot)...])
+    }
+}
+
+/// Output file names: `--name TEMPLATE` (or a command's default) with placeholders, in the folder the
+/// choice gives. Placeholders: {stem} {ext} {name} (the input's file name), {index} (1-based position,
+/// or the cut-list row), {start} {end} (the range as given), {label} (cut-list label), and any others
+/// a command supplies.
+public struct OutputNamer: Sendable, Equatable {
+    public let choice: OutputChoice
+    public let template: String?
+
+    public init(choice: OutputChoice, template: String?) {
+        self.choice = choice
+        self.template = template
+    }
+
+    public static let placeholders = ["stem", "ext", "name", "index", "start", "end", "label"]
+
+    public func path(for item: InputItem, defaultName: String, fields: [String: String]) -> String {
+        let fileName = (item.path as NSString).lastPathComponent
+        var values = fields
+        values["stem"] = values["stem"] ?? (OutputChoice.stemPath(fileName))
+        values["ext"] = values["ext"] ?? OutputChoice.fileExtension(fileName)
+        values["name"] = values["name"] ?? fileName
+        let name = Self.fill(template ?? defaultName, values)
+        switch choice {
+        case let .file(path):
+            return path
+        case .besideInput:
+            let folder = (item.path as NSString).deletingLastPathComponent
+            return folder.isEmpty ? name : (folder as NSString).appendingPathComponent(name)
+        case let .folder(folder):
+            let below = (item.relativePath as NSString).deletingLastPathComponent
+            let base = below.isEmpty ? folder : (folder as NSString).appendingPathComponent(below)
+            return (base as NSString).appendingPathComponent(name)
+        }
+    }
+
+    /// Replaces `{key}` with its value; unknown keys stay as written (the CLI rejects them up front).
+    static func fill(_ template: String, _ values: [String: String]) -> String {
+        var result = template
+        for (key, value) in values { result = result.replacingOccurrences(of: "{\(key)}", with: value) }
+        return result
+    }
+
+    /// Placeholders in `template` that no command knows.
+    public static func unknownPlaceholders(in template: String) -> [String] {
+        var unknown: [String] = []
+        var rest = Substring(template)
+        while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
+            let key = String(rest[rest.index(after: open)..<close])
+            if !placeholders.contains(key) { unknown.append(key) }
+            rest = rest[rest.index(after: close)...]
+        }
+        return unknown
+    }
+
+    /// Makes a piece of text safe inside a file name (cut-list labels).
+    public static func sanitize(_ text: String) -> String {
+        let cleaned = text.map { "/\\\0".contains($0) || $0.isNewline ? "_" : $0 }
+        let trimmed = String(cleaned).trimmingCharacters(in: .whitespaces)
+        return trimmed.isEmpty ? "_" : trimmed
+    }
+}
+
+/// Two inputs that would write the same file: found before any work starts.
+public struct OutputCollision: Error, CustomStringConvertible {
+    public let output: String
+    public let inputs: [String]
+
+    public var description: String {
+        "\(inputs.joined(separator: " and ")) would both write \(output); use --name with {index} or a different --output-dir layout"
+    }
+
+    /// The first output claimed by more than one input, comparing resolved paths.
+    public static func find(_ outputs: [(input: String, output: String)]) -> OutputCollision? {
+        var owners: [String: [String]] = [:]
+        var order: [String] = []
+        for (input, output) in outputs {
+            let key = URL(fileURLWithPath: output).standardizedFileURL.path
+            if owners[key] == nil { order.append(key) }
+            owners[key, default: []].append(input)
+        }
+        for key in order where (owners[key]?.count ?? 0) > 1 {
+            return OutputCollision(output: key, inputs: owners[key] ?? [])
+        }
+        return nil
     }
 }

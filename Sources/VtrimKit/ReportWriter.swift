@@ -1,29 +1,41 @@
 import Foundation
+import Glibc
 import MediaEngine
 
-/// Writes outcomes: reports to stdout (JSON Lines or human text), diagnostics to stderr, one line each.
+/// Writes outcomes: reports to stdout (JSON Lines or human text), diagnostics to stderr, one line each;
+/// on a terminal (and without --quiet) also a progress line on stderr, cleared before every diagnostic.
 public final class ReportWriter: @unchecked Sendable {
     public enum Style: Sendable { case human, json }
 
     private let style: Style
+    private let quiet: Bool
     private let standardOutput: (String) -> Void
     private let standardError: (String) -> Void
     private let lock = NSLock()
     public private(set) var failures = 0
     public private(set) var successes = 0
     public private(set) var skips = 0
+    private let started = Date()
+    private let showsProgress: Bool
+    private var progress = ProgressState()
 
-    public init(style: Style,
-                standardOutput: @escaping (String) -> Void = { FileHandle.standardOutput.write(Data($0.utf8)) },
-                standardError: @escaping (String) -> Void = { FileHandle.standardError.write(Data($0.utf8)) }) {
+    public init(style: Style, quiet: Bool = false, progressOnTerminal: Bool = true,
+                standardOutput: @escaping (String) -> Void = ReportWriter.writeStandardOutput,
+                standardError: @escaping (String) -> Void = ReportWriter.writeStandardError) {
         self.style = style
+        self.quiet = quiet
         self.standardOutput = standardOutput
         self.standardError = standardError
+        showsProgress = progressOnTerminal && !quiet && isatty(2) == 1
     }
+
+    public static func writeStandardOutput(_ text: String) { FileHandle.standardOutput.write(Data(text.utf8)) }
+    public static func writeStandardError(_ text: String) { FileHandle.standardError.write(Data(text.utf8)) }
 
     public func write(_ outcome: Outcome) {
         lock.lock()
         defer { lock.unlock() }
+        clearProgress()
         for warning in outcome.warnings {
             standardError("vtrim: warning: \(outcome.path): \(warning.message)\n")
         }
@@ -34,7 +46,7 @@ public final class ReportWriter: @unchecked Sendable {
             standardError("vtrim: error: \(error.path): \(error.reason)\n")
         case let .skipped(reason):
             skips += 1
-            standardError("vtrim: skipped: \(outcome.path): \(reason)\n")
+            if !quiet { standardError("vtrim: skipped: \(outcome.path): \(reason)\n") }
         }
         switch style {
         case .json:
@@ -44,12 +56,98 @@ public final class ReportWriter: @unchecked Sendable {
                 standardOutput(outcome.lines.joined(separator: "\n") + "\n")
             }
         }
+        drawProgress()
     }
 
-    /// A line for stderr that is not about one input (e.g. a usage note).
+    /// A line for stderr that is not about one input.
     public func note(_ text: String) {
         lock.lock()
         defer { lock.unlock() }
+        clearProgress()
         standardError("vtrim: \(text)\n")
+        drawProgress()
+    }
+
+    /// `ok / failed / skipped / elapsed` on stderr, for runs over several inputs.
+    public func summary(interrupted: Bool = false) {
+        lock.lock()
+        defer { lock.unlock() }
+        clearProgress()
+        showsProgressLine = false
+        guard !quiet || interrupted else { return }
+        let elapsed = Date().timeIntervalSince(started)
+        var text = "vtrim: \(successes) ok, \(failures) failed, \(skips) skipped in \(Human.decimal(elapsed, places: 1)) s"
+        if interrupted { text += " (interrupted)" }
+        standardError(text + "\n")
+    }
+
+    // MARK: - Progress
+
+    private struct ProgressState {
+        var total = 0
+        var done = 0
+        var current: [Int: (name: String, fraction: Double)] = [:]
+        var lastDraw = Date.distantPast
+        var visible = false
+    }
+
+    private var showsProgressLine = true
+
+    /// The batch has `total` inputs.
+    public func begin(total: Int) {
+        lock.lock()
+        progress.total = total
+        lock.unlock()
+    }
+
+    public func started(_ index: Int, name: String) {
+        lock.lock()
+        defer { lock.unlock() }
+        progress.current[index] = (name, 0)
+        drawProgress(force: true)
+    }
+
+    public func advanced(_ index: Int, fraction: Double) {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let entry = progress.current[index] else { return }
+        progress.current[index] = (entry.name, fraction)
+        drawProgress()
+    }
+
+    public func finished(_ index: Int) {
+        lock.lock()
+        defer { lock.unlock() }
+        progress.current[index] = nil
+        progress.done += 1
+        drawProgress(force: true)
+    }
+
+    private func clearProgress() {
+        guard showsProgress, progress.visible else { return }
+        standardError("\r\u{1B}[K")
+        progress.visible = false
+    }
+
+    /// `[done/total] 42% name (67%) · ETA 0:12`, at most ten times a second.
+    private func drawProgress(force: Bool = false) {
+        guard showsProgress, showsProgressLine, progress.total > 0 else { return }
+        let now = Date()
+        if !force, now.timeIntervalSince(progress.lastDraw) < 0.1 { return }
+        progress.lastDraw = now
+        let partial = progress.current.values.reduce(0) { $0 + $1.fraction }
+        let fraction = min(1, (Double(progress.done) + partial) / Double(progress.total))
+        var line = "[\(progress.done)/\(progress.total)] \(Int(fraction * 100))%"
+        if let current = progress.current.min(by: { $0.key < $1.key })?.value {
+            line += " \(current.name)"
+            if current.fraction > 0 { line += " (\(Int(current.fraction * 100))%)" }
+        }
+        let elapsed = now.timeIntervalSince(started)
+        if fraction > 0.02, elapsed > 1 {
+            let remaining = Int((elapsed / fraction - elapsed).rounded())
+            line += " · ETA \(remaining / 60):\(String(format: "%02d", remaining % 60))"
+        }
+        standardError("\r\u{1B}[K" + line)
+        progress.visible = true
     }
 }

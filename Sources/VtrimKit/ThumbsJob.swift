@@ -39,16 +39,19 @@ public struct ThumbsRequest: Sendable {
     public var end: TimeSpec?
     public var columns: Int?
     public var framesFolder: String?
-    public var output: OutputChoice
+    public var output: OutputNamer
     public var overwrite: Bool
+    /// Inputs whose output already exists are reported as skipped (resumable runs).
+    public var skipExisting: Bool
     public var strict: Bool
     /// Decoder threads in all (0: FFmpeg chooses) and how many runs of samples decode in parallel.
     public var decoderThreads: Int
     public var workers: Int
 
     public init(sampling: Sampling, heightPixels: Int, mode: SampleMode, start: TimeSpec?, end: TimeSpec?,
-                columns: Int?, framesFolder: String?, output: OutputChoice, overwrite: Bool, strict: Bool,
-                decoderThreads: Int, workers: Int) {
+                columns: Int?, framesFolder: String?, output: OutputNamer, overwrite: Bool, skipExisting: Bool = false,
+                strict: Bool, decoderThreads: Int, workers: Int) {
+        self.skipExisting = skipExisting
         self.sampling = sampling
         self.heightPixels = heightPixels
         self.mode = mode
@@ -69,10 +72,30 @@ public struct ThumbsRequest: Sendable {
 
 /// `vtrim thumbs` for one input: probe, plan the cells, sample, compose, write the PNG atomically.
 public enum ThumbsJob {
+    public static let defaultName = "{stem}.thumbs.png"
+
+    /// The output a request gives `item` (the `index`-th input, 0-based).
+    public static func outputPath(for item: InputItem, index: Int, request: ThumbsRequest) -> String {
+        request.output.path(for: item, defaultName: defaultName, fields: [
+            "index": String(index + 1),
+            "start": request.start.map(TimeSpecText.describe) ?? "0",
+            "end": request.end.map(TimeSpecText.describe) ?? "end",
+        ])
+    }
+
     public static func run(path: String, request: ThumbsRequest) -> Outcome {
+        run(item: InputItem(path: path, relativePath: (path as NSString).lastPathComponent), index: 0, request: request)
+    }
+
+    public static func run(item: InputItem, index: Int, request: ThumbsRequest) -> Outcome {
+        let path = item.path
         var warnings: [MediaWarning] = []
         do throws(MediaError) {
-            let target = OutputTarget(path: request.output.path(for: path, suffix: ".thumbs.png"), overwrite: request.overwrite)
+            let target = OutputTarget(path: outputPath(for: item, index: index, request: request), overwrite: request.overwrite)
+            if request.skipExisting, !request.overwrite, FileManager.default.fileExists(atPath: target.path) {
+                return Outcome(path: path, status: .skipped(reason: "\(target.path) exists (--skip-existing)"),
+                               fields: [("output", .string(target.path))])
+            }
             try target.check(input: path)
             let sampler = try FrameSampler(path: path)
             let info = sampler.info

@@ -122,3 +122,13 @@ public enum TimelineJob {
 
     private static func number(_ value: Double) -> String { JSON.format((value * 1e6).rounded() / 1e6) }
 }
+
+/// Times as the command line gave them, for file names: `12.5`, `end-5`.
+enum TimeSpecText {
+    static func describe(_ spec: TimeSpec) -> String {
+        switch spec {
+        case let .seconds(value): return JSON.format(value)
+        case let .beforeEnd(value): return value == 0 ? "end" : "end-" + JSON.format(value)
+        }
+    }
+}

@@ -16,25 +16,71 @@ struct CommonOptions: ParsableArguments {
     @Flag(name: .long, help: "Show FFmpeg's own log on stderr.")
     var verbose = false
 
-    func validateInputs(_ inputs: [String]) throws {
-        do {
-            try InputWalker(recursive: recursive).checkFolders(inputs)
-        } catch {
-            throw ValidationError(error.description)
+    @Flag(name: [.short, .long], help: "No progress line, no summary, no skip notes on stderr.")
+    var quiet = false
+}
+
+/// Options for running over many inputs.
+struct BatchOptions: ParsableArguments {
+    @Option(name: [.short, .customLong("jobs")], help: "Inputs processed at once (default: the number of cores).")
+    var jobs: Int?
+
+    @Option(help: ArgumentHelp("In folders, take only files matching this glob (repeatable; replaces the media-extension filter).", valueName: "glob"))
+    var include: [String] = []
+
+    @Option(help: ArgumentHelp("In folders, leave out files matching this glob (repeatable).", valueName: "glob"))
+    var exclude: [String] = []
+
+    @Flag(name: .customLong("fail-fast"), help: "Start no new input after the first failure.")
+    var failFast = false
+
+    @Option(help: ArgumentHelp("Process only the K-th of N equal slices of the sorted input list (1-based).", valueName: "K/N"))
+    var shard: String?
+
+    func validate() throws {
+        if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
+        if let shard, Shard(shard) == nil { throw ValidationError("--shard takes K/N with 1 ≤ K ≤ N, e.g. 2/4") }
+    }
+
+    var jobCount: Int { jobs ?? ProcessInfo.processInfo.activeProcessorCount }
+}
+
+/// Where outputs go, for the commands that write.
+struct OutputOptions: ParsableArguments {
+    @Option(name: [.short, .customLong("output")], help: "Output file (one input only).")
+    var output: String?
+
+    @Option(name: .customLong("output-dir"), help: "Folder for the outputs (created if missing); folders given as inputs are mirrored below it.")
+    var outputDir: String?
+
+    @Option(help: ArgumentHelp("Output file name: {stem} {ext} {name} {index} {start} {end} {label}.", valueName: "template"))
+    var name: String?
+
+    @Flag(help: "Replace existing outputs.")
+    var overwrite = false
+
+    @Flag(name: .customLong("skip-existing"), help: "Skip inputs whose output exists (resumable runs).")
+    var skipExisting = false
+
+    func validate(inputs: [String], recursive: Bool) throws {
+        if output != nil, outputDir != nil { throw ValidationError("-o and --output-dir exclude each other") }
+        if output != nil, name != nil { throw ValidationError("-o names the output; --name is for several") }
+        if output != nil, inputs.count != 1 || recursive {
+            throw ValidationError("-o names one output, so it takes exactly one input file; use --output-dir for several")
+        }
+        if overwrite, skipExisting { throw ValidationError("--overwrite and --skip-existing exclude each other") }
+        if let name {
+            let unknown = OutputNamer.unknownPlaceholders(in: name)
+            if !unknown.isEmpty {
+                throw ValidationError("unknown placeholder \(unknown.map { "{\($0)}" }.joined(separator: ", ")) in --name; use \(OutputNamer.placeholders.map { "{\($0)}" }.joined(separator: " "))")
+            }
+            if name.contains("/") { throw ValidationError("--name is a file name; use --output-dir for folders") }
         }
     }
 
-    func expand(_ inputs: [String]) throws -> [String] {
-        do {
-            return try InputWalker(recursive: recursive).expand(inputs)
-        } catch {
-            throw ValidationError(error.description)
-        }
-    }
-
-    /// `-o` / `--output-dir` (created, with `extra` folders such as --frames-dir, when missing).
-    func outputChoice(file: String?, folder: String?, extra: String? = nil) throws -> OutputChoice {
-        for path in [folder, extra].compactMap({ $0 }) {
+    /// The namer, creating `--output-dir` (and `extra` folders such as --frames-dir) when missing.
+    func namer(extra: String? = nil) throws -> OutputNamer {
+        for path in [outputDir, extra].compactMap({ $0 }) {
             do {
                 try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
             } catch {
@@ -42,17 +88,64 @@ struct CommonOptions: ParsableArguments {
                 throw ExitCode.failure
             }
         }
-        if let file { return .file(file) }
-        if let folder { return .folder(folder) }
-        return .besideInput
-    }
-
-    func makeWriter() -> ReportWriter {
-        ReportWriter(style: json ? .json : .human)
+        let choice: OutputChoice = output.map(OutputChoice.file) ?? outputDir.map(OutputChoice.folder) ?? .besideInput
+        return OutputNamer(choice: choice, template: name)
     }
 }
 
-/// Exit 1 when any input failed (the others were still processed).
-func finish(_ writer: ReportWriter) throws {
-    if writer.failures > 0 { throw ExitCode.failure }
+/// The shared run: expand the inputs (folders, globs, shard), check output collisions, run the jobs in
+/// parallel, report in input order, summarise, and exit 0 / 1 / 130 / 143.
+struct BatchRun {
+    let common: CommonOptions
+    let batch: BatchOptions
+
+    func validateInputs(_ inputs: [String]) throws {
+        do {
+            try InputWalker(recursive: common.recursive).checkFolders(inputs)
+        } catch {
+            throw ValidationError(error.description)
+        }
+    }
+
+    func items(_ inputs: [String]) throws -> [InputItem] {
+        let walker = InputWalker(recursive: common.recursive, include: batch.include, exclude: batch.exclude)
+        var items: [InputItem]
+        do {
+            items = try walker.items(inputs)
+        } catch {
+            throw ValidationError(error.description)
+        }
+        if let text = batch.shard, let shard = Shard(text) { items = shard.select(items) }
+        return items
+    }
+
+    /// Jobs actually running at once for `count` inputs, and threads each job may use.
+    func parallelism(count: Int) -> (jobs: Int, threadsEach: Int) {
+        let jobs = max(1, min(batch.jobCount, count))
+        return (jobs, BatchRunner.threadsPerJob(jobs: jobs))
+    }
+
+    func run(_ items: [InputItem], outputs: ((Int, InputItem) -> [String])? = nil,
+             job: @escaping @Sendable (_ index: Int, _ item: InputItem, _ writer: ReportWriter) -> [Outcome]) throws {
+        Session.start(verbose: common.verbose)
+        if let outputs {
+            let claimed = items.enumerated().flatMap { index, item in outputs(index, item).map { (input: item.path, output: $0) } }
+            if let collision = OutputCollision.find(claimed) {
+                FileHandle.standardError.write(Data("vtrim: error: \(collision.description)\n".utf8))
+                throw ExitCode.failure
+            }
+        }
+        let writer = ReportWriter(style: common.json ? .json : .human, quiet: common.quiet)
+        let (jobs, _) = parallelism(count: items.count)
+        let interrupted = BatchRunner(jobs: jobs, failFast: batch.failFast).run(
+            paths: items.map(\.path), writer: writer,
+            job: { index, _ in job(index, items[index], writer) },
+            report: writer.write)
+        if items.count > 1 || interrupted { writer.summary(interrupted: interrupted) }
+        if interrupted {
+            TemporaryFiles.shared.removeAll()
+            throw ExitCode(Interrupt.exitStatus)
+        }
+        if writer.failures > 0 { throw ExitCode.failure }
+    }
 }

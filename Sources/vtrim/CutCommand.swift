@@ -18,12 +18,14 @@ struct CutCommand: ParsableCommand {
     )
 
     @OptionGroup var common: CommonOptions
+    @OptionGroup var batch: BatchOptions
+    @OptionGroup var outputs: OutputOptions
 
     @Argument(help: "Media files, or folders with -r.")
     var inputs: [String]
 
     @Option(help: "Start of the segment.")
-    var start: TimeSpec
+    var start: TimeSpec?
 
     @Option(help: "End of the segment (exclusive).")
     var end: TimeSpec?
@@ -31,11 +33,8 @@ struct CutCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Length of the segment instead of --end.", valueName: "seconds"))
     var length: Seconds?
 
-    @Option(name: [.short, .customLong("output")], help: "Output file (one input only); the muxer follows its extension.")
-    var output: String?
-
-    @Option(name: .customLong("output-dir"), help: "Folder for the outputs (created if missing).")
-    var outputDir: String?
+    @Option(help: ArgumentHelp("A cut list (CSV rows start,end,label, as LosslessCut exports): one output per row.", valueName: "file"))
+    var list: String?
 
     @Option(help: "copy, keyframe or exact.")
     var mode: CutMode = .copy
@@ -55,21 +54,21 @@ struct CutCommand: ParsableCommand {
     @Flag(help: "Adjust a range outside --min-duration/--max-duration instead of refusing it.")
     var clamp = false
 
-    @Flag(help: "Replace existing outputs.")
-    var overwrite = false
-
     @Flag(name: .customLong("dry-run"), help: "Print the plan (keyframe, pre-roll, expected span); write nothing.")
     var dryRun = false
 
     func validate() throws {
-        try common.validateInputs(inputs)
-        if end != nil, length != nil { throw ValidationError("--end and --length exclude each other; choose one") }
-        if end == nil, length == nil { throw ValidationError("give --end or --length") }
-        if output != nil, outputDir != nil { throw ValidationError("-o and --output-dir exclude each other") }
-        if output != nil, inputs.count != 1 || common.recursive {
-            throw ValidationError("-o names one output, so it takes exactly one input file; use --output-dir for several")
+        try BatchRun(common: common, batch: batch).validateInputs(inputs)
+        try outputs.validate(inputs: inputs, recursive: common.recursive)
+        if list != nil {
+            if start != nil || end != nil || length != nil { throw ValidationError("--list gives the segments; drop --start, --end and --length") }
+            if outputs.output != nil { throw ValidationError("--list writes one output per row; use --output-dir or --name instead of -o") }
+        } else {
+            if start == nil { throw ValidationError("give --start (or --list)") }
+            if end != nil, length != nil { throw ValidationError("--end and --length exclude each other; choose one") }
+            if end == nil, length == nil { throw ValidationError("give --end or --length") }
         }
-        if let output, !VtrimKit.canWrite(fileName: output) {
+        if let output = outputs.output, !VtrimKit.canWrite(fileName: output) {
             throw ValidationError("no muxer for the output name \(output); use an extension such as .mp4, .mov, .mkv or .webm")
         }
         if !(0...51).contains(crf) { throw ValidationError("--crf must be between 0 and 51") }
@@ -82,17 +81,39 @@ struct CutCommand: ParsableCommand {
         }
     }
 
-    func run() throws {
-        Session.start(verbose: common.verbose)
-        let request = CutRequest(
-            start: start, end: end, lengthSeconds: length?.value, mode: mode, crf: crf, preset: preset,
-            minDurationSeconds: minDuration?.value, maxDurationSeconds: maxDuration?.value, clamp: clamp,
-            output: try common.outputChoice(file: output, folder: outputDir), overwrite: overwrite, dryRun: dryRun,
-            strict: common.strict)
-        let writer = common.makeWriter()
-        for path in try common.expand(inputs) {
-            writer.write(CutJob.run(path: path, request: request))
+    /// The segments: from --list, or the one --start/--end|--length gives.
+    private func segments() throws -> [CutSegment] {
+        guard let list else {
+            return [CutSegment(start: start ?? .seconds(0), end: end, lengthSeconds: length?.value)]
         }
-        try finish(writer)
+        let text: String
+        do {
+            text = try String(contentsOfFile: list, encoding: .utf8)
+        } catch {
+            throw ValidationError("cannot read the cut list \(list): \(error.localizedDescription)")
+        }
+        do {
+            let segments = try CutList.parse(text)
+            if segments.isEmpty { throw ValidationError("the cut list \(list) has no rows") }
+            return segments
+        } catch let error as CutList.ParseError {
+            throw ValidationError("cut list \(list), \(error.description)")
+        }
+    }
+
+    func run() throws {
+        let runner = BatchRun(common: common, batch: batch)
+        let items = try runner.items(inputs)
+        let (jobs, threads) = runner.parallelism(count: items.count)
+        let request = CutRequest(
+            segments: try segments(), fromList: list != nil, mode: mode, crf: crf, preset: preset,
+            minDurationSeconds: minDuration?.value, maxDurationSeconds: maxDuration?.value, clamp: clamp,
+            output: try outputs.namer(), overwrite: outputs.overwrite, skipExisting: outputs.skipExisting,
+            dryRun: dryRun, strict: common.strict, encoderThreads: jobs > 1 ? threads : 0)
+        try runner.run(items, outputs: { index, item in
+            request.segments.indices.map { request.outputPath(for: item, index: index, segment: $0) }
+        }) { index, item, writer in
+            CutJob.run(item: item, index: index, request: request) { writer.advanced(index, fraction: $0) }
+        }
     }
 }

@@ -8,22 +8,21 @@ struct ProbeCommand: ParsableCommand {
     )
 
     @OptionGroup var common: CommonOptions
+    @OptionGroup var batch: BatchOptions
 
     @Argument(help: "Media files, or folders with -r.")
     var inputs: [String]
 
     func validate() throws {
-        try common.validateInputs(inputs)
+        try BatchRun(common: common, batch: batch).validateInputs(inputs)
     }
 
     func run() throws {
-        Session.start(verbose: common.verbose)
-        let writer = common.makeWriter()
-        for path in try common.expand(inputs) {
-            var outcome = ProbeJob.run(path: path)
-            if common.strict { outcome = outcome.applyingStrict() }
-            writer.write(outcome)
+        let runner = BatchRun(common: common, batch: batch)
+        let strict = common.strict
+        try runner.run(try runner.items(inputs)) { _, item, _ in
+            let outcome = ProbeJob.run(path: item.path)
+            return [strict ? outcome.applyingStrict() : outcome]
         }
-        try finish(writer)
     }
 }

@@ -15,15 +15,11 @@ struct ThumbsCommand: ParsableCommand {
     )
 
     @OptionGroup var common: CommonOptions
+    @OptionGroup var batch: BatchOptions
+    @OptionGroup var outputs: OutputOptions
 
     @Argument(help: "Media files, or folders with -r.")
     var inputs: [String]
-
-    @Option(name: [.short, .customLong("output")], help: "Output PNG (one input only).")
-    var output: String?
-
-    @Option(name: .customLong("output-dir"), help: "Folder for the outputs (created if missing).")
-    var outputDir: String?
 
     @Option(help: "Number of thumbnails, at the centres of equal parts of the range (default 10).")
     var count: Int?
@@ -49,9 +45,6 @@ struct ThumbsCommand: ParsableCommand {
     @Option(name: .customLong("frames-dir"), help: "Also write each cell as its own PNG into this folder.")
     var framesDir: String?
 
-    @Flag(help: "Replace existing outputs.")
-    var overwrite = false
-
     @Option(name: .customLong("strip-width"), help: "VideoLine layout: width of the control in points.")
     var stripWidth: Double?
 
@@ -68,15 +61,12 @@ struct ThumbsCommand: ParsableCommand {
     var scale: Double?
 
     func validate() throws {
-        try common.validateInputs(inputs)
+        try BatchRun(common: common, batch: batch).validateInputs(inputs)
+        try outputs.validate(inputs: inputs, recursive: common.recursive)
         if count != nil, every != nil { throw ValidationError("--every and --count exclude each other; choose one") }
         if let count, count < 1 { throw ValidationError("--count must be at least 1") }
         if height < 1 || height > 32_767 { throw ValidationError("--height must be between 1 and 32767 pixels") }
         if let columns, columns < 1 { throw ValidationError("--columns must be at least 1") }
-        if output != nil, outputDir != nil { throw ValidationError("-o and --output-dir exclude each other") }
-        if output != nil, inputs.count != 1 || common.recursive {
-            throw ValidationError("-o names one output, so it takes exactly one input file; use --output-dir for several")
-        }
         let videoLine = stripWidth != nil || thumbSize != nil
         if videoLine {
             guard let stripWidth, thumbSize != nil else {
@@ -93,7 +83,8 @@ struct ThumbsCommand: ParsableCommand {
     }
 
     func run() throws {
-        Session.start(verbose: common.verbose)
+        let runner = BatchRun(common: common, batch: batch)
+        let items = try runner.items(inputs)
         let sampling: ThumbsRequest.Sampling
         if let stripWidth, let thumbSize {
             sampling = .videoLine(.init(stripWidthPoints: stripWidth, thumbWidthPoints: thumbSize.width,
@@ -104,15 +95,14 @@ struct ThumbsCommand: ParsableCommand {
         } else {
             sampling = .count(count ?? 10)
         }
+        let (jobs, threads) = runner.parallelism(count: items.count)
         let request = ThumbsRequest(
             sampling: sampling, heightPixels: height, mode: mode, start: start, end: end, columns: columns,
-            framesFolder: framesDir, output: try common.outputChoice(file: output, folder: outputDir, extra: framesDir),
-            overwrite: overwrite, strict: common.strict, decoderThreads: 0,
-            workers: ProcessInfo.processInfo.activeProcessorCount)
-        let writer = common.makeWriter()
-        for path in try common.expand(inputs) {
-            writer.write(ThumbsJob.run(path: path, request: request))
+            framesFolder: framesDir, output: try outputs.namer(extra: framesDir), overwrite: outputs.overwrite,
+            skipExisting: outputs.skipExisting, strict: common.strict,
+            decoderThreads: jobs > 1 ? threads : 0, workers: threads)
+        try runner.run(items, outputs: { index, item in [ThumbsJob.outputPath(for: item, index: index, request: request)] }) { index, item, _ in
+            [ThumbsJob.run(item: item, index: index, request: request)]
         }
-        try finish(writer)
     }
 }

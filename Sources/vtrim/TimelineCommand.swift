@@ -14,6 +14,7 @@ struct TimelineCommand: ParsableCommand {
     )
 
     @OptionGroup var common: CommonOptions
+    @OptionGroup var batch: BatchOptions
 
     @Argument(help: "Media files whose durations to use (or give --duration).")
     var inputs: [String] = []
@@ -41,27 +42,28 @@ struct TimelineCommand: ParsableCommand {
 
     func validate() throws {
         if (duration == nil) == inputs.isEmpty { throw ValidationError("give either --duration or input files, not both or neither") }
-        try common.validateInputs(inputs)
+        try BatchRun(common: common, batch: batch).validateInputs(inputs)
         if !stripWidth.isFinite || stripWidth <= 0 { throw ValidationError("--strip-width must be a positive number of points") }
     }
 
     func run() throws {
-        Session.start(verbose: common.verbose)
         let request = TimelineRequest(stripWidthPoints: stripWidth, thumbWidthPoints: thumbSize.width,
                                       thumbHeightPoints: thumbSize.height, minDurationSeconds: minDuration?.value,
                                       maxDurationSeconds: maxDuration?.value, start: start, end: end)
-        let writer = common.makeWriter()
+        let runner = BatchRun(common: common, batch: batch)
+        let strict = common.strict
         if let duration {
+            Session.start(verbose: common.verbose)
+            let writer = ReportWriter(style: common.json ? .json : .human, quiet: common.quiet)
             var outcome = TimelineJob.run(durationSeconds: duration.value, request: request)
-            if common.strict { outcome = outcome.applyingStrict() }
+            if strict { outcome = outcome.applyingStrict() }
             writer.write(outcome)
+            if writer.failures > 0 { throw ExitCode.failure }
         } else {
-            for path in try common.expand(inputs) {
-                var outcome = TimelineJob.run(path: path, request: request)
-                if common.strict { outcome = outcome.applyingStrict() }
-                writer.write(outcome)
+            try runner.run(try runner.items(inputs)) { _, item, _ in
+                let outcome = TimelineJob.run(path: item.path, request: request)
+                return [strict ? outcome.applyingStrict() : outcome]
             }
         }
-        try finish(writer)
     }
 }

@@ -52,8 +52,9 @@ struct ProbeCLITests {
         for object in objects {
             #expect(object["warnings"] is [Any])
         }
-        let lines = result.stderrLines
+        let lines = result.stderrLines.dropLast()
         #expect(lines.count == 3)
+        #expect(result.stderrLines.last?.hasPrefix("vtrim: 2 ok, 3 failed, 0 skipped in ") == true)
         for (line, name) in zip(lines, ["empty.mp4", "no-such.mp4", "not-video.mp4"]) {
             #expect(line.hasPrefix("vtrim: error: ") && line.contains(name), "\(line)")
         }
@@ -136,7 +137,7 @@ struct ProbeCLITests {
     }
 
     @Test func damagedFileDoesNotFloodStderr() throws {
-        let result = try Run.vtrim(["probe", TestPaths.fixture("truncated.mp4"), TestPaths.fixture("not-video.mp4")])
+        let result = try Run.vtrim(["probe", "--quiet", TestPaths.fixture("truncated.mp4"), TestPaths.fixture("not-video.mp4")])
         #expect(result.status == 1)
         #expect(result.stderrLines.count == 1)
         let verbose = try Run.vtrim(["probe", "--verbose", TestPaths.fixture("not-video.mp4")])

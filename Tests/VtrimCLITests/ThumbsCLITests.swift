@@ -164,7 +164,8 @@ struct ThumbsCLITests {
                                     "--output-dir", FileManager.default.temporaryDirectory.path])
         #expect(result.status == 1)
         #expect(result.jsonLines.compactMap { ($0["error"] as? [String: Any])?["code"] as? String } == ["no_video", "not_media"])
-        #expect(result.stderrLines.count == 2)
+        #expect(result.stderrLines.filter { $0.hasPrefix("vtrim: error: ") }.count == 2)
+        #expect(result.stderrLines.last == nil || result.stderrLines.last?.hasPrefix("vtrim: 0 ok, 2 failed, 0 skipped in ") == true)
     }
 
     @Test func tooWideIsRefusedWithAHint() throws {

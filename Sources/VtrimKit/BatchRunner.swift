@@ -1,0 +1,100 @@
+import Dispatch
+import Foundation
+import MediaEngine
+
+/// Runs one job per input on up to `jobs` threads at once, and hands the outcomes over in input order
+/// as soon as they are ready. Each job owns its FFmpeg contexts (they never cross threads).
+/// With `failFast`, no new job starts after a failure; the inputs not started are reported as skipped.
+/// After an interrupt, no new job starts and the run returns `interrupted: true`.
+public struct BatchRunner: Sendable {
+    public let jobs: Int
+    public let failFast: Bool
+
+    public init(jobs: Int, failFast: Bool) {
+        self.jobs = max(1, jobs)
+        self.failFast = failFast
+    }
+
+    /// Decoder/encoder threads for each job so that jobs × threads stays near the core count.
+    public static func threadsPerJob(jobs: Int) -> Int {
+        max(1, ProcessInfo.processInfo.activeProcessorCount / max(1, jobs))
+    }
+
+    /// - Parameters:
+    ///   - job: runs input `index`; may return several outcomes (a cut list) — all are reported.
+    ///   - report: called on the calling thread, in input order.
+    /// - Returns: whether an interrupt stopped the run.
+    public func run(paths: [String], writer: ReportWriter,
+                    job: @escaping @Sendable (_ index: Int, _ path: String) -> [Outcome],
+                    report: (Outcome) -> Void) -> Bool {
+        let state = BatchState(count: paths.count)
+        writer.begin(total: paths.count)
+        let failFast = self.failFast
+        for _ in 0..<min(jobs, paths.count) {
+            DispatchQueue.global().async {
+                while let index = state.claim() {
+                    writer.started(index, name: (paths[index] as NSString).lastPathComponent)
+                    let outcomes = job(index, paths[index])
+                    writer.finished(index)
+                    state.complete(index, outcomes, stopAfter: failFast && outcomes.contains(where: \.failed))
+                }
+            }
+        }
+        var next = 0
+        while next < paths.count {
+            guard let outcomes = state.waitFor(next) else { break }
+            outcomes.forEach(report)
+            next += 1
+        }
+        // Inputs never started (fail-fast) are reported as skipped; after an interrupt they are not.
+        if !Interrupt.requested {
+            for index in next..<paths.count {
+                report(Outcome(path: paths[index], status: .skipped(reason: "not started: an earlier input failed (--fail-fast)")))
+            }
+        }
+        return Interrupt.requested
+    }
+}
+
+/// Shared by the workers and the reporting thread.
+private final class BatchState: @unchecked Sendable {
+    private let condition = NSCondition()
+    private let count: Int
+    private var nextToStart = 0
+    private var results: [Int: [Outcome]] = [:]
+    private var stopped = false
+
+    init(count: Int) {
+        self.count = count
+    }
+
+    /// The next input to run, or nil when there is none (all started, fail-fast, or interrupted).
+    func claim() -> Int? {
+        condition.lock()
+        defer { condition.unlock() }
+        guard !stopped, !Interrupt.requested, nextToStart < count else { return nil }
+        defer { nextToStart += 1 }
+        return nextToStart
+    }
+
+    func complete(_ index: Int, _ outcomes: [Outcome], stopAfter: Bool) {
+        condition.lock()
+        results[index] = outcomes
+        if stopAfter { stopped = true }
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Blocks until input `index` has finished (a claimed input always finishes); nil when it will never
+    /// start (fail-fast or interrupted).
+    func waitFor(_ index: Int) -> [Outcome]? {
+        condition.lock()
+        defer { condition.unlock() }
+        while true {
+            if let outcomes = results.removeValue(forKey: index) { return outcomes }
+            // Not started and nothing will start it.
+            if index >= nextToStart, stopped || Interrupt.requested || nextToStart >= count { return nil }
+            condition.wait(until: Date().addingTimeInterval(0.2))
+        }
+    }
+}
