@@ -175,7 +175,8 @@ public enum CutJob {
             ])))
         }
         do throws(MediaError) {
-            let target = OutputTarget(path: request.outputPath(for: item, index: index, segment: segment), overwrite: request.overwrite)
+            let target = OutputTarget(path: request.outputPath(for: item, index: index, segment: segment), overwrite: request.overwrite,
+                                      createsFolder: request.output.createsFolders)
             if request.skipExisting, !request.overwrite, !request.dryRun, FileManager.default.fileExists(atPath: target.path) {
                 return Outcome(path: path, status: .skipped(reason: "\(target.path) exists (--skip-existing)"),
                                fields: [("output", .string(target.path))] + extra)

@@ -8,10 +8,13 @@ import MediaEngine
 public struct OutputTarget: Sendable {
     public let path: String
     public let overwrite: Bool
+    /// Create the output's folder when missing (below --output-dir, which mirrors the input tree).
+    public let createsFolder: Bool
 
-    public init(path: String, overwrite: Bool) {
+    public init(path: String, overwrite: Bool, createsFolder: Bool = false) {
         self.path = path
         self.overwrite = overwrite
+        self.createsFolder = createsFolder
     }
 
     /// Temporary files carry this marker so a later run can recognise (and ignore or clean) leftovers.
@@ -24,6 +27,9 @@ public struct OutputTarget: Sendable {
                              reason: "the output \(path) is the input itself; choose another name")
         }
         let folder = (path as NSString).deletingLastPathComponent
+        if createsFolder, !folder.isEmpty {
+            try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        }
         var isFolder: ObjCBool = false
         if !FileManager.default.fileExists(atPath: folder.isEmpty ? "." : folder, isDirectory: &isFolder) || !isFolder.boolValue {
             throw MediaError(.writeFailed, path: input, operation: "check output",

@@ -41,6 +41,12 @@ public struct OutputNamer: Sendable, Equatable {
         self.template = template
     }
 
+    /// Outputs below --output-dir may need the input tree's subfolders created.
+    public var createsFolders: Bool {
+        if case .folder = choice { return true }
+        return false
+    }
+
     public static let placeholders = ["stem", "ext", "name", "index", "start", "end", "label"]
 
     public func path(for item: InputItem, defaultName: String, fields: [String: String]) -> String {

@@ -91,7 +91,8 @@ public enum ThumbsJob {
         let path = item.path
         var warnings: [MediaWarning] = []
         do throws(MediaError) {
-            let target = OutputTarget(path: outputPath(for: item, index: index, request: request), overwrite: request.overwrite)
+            let target = OutputTarget(path: outputPath(for: item, index: index, request: request), overwrite: request.overwrite,
+                                      createsFolder: request.output.createsFolders)
             if request.skipExisting, !request.overwrite, FileManager.default.fileExists(atPath: target.path) {
                 return Outcome(path: path, status: .skipped(reason: "\(target.path) exists (--skip-existing)"),
                                fields: [("output", .string(target.path))])

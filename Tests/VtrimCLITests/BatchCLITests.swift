@@ -1,0 +1,218 @@
+import Foundation
+import MediaEngine
+import TestSupport
+import Testing
+
+/// Batch runs over folders: walking, naming, collisions, resumable runs, shards, fail-fast, reports,
+/// interrupts and progress.
+struct BatchCLITests {
+    /// A small tree: good clips (one rotated, one in a subfolder), a broken file, non-media files,
+    /// a hidden file and a symlink loop.
+    static func makeTree() throws -> TemporaryFolder {
+        let folder = try TemporaryFolder("vtrim-batch")
+        let files = [("h264-aac.mp4", "in/a.mp4"), ("rot90.mp4", "in/b.mp4"), ("hevc.mp4", "in/sub/c.mp4"),
+                     ("not-video.mp4", "in/sub/d-broken.mp4"), ("h264-aac.mkv", "in/e.mkv"), ("hevc.mp4", "in/.hidden.mp4")]
+        for (fixture, target) in files {
+            let path = folder.file(target)
+            try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: TestPaths.fixture(fixture), toPath: path)
+        }
+        try "notes".write(toFile: folder.file("in/readme.txt"), atomically: true, encoding: .utf8)
+        try FileManager.default.createSymbolicLink(atPath: folder.file("in/sub/loop"), withDestinationPath: folder.file("in"))
+        return folder
+    }
+
+    static let goodOrder = ["in/a.mp4", "in/b.mp4", "in/e.mkv", "in/sub/c.mp4", "in/sub/d-broken.mp4"]
+
+    @Test func walksSortedSkipsHiddenAndLoops() throws {
+        let tree = try Self.makeTree()
+        defer { tree.remove() }
+        let result = try Run.vtrim(["probe", "--json", "-r", tree.file("in")])
+        #expect(result.status == 1)
+        #expect(result.jsonLines.map { $0["path"] as? String } == Self.goodOrder.map(tree.file))
+        let codes = result.jsonLines.map { ($0["error"] as? [String: Any])?["code"] as? String }
+        #expect(codes == [nil, nil, nil, nil, "not_media"])
+        #expect(result.stderr.contains("vtrim: 4 ok, 1 failed, 0 skipped in "))
+    }
+
+    @Test func includeAndExcludeGlobs() throws {
+        let tree = try Self.makeTree()
+        defer { tree.remove() }
+        let only = try Run.vtrim(["probe", "--json", "-r", tree.file("in"), "--include", "*.mkv", "--include", "*.txt"])
+        #expect(only.jsonLines.map { $0["path"] as? String } == ["in/e.mkv", "in/readme.txt"].map(tree.file))
+        let without = try Run.vtrim(["probe", "--json", "-r", tree.file("in"), "--exclude", "sub/*"])
+        #expect(without.status == 0)
+        #expect(without.jsonLines.map { $0["path"] as? String } == ["in/a.mp4", "in/b.mp4", "in/e.mkv"].map(tree.file))
+    }
+
+    @Test func outputFolderMirrorsTheTreeAndTemplatesName() throws {
+        let tree = try Self.makeTree()
+        defer { tree.remove() }
+        let result = try Run.vtrim(["thumbs", "--json", "-r", tree.file("in"), "--exclude", "*broken*", "--count", "2",
+                                    "--output-dir", tree.file("out"), "--name", "{stem}-{index}.png", "-j", "2"])
+        #expect(result.status == 0, "\(result)")
+        #expect(result.jsonLines.map { $0["output"] as? String } ==
+                ["out/a-1.png", "out/b-2.png", "out/e-3.png", "out/sub/c-4.png"].map(tree.file))
+        for object in result.jsonLines {
+            #expect(FileManager.default.fileExists(atPath: object["output"] as? String ?? ""))
+        }
+    }
+
+    @Test func collidingOutputsAreRefusedBeforeAnyWork() throws {
+        let tree = try Self.makeTree()
+        defer { tree.remove() }
+        let result = try Run.vtrim(["thumbs", "-r", tree.file("in"), "--output-dir", tree.file("out"), "--name", "strip.png"])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("would both write"))
+        #expect(result.stdout.isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: tree.file("out/strip.png")))
+    }
+
+    @Test func skipExistingResumesAndIgnoresStaleTemporaries() throws {
+        let tree = try Self.makeTree()
+        defer { tree.remove() }
+        let arguments = ["thumbs", "--json", "-r", tree.file("in"), "--exclude", "*broken*", "--count", "2", "--output-dir", tree.file("out")]
+        // A temporary file a killed run left (its process long gone) must not count as an output.
+        try FileManager.default.createDirectory(atPath: tree.file("out"), withIntermediateDirectories: true)
+        let stale = tree.file("out/.a.thumbs.vtrim-tmp-2147480000-1.png")
+        try Data("half".utf8).write(to: URL(fileURLWithPath: stale))
+        let first = try Run.vtrim(arguments + ["--skip-existing"])
+        #expect(first.status == 0, "\(first)")
+        #expect(first.jsonLines.allSatisfy { $0["skipped"] == nil })
+        #expect(!FileManager.default.fileExists(atPath: stale))
+        let again = try Run.vtrim(arguments + ["--skip-existing"])
+        #expect(again.status == 0)
+        #expect(again.jsonLines.allSatisfy { $0["skipped"] as? Bool == true && $0["reason"] != nil })
+        #expect(again.stderr.contains("0 ok, 0 failed, 4 skipped"))
+    }
+
+    @Test func shardsTogetherCoverTheRunExactlyOnce() throws {
+        let tree = try Self.makeTree()
+        defer { tree.remove() }
+        let all = try Run.vtrim(["probe", "--json", "-r", tree.file("in")]).jsonLines.compactMap { $0["path"] as? String }
+        var union: [String] = []
+        for shard in 1...3 {
+            union += try Run.vtrim(["probe", "--json", "-r", tree.file("in"), "--shard", "\(shard)/3"]).jsonLines.compactMap { $0["path"] as? String }
+        }
+        #expect(union.sorted() == all.sorted())
+        #expect(Set(union).count == union.count)
+        #expect(try Run.vtrim(["probe", "-r", tree.file("in"), "--shard", "4/3"]).status == 64)
+    }
+
+    @Test func failFastStopsStartingNewInputs() throws {
+        let tree = try Self.makeTree()
+        defer { tree.remove() }
+        let inputs = [tree.file("in/sub/d-broken.mp4"), tree.file("in/a.mp4"), tree.file("in/b.mp4")]
+        let result = try Run.vtrim(["probe", "--json", "-j", "1", "--fail-fast"] + inputs)
+        #expect(result.status == 1)
+        let objects = result.jsonLines
+        #expect(objects.map { $0["path"] as? String } == inputs)
+        #expect((objects[0]["error"] as? [String: Any])?["code"] as? String == "not_media")
+        #expect(objects[1]["skipped"] as? Bool == true && objects[2]["skipped"] as? Bool == true)
+    }
+
+    @Test func oneBrokenFileAmongGoodOnesInParallel() throws {
+        let tree = try Self.makeTree()
+        defer { tree.remove() }
+        let result = try Run.vtrim(["cut", "--json", "-r", tree.file("in"), "--start", "0.5", "--end", "end-0.5",
+                                    "--output-dir", tree.file("out"), "-j", "3"])
+        #expect(result.status == 1)
+        let objects = result.jsonLines
+        #expect(objects.map { $0["path"] as? String } == Self.goodOrder.map(tree.file))
+        #expect(objects.filter { $0["error"] != nil }.count == 1)
+        #expect(FileManager.default.fileExists(atPath: tree.file("out/sub/c.cut.mp4")))
+        #expect(!((try? FileManager.default.contentsOfDirectory(atPath: tree.file("out/sub"))) ?? []).contains { $0.contains("vtrim-tmp") })
+    }
+
+    @Test func cutListWritesOneOutputPerRow() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let list = folder.file("cuts.csv")
+        try "0,1,intro\n1.5,2.5,\"middle, part\"\n3,,\n".write(toFile: list, atomically: true, encoding: .utf8)
+        let result = try Run.vtrim(["cut", "--json", TestPaths.fixture("h264-aac.mp4"), "--list", list, "--output-dir", folder.path])
+        #expect(result.status == 0, "\(result)")
+        let objects = result.jsonLines
+        #expect(objects.map { $0["output"] as? String } ==
+                ["h264-aac.intro.cut.mp4", "h264-aac.middle, part.cut.mp4", "h264-aac.3.cut.mp4"].map(folder.file))
+        #expect(objects.map { ($0["effective"] as? [String: Any])?["end"] as? Double } == [1, 2.5, 4])
+        #expect((objects[1]["segment"] as? [String: Any])?["label"] as? String == "middle, part")
+        let bad = folder.file("bad.csv")
+        try "zero,1\n".write(toFile: bad, atomically: true, encoding: .utf8)
+        #expect(try Run.vtrim(["cut", TestPaths.fixture("h264-aac.mp4"), "--list", bad]).status == 64)
+    }
+
+    /// SIGINT during a batch: no new job starts, the running one stops, nothing half-written stays,
+    /// exit 130 with the summary; a re-run with --skip-existing completes the rest.
+    @Test func interruptedBatchLeavesNoPartialFilesAndResumes() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        for index in 0..<6 {
+            try FileManager.default.copyItem(atPath: TestPaths.fixture("h264-aac.mp4"), toPath: folder.file("in/clip\(index).mp4"),
+                                             createFolders: true)
+        }
+        let arguments = ["cut", "--json", "-r", folder.file("in"), "--start", "0", "--end", "end", "--mode", "exact",
+                         "--preset", "veryslow", "--output-dir", folder.file("out"), "-j", "1", "--skip-existing"]
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: TestPaths.vtrimBinary)
+        process.arguments = arguments
+        let output = Pipe(), errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        // Let at least one exact cut finish, then interrupt the next one midway.
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline, ((try? FileManager.default.contentsOfDirectory(atPath: folder.file("out"))) ?? []).filter({ $0.hasSuffix(".cut.mp4") && !$0.hasPrefix(".") }).isEmpty {
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        Thread.sleep(forTimeInterval: 0.3)
+        process.interrupt()
+        process.waitUntilExit()
+        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(process.terminationStatus == 130, "\(stderr)")
+        #expect(stderr.contains("(interrupted)"))
+        let written = try FileManager.default.contentsOfDirectory(atPath: folder.file("out"))
+        #expect(!written.contains { $0.contains("vtrim-tmp") }, "\(written)")
+        #expect(written.count < 6)
+        for name in written {
+            #expect(try MediaFacts.decodeErrors(folder.file("out/" + name)).isEmpty, "\(name)")
+        }
+        let rerun = try Run.vtrim(arguments)
+        #expect(rerun.status == 0, "\(rerun)")
+        #expect(rerun.jsonLines.filter { $0["skipped"] as? Bool == true }.count == written.count)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.file("out")).count == 6)
+    }
+
+    @Test func progressLineOnlyOnATerminal() throws {
+        let tree = try Self.makeTree()
+        defer { tree.remove() }
+        let command = "\(TestPaths.vtrimBinary) probe -r \(tree.file("in")) > /dev/null"
+        // `script` gives the command a pseudo-terminal; what it wrote there comes back on stdout.
+        let terminal = try Run.tool("script", ["-q", "-e", "-c", command, "/dev/null"])
+        #expect(terminal.stdout.contains("\r\u{1B}[K[0/5] 0%") || terminal.stdout.contains("\r\u{1B}[K["), "\(terminal.stdout.debugDescription)")
+        #expect(terminal.stdout.contains("vtrim: 4 ok, 1 failed"))
+        let piped = try Run.vtrim(["probe", "-r", tree.file("in")])
+        #expect(!piped.stderr.contains("\r"))
+        let quiet = try Run.tool("script", ["-q", "-e", "-c", command.replacingOccurrences(of: "probe -r", with: "probe --quiet -r"), "/dev/null"])
+        #expect(!quiet.stdout.contains("\u{1B}[K"))
+        #expect(!quiet.stdout.contains("ok,"))
+    }
+
+    @Test func fromTheEndSyntaxOverManyFiles() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        // "The last 1 s of every file": each file's own end.
+        let result = try Run.vtrim(["cut", "--json", TestPaths.fixture("h264-aac.mp4"), TestPaths.fixture("hevc.mp4"),
+                                    "--start", "end-1", "--end", "end", "--output-dir", folder.path])
+        #expect(result.status == 0, "\(result)")
+        #expect(result.jsonLines.map { ($0["effective"] as? [String: Any])?["start"] as? Double } == [3, 1])
+    }
+}
+
+extension FileManager {
+    func copyItem(atPath source: String, toPath target: String, createFolders: Bool) throws {
+        if createFolders {
+            try createDirectory(atPath: (target as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        }
+        try copyItem(atPath: source, toPath: target)
+    }
+}
