@@ -147,6 +147,7 @@ final class EncodingVideoSink: VideoSink {
         let out = try output.addStream()
         try encoder.copyParameters(to: out)
         av_dict_copy(&out.pointee.metadata, stream.pointee.metadata, 0)
+        OutputFile.dropTimecode(&out.pointee.metadata)
         out.pointee.disposition = stream.pointee.disposition
         if !bake { try output.copySideData(from: stream, to: out, only: AV_PKT_DATA_DISPLAYMATRIX) }
         outputIndex = Int(out.pointee.index)

@@ -72,6 +72,7 @@ final class OutputFile {
         target.pointee.sample_aspect_ratio = sar
         stream.pointee.disposition = input.pointee.disposition
         av_dict_copy(&stream.pointee.metadata, input.pointee.metadata, 0)
+        Self.dropTimecode(&stream.pointee.metadata)
         if keepSideData { try copySideData(from: input, to: stream) }
         return stream
     }
@@ -100,6 +101,13 @@ final class OutputFile {
 
     func copyContainerMetadata(from input: InputFile) {
         av_dict_copy(&format.pointee.metadata, input.format.pointee.metadata, 0)
+        Self.dropTimecode(&format.pointee.metadata)
+    }
+
+    /// A `timecode` tag makes the mov muxer write a new timecode track stamped with the source's start
+    /// time, which would be wrong for a cut: timecode tracks are left out (with a note), tags too.
+    static func dropTimecode(_ dictionary: inout OpaquePointer?) {
+        av_dict_set(&dictionary, "timecode", nil, 0)
     }
 
     func writeHeader(options: [String: String] = [:]) throws(AVFailure) {

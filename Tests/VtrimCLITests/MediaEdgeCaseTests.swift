@@ -1,0 +1,85 @@
+import Foundation
+import MediaEngine
+import TestSupport
+import Testing
+
+/// Inputs made at test time with the ffmpeg CLI for cases the committed fixtures do not cover:
+/// colour matrices, 10-bit HDR, metadata and data tracks, a stream that does not start on a keyframe.
+struct MediaEdgeCaseTests {
+    static func make(_ folder: TemporaryFolder, _ name: String, _ arguments: [String]) throws -> String {
+        let path = folder.file(name)
+        let result = try Run.tool("ffmpeg", ["-v", "error", "-y"] + arguments + [path])
+        try #require(result.status == 0, "\(result.stderr)")
+        return path
+    }
+
+    /// An HD clip tagged BT.709 of one known colour: the thumbnail has that colour (decoding it with
+    /// swscale's BT.601 default would shift it visibly).
+    @Test func hdColoursUseBT709() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let input = try Self.make(folder, "hd709.mp4", [
+            "-f", "lavfi", "-i", "color=c=0x3080C0:size=1280x720:rate=30", "-t", "1",
+            "-vf", "scale=out_color_matrix=bt709:out_range=tv", "-c:v", "libx264", "-crf", "10", "-pix_fmt", "yuv420p",
+            "-color_primaries", "bt709", "-color_trc", "bt709", "-colorspace", "bt709"])
+        let result = try Run.vtrim(["thumbs", input, "--count", "1", "--height", "90", "-o", folder.file("t.png")])
+        #expect(result.status == 0, "\(result)")
+        let mean = try PNGFile.read(folder.file("t.png")).meanColor(x: 10, y: 10, width: 100, height: 70)
+        #expect(abs(mean.r - 0x30) < 6 && abs(mean.g - 0x80) < 6 && abs(mean.b - 0xC0) < 6, "\(mean)")
+    }
+
+    @Test func tenBitHDRWorksWithAWarning() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let input = try Self.make(folder, "hlg10.mp4", [
+            "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-t", "1", "-c:v", "libx265", "-pix_fmt", "yuv420p10le",
+            "-x265-params", "log-level=error", "-color_primaries", "bt2020", "-color_trc", "arib-std-b67", "-colorspace", "bt2020nc"])
+        let result = try Run.vtrim(["thumbs", "--json", input, "--count", "2", "-o", folder.file("t.png")])
+        #expect(result.status == 0, "\(result)")
+        let object = try #require(result.jsonLines.first)
+        #expect((object["warnings"] as? [[String: Any]])?.first?["code"] as? String == "hdr_not_tone_mapped")
+        let probe = try #require(try Run.vtrim(["probe", "--json", input]).jsonLines.first?["video"] as? [String: Any])
+        #expect(probe["bit_depth"] as? Int == 10)
+        #expect(try PNGFile.read(folder.file("t.png")).width == 240)
+    }
+
+    /// Creation time, language and handler survive a copy cut; a timecode track is left out with a note.
+    @Test func metadataKeptAndDataTracksDropped() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let input = try Self.make(folder, "tagged.mov", [
+            "-i", TestPaths.fixture("h264-aac.mp4"), "-c", "copy", "-timecode", "01:00:00:00",
+            "-metadata", "creation_time=2024-05-06T07:08:09Z", "-metadata:s:a:0", "language=fra",
+            "-metadata:s:v:0", "handler_name=CameraVideo"])
+        let output = folder.file("cut.mov")
+        let result = try Run.vtrim(["cut", "--json", input, "--start", "1", "--end", "2.5", "-o", output])
+        #expect(result.status == 0, "\(result)")
+        let notes = try #require(result.jsonLines.first?["notes"] as? [String])
+        #expect(notes.contains { $0.contains("data track") && $0.contains("tmcd") }, "\(notes)")
+        let tags = try Run.tool("ffprobe", ["-v", "error", "-show_entries", "format_tags=creation_time:stream_tags=language,handler_name:stream=codec_type",
+                                            "-of", "compact", output]).stdout
+        #expect(tags.contains("creation_time=2024-05-06T07:08:09"))
+        #expect(tags.contains("language=fra"))
+        #expect(tags.contains("handler_name=CameraVideo"))
+        #expect(!tags.contains("codec_type=data"))
+    }
+
+    /// A stream whose first packets are not keyframes (a transport stream cut mid-GOP): the cut starts at
+    /// the first keyframe, says so, and decodes cleanly.
+    @Test func firstPacketNotAKeyframe() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let input = try Self.make(folder, "midgop.ts", [
+            "-i", TestPaths.fixture("h264-aac.mp4"), "-ss", "0.5", "-c", "copy", "-copyinkf", "-f", "mpegts"])
+        let first = try Run.tool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "packet=flags",
+                                             "-read_intervals", "%+#1", "-of", "csv=p=0", input]).stdout
+        try #require(!first.hasPrefix("K"), "the generated input should start without a keyframe")
+        let output = folder.file("cut.ts")
+        let result = try Run.vtrim(["cut", "--json", input, "--start", "0", "--end", "2", "-o", output])
+        #expect(result.status == 0, "\(result)")
+        let object = try #require(result.jsonLines.first)
+        #expect((object["notes"] as? [String])?.contains { $0.contains("no keyframe at or before") } == true)
+        #expect(try MediaFacts.firstVideoPacketIsKeyframe(output))
+        #expect(try MediaFacts.decodeErrors(output).isEmpty)
+    }
+}
