@@ -25,11 +25,13 @@ def measure(command, env=None):
 
 
 def run_alternating(rows, runs, label=""):
-    """rows: list of (name, command). Runs every command once per round, `runs` rounds.
+    """rows: list of (name, command). Runs every command once per round, `runs` rounds; before each
+    (untimed) `sync` flushes the previous command's writes so they do not slow the next one down.
     Returns {name: (median wall, median peak RSS, all walls)}."""
     samples = {name: [] for name, _ in rows}
     for round_index in range(runs):
         for name, command in rows:
+            subprocess.run(["sync"], check=False)
             wall, rss = measure(command)
             samples[name].append((wall, rss))
             print(f"  {label} round {round_index + 1}/{runs}: {name}: {wall:.2f} s, {rss:.0f} MiB", file=sys.stderr, flush=True)

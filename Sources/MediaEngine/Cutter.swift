@@ -114,6 +114,10 @@ private final class CutContext {
         var mode = spec.mode
         var notes: [String] = []
         if let index = video, let parameters = input.stream(index)?.pointee.codecpar?.pointee {
+            if mode == .exact, Int(parameters.width) * Int(parameters.height) > Limits.maximumPixels {
+                throw MediaError(.tooLarge, path: path, operation: "picture size",
+                                 reason: "its picture is \(parameters.width)x\(parameters.height), larger than vtrim decodes (\(Limits.maximumSideText)); use --mode copy")
+            }
             if mode == .exact, avcodec_find_decoder(parameters.codec_id) == nil {
                 throw MediaError(.unsupportedCodec, path: path, operation: "avcodec_find_decoder",
                                  reason: "this FFmpeg cannot decode the video (\(Probe.codecName(parameters.codec_id))), so it cannot be cut exactly; use --mode copy")

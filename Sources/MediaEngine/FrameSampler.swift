@@ -74,6 +74,19 @@ public final class FrameSampler {
             throw MediaError(.unsupportedCodec, path: path, operation: "avcodec_find_decoder",
                              reason: "this FFmpeg cannot decode its video codec (\(video.codecTag ?? video.codec))")
         }
+        if video.width <= 0 || video.height <= 0 {
+            // Stream analysis could not size the picture; FFmpeg's own reason, when it gave one, says why
+            // (a header claiming more than `Limits.maximumPixels` is refused there, before any allocation).
+            let detail = FFmpegText.lastLoggedError()
+            let tooLarge = detail?.contains("Picture size") == true
+            throw MediaError(tooLarge ? .tooLarge : .decodeFailed, path: path, operation: "picture size",
+                             reason: tooLarge ? "its picture size is refused (\(detail ?? "")); vtrim decodes up to \(Limits.maximumSideText)"
+                                              : "the video's picture size is unknown" + (detail.map { " (\($0))" } ?? ""))
+        }
+        if video.width * video.height > Limits.maximumPixels {
+            throw MediaError(.tooLarge, path: path, operation: "picture size",
+                             reason: "its picture is \(video.width)x\(video.height), larger than vtrim decodes (\(Limits.maximumSideText))")
+        }
         firstInput = input
         streamIndex = video.index
     }
@@ -88,7 +101,9 @@ public final class FrameSampler {
         // Above 1080p a second decoder costs more memory than it saves time (a 4K frame is 12 MB and each
         // decoder keeps its own reference frames): one decoder with frame threads instead.
         let allowedWorkers = video.width * video.height > Self.parallelPixelLimit ? 1 : workers
-        let runs = Self.split(order, into: max(1, min(allowedWorkers, order.count)))
+        let runs = Self.split(order, into: max(1, min(allowedWorkers, order.count))) { index in
+            self.keyframe(atOrBefore: request.timesSeconds[index], stream: video.index)
+        }
         let results = ResultSlots(count: request.timesSeconds.count)
         let threadsEach = request.decoderThreads == 0 && runs.count == 1 ? 0 : max(1, request.decoderThreads / runs.count)
         if runs.count == 1 {
@@ -120,15 +135,38 @@ public final class FrameSampler {
         }
     }
 
+    /// The index's keyframe (stream ticks) at or before a presentation time, when the container has an index.
+    private func keyframe(atOrBefore seconds: Double, stream index: Int) -> Int64? {
+        guard let stream = firstInput.stream(index), avformat_index_get_entries_count(stream) > 0 else { return nil }
+        let start = firstInput.format.pointee.start_time == CAV_NOPTS_VALUE ? 0 : firstInput.format.pointee.start_time
+        let target = av_rescale_q(Int64((seconds * Double(AV_TIME_BASE)).rounded()) + start, cav_time_base_q(), stream.pointee.time_base)
+        return avformat_index_get_entry_from_timestamp(stream, target, AVSEEK_FLAG_BACKWARD)?.pointee.timestamp
+    }
+
     /// Largest picture (pixels) decoded by several workers at once: 1080p with a margin.
     static let parallelPixelLimit = 2_200_000
 
-    /// Contiguous runs of nearly equal length.
-    static func split(_ order: [Int], into count: Int) -> [[Int]] {
-        guard count > 1 else { return [order] }
-        return (0..<count).map { part in
-            Array(order[(order.count * part / count)..<(order.count * (part + 1) / count)])
+    /// Contiguous runs of nearly equal length, cut only where the next sample needs another keyframe
+    /// (`gop` gives a sample's keyframe, when the index knows it): two decoders never decode the same
+    /// group of pictures. Fewer runs come back when the samples share too few keyframes.
+    static func split(_ order: [Int], into count: Int, gop: (Int) -> Int64? = { _ in nil }) -> [[Int]] {
+        guard count > 1, order.count > 1 else { return [order] }
+        let keyframes = order.map(gop)
+        func isCut(_ position: Int) -> Bool {
+            position > 0 && position < order.count
+                && (keyframes[position] == nil || keyframes[position] != keyframes[position - 1])
         }
+        var cuts: [Int] = []
+        for part in 1..<count {
+            let ideal = order.count * part / count
+            // The nearest allowed cut to the ideal one, past the previous cut.
+            let floor = (cuts.last ?? 0) + 1
+            let candidates = (0..<order.count).flatMap { [ideal - $0, ideal + $0] }
+            if let cut = candidates.first(where: { $0 >= floor && isCut($0) }) { cuts.append(cut) }
+        }
+        cuts = Array(Set(cuts)).sorted()
+        let bounds = [0] + cuts + [order.count]
+        return zip(bounds, bounds.dropFirst()).map { Array(order[$0..<$1]) }
     }
 
     /// Seconds for messages, to the millisecond.

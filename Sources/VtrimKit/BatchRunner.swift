@@ -94,7 +94,7 @@ private final class BatchState: @unchecked Sendable {
             if let outcomes = results.removeValue(forKey: index) { return outcomes }
             // Not started and nothing will start it.
             if index >= nextToStart, stopped || Interrupt.requested || nextToStart >= count { return nil }
-            condition.wait(until: Date().addingTimeInterval(0.2))
+            _ = condition.wait(until: Date().addingTimeInterval(0.2))
         }
     }
 }

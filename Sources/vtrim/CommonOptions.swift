@@ -22,7 +22,7 @@ struct CommonOptions: ParsableArguments {
 
 /// Options for running over many inputs.
 struct BatchOptions: ParsableArguments {
-    @Option(name: [.short, .customLong("jobs")], help: "Inputs processed at once (default: the number of cores).")
+    @Option(name: [.customShort("j", allowingJoined: true), .customLong("jobs")], help: "Inputs processed at once (default: the number of cores).")
     var jobs: Int?
 
     @Option(help: ArgumentHelp("In folders, take only files matching this glob (repeatable; replaces the media-extension filter).", valueName: "glob"))

@@ -113,4 +113,13 @@ struct ParallelSamplingTests {
         #expect(FrameSampler.split([0, 1, 2, 3, 4], into: 2) == [[0, 1], [2, 3, 4]])
         #expect(FrameSampler.split([5, 6], into: 1) == [[5, 6]])
     }
+
+    @Test func splitCutsOnlyBetweenGroupsOfPictures() {
+        // Samples 0…5 with keyframes 0,0,0,1,1,2: a cut at 3 or 5 keeps each group with one decoder.
+        let gop: (Int) -> Int64? = { [0, 0, 0, 1, 1, 2][$0] }
+        #expect(FrameSampler.split([0, 1, 2, 3, 4, 5], into: 2, gop: gop) == [[0, 1, 2], [3, 4, 5]])
+        #expect(FrameSampler.split([0, 1, 2, 3, 4, 5], into: 3, gop: gop) == [[0, 1, 2], [3, 4], [5]])
+        // One group only: one run.
+        #expect(FrameSampler.split([0, 1, 2], into: 2, gop: { _ in 7 }) == [[0, 1, 2]])
+    }
 }

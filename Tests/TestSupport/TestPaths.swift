@@ -32,6 +32,9 @@ public enum TestPaths {
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0) } ?? candidates[candidates.count - 1]
     }()
 
+    /// The binary under test is built with sanitizers (scripts/sanitizers): memory figures mean nothing.
+    public static let sanitized = ProcessInfo.processInfo.environment["VTRIM_SANITIZED"] != nil
+
     public static func toolExists(_ name: String) -> Bool {
         (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":").contains {
             FileManager.default.isExecutableFile(atPath: "\($0)/\(name)")

@@ -32,8 +32,8 @@ enum FFmpegText {
             return String(cString: base)
         }
         var text = Substring(line)
-        if text.hasPrefix("["), let close = text.firstIndex(of: "]") {
-            text = text[text.index(after: close)...]
+        while text.hasPrefix("["), let close = text.firstIndex(of: "]") {
+            text = text[text.index(after: close)...].drop(while: { $0 == " " })
         }
         let trimmed = text.drop(while: { $0 == " " })
         return trimmed.isEmpty ? nil : String(trimmed)

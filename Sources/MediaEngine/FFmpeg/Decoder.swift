@@ -33,6 +33,7 @@ final class Decoder {
         var status = avcodec_parameters_to_context(context, parameters)
         if status < 0 { throw AVFailure(code: status, operation: "avcodec_parameters_to_context") }
         context.pointee.pkt_timebase = stream.pointee.time_base
+        context.pointee.max_pixels = Int64(Limits.maximumPixels)
         context.pointee.thread_count = Int32(max(0, threads))
         context.pointee.thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE
         if keyframesOnly { context.pointee.skip_frame = AVDISCARD_NONKEY }

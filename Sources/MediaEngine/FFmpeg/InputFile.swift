@@ -18,7 +18,17 @@ final class InputFile {
         }
         context = opened
         guard analyze else { return }
-        let infoStatus = avformat_find_stream_info(opened, nil)
+        // Decoders refuse absurd picture sizes (a damaged header claiming 16384x16384) instead of
+        // allocating for them while stream information is gathered.
+        let streams = Int(opened.pointee.nb_streams)
+        let options = UnsafeMutablePointer<OpaquePointer?>.allocate(capacity: max(streams, 1))
+        options.initialize(repeating: nil, count: max(streams, 1))
+        for index in 0..<streams { av_dict_set(&options[index], "max_pixels", String(Limits.maximumPixels), 0) }
+        defer {
+            for index in 0..<streams { av_dict_free(&options[index]) }
+            options.deallocate()
+        }
+        let infoStatus = avformat_find_stream_info(opened, options)
         if infoStatus < 0 {
             // The header parsed but no stream could be understood: not usable media.
             let detail = FFmpegText.lastLoggedError() ?? FFmpegText.error(infoStatus)
@@ -145,4 +155,11 @@ final class Frame {
     }
 
     func unref() { av_frame_unref(pointer) }
+}
+
+/// Bounds on what vtrim decodes, so a damaged or hostile header cannot make it allocate without limit.
+public enum Limits {
+    /// 8192x8192: above every camera and phone format (8K UHD is 7680x4320).
+    public static let maximumPixels = 8192 * 8192
+    public static let maximumSideText = "8192x8192"
 }
