@@ -82,4 +82,15 @@ struct MediaEdgeCaseTests {
         #expect(try MediaFacts.firstVideoPacketIsKeyframe(output))
         #expect(try MediaFacts.decodeErrors(output).isEmpty)
     }
+
+    /// Fuzzing found it: SVT-AV1 printed its banner straight to stderr during an exact cut of AV1 video.
+    @Test func exactCutOfAV1KeepsStderrToVtrimsOwnLines() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let input = try Self.make(folder, "av1.mp4", [
+            "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-t", "2", "-c:v", "libsvtav1", "-preset", "12"])
+        let result = try Run.vtrim(["cut", input, "--start", "0.5", "--end", "1.5", "--mode", "exact", "-o", folder.file("cut.mp4")])
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stderr.isEmpty, "\(result.stderr)")
+    }
 }
