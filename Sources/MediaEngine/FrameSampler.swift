@@ -111,7 +111,7 @@ public final class FrameSampler {
                                             request: request, decoderThreads: threadsEach)
             worker.sample(runs[0], into: results)
         } else {
-            let first = UncheckedBox(firstInput)
+            let first = HandedInput(firstInput)
             let path = info.path, streamIndex = streamIndex
             DispatchQueue.concurrentPerform(iterations: runs.count) { index in
                 do throws(MediaError) {
@@ -206,10 +206,10 @@ private final class ResultSlots: @unchecked Sendable {
     }
 }
 
-/// Hands one non-Sendable object to exactly one other thread (the first worker).
-private struct UncheckedBox<Value>: @unchecked Sendable {
-    let value: Value
-    init(_ value: Value) { self.value = value }
+/// Hands the file's first demuxer to exactly one other thread (the first worker).
+private struct HandedInput: @unchecked Sendable {
+    let value: InputFile
+    init(_ value: InputFile) { self.value = value }
 }
 
 /// One run of samples on one demuxer and decoder; lives and dies on one thread.

@@ -30,16 +30,20 @@ public struct BatchRunner: Sendable {
         let state = BatchState(count: paths.count)
         writer.begin(total: paths.count)
         let failFast = self.failFast
+        let workers = DispatchGroup()
         for _ in 0..<min(jobs, paths.count) {
-            DispatchQueue.global().async {
+            DispatchQueue.global().async(group: workers) {
                 while let index = state.claim() {
                     writer.started(index, name: (paths[index] as NSString).lastPathComponent)
                     let outcomes = job(index, paths[index])
                     writer.finished(index)
-                    state.complete(index, outcomes, stopAfter: failFast && outcomes.contains(where: \.failed))
+                    let failed = outcomes.contains(where: \.failed)
+                    state.complete(index, consume outcomes, stopAfter: failFast && failed)
                 }
             }
         }
+        // Every worker is done (and holds nothing) before the run returns and vtrim may exit.
+        defer { workers.wait() }
         var next = 0
         while next < paths.count {
             guard let outcomes = state.waitFor(next) else { break }
@@ -77,7 +81,7 @@ private final class BatchState: @unchecked Sendable {
         return nextToStart
     }
 
-    func complete(_ index: Int, _ outcomes: [Outcome], stopAfter: Bool) {
+    func complete(_ index: Int, _ outcomes: consuming [Outcome], stopAfter: Bool) {
         condition.lock()
         results[index] = outcomes
         if stopAfter { stopped = true }
