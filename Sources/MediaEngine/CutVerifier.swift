@@ -10,7 +10,6 @@ public struct MeasuredRange: Sendable, Equatable {
     public var firstVideoPacketIsKeyframe: Bool
     public var audioStartSeconds: Double?
     public var audioEndSeconds: Double?
-    public var containerDurationSeconds: Double?
 
     /// The presented span: video when there is video, else audio.
     public var startSeconds: Double? { videoStartSeconds ?? audioStartSeconds }
@@ -63,8 +62,7 @@ public enum CutVerifier {
                 try scan.read(until: nil)
             }
         }
-        var range = scan.range
-        if hasDuration { range.containerDurationSeconds = Double(duration) / Double(AV_TIME_BASE) }
+        let range = scan.range
         if video != nil, range.videoStartSeconds == nil {
             throw MediaError(.verifyFailed, path: path, operation: "verify", reason: "the written file has no video frames")
         }

@@ -90,5 +90,4 @@ extension JSON {
     static func optional(_ value: String?) -> JSON { value.map(JSON.string) ?? .null }
     static func optional(_ value: Double?) -> JSON { value.map(JSON.number) ?? .null }
     static func optional(_ value: Int64?) -> JSON { value.map(JSON.int) ?? .null }
-    static func seconds(_ value: Double) -> JSON { .number(value) }
 }

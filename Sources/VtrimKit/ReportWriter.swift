@@ -59,15 +59,6 @@ public final class ReportWriter: @unchecked Sendable {
         drawProgress()
     }
 
-    /// A line for stderr that is not about one input.
-    public func note(_ text: String) {
-        lock.lock()
-        defer { lock.unlock() }
-        clearProgress()
-        standardError("vtrim: \(text)\n")
-        drawProgress()
-    }
-
     /// `ok / failed / skipped / elapsed` on stderr, for runs over several inputs.
     public func summary(interrupted: Bool = false) {
         lock.lock()

@@ -1,3 +1,4 @@
+import Foundation
 import MediaEngine
 import TestSupport
 import Testing
@@ -77,7 +78,7 @@ struct ProbeTests {
     @Test func sizeIsTheFileSize() throws {
         let path = TestPaths.fixture("h264-aac.mp4")
         let info = try Probe.probe(path: path)
-        let attributes = try FileManagerSize.size(path)
+        let attributes = try MediaFacts.fileSize(path)
         #expect(info.sizeBytes == attributes)
     }
 
@@ -120,14 +121,5 @@ struct ProbeTests {
             return error.code == bad.code && error.path == bad.path && error.reason.contains(bad.reasonContains)
                 && !error.operation.isEmpty
         }
-    }
-}
-
-import Foundation
-
-enum FileManagerSize {
-    static func size(_ path: String) throws -> Int64 {
-        let attributes = try FileManager.default.attributesOfItem(atPath: path)
-        return (attributes[.size] as? NSNumber)?.int64Value ?? -1
     }
 }

@@ -51,6 +51,10 @@ public enum MediaFacts {
         return Int(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
+    public static func fileSize(_ path: String) throws -> Int64 {
+        ((try FileManager.default.attributesOfItem(atPath: path))[.size] as? NSNumber)?.int64Value ?? -1
+    }
+
     public static var gstreamerAvailable: Bool { TestPaths.toolExists("gst-discoverer-1.0") }
 
     /// The duration GStreamer's demuxer reports (qtdemux applies edit lists on its own).

@@ -171,7 +171,7 @@ struct HardeningTests {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let input = try Self.longClip(folder)
-        let size = try FileManagerSize.size(input)
+        let size = try MediaFacts.fileSize(input)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: TestPaths.vtrimBinary)
         process.arguments = ["thumbs", input, "--every", "0.1", "--columns", "20", "-o", folder.file("s.png")]
@@ -236,8 +236,3 @@ struct HardeningTests {
     }
 }
 
-enum FileManagerSize {
-    static func size(_ path: String) throws -> Int64 {
-        ((try FileManager.default.attributesOfItem(atPath: path))[.size] as? NSNumber)?.int64Value ?? 0
-    }
-}

@@ -8,9 +8,6 @@ struct AVFailure: Error {
     /// av_strerror's text, plus FFmpeg's own last logged error when it adds something
     /// (e.g. "moov atom not found").
     var text: String { FFmpegText.error(code) }
-
-    var isEndOfFile: Bool { code == CAV_AVERROR_EOF }
-    var isInvalidData: Bool { code == CAV_AVERROR_INVALIDDATA }
 }
 
 enum FFmpegText {
