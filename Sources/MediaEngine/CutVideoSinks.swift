@@ -92,7 +92,7 @@ final class EncodingVideoSink: VideoSink {
     private let targetFormat: AVPixelFormat
     private let packet: Packet
     private let decoded: Frame
-    private var pending: Frame?
+    private let startFrame: StartFrameHold
     private var converter: OpaquePointer?
     private var started = false
     private var finished = false
@@ -110,8 +110,9 @@ final class EncodingVideoSink: VideoSink {
         self.output = output
         self.plan = plan
         timeBase = stream.pointee.time_base
-        startTicks = av_rescale_q(startMicro, cav_time_base_q(), timeBase)
-        endTicks = av_rescale_q(endMicro, cav_time_base_q(), timeBase)
+        startTicks = StreamTime.startTicks(startMicro, timeBase)
+        endTicks = StreamTime.endTicks(endMicro, timeBase)
+        startFrame = StartFrameHold(startTicks: startTicks)
         self.endMicro = endMicro
         guard let parameters = stream.pointee.codecpar?.pointee else { throw AVFailure(code: CAV_AVERROR_INVALIDDATA, operation: "codecpar") }
         decoder = try Decoder(stream: stream, threads: 0)
@@ -209,21 +210,11 @@ final class EncodingVideoSink: VideoSink {
         }
     }
 
-    /// Frames arrive in presentation order: hold the latest one at or before `start`; the first one
-    /// after it releases the held one at output time 0.
+    /// The frame shown at `start` is encoded at output time 0, later ones after it, until `end`.
     private func handle(_ frame: Frame) throws {
         let timestamp = frame.timestamp
-        if timestamp <= startTicks {
-            let held = try pending ?? Frame()
-            held.unref()
-            av_frame_move_ref(held.pointer, frame.pointer)
-            pending = held
-            return
-        }
-        if let held = pending {
-            pending = nil
-            try encode(held, outputPts: 0)
-        }
+        if try startFrame.take(frame) { return }
+        if let held = startFrame.release() { try encode(held, outputPts: 0) }
         if timestamp >= endTicks {
             finished = true
             return
@@ -232,10 +223,7 @@ final class EncodingVideoSink: VideoSink {
     }
 
     private func complete() throws -> Int64 {
-        if let held = pending {
-            pending = nil
-            try encode(held, outputPts: 0)
-        }
+        if let held = startFrame.release() { try encode(held, outputPts: 0) }
         // The last frame lasts until `end` (or its own end when the input stops first).
         if let last = lastOutputPts {
             let untilEnd = endTicks - startTicks - last
