@@ -8,6 +8,9 @@ public struct CutPlan: Sendable, Equatable {
         case keyframe
         /// Decode and re-encode the video: first frame = the frame at `start`, last = the one before `end`.
         case exact
+        /// Frame-exact like `exact`, but only the partial groups of pictures at the edges are re-encoded;
+        /// the rest is copied bit for bit (H.264/HEVC into MP4/MOV; otherwise `exact`, with a warning).
+        case smart
     }
 
     public struct VideoPacket: Sendable, Equatable {
@@ -58,6 +61,11 @@ public struct CutPlan: Sendable, Equatable {
             // muxer's edit list hides it. Starting the edit on that frame's own time (not mid-frame) makes
             // every player, FFmpeg-based ones included, show it first.
             return CutPlan(keyframe: chosen, shift: frameAtStart, presentedStart: frameAtStart, startsAfterRequest: false)
+        case .smart:
+            // Copied frames keep their own times and durations, so the output starts on the frame at
+            // `start` (re-encoded or copied), like a copy cut's edit list.
+            let first = startsAfter ? chosen.pts : frameAtStart
+            return CutPlan(keyframe: chosen, shift: first, presentedStart: first, startsAfterRequest: startsAfter)
         case .exact:
             let first = startsAfter ? chosen.pts : frameAtStart
             return CutPlan(keyframe: chosen, shift: startsAfter ? chosen.pts : start, presentedStart: first,

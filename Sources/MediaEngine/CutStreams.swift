@@ -19,7 +19,7 @@ struct CutStreams {
     /// The main video (never cover art), every audio track the container can hold, subtitles it can hold.
     /// Timecode, telemetry and other data tracks, cover art and extra video tracks cannot be cut
     /// meaningfully; they are dropped with a note each.
-    static func choose(input: InputFile, video: Int?, output: OutputFile, reencodeVideo: Bool) -> CutStreams {
+    static func choose(input: InputFile, video: Int?, output: OutputFile) -> CutStreams {
         var streams = CutStreams()
         for index in 0..<input.streamCount {
             guard let stream = input.stream(index), let parameters = stream.pointee.codecpar else { continue }

@@ -43,6 +43,8 @@ public struct CutReport: Sendable {
     public var notes: [String] = []
     public var warnings: [MediaWarning] = []
     public var streamsKept: [Int] = []
+    /// For a smart cut: what is re-encoded and what is copied.
+    public var smart: SmartCutSummary?
 }
 
 /// `vtrim cut` on one file: opened and probed once, then planned from the packets and written by
@@ -88,6 +90,7 @@ private final class CutContext {
     let videoIndex: Int?
     var streams: CutStreams
     let plan: CutPlan?
+    var smartPlan: SmartCutPlan?
     var report: CutReport
     /// Container-level µs of the source's timeline origin.
     let originMicro: Int64
@@ -113,28 +116,34 @@ private final class CutContext {
         var video = VideoStreamChoice.best(in: input)
         var mode = spec.mode
         var notes: [String] = []
+        var pendingWarnings: [MediaWarning] = []
         if let index = video, let parameters = input.stream(index)?.pointee.codecpar?.pointee {
-            if mode == .exact, Int(parameters.width) * Int(parameters.height) > Limits.maximumPixels {
+            let reencodes = mode == .exact || mode == .smart
+            if reencodes, Int(parameters.width) * Int(parameters.height) > Limits.maximumPixels {
                 throw MediaError(.tooLarge, path: path, operation: "picture size",
                                  reason: "its picture is \(parameters.width)x\(parameters.height), larger than vtrim decodes (\(Limits.maximumSideText)); use --mode copy")
             }
-            if mode == .exact, avcodec_find_decoder(parameters.codec_id) == nil {
+            if reencodes, avcodec_find_decoder(parameters.codec_id) == nil {
                 throw MediaError(.unsupportedCodec, path: path, operation: "avcodec_find_decoder",
                                  reason: "this FFmpeg cannot decode the video (\(Probe.codecName(parameters.codec_id))), so it cannot be cut exactly; use --mode copy")
             }
             if mode != .exact, !output.canHold(parameters.codec_id) {
+                if mode == .smart {
+                    throw MediaError(.unsupportedCodec, path: path, operation: "avformat_query_codec",
+                                     reason: "\(output.formatName) cannot hold \(Probe.codecName(parameters.codec_id)) video; keep the container or use --mode exact")
+                }
                 throw MediaError(.unsupportedCodec, path: path, operation: "avformat_query_codec",
                                  reason: "\(output.formatName) cannot hold \(Probe.codecName(parameters.codec_id)) video without re-encoding; keep the container or use --mode exact")
             }
         } else {
             video = nil
-            if mode == .exact {
+            if mode == .exact || mode == .smart {
                 mode = .copy
                 notes.append("no video stream: audio is cut by stream copy")
             }
         }
         videoIndex = video
-        streams = CutStreams.choose(input: input, video: video, output: output, reencodeVideo: mode == .exact)
+        streams = CutStreams.choose(input: input, video: video, output: output)
         if streams.kept.isEmpty {
             throw MediaError(.noVideo, path: path, operation: "streams", reason: "has no video or audio stream to cut")
         }
@@ -145,7 +154,7 @@ private final class CutContext {
             var ignored: [MediaWarning] = []
             let orientation = Probe.readOrientation(stream, warnings: &ignored)
             if orientation != .upright, !output.carriesDisplayMatrix {
-                if mode != .exact {
+                if mode != .exact, mode != .smart {
                     throw MediaError(.unsupportedContainer, path: path, operation: "orientation",
                                      reason: "\(output.formatName) cannot carry the video's orientation (rotated \(orientation.rotationDegrees)°\(orientation.mirrored ? ", mirrored" : "")) in a stream copy; keep the container or use --mode exact, which turns the picture")
                 }
@@ -157,15 +166,35 @@ private final class CutContext {
         // Plan the start from the packets around it.
         if let index = video, let stream = input.stream(index) {
             let timeBase = stream.pointee.time_base
-            let startTicks = av_rescale_q(startMicro, cav_time_base_q(), timeBase)
+            let startTicks = StreamTime.startTicks(startMicro, timeBase)
             let packets = try Self.packets(before: startTicks, stream: index, input: input, path: path)
-            guard let made = CutPlan.make(packets: packets, start: startTicks, mode: mode, editLists: output.supportsEditLists) else {
+            guard var made = CutPlan.make(packets: packets, start: startTicks, mode: mode, editLists: output.supportsEditLists) else {
                 throw MediaError(.decodeFailed, path: path, operation: "plan", reason: "no keyframe found in the video to start from")
             }
-            if made.presentedStart >= av_rescale_q(endMicro, cav_time_base_q(), timeBase) {
+            if made.presentedStart >= StreamTime.endTicks(endMicro, timeBase) {
                 let first = Double(av_rescale_q(made.keyframe.pts, timeBase, cav_time_base_q()) - originMicro) / Double(AV_TIME_BASE)
                 throw MediaError(.invalidRange, path: path, operation: "plan",
                                  reason: "no video starts in \(FrameSampler.text(spec.startSeconds))–\(FrameSampler.text(spec.endSeconds)) s: the first keyframe from there is at \(FrameSampler.text(first)) s")
+            }
+            var smartWarning: MediaWarning?
+            if mode == .smart, let parameters = stream.pointee.codecpar?.pointee {
+                let endTicks = StreamTime.endTicks(endMicro, timeBase)
+                var reason = SmartEncoding.refusal(parameters, output: output)
+                if reason == nil {
+                    let scanned = try Self.smartPackets(from: made.keyframe, to: endTicks, stream: index, input: input, path: path)
+                    // Frames the source's edit list hides at its end are not shown, so the cut ends before them.
+                    let shownEnd = min(endTicks, scanned.hiddenFrom ?? .max)
+                    switch SmartCutPlan.make(packets: scanned.packets, clean: scanned.clean, start: startTicks, end: shownEnd,
+                                             reachesEndOfStream: scanned.endOfStream) {
+                    case let .success(smart): smartPlan = smart
+                    case let .failure(fallback): reason = fallback.description
+                    }
+                }
+                if let reason {
+                    mode = .exact
+                    made = CutPlan.make(packets: packets, start: startTicks, mode: .exact, editLists: output.supportsEditLists) ?? made
+                    smartWarning = MediaWarning(code: "smart_fallback", message: "cut exactly instead of smartly: \(reason)")
+                }
             }
             plan = made
             shiftMicro = av_rescale_q(made.shift, timeBase, cav_time_base_q())
@@ -189,9 +218,22 @@ private final class CutContext {
                 }
             case .keyframe:
                 notes.append("starts at the keyframe at \(FrameSampler.text(seconds(made.keyframe.pts))) s (lead-in shown, no edit list)")
-            case .exact:
+            case .exact, .smart:
                 break
             }
+            if let smartPlan {
+                // Ends as asked (the plan's end ticks round up to the stream's grid).
+                func time(_ ticks: Int64) -> Double { min(seconds(ticks), spec.endSeconds) }
+                func span(_ from: Double, _ to: Double) -> ClosedRange<Double> { min(from, to)...max(from, to) }
+                let copiedUntil = smartPlan.tailStart ?? (smartPlan.copiesToEnd ? smartPlan.end : smartPlan.copyEnd.pts)
+                report.smart = SmartCutSummary(
+                    headSeconds: smartPlan.hasHead ? span(time(smartPlan.frameAtStart), time(smartPlan.firstCopied.pts)) : nil,
+                    copiedSeconds: span(time(smartPlan.firstCopied.pts), time(copiedUntil)),
+                    tailSeconds: smartPlan.tailStart.map { span(time($0), time(smartPlan.end)) },
+                    firstCopiedKeyframeSeconds: seconds(smartPlan.firstCopied.pts), lastKeyframeSeconds: seconds(smartPlan.copyEnd.pts),
+                    sampleEntry: stream.pointee.codecpar?.pointee.codec_id == AV_CODEC_ID_HEVC ? "hev1" : "avc3")
+            }
+            if let smartWarning { pendingWarnings.append(smartWarning) }
         } else {
             plan = nil
             shiftMicro = startMicro
@@ -199,7 +241,7 @@ private final class CutContext {
                                preRollSeconds: 0, shiftSeconds: spec.startSeconds)
         }
         report.notes = notes
-        report.warnings = streams.warnings
+        report.warnings = streams.warnings + pendingWarnings
         report.streamsKept = streams.kept.map(\.input)
     }
 
@@ -248,13 +290,56 @@ private final class CutContext {
         return []
     }
 
+    /// Video packets (decode order, with whether each keyframe is a clean random-access point) from the
+    /// keyframe to past `end`: through the first keyframe at or after `end` and the group after it.
+    static func smartPackets(from keyframe: CutPlan.VideoPacket, to end: Int64, stream index: Int, input: InputFile,
+                             path: String) throws(MediaError) -> (packets: [CutPlan.VideoPacket], clean: [Bool], endOfStream: Bool, hiddenFrom: Int64?) {
+        guard let stream = input.stream(index), let parameters = stream.pointee.codecpar?.pointee,
+              let extradata = parameters.extradata else { return ([], [], false, nil) }
+        let codec: NALUnits.Codec = parameters.codec_id == AV_CODEC_ID_HEVC ? .hevc : .h264
+        let record = Array(UnsafeBufferPointer(start: extradata, count: Int(parameters.extradata_size)))
+        let lengthSize = NALUnits.configuration(record, codec: codec)?.lengthSize ?? 4
+        let limit = end + av_rescale_q(30, AVRational(num: 1, den: 1), stream.pointee.time_base)
+        var packets: [CutPlan.VideoPacket] = [], clean: [Bool] = []
+        var endOfStream = true
+        var hiddenFrom: Int64?
+        do {
+            try input.seek(streamIndex: index, timestamp: keyframe.pts)
+            let packet = try Packet()
+            var started = false, keyframesAfterEnd = 0
+            while try input.read(into: packet) == .packet {
+                guard packet.streamIndex == index else { continue }
+                let timing = packet.timing
+                if !started {
+                    guard packet.isKeyframe, timing.pts == keyframe.pts else { continue }
+                    started = true
+                }
+                if packet.isKeyframe, timing.pts >= end {
+                    keyframesAfterEnd += 1
+                    if keyframesAfterEnd > 1 { endOfStream = false; break }
+                }
+                if timing.dts > limit { endOfStream = false; break }
+                packets.append(timing)
+                if packet.isDiscarded, timing.pts > keyframe.pts { hiddenFrom = min(hiddenFrom ?? .max, timing.pts) }
+                var isClean = false
+                if packet.isKeyframe, let units = NALUnits.splitLengthPrefixed(packet.bytes, lengthSize: lengthSize) {
+                    isClean = NALUnits.isInstantaneousRefresh(units, codec: codec) || NALUnits.isCleanRandomAccessCandidate(units, codec: codec)
+                }
+                clean.append(isClean)
+            }
+        } catch {
+            throw MediaError(.decodeFailed, path: path, operation: error.operation, reason: "cannot read the packets (\(error.text))")
+        }
+        return (packets, clean, endOfStream, hiddenFrom)
+    }
+
     /// Dry run: the end of the last video frame a stream copy keeps (dts before `end`), or `end`.
     func scanPresentedEnd() throws(MediaError) -> Double {
-        guard report.mode != .exact, let index = videoIndex, let stream = input.stream(index), let plan else {
+        guard report.mode == .copy || report.mode == .keyframe, let index = videoIndex, let stream = input.stream(index), let plan else {
             return spec.endSeconds
         }
         let timeBase = stream.pointee.time_base
-        let endTicks = av_rescale_q(endMicro, cav_time_base_q(), timeBase)
+        let endTicks = StreamTime.endTicks(endMicro, timeBase)
         do {
             try input.seek(streamIndex: index, timestamp: plan.keyframe.pts)
             let packet = try Packet()
@@ -299,7 +384,14 @@ private final class CutContext {
         for position in streams.kept.indices {
             let kept = streams.kept[position]
             guard let stream = input.stream(kept.input) else { continue }
-            if kept.kind == .video, report.mode == .exact, let plan {
+            if kept.kind == .video, report.mode == .smart, let plan, let smartPlan, let parameters = stream.pointee.codecpar?.pointee,
+               let encoder = SmartEncoding.encoder(for: parameters.codec_id) {
+                let sink = try SmartVideoSink(input: input, stream: stream, output: output, plan: plan, smart: smartPlan,
+                                              spec: spec, encoderName: encoder)
+                streams.kept[position].output = sink.outputIndex
+                report.encoder = encoder
+                videoSink = sink
+            } else if kept.kind == .video, report.mode == .exact, let plan {
                 let encoderSink = try EncodingVideoSink(input: input, stream: stream, output: output, plan: plan,
                                                         startMicro: startMicro, endMicro: endMicro, spec: spec, path: path)
                 streams.kept[position].output = encoderSink.outputIndex
@@ -310,7 +402,7 @@ private final class CutContext {
                 streams.kept[position].output = Int(copy.pointee.index)
                 if kept.kind == .video, let plan {
                     videoSink = CopyVideoSink(output: output, outputIndex: Int(copy.pointee.index), stream: stream, plan: plan,
-                                              endTicks: av_rescale_q(endMicro, cav_time_base_q(), stream.pointee.time_base))
+                                              endTicks: StreamTime.endTicks(endMicro, stream.pointee.time_base))
                 }
             }
         }

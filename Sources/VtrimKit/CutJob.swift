@@ -225,8 +225,11 @@ public enum CutJob {
 
     private static func actual(_ report: CutReport, _ measured: MeasuredRange) -> (start: Double, end: Double)? {
         guard let start = measured.startSeconds, let end = measured.endSeconds else { return nil }
-        return (report.shiftSeconds + start, report.shiftSeconds + end)
+        return (microseconds(report.shiftSeconds + start), microseconds(report.shiftSeconds + end))
     }
+
+    /// Sums of microsecond times, back on the microsecond grid (no 3.0333330000000003).
+    private static func microseconds(_ seconds: Double) -> Double { (seconds * 1e6).rounded() / 1e6 }
 
     private static func fields(target: String, report: CutReport, measured: MeasuredRange, range: CutRange) -> [(String, JSON)] {
         let span = actual(report, measured)
@@ -238,16 +241,30 @@ public enum CutJob {
             ("actual", .object([
                 ("start", .optional(span?.start)),
                 ("end", .optional(span?.end)),
-                ("duration", .optional(span.map { $0.end - $0.start })),
-                ("audio_start", .optional(measured.audioStartSeconds.map { report.shiftSeconds + $0 })),
-                ("audio_end", .optional(measured.audioEndSeconds.map { report.shiftSeconds + $0 })),
+                ("duration", .optional(span.map { microseconds($0.end - $0.start) })),
+                ("audio_start", .optional(measured.audioStartSeconds.map { microseconds(report.shiftSeconds + $0) })),
+                ("audio_end", .optional(measured.audioEndSeconds.map { microseconds(report.shiftSeconds + $0) })),
             ])),
             ("keyframe", .optional(report.keyframeSeconds)),
             ("pre_roll", .number(report.preRollSeconds)),
         ]
         if let encoder = report.encoder { fields.append(("encoder", .string(encoder))) }
+        if let smart = report.smart { fields.append(("smart", smartJSON(smart))) }
         fields.append(("notes", .array((range.notes + report.notes).map(JSON.string))))
         return fields
+    }
+
+    /// `{head, copied, tail}` as [start, end] seconds (head/tail null when nothing is re-encoded there).
+    private static func smartJSON(_ smart: SmartCutSummary) -> JSON {
+        func span(_ range: ClosedRange<Double>?) -> JSON {
+            range.map { .array([.number($0.lowerBound), .number($0.upperBound)]) } ?? .null
+        }
+        return .object([
+            ("head", span(smart.headSeconds)),
+            ("copied", span(smart.copiedSeconds)),
+            ("tail", span(smart.tailSeconds)),
+            ("sample_entry", .string(smart.sampleEntry)),
+        ])
     }
 
     private static func dryRunFields(target: String, plan: CutReport, range: CutRange) -> [(String, JSON)] {
@@ -266,6 +283,7 @@ public enum CutJob {
                 ("pre_roll", .number(plan.preRollSeconds)),
             ])),
             ("streams", .array(plan.streamsKept.map { .int(Int64($0)) })),
+            ("smart", plan.smart.map(smartJSON) ?? .null),
             ("notes", .array((range.notes + plan.notes).map(JSON.string))),
         ]
     }
@@ -283,6 +301,11 @@ public enum CutJob {
         var lines = ["\(path) → \(target) (\(plan.mode.rawValue), dry run: nothing written)"]
         if let keyframe = plan.keyframeSeconds {
             lines.append("  keyframe  \(Human.seconds(keyframe)), pre-roll \(Human.seconds(plan.preRollSeconds))")
+        }
+        if let smart = plan.smart {
+            let head = smart.headSeconds.map { "\(Human.seconds($0.lowerBound))–\(Human.seconds($0.upperBound))" } ?? "nothing"
+            let tail = smart.tailSeconds.map { "\(Human.seconds($0.lowerBound))–\(Human.seconds($0.upperBound))" } ?? "nothing"
+            lines.append("  smart     re-encode \(head) and \(tail); copy \(Human.seconds(smart.copiedSeconds.lowerBound))–\(Human.seconds(smart.copiedSeconds.upperBound)) (\(smart.sampleEntry))")
         }
         lines.append("  shows     \(Human.seconds(plan.presentedStartSeconds)) to \(Human.seconds(end)), \(Human.seconds(end - plan.presentedStartSeconds))")
         return lines + plan.notes.map { "  note: \($0)" }

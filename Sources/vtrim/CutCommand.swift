@@ -13,6 +13,7 @@ struct CutCommand: ParsableCommand {
         copy (default): stream copy from the keyframe at or before --start; in MP4/MOV an edit list hides the
         lead-in so players start at --start. keyframe: starts at that keyframe, lead-in shown. exact: re-encodes
         the video so the first frame is the one shown at --start and the last the one shown just before --end.
+        smart: as exact, but re-encodes only the partial groups of pictures at the edges and copies the rest.
         Every output is read back and its actual start, end and duration are reported.
         """
     )
@@ -36,11 +37,11 @@ struct CutCommand: ParsableCommand {
     @Option(help: ArgumentHelp("A cut list (CSV rows start,end,label, as LosslessCut exports): one output per row.", valueName: "file"))
     var list: String?
 
-    @Option(help: "copy, keyframe or exact.")
+    @Option(help: "copy, keyframe, exact or smart.")
     var mode: CutMode = .copy
 
-    @Option(help: "Exact mode: encoder quality, lower is better (x264/x265 CRF scale).")
-    var crf = 20
+    @Option(help: "Exact and smart modes: encoder quality, lower is better (x264/x265 CRF scale; default 20 exact, 16 smart).")
+    var crf: Int?
 
     @Option(help: "Exact mode: encoder speed preset (x264 names).")
     var preset = "veryfast"
@@ -71,7 +72,7 @@ struct CutCommand: ParsableCommand {
         if let output = outputs.output, !VtrimKit.canWrite(fileName: output) {
             throw ValidationError("no muxer for the output name \(output); use an extension such as .mp4, .mov, .mkv or .webm")
         }
-        if !(0...51).contains(crf) { throw ValidationError("--crf must be between 0 and 51") }
+        if let crf, !(0...51).contains(crf) { throw ValidationError("--crf must be between 0 and 51") }
         if !CutRequest.presets.contains(preset) { throw ValidationError("--preset must be one of \(CutRequest.presets.joined(separator: ", "))") }
         if let minDuration, let maxDuration, minDuration.value > maxDuration.value {
             throw ValidationError("--min-duration is longer than --max-duration")
@@ -106,7 +107,7 @@ struct CutCommand: ParsableCommand {
         let items = try runner.items(inputs)
         let (jobs, threads) = runner.parallelism(count: items.count)
         let request = CutRequest(
-            segments: try segments(), fromList: list != nil, mode: mode, crf: crf, preset: preset,
+            segments: try segments(), fromList: list != nil, mode: mode, crf: crf ?? (mode == .smart ? 16 : 20), preset: preset,
             minDurationSeconds: minDuration?.value, maxDurationSeconds: maxDuration?.value, clamp: clamp,
             output: try outputs.namer(), overwrite: outputs.overwrite, skipExisting: outputs.skipExisting,
             dryRun: dryRun, strict: common.strict, encoderThreads: jobs > 1 ? threads : 0)

@@ -71,6 +71,9 @@ struct CutPlanTests {
         // A stream copy starts its edit list on that frame's own time, so every player shows it first.
         let copy = try #require(CutPlan.make(packets: packets, start: 5, mode: .copy, editLists: true))
         #expect(copy.shift == 4 && copy.presentedStart == 4)
+        // So does a smart cut, whose copied frames keep their own times.
+        let smart = try #require(CutPlan.make(packets: packets, start: 5, mode: .smart, editLists: true))
+        #expect(smart.shift == 4 && smart.presentedStart == 4)
     }
 
     @Test func noKeyframeBeforeStartUsesTheNextOne() throws {

@@ -48,6 +48,7 @@ public enum Reference {
 
 public struct ReferenceError: Error, CustomStringConvertible {
     public let message: String
+    public init(message: String) { self.message = message }
     public var description: String { message }
 }
 

@@ -123,6 +123,26 @@ final class Packet {
 
     func unref() { av_packet_unref(pointer) }
 
+    /// The packet's payload bytes.
+    var bytes: [UInt8] {
+        guard let data = pointer.pointee.data, pointer.pointee.size > 0 else { return [] }
+        return Array(UnsafeBufferPointer(start: data, count: Int(pointer.pointee.size)))
+    }
+
+    /// Replaces the payload (keeping timestamps and flags).
+    func setBytes(_ bytes: [UInt8]) throws(AVFailure) {
+        let replacement = try Packet()
+        var status = av_new_packet(replacement.pointer, Int32(bytes.count))
+        if status < 0 { throw AVFailure(code: status, operation: "av_new_packet") }
+        bytes.withUnsafeBufferPointer { source in
+            if let base = source.baseAddress { replacement.pointer.pointee.data.update(from: base, count: bytes.count) }
+        }
+        status = av_packet_copy_props(replacement.pointer, pointer)
+        if status < 0 { throw AVFailure(code: status, operation: "av_packet_copy_props") }
+        av_packet_unref(pointer)
+        av_packet_move_ref(pointer, replacement.pointer)
+    }
+
     /// A new packet referencing the same data (to hold it for later).
     func clone() throws(AVFailure) -> Packet {
         let copy = try Packet()
@@ -136,6 +156,8 @@ final class Packet {
     var dts: Int64 { pointer.pointee.dts }
     var duration: Int64 { pointer.pointee.duration }
     var isKeyframe: Bool { pointer.pointee.flags & AV_PKT_FLAG_KEY != 0 }
+    /// Decoded but not shown: outside the source's edit list.
+    var isDiscarded: Bool { pointer.pointee.flags & AV_PKT_FLAG_DISCARD != 0 }
 }
 
 /// Owns one AVFrame.

@@ -1,0 +1,108 @@
+/// H.264/HEVC NAL units as MP4 stores them (each prefixed by its length) and as encoders emit them
+/// (Annex B start codes), and the parameter sets of an avcC/hvcC configuration record. Pure byte work.
+enum NALUnits {
+    enum Codec { case h264, hevc }
+
+    /// The NAL units of an Annex B stream (00 00 01 / 00 00 00 01 start codes).
+    static func splitAnnexB(_ bytes: [UInt8]) -> [ArraySlice<UInt8>] {
+        var units: [ArraySlice<UInt8>] = []
+        var index = 0, start: Int?
+        while index + 2 < bytes.count {
+            if bytes[index] == 0, bytes[index + 1] == 0, bytes[index + 2] == 1 {
+                if let begin = start {
+                    var end = index
+                    while end > begin, bytes[end - 1] == 0 { end -= 1 }
+                    if end > begin { units.append(bytes[begin..<end]) }
+                }
+                index += 3
+                start = index
+            } else {
+                index += 1
+            }
+        }
+        if let begin = start, begin < bytes.count { units.append(bytes[begin...]) }
+        return units
+    }
+
+    /// The NAL units of a length-prefixed sample; nil when the lengths do not add up.
+    static func splitLengthPrefixed(_ bytes: [UInt8], lengthSize: Int) -> [ArraySlice<UInt8>]? {
+        var units: [ArraySlice<UInt8>] = []
+        var index = 0
+        while index < bytes.count {
+            guard index + lengthSize <= bytes.count else { return nil }
+            var length = 0
+            for byte in bytes[index..<(index + lengthSize)] { length = length << 8 | Int(byte) }
+            index += lengthSize
+            guard length > 0, index + length <= bytes.count else { return nil }
+            units.append(bytes[index..<(index + length)])
+            index += length
+        }
+        return units
+    }
+
+    static func lengthPrefixed<S: Sequence>(_ units: S, lengthSize: Int) -> [UInt8] where S.Element == ArraySlice<UInt8> {
+        var out: [UInt8] = []
+        for unit in units {
+            for shift in stride(from: (lengthSize - 1) * 8, through: 0, by: -8) { out.append(UInt8((unit.count >> shift) & 0xff)) }
+            out += unit
+        }
+        return out
+    }
+
+    static func type(_ unit: ArraySlice<UInt8>, codec: Codec) -> Int {
+        guard let first = unit.first else { return -1 }
+        return codec == .h264 ? Int(first & 0x1f) : Int((first >> 1) & 0x3f)
+    }
+
+    /// IDR (H.264 5; HEVC 19, 20) or BLA (HEVC 16–18): nothing after it refers to anything before it.
+    static func isInstantaneousRefresh(_ units: [ArraySlice<UInt8>], codec: Codec) -> Bool {
+        units.contains { unit in
+            let kind = type(unit, codec: codec)
+            return codec == .h264 ? kind == 5 : (16...20).contains(kind)
+        }
+    }
+
+    /// HEVC CRA (21): clean when no leading picture follows it (checked from the timestamps).
+    static func isCleanRandomAccessCandidate(_ units: [ArraySlice<UInt8>], codec: Codec) -> Bool {
+        codec == .hevc && units.contains { type($0, codec: .hevc) == 21 }
+    }
+
+    /// The NAL length size and the parameter sets (VPS/SPS/PPS) of an avcC or hvcC record.
+    static func configuration(_ record: [UInt8], codec: Codec) -> (lengthSize: Int, parameterSets: [ArraySlice<UInt8>])? {
+        var sets: [ArraySlice<UInt8>] = []
+        func read16(_ offset: Int) -> Int? {
+            offset + 1 < record.count ? Int(record[offset]) << 8 | Int(record[offset + 1]) : nil
+        }
+        switch codec {
+        case .h264:
+            guard record.count >= 7, record[0] == 1 else { return nil }
+            let lengthSize = Int(record[4] & 3) + 1
+            var offset = 5
+            for table in 0..<2 {
+                guard offset < record.count else { return nil }
+                let count = table == 0 ? Int(record[offset] & 0x1f) : Int(record[offset])
+                offset += 1
+                for _ in 0..<count {
+                    guard let length = read16(offset), offset + 2 + length <= record.count else { return nil }
+                    sets.append(record[(offset + 2)..<(offset + 2 + length)])
+                    offset += 2 + length
+                }
+            }
+            return (lengthSize, sets)
+        case .hevc:
+            guard record.count >= 23, record[0] == 1 else { return nil }
+            let lengthSize = Int(record[21] & 3) + 1
+            var offset = 23
+            for _ in 0..<Int(record[22]) {
+                guard offset + 3 <= record.count, let count = read16(offset + 1) else { return nil }
+                offset += 3
+                for _ in 0..<count {
+                    guard let length = read16(offset), offset + 2 + length <= record.count else { return nil }
+                    sets.append(record[(offset + 2)..<(offset + 2 + length)])
+                    offset += 2 + length
+                }
+            }
+            return (lengthSize, sets)
+        }
+    }
+}

@@ -1,0 +1,313 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `vtrim cut --mode smart`: frame-exact like exact, with the whole groups of pictures in between copied
+/// bit for bit.
+@Suite(.serialized)
+struct SmartCutTests {
+    /// Inputs the fixtures lack: 4 s HEVC from x265's defaults (open GOPs: CRA with leading pictures),
+    /// a rotated 4 s H.264 clip, and H.264 with open GOPs (no IDR after the first frame).
+    static let generated: [String: String] = {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("vtrim-smart-inputs-\(getpid())").path
+        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let source = ["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-f", "lavfi", "-i", "sine=sample_rate=48000", "-t", "4"]
+        let recipes: [String: [String]] = [
+            "hevc-open.mp4": source + ["-c:v", "libx265", "-x265-params", "log-level=error:keyint=30:min-keyint=30:scenecut=0",
+                                       "-tag:v", "hvc1", "-c:a", "aac", "-shortest"],
+            "h264-open.mp4": source + ["-c:v", "libx264", "-x264-params", "open-gop=1:keyint=30:min-keyint=30:scenecut=0",
+                                       "-c:a", "aac", "-shortest"],
+            "rot-4s.mp4": ["-i", TestPaths.fixture("h264-aac.mp4"), "-c", "copy", "-metadata:s:v:0", "rotate=270"],
+        ]
+        var paths: [String: String] = [:]
+        for (name, arguments) in recipes {
+            let path = folder + "/" + name
+            if !FileManager.default.fileExists(atPath: path) {
+                _ = try? Run.tool("ffmpeg", ["-v", "error", "-y"] + arguments + [path])
+            }
+            paths[name] = path
+        }
+        return paths
+    }()
+
+    static func input(_ name: String) -> String { generated[name] ?? TestPaths.fixture(name) }
+
+    struct Case: Sendable, CustomTestStringConvertible {
+        let file: String
+        let start: Double
+        let end: Double
+        var testDescription: String { "\(file) \(start)–\(end)" }
+    }
+
+    // 30 fps, a keyframe every second. Starts on a keyframe, one frame after one, one frame before the
+    // next; ends likewise, mid-GOP, and at the end of the file.
+    static let cases = [
+        Case(file: "h264-aac.mp4", start: 1.0, end: 3.0),
+        Case(file: "h264-aac.mp4", start: 31.0 / 30, end: 104.0 / 30),
+        Case(file: "h264-aac.mp4", start: 29.0 / 30, end: 89.0 / 30),
+        Case(file: "h264-aac.mp4", start: 0.52, end: 4.0),
+        Case(file: "h264-aac-nob.mp4", start: 0.5, end: 2.5),
+        Case(file: "h264-aac-nob.mp4", start: 29.0 / 30, end: 61.0 / 30),
+        Case(file: "hevc-open.mp4", start: 1.0, end: 3.0),
+        Case(file: "hevc-open.mp4", start: 31.0 / 30, end: 104.0 / 30),
+        Case(file: "hevc-open.mp4", start: 29.0 / 30, end: 89.0 / 30),
+        Case(file: "hevc-open.mp4", start: 0.5, end: 4.0),
+        Case(file: "rot-4s.mp4", start: 0.6, end: 3.4),
+    ]
+
+    @Test(arguments: cases)
+    func frameExactWithACopiedMiddle(_ example: Case) throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let input = Self.input(example.file)
+        let output = folder.file("smart.mp4")
+        let result = try Run.vtrim(["cut", "--json", input, "--start", String(example.start), "--end", String(example.end),
+                                    "--mode", "smart", "-o", output])
+        #expect(result.status == 0, "\(result)")
+        let object = try #require(result.jsonLines.first)
+        #expect(object["mode"] as? String == "smart", "\(object["warnings"] ?? "")")
+        try SmartCutCheck.verify(input: input, output: output, start: example.start, end: example.end, report: object,
+                                 everyReencodedFrame: true)
+        // Audio ends with the video, within one AAC frame.
+        let actual = try #require(object["actual"] as? [String: Any])
+        let audioEnd = try #require(actual["audio_end"] as? Double), end = try #require(actual["end"] as? Double)
+        #expect(abs(audioEnd - end) <= 1024.0 / 48000 + 1e-6)
+    }
+
+    /// The real-world H.264 and HEVC files with two or more keyframes: from mid first GOP to mid last GOP,
+    /// and to the end. A file that falls back must say why, and still decode.
+    @Test(.enabled(if: TestPaths.sharedMedia != nil, "../shared/media is absent"), arguments: mediaRows)
+    func realWorldFiles(_ row: ManifestRow) throws {
+        let keyframes = try SmartCutCheck.keyframeTimes(row.path)
+        guard keyframes.count >= 2, let duration = row["format_duration_s"].flatMap(Double.init) else { return }
+        // Inside the first GOP (mid-GOP, or 0.3 s before its end for long GOPs: re-encoding seconds of
+        // 1080p HEVC in a debug build would only slow the suite down).
+        let start = SmartCutCheck.millis(max(keyframes[0] + (keyframes[1] - keyframes[0]) / 2, keyframes[1] - 0.3))
+        var ends = [SmartCutCheck.millis(duration)]
+        if keyframes.count >= 3 {
+            let last = keyframes[keyframes.count - 1], before = keyframes[keyframes.count - 2]
+            ends.insert(SmartCutCheck.millis(min(before + (last - before) / 2, before + 0.3)), at: 0)
+        }
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        for end in ends {
+            let output = folder.file("smart.mp4")
+            let result = try Run.vtrim(["cut", "--json", row.path, "--start", String(start), "--end", String(end),
+                                        "--mode", "smart", "-o", output, "--overwrite"])
+            #expect(result.status == 0, "\(row.file): \(result)")
+            let object = try #require(result.jsonLines.first)
+            guard object["mode"] as? String == "smart" else {
+                #expect(try MediaFacts.decodeErrors(output).isEmpty, "\(row.file)")
+                let warnings = object["warnings"] as? [[String: Any]] ?? []
+                let fallback = warnings.first { $0["code"] as? String == "smart_fallback" }
+                #expect(fallback != nil, "\(row.file) \(start)–\(end): neither smart nor a fallback warning")
+                print("smart fallback: \(row.file) \(start)–\(end): \(fallback?["message"] ?? "?")")
+                continue
+            }
+            try SmartCutCheck.verify(input: row.path, output: output, start: start, end: end, report: object,
+                                     everyReencodedFrame: false, label: row.file)
+        }
+    }
+
+    static let mediaRows = ManifestRow.load().filter {
+        ["h264", "hevc"].contains($0["video_codec"] ?? "") && $0["damaged"] == "no"
+            && ($0["keyframes"].flatMap(Int.init) ?? 0) >= 2
+            && ($0["format_duration_s"].flatMap(Double.init) ?? 0) < 100
+    }
+
+    @Test func sampleEntryAndSecondDemuxer() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        for (file, tag) in [("h264-aac.mp4", "avc3"), ("hevc-open.mp4", "hev1")] {
+            let output = folder.file("\(tag).mp4")
+            let result = try Run.vtrim(["cut", Self.input(file), "--start", "0.5", "--end", "3.5", "--mode", "smart", "-o", output])
+            #expect(result.status == 0, "\(result)")
+            let probe = try Run.tool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=codec_tag_string",
+                                                 "-of", "csv=p=0", output])
+            #expect(probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == tag)
+            if MediaFacts.gstreamerAvailable {
+                let gst = try #require(try MediaFacts.gstreamerDuration(output))
+                #expect(abs(gst - 3.0) <= 1.0 / 30 + 0.03, "GStreamer reads \(gst) s")
+            }
+        }
+    }
+
+    @Test func rotationKept() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let output = folder.file("rot.mp4")
+        #expect(try Run.vtrim(["cut", Self.input("rot-4s.mp4"), "--start", "0.6", "--end", "3.4", "--mode", "smart", "-o", output]).status == 0)
+        #expect(try MediaFacts.rotation(output) == -90)
+    }
+
+    /// Without a clean random-access point inside the range (open GOPs in H.264, or a short range), the
+    /// whole range is re-encoded, with a warning (which --strict turns into a refusal).
+    @Test func fallsBackToExactWithAWarning() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        for (file, start, end) in [("h264-open.mp4", "0.5", "3.5"), ("h264-aac.mp4", "1.2", "1.8")] {
+            let result = try Run.vtrim(["cut", "--json", Self.input(file), "--start", start, "--end", end, "--mode", "smart",
+                                        "-o", folder.file("f.mp4"), "--overwrite"])
+            #expect(result.status == 0, "\(result)")
+            let object = try #require(result.jsonLines.first)
+            #expect(object["mode"] as? String == "exact")
+            #expect((object["warnings"] as? [[String: Any]])?.first?["code"] as? String == "smart_fallback")
+            #expect(try MediaFacts.decodeErrors(folder.file("f.mp4")).isEmpty)
+            let strict = try Run.vtrim(["cut", "--json", "--strict", Self.input(file), "--start", start, "--end", end, "--mode", "smart",
+                                        "-o", folder.file("s.mp4")])
+            #expect(strict.status == 1)
+            #expect(!FileManager.default.fileExists(atPath: folder.file("s.mp4")))
+        }
+        // A codec smart cuts do not handle: VP9.
+        let vp9 = try Run.vtrim(["cut", "--json", TestPaths.fixture("vp9-opus.webm"), "--start", "0.5", "--end", "1.5", "--mode", "smart",
+                                 "-o", folder.file("v.webm")])
+        #expect(vp9.status == 0, "\(vp9)")
+        #expect((vp9.jsonLines.first?["warnings"] as? [[String: Any]])?.first?["code"] as? String == "smart_fallback")
+    }
+
+    @Test func dryRunShowsThePlan() throws {
+        let result = try Run.vtrim(["cut", "--json", "--dry-run", TestPaths.fixture("h264-aac.mp4"), "--start", "0.5", "--end", "3.4",
+                                    "--mode", "smart", "-o", "/tmp/never-written.mp4"])
+        #expect(result.status == 0, "\(result)")
+        let smart = try #require(result.jsonLines.first?["smart"] as? [String: Any])
+        #expect(smart["head"] as? [Double] == [0.5, 1])
+        #expect(smart["copied"] as? [Double] == [1, 3])
+        #expect(smart["tail"] as? [Double] == [3, 3.4])
+        #expect(!FileManager.default.fileExists(atPath: "/tmp/never-written.mp4"))
+    }
+}
+
+/// The checks a smart cut must pass against its source, with the ffmpeg CLI as the independent decoder.
+enum SmartCutCheck {
+    struct Frame {
+        let seconds: Double
+        let hash: String
+    }
+
+    static func millis(_ seconds: Double) -> Double { (seconds * 1000).rounded() / 1000 }
+
+    /// Decoded frames in presentation order: seconds from the container start (ffprobe) and the MD5 of
+    /// the picture as decoded (ffmpeg framemd5), paired by decode-output order.
+    static func frames(_ path: String) throws -> [Frame] {
+        let md5 = try Run.tool("ffmpeg", ["-v", "error", "-autorotate", "0", "-i", path, "-map", "0:v:0", "-fps_mode", "passthrough",
+                                          "-f", "framemd5", "-"])
+        let hashes = md5.stdoutLines.filter { !$0.hasPrefix("#") }.compactMap {
+            $0.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces) }
+        }
+        let times = try Reference.frameTimes(path)
+        guard hashes.count == times.count else {
+            throw ReferenceError(message: "\(path): \(hashes.count) decoded frames but \(times.count) frame times")
+        }
+        return zip(times, hashes).map { Frame(seconds: $0, hash: $1) }.sorted { $0.seconds < $1.seconds }
+    }
+
+    static func keyframeTimes(_ path: String) throws -> [Double] {
+        let probe = try Run.tool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-skip_frame", "nokey", "-show_entries",
+                                             "frame=best_effort_timestamp_time", "-of", "csv=p=0", path])
+        let origin = try Reference.containerStart(path)
+        return probe.stdoutLines.compactMap { Double($0.split(separator: ",").first.map(String.init) ?? "") }.map { $0 - origin }.sorted()
+    }
+
+    /// PSNR (dB, all planes as 8-bit 4:2:0, unrotated; ∞ when identical) of frames of `output` against
+    /// frames of `input`, both given by their index in presentation order; by ffmpeg's psnr filter.
+    static func psnr(_ output: String, _ ours: [Int], against input: String, _ theirs: [Int]) throws -> [Double] {
+        func pick(_ indices: [Int]) -> String {
+            "select=" + indices.map { "eq(n\\,\($0))" }.joined(separator: "+") + ",format=yuv420p,setpts=N/TB"
+        }
+        let graph = "[0:v:0]\(pick(ours))[a];[1:v:0]\(pick(theirs))[b];[a][b]psnr=stats_file=-"
+        let result = try Run.tool("ffmpeg", ["-v", "error", "-autorotate", "0", "-i", output, "-autorotate", "0", "-i", input,
+                                             "-lavfi", graph, "-fps_mode", "passthrough", "-f", "null", "-"])
+        return result.stdoutLines.compactMap { line in
+            line.split(separator: " ").first { $0.hasPrefix("psnr_avg:") }.map { Double($0.dropFirst(9)) ?? .infinity }
+        }
+    }
+
+    /// Seconds per tick of the first video stream's time base.
+    static func videoTick(_ path: String) throws -> Double {
+        let text = try Run.tool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=time_base",
+                                            "-of", "csv=p=0", path]).stdoutLines.first ?? ""
+        // Side data (a display matrix) adds an empty field: "1/15360,".
+        let parts = text.split(separator: ",").first?.split(separator: "/").compactMap { Double($0) } ?? []
+        guard parts.count == 2, parts[1] > 0 else { throw ReferenceError(message: "\(path): no video time base") }
+        return parts[0] / parts[1]
+    }
+
+    /// Audio packets as MD5s, in order (stream copy: the bytes as stored).
+    static func audioPackets(_ path: String) throws -> [String] {
+        // With no audio stream, an optional map that matches nothing lets ffmpeg pick the video.
+        let audio = try Run.tool("ffprobe", ["-v", "error", "-select_streams", "a:0", "-show_entries", "stream=index",
+                                             "-of", "csv=p=0", path])
+        guard !audio.stdoutLines.filter({ !$0.isEmpty }).isEmpty else { return [] }
+        return try Run.tool("ffmpeg", ["-v", "error", "-i", path, "-map", "0:a:0?", "-c", "copy", "-f", "framemd5", "-"]).stdoutLines
+            .filter { !$0.hasPrefix("#") }.compactMap { line in
+                // Field 5 is the packet's hash; side data (e.g. skip samples at an edit) adds fields after it.
+                let fields = line.split(separator: ",")
+                return fields.count > 5 ? fields[5].trimmingCharacters(in: .whitespaces) : nil
+            }
+    }
+
+    /// - Frame count: the source frames from the frame at `start` to the last that begins before `end`.
+    /// - The copied range decodes to exactly the source's pictures; the re-encoded frames are within 40 dB.
+    /// - Decodes without errors; audio is one contiguous run of the source's packets, starting with the video.
+    static func verify(input: String, output: String, start: Double, end: Double, report: [String: Any],
+                       everyReencodedFrame: Bool, label: String = "") throws {
+        #expect(try MediaFacts.decodeErrors(output).isEmpty, "\(label)")
+        let smart = try #require(report["smart"] as? [String: Any], "\(label)")
+        let copied = try #require(smart["copied"] as? [Double], "\(label)")
+        let source = try frames(input), cut = try frames(output)
+        // Times in reports and ffprobe's are printed to the microsecond.
+        let first = source.last { $0.seconds <= start + 2e-6 } ?? source[0]
+        let expectedIndices = source.indices.filter { source[$0].seconds >= first.seconds - 1e-7 && source[$0].seconds < end - 1e-6 }
+        #expect(cut.count == expectedIndices.count, "\(label) \(start)–\(end): frames \(cut.count), expected \(expectedIndices.count)")
+        guard cut.count == expectedIndices.count else { return }
+
+        var reencoded: [(ours: Int, theirs: Int)] = []
+        var identical = 0
+        for (position, index) in expectedIndices.enumerated() {
+            let seconds = source[index].seconds
+            if seconds >= copied[0] - 1e-6, seconds < copied[1] - 1e-6 {
+                #expect(cut[position].hash == source[index].hash, "\(label): copied frame at \(seconds) s differs")
+                identical += 1
+            } else {
+                reencoded.append((position, index))
+            }
+        }
+        #expect(identical > 0, "\(label)")
+        // Re-encoded frames: all of them, or the first and last of each re-encoded run.
+        var checked = reencoded
+        if !everyReencodedFrame {
+            checked = reencoded.enumerated().filter { offset, pair in
+                offset == 0 || offset == reencoded.count - 1 || reencoded[offset - 1].ours != pair.ours - 1
+                    || reencoded[offset + 1].ours != pair.ours + 1
+            }.map(\.element)
+        }
+        if !checked.isEmpty {
+            let values = try psnr(output, checked.map(\.ours), against: input, checked.map(\.theirs))
+            #expect(values.count == checked.count, "\(label): \(values.count) PSNR values for \(checked.count) frames")
+            for (position, value) in values.enumerated() {
+                #expect(value >= 40, "\(label): re-encoded frame \(checked[position].ours) has PSNR \(value) dB")
+            }
+        }
+
+        // Audio: copied once, continuously (a contiguous run of the source's packets), in sync at the start.
+        let sourceAudio = try audioPackets(input), cutAudio = try audioPackets(output)
+        if !cutAudio.isEmpty {
+            // Silent audio repeats packets: any alignment will do.
+            let contiguous = sourceAudio.indices.contains { first in
+                first + cutAudio.count <= sourceAudio.count && Array(sourceAudio[first..<(first + cutAudio.count)]) == cutAudio
+            }
+            #expect(contiguous,
+                    "\(label): the audio is not one contiguous run of the source's packets")
+            let actual = try #require(report["actual"] as? [String: Any])
+            if let audioStart = actual["audio_start"] as? Double, let videoStart = actual["start"] as? Double {
+                #expect(abs(audioStart - videoStart) <= 0.05, "\(label): audio starts at \(audioStart) s, video at \(videoStart) s")
+            }
+        }
+        // The duration runs from the first frame's own time to `end` (or the last frame's end), rounded up
+        // to a tick of the video time base.
+        let actual = try #require(report["actual"] as? [String: Any])
+        let duration = try #require(actual["duration"] as? Double)
+        let tick = max(try videoTick(input), try videoTick(output))
+        #expect(duration <= end - first.seconds + max(1e-3, tick + 1e-6), "\(label): duration \(duration)")
+    }
+}
