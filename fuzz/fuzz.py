@@ -32,6 +32,7 @@ parser.add_argument("--seed", type=int, default=1)
 parser.add_argument("--jobs", type=int, default=2)
 parser.add_argument("--timeout", type=float, default=30.0, help="seconds per run before it counts as a hang")
 parser.add_argument("--exact-every", type=int, default=40, help="one exact cut every N cases")
+parser.add_argument("--smart-every", type=int, default=40, help="one smart cut every N cases (halfway between exact ones)")
 parser.add_argument("--vtrim", default=os.environ.get("VTRIM_BIN", os.path.join(ROOT, ".build", "debug", "vtrim")))
 parser.add_argument("--shared-media", default=os.path.join(os.path.dirname(ROOT), "shared", "media"))
 parser.add_argument("--max-seed-bytes", type=int, default=4 << 20, help="skip seed files larger than this")
@@ -127,10 +128,13 @@ MUTATIONS = [("bitflip", bit_flips), ("zeros", zero_run), ("truncate", truncate)
 # ---------------------------------------------------------------- commands
 
 def commands(rng, index, path, out):
-    """One command per case, rotating through probe, thumbs (both modes) and cuts."""
+    """One command per case, rotating through probe, thumbs (both modes) and cuts (copy; now and then
+    exact and smart)."""
     kind = index % 5
     if args.exact_every and index % args.exact_every == args.exact_every - 1:
         return ["cut", path, "--start", "0.3", "--end", "1.2", "--mode", "exact", "--preset", "ultrafast", "-o", out + ".mp4"]
+    if args.smart_every and index % args.smart_every == args.smart_every // 2 - 1:
+        return ["cut", path, "--start", "0.5", "--end", "3.5", "--mode", "smart", "--preset", "ultrafast", "-o", out + ".mp4"]
     if kind == 0:
         return ["probe", "--json", path]
     if kind == 1:
