@@ -102,7 +102,7 @@ public struct OutputCollision: Error, CustomStringConvertible {
     public let inputs: [String]
 
     public var description: String {
-        "\(inputs.joined(separator: " and ")) would both write \(output); use --name with {index} or a different --output-dir layout"
+        "\(inputs.joined(separator: " and ")) would both write \(output); use --name with {index}, or walk their common folder with -r so that --output-dir and --frames-dir mirror its subfolders"
     }
 
     /// The first output claimed by more than one input, comparing resolved paths.

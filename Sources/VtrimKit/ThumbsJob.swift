@@ -141,7 +141,8 @@ public enum ThumbsJob {
             }
             var framePaths: [String] = []
             if let folder = request.framesFolder {
-                framePaths = try writeFrames(frames, plan: plan, folder: folder, input: path, overwrite: request.overwrite)
+                framePaths = try writeFrames(frames, plan: plan, prefix: framesPrefix(for: item, folder: folder), input: path,
+                                             overwrite: request.overwrite)
             }
             return Outcome(path: path, status: .succeeded, warnings: warnings,
                            fields: fields(target: target.path, plan: plan, frames: frames, request: request, framePaths: framePaths),
@@ -160,16 +161,27 @@ public enum ThumbsJob {
         ]
     }
 
-    /// `--frames-dir`: each cell also as its own PNG, `<stem>.thumb-<index>.png`.
-    private static func writeFrames(_ frames: [SampledFrame], plan: ThumbsPlan, folder: String, input: String,
+    /// `--frames-dir`: where an input's cell PNGs go, as `<prefix>.thumb-<index>.png`: the frames folder,
+    /// the input's subfolder within a walked folder (as --output-dir mirrors it), and the input's stem.
+    public static func framesPrefix(for item: InputItem, folder: String) -> String {
+        let below = (item.relativePath as NSString).deletingLastPathComponent
+        let base = below.isEmpty ? folder : (folder as NSString).appendingPathComponent(below)
+        return (base as NSString).appendingPathComponent(OutputChoice.stemPath((item.path as NSString).lastPathComponent))
+    }
+
+    /// What the collision check compares for --frames-dir: one claim per input covers all its cells.
+    public static func framesClaim(for item: InputItem, request: ThumbsRequest) -> String? {
+        request.framesFolder.map { framesPrefix(for: item, folder: $0) + ".thumb-*.png" }
+    }
+
+    private static func writeFrames(_ frames: [SampledFrame], plan: ThumbsPlan, prefix: String, input: String,
                                     overwrite: Bool) throws(MediaError) -> [String] {
         let digits = max(3, String(frames.count - 1).count)
         var written: [String] = []
         for (index, frame) in frames.enumerated() {
             let number = String(index)
             let padded = String(repeating: "0", count: max(0, digits - number.count)) + number
-            let name = URL(fileURLWithPath: OutputChoice.stemPath(input)).lastPathComponent + ".thumb-\(padded).png"
-            let target = OutputTarget(path: (folder.hasSuffix("/") ? folder : folder + "/") + name, overwrite: overwrite)
+            let target = OutputTarget(path: prefix + ".thumb-\(padded).png", overwrite: overwrite, createsFolder: true)
             try target.check(input: input)
             let cell = plan.cells[index]
             let image = frame.image ?? RGBImage(width: cell.width, height: cell.height, fill: Filmstrip.placeholder)

@@ -101,7 +101,9 @@ struct ThumbsCommand: ParsableCommand {
             framesFolder: framesDir, output: try outputs.namer(extra: framesDir), overwrite: outputs.overwrite,
             skipExisting: outputs.skipExisting, strict: common.strict,
             decoderThreads: jobs > 1 ? threads : 0, workers: threads)
-        try runner.run(items, outputs: { index, item in [ThumbsJob.outputPath(for: item, index: index, request: request)] }) { index, item, _ in
+        try runner.run(items, outputs: { index, item in
+            [ThumbsJob.outputPath(for: item, index: index, request: request)] + [ThumbsJob.framesClaim(for: item, request: request)].compactMap { $0 }
+        }) { index, item, _ in
             [ThumbsJob.run(item: item, index: index, request: request)]
         }
     }

@@ -68,6 +68,26 @@ struct BatchCLITests {
         #expect(!FileManager.default.fileExists(atPath: tree.file("out/strip.png")))
     }
 
+    /// --frames-dir mirrors the walked tree like --output-dir, so same-named files in different
+    /// subfolders keep their own cells; two inputs whose cells would share names are refused up front.
+    @Test func framesFolderMirrorsTheTreeAndRefusesSharedNames() throws {
+        let tree = try Self.makeTree()
+        defer { tree.remove() }
+        try FileManager.default.copyItem(atPath: TestPaths.fixture("h264-aac.mp4"), toPath: tree.file("in/sub/a.mp4"))
+        let walked = try Run.vtrim(["thumbs", "-r", tree.file("in"), "--exclude", "*broken*", "--count", "2", "--height", "32",
+                                    "--output-dir", tree.file("out"), "--frames-dir", tree.file("frames")])
+        #expect(walked.status == 0, "\(walked)")
+        for name in ["frames/a.thumb-000.png", "frames/a.thumb-001.png", "frames/sub/a.thumb-000.png", "frames/sub/c.thumb-001.png"] {
+            #expect(FileManager.default.fileExists(atPath: tree.file(name)), "\(name)")
+        }
+        let direct = try Run.vtrim(["thumbs", tree.file("in/a.mp4"), tree.file("in/sub/a.mp4"), "--count", "2", "--height", "32",
+                                    "--output-dir", tree.file("out2"), "--name", "{index}.png", "--frames-dir", tree.file("frames2"),
+                                    "--overwrite"])
+        #expect(direct.status == 1)
+        #expect(direct.stderr.contains("would both write \(tree.file("frames2/a.thumb-*.png"))"), "\(direct.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: tree.file("frames2")).isEmpty)
+    }
+
     @Test func skipExistingResumesAndIgnoresStaleTemporaries() throws {
         let tree = try Self.makeTree()
         defer { tree.remove() }
