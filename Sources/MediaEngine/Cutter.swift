@@ -110,8 +110,15 @@ private final class CutContext {
         }
         let format = input.format.pointee
         originMicro = format.start_time == CAV_NOPTS_VALUE ? 0 : format.start_time
-        startMicro = originMicro + Int64((spec.startSeconds * Double(AV_TIME_BASE)).rounded())
-        endMicro = originMicro + Int64((spec.endSeconds * Double(AV_TIME_BASE)).rounded())
+        // A damaged header can claim a start time near Int64's limits: refuse rather than overflow.
+        let start = originMicro.addingReportingOverflow(Int64((spec.startSeconds * Double(AV_TIME_BASE)).rounded()))
+        let end = originMicro.addingReportingOverflow(Int64((spec.endSeconds * Double(AV_TIME_BASE)).rounded()))
+        guard !start.overflow, !end.overflow, end.partialValue < Int64.max / 4 else {
+            throw MediaError(.notMedia, path: path, operation: "plan cut",
+                             reason: "the file claims a start time (\(originMicro) µs) too large to cut from")
+        }
+        startMicro = start.partialValue
+        endMicro = end.partialValue
 
         var video = VideoStreamChoice.best(in: input)
         var mode = spec.mode
@@ -186,7 +193,12 @@ private final class CutContext {
                     let shownEnd = min(endTicks, scanned.hiddenFrom ?? .max)
                     switch SmartCutPlan.make(packets: scanned.packets, clean: scanned.clean, start: startTicks, end: shownEnd,
                                              reachesEndOfStream: scanned.endOfStream) {
-                    case let .success(smart): smartPlan = smart
+                    case let .success(smart):
+                        if let name = SmartEncoding.encoder(for: parameters.codec_id) {
+                            reason = SegmentEncoder.trialRefusal(name: name, source: parameters, stream: stream, crf: spec.crf,
+                                                                preset: spec.preset)
+                        }
+                        if reason == nil { smartPlan = smart }
                     case let .failure(fallback): reason = fallback.description
                     }
                 }
@@ -299,7 +311,8 @@ private final class CutContext {
         let codec: NALUnits.Codec = parameters.codec_id == AV_CODEC_ID_HEVC ? .hevc : .h264
         let record = Array(UnsafeBufferPointer(start: extradata, count: Int(parameters.extradata_size)))
         let lengthSize = NALUnits.configuration(record, codec: codec)?.lengthSize ?? 4
-        let limit = end + av_rescale_q(30, AVRational(num: 1, den: 1), stream.pointee.time_base)
+        let past = end.addingReportingOverflow(av_rescale_q(30, AVRational(num: 1, den: 1), stream.pointee.time_base))
+        let limit = past.overflow ? Int64.max : past.partialValue
         var packets: [CutPlan.VideoPacket] = [], clean: [Bool] = []
         var endOfStream = true
         var hiddenFrom: Int64?

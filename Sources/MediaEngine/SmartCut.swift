@@ -36,17 +36,38 @@ final class SegmentEncoder {
         self.lengthSize = lengthSize
         self.decodeDelay = decodeDelay
         packet = try Packet()
+        encoder = try Encoder(name: name, settings: Self.settings(name: name, source: source, stream: stream, crf: crf, preset: preset,
+                                                                  threads: threads))
+    }
+
+    /// The encoder set up like the source (size, SAR, pixel format, colour, frame rate, time base).
+    static func settings(name: String, source: AVCodecParameters, stream: UnsafeMutablePointer<AVStream>, crf: Int, preset: String,
+                         threads: Int) -> Encoder.Settings {
         var sar = av_guess_sample_aspect_ratio(nil, stream, nil)
         if sar.num <= 0 || sar.den <= 0 { sar = AVRational(num: 1, den: 1) }
         var rate = stream.pointee.avg_frame_rate
         if rate.num <= 0 || rate.den <= 0 { rate = stream.pointee.r_frame_rate }
-        let settings = Encoder.Settings(
+        return Encoder.Settings(
             width: source.width, height: source.height, pixelFormat: AVPixelFormat(rawValue: source.format),
             timeBase: stream.pointee.time_base, frameRate: rate, sampleAspectRatio: sar,
             colorRange: source.color_range, colorPrimaries: source.color_primaries, colorTransfer: source.color_trc,
             colorSpace: source.color_space, chromaLocation: source.chroma_location,
             globalHeader: false, threads: threads, options: SmartEncoding.options(name: name, source: source, crf: crf, preset: preset))
-        encoder = try Encoder(name: name, settings: settings)
+    }
+
+    /// Why the encoder refuses these settings (e.g. a level the source mislabels, too low for its
+    /// picture size), found before anything is written; nil when it opens.
+    static func trialRefusal(name: String, source: AVCodecParameters, stream: UnsafeMutablePointer<AVStream>, crf: Int,
+                             preset: String) -> String? {
+        var trial = settings(name: name, source: source, stream: stream, crf: crf, preset: preset, threads: 1)
+        // x265 logs on its own; the refusal is reported as a warning instead.
+        trial.options["x265-params"] = trial.options["x265-params"]?.replacingOccurrences(of: "log-level=error", with: "log-level=none")
+        do {
+            _ = try Encoder(name: name, settings: trial)
+            return nil
+        } catch {
+            return "\(name) will not encode with the source's profile and level at its picture size and rate (\(error.text))"
+        }
     }
 
     /// Encodes a decoded frame shown at `outputPts` (output ticks).
@@ -155,6 +176,14 @@ enum SmartEncoding {
         guard let extradata = source.extradata, source.extradata_size > 6, extradata[0] == 1 else {
             return "the source carries the video as an Annex B stream (as MPEG-TS does), which smart cuts do not repackage yet"
         }
+        let record = Array(UnsafeBufferPointer(start: extradata, count: Int(source.extradata_size)))
+        guard let configuration = NALUnits.configuration(record, codec: source.codec_id == AV_CODEC_ID_HEVC ? .hevc : .h264) else {
+            return "the source's \(source.codec_id == AV_CODEC_ID_HEVC ? "hvcC" : "avcC") configuration record cannot be read"
+        }
+        // Re-encoded units can outgrow 1- or 2-byte length fields; the copied samples keep theirs.
+        guard configuration.lengthSize == 4 else {
+            return "the source's NAL units carry \(configuration.lengthSize)-byte lengths; smart cuts join only 4-byte ones"
+        }
         return nil
     }
 }
@@ -247,7 +276,7 @@ final class SmartVideoSink: VideoSink {
         if !started {
             guard isPacket(timing, plan.keyframe) else { return nil }
             started = true
-            if smart.hasHead { head = try makeSegment(name: "head", decodeDelay: smart.firstCopied.pts - smart.firstCopied.dts) }
+            if smart.hasHead { head = try makeSegment(name: "head", decodeDelay: smart.firstCopied.pts &- smart.firstCopied.dts) }
         }
         // Head: everything through K1's leading pictures; the first later packet ends it.
         if var current = head {

@@ -158,6 +158,23 @@ struct SmartCutTests {
             #expect(strict.status == 1)
             #expect(!FileManager.default.fileExists(atPath: folder.file("s.mp4")))
         }
+        // A level the source mislabels (too low for its picture size): x265 will not open with it.
+        let mislabelled = folder.file("level1.mp4")
+        #expect(try Run.tool("ffmpeg", ["-v", "error", "-i", Self.input("hevc-open.mp4"), "-c", "copy", "-bsf:v", "hevc_metadata=level=1",
+                                        mislabelled]).status == 0)
+        let level = try Run.vtrim(["cut", "--json", mislabelled, "--start", "0.5", "--end", "3.5", "--mode", "smart", "-o", folder.file("l.mp4")])
+        #expect(level.status == 0, "\(level)")
+        #expect((level.jsonLines.first?["warnings"] as? [[String: Any]])?.first?["code"] as? String == "smart_fallback")
+        #expect(level.stderr.split(separator: "\n").count == 1, "\(level.stderr)")
+        // A header claiming an absurd start time: a clean error, not an arithmetic trap.
+        let huge = folder.file("huge.mkv")
+        #expect(try Run.tool("ffmpeg", ["-v", "error", "-i", TestPaths.fixture("h264-aac.mkv"), "-c", "copy", "-output_ts_offset",
+                                        "5000000000000", huge]).status == 0)
+        for mode in ["smart", "copy"] {
+            let result = try Run.vtrim(["cut", huge, "--start", "0.5", "--end", "1.5", "--mode", mode, "-o", folder.file("h-\(mode).mkv")])
+            #expect(result.status == 1, "\(result)")
+            #expect(result.stderr.hasPrefix("vtrim: error: \(huge): "), "\(result.stderr)")
+        }
         // A codec smart cuts do not handle: VP9.
         let vp9 = try Run.vtrim(["cut", "--json", TestPaths.fixture("vp9-opus.webm"), "--start", "0.5", "--end", "1.5", "--mode", "smart",
                                  "-o", folder.file("v.webm")])

@@ -8,11 +8,22 @@ enum StreamTime {
 
     /// The last tick at or before `micro` (+½ µs): a frame with pts ≤ this is shown at `start`.
     static func startTicks(_ micro: Int64, _ timeBase: AVRational) -> Int64 {
-        av_rescale_q_rnd(2 * micro + 1, halfMicro, timeBase, AV_ROUND_DOWN)
+        rescale(micro, offset: 1, timeBase, AV_ROUND_DOWN)
     }
 
     /// The first tick at or after `micro` (−½ µs): frames with pts < this begin before `end`.
     static func endTicks(_ micro: Int64, _ timeBase: AVRational) -> Int64 {
-        av_rescale_q_rnd(2 * micro - 1, halfMicro, timeBase, AV_ROUND_UP)
+        rescale(micro, offset: -1, timeBase, AV_ROUND_UP)
+    }
+
+    /// `micro ± ½ µs` in `timeBase`; times too large to double (a file claiming a start time of
+    /// millennia) are rescaled without the half-µs tolerance rather than overflowing.
+    private static func rescale(_ micro: Int64, offset: Int64, _ timeBase: AVRational, _ rounding: AVRounding) -> Int64 {
+        let doubled = micro.multipliedReportingOverflow(by: 2)
+        let halves = doubled.partialValue.addingReportingOverflow(offset)
+        guard !doubled.overflow, !halves.overflow else {
+            return av_rescale_q_rnd(micro, AVRational(num: 1, den: AV_TIME_BASE), timeBase, rounding)
+        }
+        return av_rescale_q_rnd(halves.partialValue, halfMicro, timeBase, rounding)
     }
 }
