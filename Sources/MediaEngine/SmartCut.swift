@@ -21,6 +21,9 @@ final class SegmentEncoder {
     private let outputIndex: Int
     private let timeBase: AVRational
     private let lengthSize: Int
+    /// A NAL unit appended to the last packet (HEVC's end of sequence after the head), or nil.
+    private let trailer: [UInt8]?
+    private var lastPacket: Packet?
     /// Subtracted from presentation times to make decode times (the source's reorder delay at the seam).
     private let decodeDelay: Int64
     private let packet: Packet
@@ -29,7 +32,8 @@ final class SegmentEncoder {
     private(set) var frames = 0
 
     init(name: String, source: AVCodecParameters, stream: UnsafeMutablePointer<AVStream>, output: OutputFile, outputIndex: Int,
-         lengthSize: Int, decodeDelay: Int64, crf: Int, preset: String, threads: Int) throws {
+         lengthSize: Int, decodeDelay: Int64, crf: Int, preset: String, threads: Int, trailer: [UInt8]? = nil) throws {
+        self.trailer = trailer
         self.output = output
         self.outputIndex = outputIndex
         self.timeBase = stream.pointee.time_base
@@ -88,6 +92,11 @@ final class SegmentEncoder {
         if let last = lastPts { durations[last] = max(1, endPts - last) }
         try encoder.send(nil)
         try drain()
+        if let last = lastPacket, let trailer {
+            lastPacket = nil
+            try last.setBytes(last.bytes + NALUnits.lengthPrefixed([trailer[...]], lengthSize: lengthSize))
+            try output.write(last, stream: outputIndex, timeBase: timeBase)
+        }
     }
 
     private func drain() throws {
@@ -97,7 +106,13 @@ final class SegmentEncoder {
             try packet.setBytes(NALUnits.lengthPrefixed(units, lengthSize: lengthSize))
             packet.pointer.pointee.dts = packet.pts - decodeDelay
             if let duration = durations[packet.pts] { packet.pointer.pointee.duration = duration }
-            try output.write(packet, stream: outputIndex, timeBase: timeBase)
+            if trailer != nil {
+                // Held back one packet, so the trailer can join the last one.
+                if let previous = lastPacket { try output.write(previous, stream: outputIndex, timeBase: timeBase) }
+                lastPacket = try packet.clone()
+            } else {
+                try output.write(packet, stream: outputIndex, timeBase: timeBase)
+            }
         }
     }
 }
@@ -276,7 +291,12 @@ final class SmartVideoSink: VideoSink {
         if !started {
             guard isPacket(timing, plan.keyframe) else { return nil }
             started = true
-            if smart.hasHead { head = try makeSegment(name: "head", decodeDelay: smart.firstCopied.pts &- smart.firstCopied.dts) }
+            if smart.hasHead {
+                // HEVC: an end of sequence closes the head, so the copied CRA starts a new coded video sequence
+                // (its POC and the source's parameter sets begin afresh) rather than continuing x265's.
+                head = try makeSegment(name: "head", decodeDelay: smart.firstCopied.pts &- smart.firstCopied.dts,
+                                       trailer: codec == .hevc ? [0x48, 0x01] : nil)
+            }
         }
         // Head: everything through K1's leading pictures; the first later packet ends it.
         if var current = head {
@@ -334,12 +354,12 @@ final class SmartVideoSink: VideoSink {
 
     private func micro(_ ticks: Int64) -> Int64 { av_rescale_q(ticks, timeBase, cav_time_base_q()) }
 
-    private func makeSegment(name: String, decodeDelay: Int64) throws -> Segment {
+    private func makeSegment(name: String, decodeDelay: Int64, trailer: [UInt8]? = nil) throws -> Segment {
         guard let parameters = stream.pointee.codecpar?.pointee else { throw AVFailure(code: CAV_AVERROR_INVALIDDATA, operation: "codecpar") }
         let decoder = try Decoder(stream: stream, threads: spec.encoderThreads)
         let encoder = try SegmentEncoder(name: encoderName, source: parameters, stream: stream, output: output, outputIndex: outputIndex,
                                          lengthSize: lengthSize, decodeDelay: max(0, decodeDelay), crf: spec.crf, preset: spec.preset,
-                                         threads: spec.encoderThreads)
+                                         threads: spec.encoderThreads, trailer: trailer)
         return Segment(decoder: decoder, encoder: encoder)
     }
 
