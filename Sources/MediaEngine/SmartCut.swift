@@ -391,8 +391,17 @@ final class SmartVideoSink: VideoSink {
     private func copy(_ packet: Packet) throws {
         let held = try packet.clone()
         if copied == 0 {
-            // Back to the source's parameter sets after the re-encoded head (avc3/hev1 allow in-band ones).
-            try held.setBytes(NALUnits.lengthPrefixed(sourceParameterSets, lengthSize: lengthSize) + held.bytes)
+            // Back to the source's parameter sets after the re-encoded head (avc3/hev1 allow in-band ones),
+            // after an access unit delimiter if the sample starts with one (it must come first).
+            let sets = NALUnits.lengthPrefixed(sourceParameterSets, lengthSize: lengthSize)
+            let bytes = held.bytes
+            let first = NALUnits.splitLengthPrefixed(bytes, lengthSize: lengthSize)?.first
+            if let first, NALUnits.type(first, codec: codec) == (codec == .hevc ? 35 : 9) {
+                let split = lengthSize + first.count
+                try held.setBytes(Array(bytes[..<split]) + sets + Array(bytes[split...]))
+            } else {
+                try held.setBytes(sets + bytes)
+            }
         }
         copied += 1
         let pts = held.pts != CAV_NOPTS_VALUE ? held.pts : held.dts
