@@ -58,6 +58,9 @@ struct CutCommand: ParsableCommand {
     @Flag(name: .customLong("dry-run"), help: "Print the plan (keyframe, pre-roll, expected span); write nothing.")
     var dryRun = false
 
+    @Flag(help: "MP4/MOV: put the index before the media, so playback can start while the file downloads.")
+    var faststart = false
+
     func validate() throws {
         try BatchRun(common: common, batch: batch).validateInputs(inputs)
         try outputs.validate(inputs: inputs, recursive: common.recursive)
@@ -105,12 +108,13 @@ struct CutCommand: ParsableCommand {
     func run() throws {
         let runner = BatchRun(common: common, batch: batch)
         let items = try runner.items(inputs)
-        let (jobs, threads) = runner.parallelism(count: items.count)
+        let (jobs, _) = runner.parallelism(count: items.count)
         let request = CutRequest(
             segments: try segments(), fromList: list != nil, mode: mode, crf: crf ?? (mode == .smart ? 16 : 20), preset: preset,
             minDurationSeconds: minDuration?.value, maxDurationSeconds: maxDuration?.value, clamp: clamp,
             output: try outputs.namer(), overwrite: outputs.overwrite, skipExisting: outputs.skipExisting,
-            dryRun: dryRun, strict: common.strict, encoderThreads: jobs > 1 ? threads : 0)
+            dryRun: dryRun, strict: common.strict,
+            threads: .share(cores: ProcessInfo.processInfo.activeProcessorCount, jobs: jobs), faststart: faststart)
         try runner.run(items, outputs: { index, item in
             request.segments.indices.map { request.outputPath(for: item, index: index, segment: $0) }
         }) { index, item, writer in

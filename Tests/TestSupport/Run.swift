@@ -85,3 +85,14 @@ public struct TemporaryFolder: Sendable {
         ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).sorted()
     }
 }
+
+/// Reading report objects: `notes` and `warnings` are lists of `{code, message}`.
+extension Dictionary where Key == String, Value == Any {
+    public func codes(_ key: String) -> [String] {
+        ((self[key] as? [[String: Any]]) ?? []).compactMap { $0["code"] as? String }
+    }
+
+    public func messages(_ key: String) -> [String] {
+        ((self[key] as? [[String: Any]]) ?? []).compactMap { $0["message"] as? String }
+    }
+}

@@ -84,7 +84,8 @@ struct CutCLITests {
         let actual = try #require(object["actual"] as? [String: Any])
         #expect(actual["start"] as? Double == 1.5)
         #expect(object["keyframe"] as? Double == 1)
-        #expect((object["notes"] as? [String])?.first?.contains("edit list") == true)
+        #expect(object.codes("notes") == ["lead_in_hidden"])
+        #expect(object.messages("notes").first?.contains("edit list") == true)
         #expect(folder.entries() == ["c.mp4"])
     }
 
@@ -205,7 +206,9 @@ struct CutCLITests {
         let effective = try #require(clamped.jsonLines.first?["effective"] as? [String: Any])
         // Keep the start, move the end; past the end of the file, move the start back.
         #expect(effective["start"] as? Double == 2 && effective["end"] as? Double == 4)
-        #expect((clamped.jsonLines.first?["notes"] as? [String])?.contains { $0.hasPrefix("--clamp:") } == true)
+        let notes = try #require(clamped.jsonLines.first)
+        #expect(notes.codes("notes").contains("range_clamped"))
+        #expect(notes.messages("notes").contains { $0.hasPrefix("--clamp:") })
     }
 
     @Test func dryRunWritesNothing() throws {

@@ -54,7 +54,9 @@ struct MediaEdgeCaseTests {
         let output = folder.file("cut.mov")
         let result = try Run.vtrim(["cut", "--json", input, "--start", "1", "--end", "2.5", "-o", output])
         #expect(result.status == 0, "\(result)")
-        let notes = try #require(result.jsonLines.first?["notes"] as? [String])
+        let object = try #require(result.jsonLines.first)
+        let notes = object.messages("notes")
+        #expect(object.codes("notes").contains("stream_left_out"))
         #expect(notes.contains { $0.contains("data track") && $0.contains("tmcd") }, "\(notes)")
         let tags = try Run.tool("ffprobe", ["-v", "error", "-show_entries", "format_tags=creation_time:stream_tags=language,handler_name:stream=codec_type",
                                             "-of", "compact", output]).stdout
@@ -78,7 +80,12 @@ struct MediaEdgeCaseTests {
         let result = try Run.vtrim(["cut", "--json", input, "--start", "0", "--end", "2", "-o", output])
         #expect(result.status == 0, "\(result)")
         let object = try #require(result.jsonLines.first)
-        #expect((object["notes"] as? [String])?.contains { $0.contains("no keyframe at or before") } == true)
+        // Not the frames asked for: a plan-time warning (so --strict refuses before writing).
+        #expect(object.codes("warnings") == ["starts_late"])
+        #expect(object.messages("warnings").first?.contains("no keyframe at or before") == true)
+        let strict = try Run.vtrim(["cut", "--json", "--strict", "--dry-run", input, "--start", "0", "--end", "2", "-o", folder.file("s.ts")])
+        #expect(strict.status == 1)
+        #expect((strict.jsonLines.first?["error"] as? [String: Any])?["code"] as? String == "strict_warning")
         #expect(try MediaFacts.firstVideoPacketIsKeyframe(output))
         #expect(try MediaFacts.decodeErrors(output).isEmpty)
     }

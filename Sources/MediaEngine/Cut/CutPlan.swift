@@ -1,128 +1,198 @@
-/// How a cut starts, decided from the video packets before any byte is written. Pure: all times are
-/// ticks of the video stream's time base, on the source's own timestamps.
+/// A cut, decided before anything is written: what `--dry-run` prints and what the writer executes
+/// without deciding anything again. Ticks are the video stream's, on the source's own timestamps;
+/// seconds are on the source's presentation timeline (0 = the container's start).
 public struct CutPlan: Sendable, Equatable {
     public enum Mode: String, Sendable, CaseIterable {
-        /// Stream copy; in MP4/MOV an edit list hides the lead-in so playback starts at `start`.
+        /// Stream copy; in MP4/MOV edit lists hide what decoding needs before the start and after the end.
         case copy
-        /// Stream copy from the keyframe; the lead-in frames are shown (no pre-roll hidden).
+        /// Stream copy from the keyframe; the lead-in is shown.
         case keyframe
-        /// Decode and re-encode the video: first frame = the frame at `start`, last = the one before `end`.
+        /// Decode and re-encode the video: from the frame at `start`, lasting exactly `end − start`.
         case exact
-        /// Frame-exact like `exact`, but only the partial groups of pictures at the edges are re-encoded;
-        /// the rest is copied bit for bit (H.264/HEVC into MP4/MOV; otherwise `exact`, with a warning).
+        /// Like `exact`, but only the partial groups of pictures at the edges are re-encoded.
         case smart
     }
 
-    public struct VideoPacket: Sendable, Equatable {
-        public var pts: Int64
-        public var dts: Int64
-        public var duration: Int64
-        public var isKeyframe: Bool
+    public var requestedMode: Mode
+    /// The mode that will run (smart falls back to exact; without video everything is a copy).
+    public var mode: Mode
+    public var video: VideoCut?
+    public var smart: SmartCutPlan?
+    public var smartFallback: SmartFallback?
+    public var streams: [KeptStream]
+    public var notices: [CutNotice]
+    public var container: ContainerFacts
+    /// The encoder of the re-encoded video (exact and smart).
+    public var encoder: String?
+    /// Encoder and decoder threads per re-encoding part, from the job's share of the cores.
+    public var threads: ThreadBudget
+    public var crf: Int
+    public var preset: String
+    public var faststart: Bool
 
-        public init(pts: Int64, dts: Int64, duration: Int64, isKeyframe: Bool) {
-            self.pts = pts
-            self.dts = dts
-            self.duration = duration
-            self.isKeyframe = isKeyframe
-        }
+    /// The requested range on the container's µs timeline (origin included).
+    public var startMicro: Int64
+    public var endMicro: Int64
+    /// The container's start time (µs): 0 on vtrim's timeline.
+    public var originMicro: Int64
+    /// Audio and subtitles are kept from here to `companionsEndMicro` (container µs).
+    public var companionsStartMicro: Int64
+    public var companionsEndMicro: Int64
+    /// Subtracted from companion timestamps (container µs): the output's 0.
+    public var companionsShiftMicro: Int64
+
+    public var warnings: [CutNotice] { notices.filter(\.isWarning) }
+    public var notes: [CutNotice] { notices.filter { !$0.isWarning } }
+
+    /// Where the output's first frame lies on the source's timeline (seconds).
+    public var presentedStartSeconds: Double {
+        guard let video else { return seconds(micro: startMicro) }
+        return seconds(micro: video.micro(video.firstShown))
     }
 
-    /// The keyframe the output's video starts from.
-    public var keyframe: VideoPacket
-    /// Ticks subtracted from every timestamp (converted per stream): the output's 0.
-    public var shift: Int64
-    /// Where presentation starts on the source timeline (ticks): `start` when an edit list hides the
-    /// lead-in, the frame at `start` for an exact cut, else the keyframe.
-    public var presentedStart: Int64
-    /// Whether the keyframe lies after `start` (no keyframe at or before it).
-    public var startsAfterRequest: Bool
-
-    /// - Parameters:
-    ///   - packets: video packets in decode order, covering every packet whose dts ≤ `start`
-    ///     (and, when no keyframe precedes `start`, up to the first keyframe after it).
-    ///   - editLists: whether the output container can hide a lead-in (MP4/MOV).
-    /// - Returns: nil when the packets hold no keyframe at all.
-    public static func make(packets: [VideoPacket], start: Int64, mode: Mode, editLists: Bool) -> CutPlan? {
-        let keyframes = packets.filter(\.isKeyframe)
-        var startsAfter = false
-        let chosen: VideoPacket
-        if let before = keyframes.last(where: { $0.pts <= start }) {
-            chosen = before
-        } else if let after = keyframes.first(where: { $0.pts > start }) {
-            chosen = after
-            startsAfter = true
-        } else {
-            return nil
-        }
-        let frameAtStart = packets.filter { $0.pts <= start && $0.pts >= chosen.pts }.map(\.pts).max() ?? chosen.pts
-        switch mode {
-        case .copy where editLists && !startsAfter:
-            // Timestamps become relative to the frame shown at `start`: the lead-in is negative and the
-            // muxer's edit list hides it. Starting the edit on that frame's own time (not mid-frame) makes
-            // every player, FFmpeg-based ones included, show it first.
-            return CutPlan(keyframe: chosen, shift: frameAtStart, presentedStart: frameAtStart, startsAfterRequest: false)
-        case .smart:
-            // Copied frames keep their own times and durations, so the output starts on the frame at
-            // `start` (re-encoded or copied), like a copy cut's edit list.
-            let first = startsAfter ? chosen.pts : frameAtStart
-            return CutPlan(keyframe: chosen, shift: first, presentedStart: first, startsAfterRequest: startsAfter)
-        case .exact:
-            let first = startsAfter ? chosen.pts : frameAtStart
-            return CutPlan(keyframe: chosen, shift: startsAfter ? chosen.pts : start, presentedStart: first,
-                           startsAfterRequest: startsAfter)
-        case .keyframe, .copy:
-            // No pre-roll to hide: the keyframe is the first frame shown. MP4 takes negative decode times
-            // (B-frame delay) in its usual edit list; other containers get non-negative ones.
-            return CutPlan(keyframe: chosen, shift: editLists ? chosen.pts : chosen.dts, presentedStart: chosen.pts,
-                           startsAfterRequest: startsAfter)
-        }
+    /// Where the output stops presenting on the source's timeline (seconds).
+    public var presentedEndSeconds: Double {
+        guard let video else { return seconds(micro: endMicro) }
+        return seconds(micro: video.micro(video.presentedEnd))
     }
 
-    /// Seconds of lead-in decoded but not shown (copy with an edit list, exact).
-    public func preRollTicks() -> Int64 { max(0, presentedStart - keyframe.pts) }
+    /// The keyframe reading starts from (seconds), and how much is decoded before the first frame shown.
+    public var keyframeSeconds: Double? { video.map { seconds(micro: $0.micro($0.keyframe.pts)) } }
+    public var preRollSeconds: Double {
+        guard let video, mode != .keyframe else { return 0 }
+        return max(0, seconds(micro: video.micro(video.firstShown)) - seconds(micro: video.micro(video.keyframe.pts)))
+    }
+
+    /// An output time plus this is the source time (seconds): how measured times map back.
+    public var sourceOffsetSeconds: Double { seconds(micro: companionsShiftMicro) }
+
+    /// The sample entry a smart cut writes.
+    public var sampleEntry: String? {
+        guard mode == .smart, let video else { return nil }
+        return video.codec == "hevc" ? "hev1" : "avc3"
+    }
+
+    func seconds(micro: Int64) -> Double { Micro.seconds(micro.minus(originMicro)) }
 }
 
-/// Where a stream copy stops: every frame shown before `end`, and the frames they reference, and nothing
-/// else. Packets shown at or after `end` are held back; a later packet (in decode order) shown before
-/// `end` releases them (they precede it, so they may be its references). Once a packet is decoded at or
-/// after `end`, no later one can be shown before it; the held ones that fill a gap before the last frame
-/// kept (B-frames) are written, the rest dropped. A cut ending on a GOP boundary so ends exactly there.
-/// Shared by the writer (items are packets) and the dry run (items are the packets' times).
-struct CopyTail<Item> {
-    let end: Int64
-    private var held: [(packet: CutPlan.VideoPacket, item: Item)] = []
-    private(set) var latestEnd = Int64.min
-    private(set) var latestPts = Int64.min
-    private(set) var kept = 0
+/// The video part of a cut.
+public struct VideoCut: Sendable, Equatable {
+    public var streamIndex: Int
+    public var timeBase: Rational
+    public var codec: String
+    /// Reading (and decoding) starts at this keyframe.
+    public var keyframe: VideoPacket
+    /// The frame a player shows at `start` (pts).
+    public var frameAtStart: Int64
+    /// The output's first presented frame (pts): the frame at `start`, or the keyframe when the lead-in is shown.
+    public var firstShown: Int64
+    /// The last packet written (copy modes) or sent to the decoder (exact), in decode order.
+    public var lastNeeded: VideoPacket
+    /// The last frame that begins before `end` (pts).
+    public var lastWanted: Int64
+    /// Where the output stops presenting (source ticks).
+    public var presentedEnd: Int64
+    /// Output ticks = source ticks − shift (copied packets; exact: frames after the first).
+    public var shift: Int64
+    /// The source time (ticks) at output time 0; equal to `shift` but in exact cuts whose first frame is
+    /// shown whole (then `shift` is smaller by what that frame gains).
+    public var outputZero: Int64
+    /// MP4/MOV: the length of the video's edit (ticks), written into the header after muxing, so the edit
+    /// ends exactly where the cut does. Nil where the container has no edit lists.
+    public var editDuration: Int64?
+    /// The requested range in ticks (the start rounded down, the end up, to the stream's grid).
+    public var startTicks: Int64
+    public var endTicks: Int64
+    /// Leading pictures of an open GOP after the keyframe, shown before it: not written.
+    public var leadingLeftOut: Int
+    /// The reorder delay of the source at the keyframe, so copied decode times stay below presentation times.
+    public var sourceHasBFrames: Bool
 
-    init(end: Int64) {
-        self.end = end
+    public func micro(_ ticks: Int64) -> Int64 {
+        guard timeBase.denominator > 0 else { return ticks }
+        return Rescale.ticks(ticks, from: timeBase, to: Rational(1, 1_000_000))
+    }
+}
+
+/// A stream the output keeps, or why one is not kept.
+public struct KeptStream: Sendable, Equatable {
+    public enum Kind: String, Sendable { case video, audio, subtitle }
+    public var index: Int
+    public var kind: Kind
+    public var codec: String
+    /// AMR-NB packets holding several frames are split into one frame per packet (3GP/MOV need it).
+    public var splitsAudioFrames: Bool
+}
+
+/// What the output container can hold and how it keeps time.
+public struct ContainerFacts: Sendable, Equatable {
+    /// FFmpeg's muxer name ("mp4", "mov", "matroska", "webm", "avi", …).
+    public var formatName: String
+    /// MP4/MOV/3GP: edit lists hide what is decoded but not shown, and carry the display matrix.
+    public var editLists: Bool
+    /// The file stores no presentation times (AVI): frames are shown in decode-time slots.
+    public var storesDecodeTimesOnly: Bool
+}
+
+/// Threads a re-encoding part may use, so that jobs × (decoder + encoder threads) stays near the cores.
+public struct ThreadBudget: Sendable, Equatable {
+    public var decoder: Int
+    public var encoder: Int
+
+    /// The share of `cores` for one of `jobs` jobs: the encoder takes it, the decoder half of it (the
+    /// encoder is the slower of the two, and a decoder with one thread runs in the caller's thread).
+    public static func share(cores: Int, jobs: Int) -> ThreadBudget {
+        let each = max(1, cores / max(1, jobs))
+        return ThreadBudget(decoder: max(1, each / 2), encoder: each)
     }
 
-    /// The items to write now, in order; nil when the video is complete (nothing more to offer).
-    mutating func offer(_ packet: CutPlan.VideoPacket, _ item: Item) -> [Item]? {
-        if kept > 0, packet.dts >= end { return nil }
-        if packet.pts >= end {
-            held.append((packet, item))
-            return []
+    public init(decoder: Int, encoder: Int) {
+        self.decoder = decoder
+        self.encoder = encoder
+    }
+}
+
+/// Integer time-base conversion without FFmpeg (the planner is pure): to nearest (half away from zero)
+/// or down, saturating.
+enum Rescale {
+    static func ticks(_ value: Int64, from: Rational, to: Rational, roundingDown: Bool = false) -> Int64 {
+        let numerator = Int64(from.numerator).multipliedReportingOverflow(by: Int64(to.denominator))
+        let denominator = Int64(from.denominator).multipliedReportingOverflow(by: Int64(to.numerator))
+        guard !numerator.overflow, !denominator.overflow, denominator.partialValue > 0, numerator.partialValue > 0 else { return value }
+        let product = value.multipliedReportingOverflow(by: numerator.partialValue)
+        guard !product.overflow else {
+            let scaled = Double(value) * Double(numerator.partialValue) / Double(denominator.partialValue)
+            if scaled >= 9.2e18 { return .max }
+            if scaled <= -9.2e18 { return .min }
+            return Int64(roundingDown ? scaled.rounded(.down) : scaled.rounded())
         }
-        let released = held + [(packet, item)]
-        held = []
-        released.forEach { keep($0.packet) }
-        return released.map(\.item)
+        let (quotient, remainder) = product.partialValue.quotientAndRemainder(dividingBy: denominator.partialValue)
+        if remainder == 0 { return quotient }
+        if roundingDown { return product.partialValue < 0 ? quotient - 1 : quotient }
+        if remainder.magnitude * 2 >= denominator.partialValue.magnitude { return product.partialValue > 0 ? quotient + 1 : quotient - 1 }
+        return quotient
     }
+}
 
-    /// At the end: the held items that fill a gap before the last frame kept.
-    mutating func finish() -> [Item] {
-        let fill = held.filter { $0.packet.pts < latestPts }
-        held = []
-        fill.forEach { keep($0.packet) }
-        return fill.map(\.item)
-    }
+/// What a smart cut re-encodes and copies, in seconds on the source's timeline (for reports).
+public struct SmartCutSummary: Sendable, Equatable {
+    public var headSeconds: ClosedRange<Double>?
+    public var copiedSeconds: ClosedRange<Double>
+    public var tailSeconds: ClosedRange<Double>?
+    public var sampleEntry: String
+}
 
-    private mutating func keep(_ packet: CutPlan.VideoPacket) {
-        latestEnd = max(latestEnd, packet.pts + max(0, packet.duration))
-        latestPts = max(latestPts, packet.pts)
-        kept += 1
+extension CutPlan {
+    public var smartSummary: SmartCutSummary? {
+        guard let smart, let video, let entry = sampleEntry else { return nil }
+        let end = seconds(micro: endMicro)
+        func time(_ ticks: Int64) -> Double { min(seconds(micro: video.micro(ticks)), end) }
+        func span(_ from: Double, _ to: Double) -> ClosedRange<Double> { min(from, to)...max(from, to) }
+        let copiedUntil = smart.tailStart ?? (smart.copiesToEnd ? video.presentedEnd : smart.copyEnd.pts)
+        return SmartCutSummary(
+            headSeconds: smart.hasHead ? span(time(smart.frameAtStart), time(smart.firstCopied.pts)) : nil,
+            copiedSeconds: span(time(smart.firstCopied.pts), time(copiedUntil)),
+            tailSeconds: smart.tailStart.map { span(time($0), time(smart.end)) },
+            sampleEntry: entry)
     }
 }

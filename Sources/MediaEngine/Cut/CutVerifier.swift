@@ -11,6 +11,9 @@ public struct MeasuredRange: Sendable, Equatable {
     public var audioStartSeconds: Double?
     public var audioEndSeconds: Double?
 
+    /// The file stores no presentation times (AVI): the video times are decode-time slots.
+    public var videoTimesAreDecodeTimes: Bool
+
     /// The presented span: video when there is video, else audio.
     public var startSeconds: Double? { videoStartSeconds ?? audioStartSeconds }
     public var endSeconds: Double? { videoEndSeconds ?? audioEndSeconds }
@@ -38,22 +41,29 @@ public enum CutVerifier {
     static let fullReadBytes: Int64 = 16 << 20
 
     /// Reads `path` back: the head (first presented frame and sample, first packet a keyframe) and the
-    /// tail (last presented frame and sample), or all of it when small. Any read error fails.
-    public static func measure(path: String) throws(MediaError) -> MeasuredRange {
+    /// tail (last presented frame and sample), or all of it when small. Any read error fails; errors name
+    /// `outputName` (the final name), never the temporary file, and `input` (the cut's source).
+    public static func measure(path: String, outputName: String, input source: String) throws(MediaError) -> MeasuredRange {
         let size = (try? InputCheck.regularFile(path)) ?? 0
-        let input = try InputFile(path: path, analyze: false)
+        let input: InputFile
+        do {
+            input = try InputFile(path: path, analyze: false)
+        } catch {
+            throw MediaError(.verifyFailed, path: source, operation: error.operation,
+                             reason: "the written output \(outputName) cannot be read back (\(error.reason))")
+        }
         let video = VideoStreamChoice.best(in: input)
         let audio = (0..<input.streamCount).first {
             input.stream($0)?.pointee.codecpar?.pointee.codec_type == AVMEDIA_TYPE_AUDIO
         }
-        var scan = Scan(input: input, path: path, video: video, audio: audio)
+        var scan = Scan(input: input, path: source, outputName: outputName, video: video, audio: audio)
         let duration = input.format.pointee.duration
         let hasDuration = duration != CAV_NOPTS_VALUE && duration > 0
         if size <= fullReadBytes || !hasDuration {
             try scan.read(until: nil)
         } else {
             try scan.read(until: { $0.headComplete })
-            let origin = input.format.pointee.start_time == CAV_NOPTS_VALUE ? 0 : input.format.pointee.start_time
+            let origin = input.originMicro
             let tail = origin + duration - 4 * Int64(AV_TIME_BASE)
             if av_seek_frame(input.format, -1, tail, AVSEEK_FLAG_BACKWARD) >= 0 {
                 scan.resetLastFrames()
@@ -64,7 +74,7 @@ public enum CutVerifier {
         }
         let range = scan.range
         if video != nil, range.videoStartSeconds == nil {
-            throw MediaError(.verifyFailed, path: path, operation: "verify", reason: "the written file has no video frames")
+            throw MediaError(.verifyFailed, path: source, operation: "verify", reason: "the written output \(outputName) has no video frames")
         }
         return range
     }
@@ -73,18 +83,21 @@ public enum CutVerifier {
     private struct Scan {
         let input: InputFile
         let path: String
+        let outputName: String
         let video: Int?
         let audio: Int?
-        var range = MeasuredRange(videoFrames: 0, firstVideoPacketIsKeyframe: false)
+        var range = MeasuredRange(videoFrames: 0, firstVideoPacketIsKeyframe: false, videoTimesAreDecodeTimes: false)
         private var sawVideo = false
         private var videoStart = Int64.max, videoEnd = Int64.min, audioStart = Int64.max, audioEnd = Int64.min
         // Containers that store no per-frame durations: the last frame lasts as long as the one before it,
         // but never past the container's own duration.
         private var lastVideoStart = Int64.min, previousVideoStart = Int64.min, videoDurationsMissing = false
+        private var previousAudioStart = Int64.min
 
-        init(input: InputFile, path: String, video: Int?, audio: Int?) {
+        init(input: InputFile, path: String, outputName: String, video: Int?, audio: Int?) {
             self.input = input
             self.path = path
+            self.outputName = outputName
             self.video = video
             self.audio = audio
         }
@@ -107,7 +120,7 @@ public enum CutVerifier {
                 let result: InputFile.ReadResult
                 do { result = try input.read(into: packet) } catch {
                     throw MediaError(.verifyFailed, path: path, operation: error.operation,
-                                     reason: "the written file cannot be read back (\(error.text))")
+                                     reason: "the written output \(outputName) cannot be read back (\(error.text))")
                 }
                 if result == .endOfFile { break }
                 take(packet)
@@ -124,10 +137,13 @@ public enum CutVerifier {
             }
             // Packets an edit list hides (the lead-in) are demuxed with the discard flag.
             guard packet.pointer.pointee.flags & AV_PKT_FLAG_DISCARD == 0 else { return }
-            let timestamp = packet.pts != CAV_NOPTS_VALUE ? packet.pts : packet.dts
+            let timestamp = packet.presentationTime
             guard timestamp != CAV_NOPTS_VALUE else { return }
+            if index == video, packet.pts == CAV_NOPTS_VALUE { range.videoTimesAreDecodeTimes = true }
             var start = av_rescale_q(timestamp, stream.pointee.time_base, cav_time_base_q())
-            let duration = av_rescale_q(max(0, packet.duration), stream.pointee.time_base, cav_time_base_q())
+            // AVI's packet durations are not frame durations: a frame lasts until the next slot.
+            let decodeSlots = index == video && packet.pts == CAV_NOPTS_VALUE
+            let duration = decodeSlots ? 0 : av_rescale_q(max(0, packet.duration), stream.pointee.time_base, cav_time_base_q())
             if index == video {
                 range.videoFrames += 1
                 if start > lastVideoStart {
@@ -140,8 +156,16 @@ public enum CutVerifier {
                 videoStart = min(videoStart, start)
                 videoEnd = max(videoEnd, start + duration)
             } else {
-                let end = start + duration
-                start += CutVerifier.skippedMicro(packet, stream)
+                // Without stream analysis Matroska's audio blocks carry no duration: one codec frame, or as
+                // long as the packet before.
+                var length = duration
+                if length == 0, let parameters = stream.pointee.codecpar?.pointee, parameters.frame_size > 0, parameters.sample_rate > 0 {
+                    length = av_rescale_q(Int64(parameters.frame_size), AVRational(num: 1, den: parameters.sample_rate), cav_time_base_q())
+                }
+                if length == 0, previousAudioStart != Int64.min, start > previousAudioStart { length = start - previousAudioStart }
+                previousAudioStart = start
+                let end = start.plus(length)
+                start = start.plus(CutVerifier.skippedMicro(packet, stream))
                 audioStart = min(audioStart, start)
                 audioEnd = max(audioEnd, end)
             }
@@ -155,13 +179,13 @@ public enum CutVerifier {
                 // The track's own duration, where it ends after the last frame starts, bounds it too
                 // (MP4's sample durations add up to it; with B-frames and a varying rate they may not).
                 if let stream = video.flatMap(input.stream), stream.pointee.duration != CAV_NOPTS_VALUE, stream.pointee.duration > 0 {
-                    let first = stream.pointee.start_time == CAV_NOPTS_VALUE ? 0 : stream.pointee.start_time
+                    let first = stream.startTicksOrZero
                     let trackEnd = av_rescale_q(first + stream.pointee.duration, stream.pointee.time_base, cav_time_base_q())
                     if trackEnd > lastVideoStart { end = min(end, trackEnd) }
                 }
                 let duration = input.format.pointee.duration
                 if duration != CAV_NOPTS_VALUE, duration > 0 {
-                    let origin = input.format.pointee.start_time == CAV_NOPTS_VALUE ? 0 : input.format.pointee.start_time
+                    let origin = input.originMicro
                     end = min(end, origin + duration)
                 }
                 videoEnd = max(videoEnd, end)

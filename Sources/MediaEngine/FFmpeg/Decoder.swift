@@ -77,3 +77,46 @@ final class Decoder {
         avcodec_flush_buffers(codecContext)
     }
 }
+
+/// The one send/receive loop every decoder in vtrim goes through. A packet the decoder refuses and a
+/// frame it fails to produce are damaged data: counted in `errors` and skipped, as players do.
+extension Decoder {
+    /// Sends `packet` (nil: start draining); a refusal is counted and the packet dropped.
+    func send(_ packet: Packet?, errors: inout Int) -> SendResult {
+        do {
+            return try send(packet)
+        } catch {
+            errors += 1
+            return .accepted
+        }
+    }
+
+    /// The next frame, skipping frames that fail (counted). A decoder that keeps failing is treated as
+    /// needing input, so a damaged stream can never spin this loop.
+    func receive(into frame: Frame, errors: inout Int) -> ReceiveResult {
+        for _ in 0..<64 {
+            do {
+                return try receive(into: frame)
+            } catch {
+                errors += 1
+            }
+        }
+        return .needsInput
+    }
+
+    /// Push decoding: sends `packet` (nil: drain) and hands every frame the decoder then has to `handle`,
+    /// in presentation order.
+    func decode(_ packet: Packet?, into frame: Frame, errors: inout Int, _ handle: (Frame) throws -> Void) throws {
+        while true {
+            let sent = send(packet, errors: &errors)
+            try receiveAll(into: frame, errors: &errors, handle)
+            if sent != .full { return }
+        }
+    }
+
+    private func receiveAll(into frame: Frame, errors: inout Int, _ handle: (Frame) throws -> Void) throws {
+        while receive(into: frame, errors: &errors) == .frame {
+            try handle(frame)
+        }
+    }
+}

@@ -95,3 +95,21 @@ final class Encoder {
         throw AVFailure(code: status, operation: "avcodec_receive_packet")
     }
 }
+
+extension Encoder.Settings {
+    /// Settings that match a source stream: size, sample aspect ratio, colour description, frame rate and
+    /// time base (so frame times pass through unchanged). `swapsDimensions`: the picture is turned by 90°.
+    init(source: AVCodecParameters, stream: UnsafeMutablePointer<AVStream>, pixelFormat: AVPixelFormat, threads: Int,
+         swapsDimensions: Bool = false, globalHeader: Bool = false, options: [String: String] = [:]) {
+        var sar = av_guess_sample_aspect_ratio(nil, stream, nil)
+        if sar.num <= 0 || sar.den <= 0 { sar = AVRational(num: 1, den: 1) }
+        if swapsDimensions { sar = AVRational(num: sar.den, den: sar.num) }
+        var rate = stream.pointee.avg_frame_rate
+        if rate.num <= 0 || rate.den <= 0 { rate = stream.pointee.r_frame_rate }
+        self.init(width: swapsDimensions ? source.height : source.width, height: swapsDimensions ? source.width : source.height,
+                  pixelFormat: pixelFormat, timeBase: stream.pointee.time_base, frameRate: rate, sampleAspectRatio: sar,
+                  colorRange: source.color_range, colorPrimaries: source.color_primaries, colorTransfer: source.color_trc,
+                  colorSpace: source.color_space, chromaLocation: source.chroma_location, globalHeader: globalHeader,
+                  threads: threads, options: options)
+    }
+}

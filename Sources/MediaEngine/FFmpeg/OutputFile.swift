@@ -30,20 +30,11 @@ final class OutputFile {
     var format: UnsafeMutablePointer<AVFormatContext> { context.unsafelyUnwrapped }
     var outputFormat: UnsafePointer<AVOutputFormat>? { format.pointee.oformat }
 
-    /// FFmpeg's short name of the muxer ("mp4", "mov", "matroska", "webm").
-    var formatName: String { outputFormat.flatMap { FFmpegText.string($0.pointee.name) } ?? "" }
-
-    /// MP4/MOV write edit lists, which can hide a pre-roll; Matroska and the rest cannot.
-    var supportsEditLists: Bool { ["mp4", "mov", "ipod", "3gp", "3g2", "psp", "ismv", "f4v"].contains(formatName) }
-
-    /// Whether the muxer stores a display matrix (only the mov family in FFmpeg 5.1).
-    var carriesDisplayMatrix: Bool { supportsEditLists }
-
-    func canHold(_ codec: AVCodecID) -> Bool {
-        guard let outputFormat else { return false }
-        // 1: yes, 0: no, negative: the muxer does not say (e.g. MPEG-TS), which the ffmpeg CLI also allows.
-        return avformat_query_codec(outputFormat, codec, FF_COMPLIANCE_NORMAL) != 0
-    }
+    var muxer: OutputFormat? { outputFormat.map(OutputFormat.init) }
+    var formatName: String { muxer?.name ?? "" }
+    var supportsEditLists: Bool { muxer?.supportsEditLists ?? false }
+    var carriesDisplayMatrix: Bool { muxer?.carriesDisplayMatrix ?? false }
+    func canHold(_ codec: AVCodecID) -> Bool { muxer?.canHold(codec) ?? false }
 
     func addStream() throws(AVFailure) -> UnsafeMutablePointer<AVStream> {
         guard let stream = avformat_new_stream(format, nil) else {
@@ -147,5 +138,37 @@ final class OutputFile {
             if flushError < 0 { throw AVFailure(code: flushError, operation: "avio_flush") }
             if closeStatus < 0 { throw AVFailure(code: closeStatus, operation: "avio_closep") }
         }
+    }
+}
+
+/// The muxer FFmpeg chooses for an output name, and what it can hold.
+struct OutputFormat {
+    let format: UnsafePointer<AVOutputFormat>
+
+    /// The muxer for a file name (by its extension), or nil when FFmpeg has none.
+    init?(fileName: String) {
+        guard let format = av_guess_format(nil, fileName, nil) else { return nil }
+        self.format = format
+    }
+
+    init(_ format: UnsafePointer<AVOutputFormat>) { self.format = format }
+
+    /// FFmpeg's short name of the muxer ("mp4", "mov", "matroska", "webm").
+    var name: String { FFmpegText.string(format.pointee.name) ?? "" }
+
+    /// MP4/MOV write edit lists, which can hide a pre-roll; Matroska and the rest cannot.
+    var supportsEditLists: Bool { ["mp4", "mov", "ipod", "3gp", "3g2", "psp", "ismv", "f4v"].contains(name) }
+
+    /// Whether the muxer stores a display matrix (only the mov family in FFmpeg 5.1).
+    var carriesDisplayMatrix: Bool { supportsEditLists }
+
+    /// AVI stores no presentation times: frames are shown in decode-time slots.
+    var storesDecodeTimesOnly: Bool { name == "avi" }
+
+    var needsGlobalHeader: Bool { format.pointee.flags & AVFMT_GLOBALHEADER != 0 }
+
+    func canHold(_ codec: AVCodecID) -> Bool {
+        // 1: yes, 0: no, negative: the muxer does not say (e.g. MPEG-TS), which the ffmpeg CLI also allows.
+        avformat_query_codec(format, codec, FF_COMPLIANCE_NORMAL) != 0
     }
 }

@@ -85,15 +85,11 @@ struct DecodeSession {
             guard try input.read(into: packet) == .packet else { return .none }
             guard packet.streamIndex == streamIndex, packet.isKeyframe else { continue }
             if let previous, packet.pts == previous { return .same }
-            do {
-                _ = try decoder.send(packet)
-                _ = try decoder.send(nil)
-                if try decoder.receive(into: frame) == .frame {
-                    framesDecoded += 1
-                    return .frame(frame)
-                }
-            } catch {
-                decodeErrors += 1
+            _ = decoder.send(packet, errors: &decodeErrors)
+            _ = decoder.send(nil, errors: &decodeErrors)
+            if decoder.receive(into: frame, errors: &decodeErrors) == .frame {
+                framesDecoded += 1
+                return .frame(frame)
             }
             // Not decodable on its own (damaged): try the next keyframe.
             decoder.flush()
@@ -119,7 +115,7 @@ struct DecodeSession {
 
     private mutating func seekToStart() throws(AVFailure) {
         guard let stream = input.stream(streamIndex) else { return }
-        var first = stream.pointee.start_time == CAV_NOPTS_VALUE ? 0 : stream.pointee.start_time
+        var first = stream.startTicksOrZero
         if avformat_index_get_entries_count(stream) > 0, let entry = avformat_index_get_entry(stream, 0) {
             first = min(first, entry.pointee.timestamp)
         }
@@ -177,14 +173,7 @@ struct DecodeSession {
         if drained { return nil }
         let frame = try spareFrame()
         while true {
-            let received: Decoder.ReceiveResult
-            do {
-                received = try decoder.receive(into: frame)
-            } catch {
-                decodeErrors += 1
-                continue
-            }
-            switch received {
+            switch decoder.receive(into: frame, errors: &decodeErrors) {
             case .frame:
                 framesDecoded += 1
                 return frame
@@ -226,14 +215,6 @@ struct DecodeSession {
         // the frame shown; if nothing references it, the decoder need not decode it (B-frames, mostly).
         let ends = packet.duration > 0 && packet.pts != CAV_NOPTS_VALUE ? packet.pts + packet.duration : Int64.max
         decoder.skipNonReferenceFrames(ends <= target)
-        do {
-            switch try decoder.send(packet) {
-            case .accepted, .drained: pendingPacket = false
-            case .full: pendingPacket = true
-            }
-        } catch {
-            decodeErrors += 1
-            pendingPacket = false
-        }
+        pendingPacket = decoder.send(packet, errors: &decodeErrors) == .full
     }
 }

@@ -138,7 +138,7 @@ public final class FrameSampler {
     /// The index's keyframe (stream ticks) at or before a presentation time, when the container has an index.
     private func keyframe(atOrBefore seconds: Double, stream index: Int) -> Int64? {
         guard let stream = firstInput.stream(index), avformat_index_get_entries_count(stream) > 0 else { return nil }
-        let start = firstInput.format.pointee.start_time == CAV_NOPTS_VALUE ? 0 : firstInput.format.pointee.start_time
+        let start = firstInput.originMicro
         let target = av_rescale_q(Int64((seconds * Double(AV_TIME_BASE)).rounded()) + start, cav_time_base_q(), stream.pointee.time_base)
         return avformat_index_get_entry_from_timestamp(stream, target, AVSEEK_FLAG_BACKWARD)?.pointee.timestamp
     }
@@ -303,14 +303,14 @@ private struct SamplingWorker {
 
     /// Presentation-timeline seconds → stream ticks (origin: the container's start time).
     private func streamTimestamp(_ seconds: Double) -> Int64 {
-        let start = input.format.pointee.start_time == CAV_NOPTS_VALUE ? 0 : input.format.pointee.start_time
+        let start = input.originMicro
         let micro = Int64((seconds * Double(AV_TIME_BASE)).rounded())
         return av_rescale_q(micro + start, cav_time_base_q(), stream.pointee.time_base)
     }
 
     private func presentationSeconds(_ timestamp: Int64) -> Double? {
         guard timestamp != CAV_NOPTS_VALUE else { return nil }
-        let start = input.format.pointee.start_time == CAV_NOPTS_VALUE ? 0 : input.format.pointee.start_time
+        let start = input.originMicro
         let micro = av_rescale_q(timestamp, stream.pointee.time_base, cav_time_base_q()) - start
         return Double(micro) / Double(AV_TIME_BASE)
     }
@@ -323,10 +323,3 @@ private struct SamplingWorker {
     }
 }
 
-extension Frame {
-    /// The frame's presentation time in stream ticks (FFmpeg's best effort when pts is missing).
-    var timestamp: Int64 {
-        let value = pointer.pointee.best_effort_timestamp
-        return value != CAV_NOPTS_VALUE ? value : pointer.pointee.pts
-    }
-}

@@ -20,6 +20,9 @@ public struct Orientation: Sendable, Equatable, Hashable {
         self.matrix = matrix
     }
 
+    /// Shown as coded (whatever the matrix says, e.g. an identity matrix).
+    public var isUpright: Bool { rotationDegrees == 0 && !mirrored }
+
     public var swapsDimensions: Bool { rotationDegrees == 90 || rotationDegrees == 270 }
 
     /// The axis-aligned map from a coded pixel (x, y) (y down) to its displayed position:

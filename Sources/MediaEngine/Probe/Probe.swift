@@ -152,7 +152,7 @@ public enum Probe {
         var latestEnd = Int64.min
         for index in 0..<input.streamCount {
             guard let stream = input.stream(index), stream.pointee.duration != CAV_NOPTS_VALUE, stream.pointee.duration > 0 else { continue }
-            let start = stream.pointee.start_time == CAV_NOPTS_VALUE ? 0 : stream.pointee.start_time
+            let start = stream.startTicksOrZero
             latestEnd = max(latestEnd, av_rescale_q(start + stream.pointee.duration, stream.pointee.time_base, cav_time_base_q()))
         }
         if latestEnd == Int64.min, let packet = try? Packet() {

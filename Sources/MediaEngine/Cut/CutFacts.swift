@@ -1,0 +1,112 @@
+/// Everything the planner needs, read from the input (and the output's muxer) beforehand: a value, so
+/// the planner is a pure function of it and tests can build one by hand.
+public struct CutFacts: Sendable {
+    public var path: String
+    public var requestedMode: CutPlan.Mode
+    /// The requested range on the container's µs timeline (origin included), and the origin itself.
+    public var startMicro: Int64
+    public var endMicro: Int64
+    public var originMicro: Int64
+    public var container: ContainerFacts
+    public var streams: [StreamFacts]
+    public var video: VideoFacts?
+    public var threads: ThreadBudget
+    public var crf: Int
+    public var preset: String
+    public var faststart: Bool
+
+    public init(path: String, requestedMode: CutPlan.Mode, startMicro: Int64, endMicro: Int64, originMicro: Int64,
+                container: ContainerFacts, streams: [StreamFacts], video: VideoFacts?, threads: ThreadBudget,
+                crf: Int, preset: String, faststart: Bool) {
+        self.path = path
+        self.requestedMode = requestedMode
+        self.startMicro = startMicro
+        self.endMicro = endMicro
+        self.originMicro = originMicro
+        self.container = container
+        self.streams = streams
+        self.video = video
+        self.threads = threads
+        self.crf = crf
+        self.preset = preset
+        self.faststart = faststart
+    }
+}
+
+/// One input stream and whether the output container can hold it.
+public struct StreamFacts: Sendable, Equatable {
+    public enum Kind: Sendable, Equatable { case video, audio, subtitle, data, other }
+    public var index: Int
+    public var kind: Kind
+    public var codec: String
+    public var tag: String?
+    public var isAttachedPicture: Bool
+    public var containerCanHold: Bool
+    /// AMR-NB, whose MP4/3GP samples may hold several frames (the 3GP/MOV muxer wants one each).
+    public var isAMRNarrowband: Bool
+
+    public init(index: Int, kind: Kind, codec: String, tag: String? = nil, isAttachedPicture: Bool = false,
+                containerCanHold: Bool = true, isAMRNarrowband: Bool = false) {
+        self.index = index
+        self.kind = kind
+        self.codec = codec
+        self.tag = tag
+        self.isAttachedPicture = isAttachedPicture
+        self.containerCanHold = containerCanHold
+        self.isAMRNarrowband = isAMRNarrowband
+    }
+}
+
+/// The main video stream: its packets around the edges and what re-encoding it would take.
+public struct VideoFacts: Sendable {
+    public var index: Int
+    public var timeBase: Rational
+    public var codec: String
+    public var width: Int
+    public var height: Int
+    public var orientation: Orientation
+    public var decoderAvailable: Bool
+    /// The requested range in this stream's ticks (`StreamTime`: the start rounded down, the end up).
+    public var startTicks: Int64
+    public var endTicks: Int64
+    /// Packets (decode order) around `start`, from a keyframe at or before it (see `StartEdge.isSettled`).
+    public var startPackets: [VideoPacket]
+    /// Packets (decode order) around `end`, from a keyframe shown before it (see `EndEdge.make`); the same
+    /// read as `startPackets` when one read covers the range.
+    public var endPackets: [VideoPacket]
+    public var endReachesEndOfStream: Bool
+    /// Frames the source's own edit list hides from here on (pts), if it ends early.
+    public var sourceShownUntil: Int64?
+    /// Why a smart cut is impossible whatever the range (codec, container, pixel format, encoder), if it is.
+    public var smartRefusal: SmartFallback?
+    /// The encoder an exact cut would use, and the pixel format conversion it would need.
+    public var exactEncoder: String
+    public var pixelFormatConversion: (from: String, to: String)?
+
+    public init(index: Int, timeBase: Rational, codec: String, width: Int, height: Int, orientation: Orientation,
+                decoderAvailable: Bool, startTicks: Int64, endTicks: Int64, startPackets: [VideoPacket], endPackets: [VideoPacket], endReachesEndOfStream: Bool,
+                sourceShownUntil: Int64? = nil, smartRefusal: SmartFallback? = nil, exactEncoder: String = "libx264",
+                pixelFormatConversion: (from: String, to: String)? = nil) {
+        self.index = index
+        self.timeBase = timeBase
+        self.codec = codec
+        self.width = width
+        self.height = height
+        self.orientation = orientation
+        self.decoderAvailable = decoderAvailable
+        self.startTicks = startTicks
+        self.endTicks = endTicks
+        self.startPackets = startPackets
+        self.endPackets = endPackets
+        self.endReachesEndOfStream = endReachesEndOfStream
+        self.sourceShownUntil = sourceShownUntil
+        self.smartRefusal = smartRefusal
+        self.exactEncoder = exactEncoder
+        self.pixelFormatConversion = pixelFormatConversion
+    }
+}
+
+extension VideoFacts {
+    /// Stream ticks → µs on the container's timeline.
+    func micro(_ ticks: Int64) -> Int64 { Rescale.ticks(ticks, from: timeBase, to: Rational(1, 1_000_000)) }
+}

@@ -1,0 +1,210 @@
+/// What a cut tells its user besides the file: a typed value with a stable code. The engine decides
+/// which notices apply; `message` is the one place where they become words.
+public enum CutNotice: Sendable, Equatable {
+    /// When a notice is known: plan-time ones before anything is read or written (a dry run shows them,
+    /// `--strict` refuses on a plan-time warning), run-time ones only while reading or decoding.
+    public enum Timing: String, Sendable { case plan, run }
+
+    // Notes (plan-time).
+    /// Copy into MP4/MOV from a keyframe before `start`: an edit list hides the lead-in.
+    case leadInHidden(keyframeSeconds: Double, leadInSeconds: Double, firstFrameSeconds: Double)
+    /// The output starts on the keyframe (keyframe mode, or a copy into a container without edit lists).
+    case startsAtKeyframe(keyframeSeconds: Double, requestedSeconds: Double, container: String?)
+    /// A copy into a container without edit lists shows frames past `end` that the kept ones need.
+    case framesPastEnd(count: Int, untilSeconds: Double, container: String)
+    case streamLeftOut(index: Int, reason: LeftOut, codec: String, tag: String?)
+    case audioOnly
+    case turnedUpright(container: String)
+    case pixelFormatConverted(from: String, to: String, encoder: String)
+    case leadingFramesLeftOut(count: Int)
+    case headReencoded(frames: Int, untilSeconds: Double)
+    case tailReencoded(frames: Int, fromSeconds: Double)
+    case audioPacketsSplit(codec: String)
+    /// Exact cuts: the frame at `start` is shown whole (not as a sliver); the time comes off the last frame.
+    case firstFrameWhole(seconds: Double)
+
+    // Warnings (plan-time).
+    /// No keyframe at or before `start`: the video starts later than asked.
+    case startsLate(keyframeSeconds: Double, requestedSeconds: Double)
+    case smartFallback(SmartFallback)
+    case streamDropped(index: Int, codec: String, container: String)
+
+    // Warnings (run-time).
+    case decodeErrors(count: Int)
+    /// The input ended before the planned end of the cut (its data stops where its index says more follows).
+    case truncated(plannedEndSeconds: Double, writtenEndSeconds: Double)
+
+    public enum LeftOut: String, Sendable {
+        case coverArt = "cover_art"
+        case secondVideo = "second_video"
+        case dataTrack = "data_track"
+        case subtitlesUnsupported = "subtitles_unsupported"
+        case otherTrack = "other_track"
+    }
+
+    public var code: String {
+        switch self {
+        case .leadInHidden: return "lead_in_hidden"
+        case .startsAtKeyframe: return "starts_at_keyframe"
+        case .framesPastEnd: return "frames_past_end"
+        case .streamLeftOut: return "stream_left_out"
+        case .audioOnly: return "audio_only"
+        case .turnedUpright: return "turned_upright"
+        case .pixelFormatConverted: return "pixel_format_converted"
+        case .leadingFramesLeftOut: return "leading_frames_left_out"
+        case .headReencoded: return "head_reencoded"
+        case .tailReencoded: return "tail_reencoded"
+        case .audioPacketsSplit: return "audio_packets_split"
+        case .firstFrameWhole: return "first_frame_whole"
+        case .startsLate: return "starts_late"
+        case .smartFallback: return "smart_fallback"
+        case .streamDropped: return "stream_dropped"
+        case .decodeErrors: return "decode_errors"
+        case .truncated: return "truncated"
+        }
+    }
+
+    public var isWarning: Bool {
+        switch self {
+        case .startsLate, .smartFallback, .streamDropped, .decodeErrors, .truncated: return true
+        default: return false
+        }
+    }
+
+    public var timing: Timing {
+        switch self {
+        case .decodeErrors, .truncated: return .run
+        default: return .plan
+        }
+    }
+
+    /// Every code, for the README's table and its test.
+    public static let codes: [(code: String, warning: Bool, timing: Timing)] = [
+        ("lead_in_hidden", false, .plan), ("starts_at_keyframe", false, .plan), ("frames_past_end", false, .plan),
+        ("stream_left_out", false, .plan), ("audio_only", false, .plan), ("turned_upright", false, .plan),
+        ("pixel_format_converted", false, .plan), ("leading_frames_left_out", false, .plan),
+        ("head_reencoded", false, .plan), ("tail_reencoded", false, .plan), ("audio_packets_split", false, .plan),
+        ("first_frame_whole", false, .plan),
+        ("starts_late", true, .plan), ("smart_fallback", true, .plan), ("stream_dropped", true, .plan),
+        ("decode_errors", true, .run), ("truncated", true, .run),
+    ]
+
+    public var message: String {
+        switch self {
+        case let .leadInHidden(keyframe, leadIn, first):
+            return "stream copy from the keyframe at \(Words.seconds(keyframe)); an edit list hides the \(Words.seconds(leadIn)) lead-in, so players start with the frame shown at the start (\(Words.seconds(first)))"
+        case let .startsAtKeyframe(keyframe, requested, container):
+            let before = max(0, requested - keyframe)
+            if let container {
+                return "\(container) has no edit lists: the output starts at the keyframe at \(Words.seconds(keyframe)), \(Words.seconds(before)) before the start"
+            }
+            return "starts at the keyframe at \(Words.seconds(keyframe)), \(Words.seconds(before)) before the start (lead-in shown)"
+        case let .framesPastEnd(count, until, container):
+            return "\(container) has no edit lists: \(count) frame(s) past the end are kept because the frames before the end need them (shown until \(Words.seconds(until)))"
+        case let .streamLeftOut(index, reason, codec, tag):
+            let tagText = tag.map { " '\($0)'" } ?? ""
+            switch reason {
+            case .coverArt: return "stream #\(index): cover art (\(codec)) is not kept in a cut"
+            case .secondVideo: return "stream #\(index): a second video track (\(codec)) is not kept; only the main video is cut"
+            case .dataTrack: return "stream #\(index): data track\(tagText) (timecode or telemetry) is not cut; left out"
+            case .subtitlesUnsupported: return "stream #\(index): subtitles (\(codec)) cannot be stored in this container; left out"
+            case .otherTrack: return "stream #\(index): \(codec) track\(tagText) is not kept"
+            }
+        case .audioOnly:
+            return "no video stream: the audio is cut by stream copy"
+        case let .turnedUpright(container):
+            return "the picture is turned upright while re-encoding (\(container) cannot carry a display matrix)"
+        case let .pixelFormatConverted(from, to, encoder):
+            return "pixel format \(from) converted to \(to) for \(encoder)"
+        case let .leadingFramesLeftOut(count):
+            return "\(count) leading frame(s) of an open GOP before the keyframe are left out (they reference earlier frames and lie before the start)"
+        case let .headReencoded(frames, until):
+            return "re-encoded \(frames) frame(s) up to the keyframe at \(Words.seconds(until))"
+        case let .tailReencoded(frames, from):
+            return "re-encoded \(frames) frame(s) from \(Words.seconds(from)) to the end"
+        case let .audioPacketsSplit(codec):
+            return "\(codec) packets holding several frames are split into one frame each, as 3GP/MOV need"
+        case let .firstFrameWhole(seconds):
+            return "the start falls late in a frame: that frame is shown whole, \(Words.seconds(seconds)) longer, and the last frame as much shorter"
+        case let .startsLate(keyframe, requested):
+            return "no keyframe at or before \(Words.seconds(requested)): the video starts at the first keyframe after it, \(Words.seconds(keyframe))"
+        case let .smartFallback(reason):
+            return "cut exactly instead of smartly: \(reason.description)"
+        case let .streamDropped(index, codec, container):
+            return "audio stream #\(index) (\(codec)) cannot be stored in \(container); it is left out"
+        case let .decodeErrors(count):
+            return "\(count) packet(s) could not be decoded while re-encoding"
+        case let .truncated(planned, written):
+            return "the input ends early: the cut was planned to \(Words.seconds(planned)) but the data stops at \(Words.seconds(written))"
+        }
+    }
+
+    public var asWarning: MediaWarning { MediaWarning(code: code, message: message) }
+}
+
+/// Why a smart cut cannot be made, so the cut is made exactly instead.
+public enum SmartFallback: Error, Sendable, Equatable, CustomStringConvertible {
+    case codec(String)
+    case container(String)
+    case pixelFormat(String)
+    case interlaced
+    case annexB
+    case configurationRecord
+    case lengthSize(Int)
+    case encoderRefused(encoder: String, detail: String)
+    /// No clean random-access point lies inside the range.
+    case noCleanKeyframe
+    /// Fewer than two clean random-access points in the range: no whole group of pictures to copy.
+    case nothingToCopy
+
+    public var code: String {
+        switch self {
+        case .codec: return "codec"
+        case .container: return "container"
+        case .pixelFormat: return "pixel_format"
+        case .interlaced: return "interlaced"
+        case .annexB: return "annex_b"
+        case .configurationRecord: return "configuration_record"
+        case .lengthSize: return "nal_length_size"
+        case .encoderRefused: return "encoder_refused"
+        case .noCleanKeyframe: return "no_clean_keyframe"
+        case .nothingToCopy: return "nothing_to_copy"
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case let .codec(name):
+            return "smart cuts handle H.264 and HEVC (with libx264/libx265); this video is \(name)"
+        case let .container(name):
+            return "smart cuts are written to MP4/MOV; \(name) is not"
+        case let .pixelFormat(name):
+            return "the encoder cannot match the pixel format \(name) and profile of the source"
+        case .interlaced:
+            return "interlaced video cannot be joined seamlessly"
+        case .annexB:
+            return "the source carries the video as an Annex B stream (as MPEG-TS does), which smart cuts do not repackage yet"
+        case .configurationRecord:
+            return "the source's avcC/hvcC configuration record cannot be read"
+        case let .lengthSize(size):
+            return "the source's NAL units carry \(size)-byte lengths; smart cuts join only 4-byte ones"
+        case let .encoderRefused(encoder, detail):
+            return "\(encoder) will not encode with the source's profile and level at its picture size and rate (\(detail))"
+        case .noCleanKeyframe:
+            return "no clean random-access point (IDR, or CRA for HEVC) lies inside the range, so all of it is re-encoded"
+        case .nothingToCopy:
+            return "the range holds fewer than two clean random-access points, so there is no whole group of pictures to copy; all of it is re-encoded"
+        }
+    }
+}
+
+/// How times read in notices: seconds with milliseconds ("1.500 s").
+enum Words {
+    static func seconds(_ value: Double) -> String {
+        guard value.isFinite else { return "? s" }
+        let rounded = (value * 1000).rounded() / 1000
+        var text = String(format: "%.3f", rounded == 0 ? 0 : rounded)
+        if text == "-0.000" { text = "0.000" }
+        return text + " s"
+    }
+}

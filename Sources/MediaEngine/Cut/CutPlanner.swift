@@ -1,0 +1,200 @@
+/// Decides a cut from what was read around its edges: the mode that runs, where reading starts, what is
+/// written and shown, which streams are kept, and every plan-time note and warning. Pure: a function of
+/// `CutFacts`, so `--dry-run` and the real run get the same plan, and tests build the facts by hand.
+public enum CutPlanner {
+    public static func plan(_ facts: CutFacts) throws(MediaError) -> CutPlan {
+        var mode = facts.requestedMode
+        var notices: [CutNotice] = []
+        let path = facts.path
+        let container = facts.container
+
+        // Streams: the main video, audio the container holds, subtitles it holds; the rest with a reason.
+        var streams: [KeptStream] = []
+        for stream in facts.streams {
+            switch stream.kind {
+            case .video where stream.index == facts.video?.index:
+                streams.append(KeptStream(index: stream.index, kind: .video, codec: stream.codec, splitsAudioFrames: false))
+            case .video:
+                notices.append(.streamLeftOut(index: stream.index, reason: stream.isAttachedPicture ? .coverArt : .secondVideo,
+                                              codec: stream.codec, tag: nil))
+            case .audio where stream.containerCanHold:
+                let split = stream.isAMRNarrowband && container.editLists
+                streams.append(KeptStream(index: stream.index, kind: .audio, codec: stream.codec, splitsAudioFrames: split))
+                if split { notices.append(.audioPacketsSplit(codec: stream.codec)) }
+            case .audio:
+                notices.append(.streamDropped(index: stream.index, codec: stream.codec, container: container.formatName))
+            case .subtitle where stream.containerCanHold:
+                streams.append(KeptStream(index: stream.index, kind: .subtitle, codec: stream.codec, splitsAudioFrames: false))
+            case .subtitle:
+                notices.append(.streamLeftOut(index: stream.index, reason: .subtitlesUnsupported, codec: stream.codec, tag: nil))
+            case .data:
+                notices.append(.streamLeftOut(index: stream.index, reason: .dataTrack, codec: stream.codec, tag: stream.tag))
+            case .other:
+                notices.append(.streamLeftOut(index: stream.index, reason: .otherTrack, codec: stream.codec, tag: stream.tag))
+            }
+        }
+        guard streams.contains(where: { $0.kind != .subtitle }) else {
+            throw MediaError(.noVideo, path: path, operation: "streams",
+                             reason: "has no video or audio stream to cut" + (streams.isEmpty ? "" : " (subtitles alone cannot be cut)"))
+        }
+
+        guard let video = facts.video else {
+            if mode == .exact || mode == .smart {
+                mode = .copy
+                notices.append(.audioOnly)
+            }
+            return CutPlan(requestedMode: facts.requestedMode, mode: mode, video: nil, smart: nil, smartFallback: nil,
+                           streams: streams, notices: notices, container: container, encoder: nil, threads: facts.threads,
+                           crf: facts.crf, preset: facts.preset, faststart: facts.faststart, startMicro: facts.startMicro,
+                           endMicro: facts.endMicro, originMicro: facts.originMicro,
+                           companionsStartMicro: facts.startMicro, companionsEndMicro: facts.endMicro,
+                           companionsShiftMicro: facts.startMicro)
+        }
+
+        try checkVideo(video, facts: facts, mode: mode)
+        if !video.orientation.isUpright, !container.editLists {
+            guard mode == .exact || mode == .smart else {
+                throw MediaError(.unsupportedContainer, path: path, operation: "orientation",
+                                 reason: "\(container.formatName) cannot carry the video's orientation (rotated \(video.orientation.rotationDegrees)°\(video.orientation.mirrored ? ", mirrored" : "")) in a stream copy; keep the container or use --mode exact, which turns the picture")
+            }
+            notices.append(.turnedUpright(container: container.formatName))
+        }
+
+        // The start, from the packets around it.
+        guard let start = StartEdge.make(packets: video.startPackets, start: video.startTicks) else {
+            throw MediaError(.decodeFailed, path: path, operation: "plan", reason: "no keyframe found in the video to start from")
+        }
+        // Frames the source's own edit list hides are not shown, so the cut ends before them.
+        let endTicks = min(video.endTicks, video.sourceShownUntil ?? .max)
+        if start.frameAtStart >= endTicks {
+            let seconds = Micro.seconds(video.micro(start.keyframe.pts).minus(facts.originMicro))
+            throw MediaError(.invalidRange, path: path, operation: "plan",
+                             reason: "no video starts in \(Words.seconds(Micro.seconds(facts.startMicro.minus(facts.originMicro))))–\(Words.seconds(Micro.seconds(facts.endMicro.minus(facts.originMicro)))): the first keyframe from there is at \(Words.seconds(seconds))")
+        }
+        guard let end = EndEdge.make(packets: video.endPackets, firstWanted: start.frameAtStart, end: endTicks,
+                                     reachesEndOfStream: video.endReachesEndOfStream)
+            ?? EndEdge.make(packets: video.endPackets, firstWanted: start.frameAtStart, end: endTicks, reachesEndOfStream: true) else {
+            throw MediaError(.decodeFailed, path: path, operation: "plan", reason: "no frame of the range could be read")
+        }
+        func seconds(_ ticks: Int64) -> Double { Micro.seconds(video.micro(ticks).minus(facts.originMicro)) }
+        let requestedStartSeconds = Micro.seconds(facts.startMicro.minus(facts.originMicro))
+        if start.startsLate {
+            notices.append(.startsLate(keyframeSeconds: seconds(start.keyframe.pts), requestedSeconds: requestedStartSeconds))
+        }
+
+        // Smart, or why not.
+        var smart: SmartCutPlan?
+        var fallback: SmartFallback?
+        if mode == .smart {
+            if let refusal = video.smartRefusal {
+                fallback = refusal
+            } else {
+                switch SmartCutPlan.make(start: video.startPackets, end: video.endPackets, frameAtStart: start.frameAtStart,
+                                         end: endTicks, reachesEndOfStream: video.endReachesEndOfStream) {
+                case let .success(made): smart = made
+                case let .failure(reason): fallback = reason
+                }
+            }
+            if let fallback {
+                mode = .exact
+                notices.append(.smartFallback(fallback))
+            }
+        }
+
+        var cut = VideoCut(streamIndex: video.index, timeBase: video.timeBase, codec: video.codec, keyframe: start.keyframe,
+                           frameAtStart: start.frameAtStart, firstShown: start.frameAtStart, lastNeeded: end.lastWantedPacket,
+                           lastWanted: end.lastWanted, presentedEnd: end.idealEnd, shift: start.frameAtStart,
+                           outputZero: start.frameAtStart, editDuration: nil,
+                           startTicks: video.startTicks, endTicks: endTicks, leadingLeftOut: start.leadingPictures,
+                           sourceHasBFrames: video.endPackets.contains { $0.pts != $0.dts })
+        var encoder: String?
+        switch mode {
+        case .copy where container.editLists && !start.startsLate:
+            if start.frameAtStart != start.keyframe.pts {
+                notices.append(.leadInHidden(keyframeSeconds: seconds(start.keyframe.pts),
+                                             leadInSeconds: seconds(start.frameAtStart) - seconds(start.keyframe.pts),
+                                             firstFrameSeconds: seconds(start.frameAtStart)))
+            }
+            cut.editDuration = end.idealEnd.minus(start.frameAtStart)
+        case .copy, .keyframe:
+            // The lead-in is shown: the keyframe is the first frame.
+            cut.firstShown = start.keyframe.pts
+            if start.keyframe.pts < video.startTicks {
+                notices.append(.startsAtKeyframe(keyframeSeconds: seconds(start.keyframe.pts), requestedSeconds: requestedStartSeconds,
+                                                 container: mode == .copy ? container.formatName : nil))
+            }
+            if container.editLists {
+                // MP4 takes negative decode times (the B-frame delay) in its usual edit list.
+                cut.shift = start.keyframe.pts
+                cut.outputZero = start.keyframe.pts
+                cut.editDuration = end.idealEnd.minus(start.keyframe.pts)
+            } else {
+                cut.shift = start.keyframe.dts
+                cut.outputZero = start.keyframe.dts
+                cut.lastNeeded = end.contiguousLast
+                cut.presentedEnd = end.contiguousEnd
+                if end.framesPastEnd > 0 {
+                    notices.append(.framesPastEnd(count: end.framesPastEnd, untilSeconds: seconds(end.contiguousEnd),
+                                                  container: container.formatName))
+                }
+            }
+        case .exact:
+            encoder = video.exactEncoder
+            if let conversion = video.pixelFormatConversion {
+                notices.append(.pixelFormatConverted(from: conversion.from, to: conversion.to, encoder: video.exactEncoder))
+            }
+            // The first frame is the frame at `start`, from output time 0. When `start` falls late in it, the
+            // frame is still shown whole rather than as a sliver: up to half of the last frame's time before
+            // `end` is taken for it, and the frames between keep their own durations. The output lasts end − start.
+            let zero = start.startsLate ? start.frameAtStart : video.startTicks
+            let gap = max(0, zero.minus(start.frameAtStart))
+            let lastSlack = max(0, endTicks.minus(end.lastWanted))
+            let whole = min(gap, lastSlack / 2)
+            cut.outputZero = zero
+            cut.shift = zero.minus(whole)
+            cut.presentedEnd = endTicks
+            if container.editLists { cut.editDuration = endTicks.minus(zero) }
+        case .smart:
+            encoder = video.exactEncoder
+            if let smart {
+                if smart.hasHead { notices.append(.headReencoded(frames: smart.headFrames, untilSeconds: seconds(smart.firstCopied.pts))) }
+                if let tail = smart.tailStart { notices.append(.tailReencoded(frames: smart.tailFrames, fromSeconds: seconds(tail))) }
+                cut.presentedEnd = smart.copiesToEnd ? end.idealEnd : endTicks
+            }
+            cut.editDuration = cut.presentedEnd.minus(start.frameAtStart)
+        }
+        if start.leadingPictures > 0, mode != .exact {
+            notices.append(.leadingFramesLeftOut(count: start.leadingPictures))
+        }
+
+        // Audio and subtitles follow the video actually shown: with an edit list from the packet that spans
+        // the first frame (the edit hides the rest of it); otherwise from the first packet at or after it.
+        let exactFromStart = mode == .exact && !start.startsLate
+        let companionsStart = exactFromStart ? facts.startMicro : video.micro(cut.firstShown)
+        let companionsShift = exactFromStart ? facts.startMicro : video.micro(cut.outputZero)
+        return CutPlan(requestedMode: facts.requestedMode, mode: mode, video: cut, smart: smart, smartFallback: fallback,
+                       streams: streams, notices: notices, container: container, encoder: encoder, threads: facts.threads,
+                       crf: facts.crf, preset: facts.preset, faststart: facts.faststart, startMicro: facts.startMicro,
+                       endMicro: facts.endMicro, originMicro: facts.originMicro, companionsStartMicro: companionsStart,
+                       companionsEndMicro: video.micro(cut.presentedEnd), companionsShiftMicro: companionsShift)
+    }
+
+    /// What the container and the decoder must do for the requested mode; refusals are errors.
+    private static func checkVideo(_ video: VideoFacts, facts: CutFacts, mode: CutPlan.Mode) throws(MediaError) {
+        let reencodes = mode == .exact || mode == .smart
+        if reencodes, video.width * video.height > Limits.maximumPixels {
+            throw MediaError(.tooLarge, path: facts.path, operation: "picture size",
+                             reason: "its picture is \(video.width)x\(video.height), larger than vtrim decodes (\(Limits.maximumSideText)); use --mode copy")
+        }
+        if reencodes, !video.decoderAvailable {
+            throw MediaError(.unsupportedCodec, path: facts.path, operation: "avcodec_find_decoder",
+                             reason: "this FFmpeg cannot decode the video (\(video.codec)), so it cannot be cut exactly; use --mode copy")
+        }
+        let held = facts.streams.first { $0.index == video.index }?.containerCanHold ?? false
+        if mode != .exact, !held {
+            let hint = mode == .smart ? "keep the container or use --mode exact" : "keep the container or use --mode exact"
+            throw MediaError(.unsupportedCodec, path: facts.path, operation: "avformat_query_codec",
+                             reason: "\(facts.container.formatName) cannot hold \(video.codec) video\(mode == .smart ? "" : " without re-encoding"); \(hint)")
+        }
+    }
+}

@@ -1,0 +1,62 @@
+/// What to cut: a range on the source's presentation timeline (seconds, 0 = container start), and how.
+public struct CutSpec: Sendable {
+    public var startSeconds: Double
+    public var endSeconds: Double
+    public var mode: CutPlan.Mode
+    /// Re-encoding: encoder quality (CRF) and speed preset (x264 names).
+    public var crf: Int
+    public var preset: String
+    public var threads: ThreadBudget
+    /// MP4/MOV: put the index before the media (for playback while downloading).
+    public var faststart: Bool
+
+    public init(startSeconds: Double, endSeconds: Double, mode: CutPlan.Mode, crf: Int = 20, preset: String = "veryfast",
+                threads: ThreadBudget = .share(cores: 1, jobs: 1), faststart: Bool = false) {
+        self.startSeconds = startSeconds
+        self.endSeconds = endSeconds
+        self.mode = mode
+        self.crf = crf
+        self.preset = preset
+        self.threads = threads
+        self.faststart = faststart
+    }
+}
+
+/// What the writer found while running: run-time notes and warnings (damaged frames, an early end).
+public struct CutRun: Sendable {
+    public var notices: [CutNotice]
+}
+
+/// `vtrim cut` on one file: opened and probed once, planned from the packets around the edges (a value:
+/// what `--dry-run` prints), then written by executing that plan. Not for use across threads.
+public final class CutSource {
+    public let info: MediaInfo
+    let input: InputFile
+
+    public init(path: String) throws(MediaError) {
+        let size = try InputCheck.regularFile(path)
+        input = try InputFile(path: path)
+        info = try Probe.inspect(input, sizeBytes: size)
+    }
+
+    /// The plan for `spec`, the muxer chosen from `outputName` (the final name, by its extension).
+    public func plan(_ spec: CutSpec, outputName: String) throws(MediaError) -> CutPlan {
+        let facts = try CutSurvey(input: input, path: info.path).facts(spec, outputName: outputName)
+        return try CutPlanner.plan(facts)
+    }
+
+    /// Writes `plan` into `temporaryPath` (the muxer chosen from `outputName`). `shouldStop` is checked
+    /// as packets go by (an interrupt); `progress` gets the fraction of the range written.
+    public func write(_ plan: CutPlan, temporaryPath: String, outputName: String,
+                      shouldStop: @escaping @Sendable () -> Bool = { false },
+                      progress: (@Sendable (Double) -> Void)? = nil) throws(MediaError) -> CutRun {
+        let writer = CutWriter(input: input, plan: plan, path: info.path, temporaryPath: temporaryPath, outputName: outputName,
+                               shouldStop: shouldStop, progress: progress)
+        return try writer.run()
+    }
+}
+
+public enum Cutter {
+    /// Whether FFmpeg has a muxer for this output name (its extension).
+    public static func canWrite(fileName: String) -> Bool { OutputFormat(fileName: fileName) != nil }
+}

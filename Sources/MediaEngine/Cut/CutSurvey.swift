@@ -1,0 +1,286 @@
+import CAV
+
+/// Reads what the planner needs from an opened input: its streams, what the output's muxer can hold,
+/// and the video packets around each edge of the range — a GOP or two at each end, never the middle
+/// (MP4's index holds decode times only, so presentation order needs the packets themselves).
+struct CutSurvey {
+    let input: InputFile
+    let path: String
+
+    func facts(_ spec: CutSpec, outputName: String) throws(MediaError) -> CutFacts {
+        guard let muxer = OutputFormat(fileName: outputName) else {
+            throw MediaError(.writeFailed, path: path, operation: "av_guess_format",
+                             reason: "no muxer for the output name \(outputName); use an extension such as .mp4, .mov, .mkv or .webm")
+        }
+        let origin = input.originMicro
+        // A damaged header can claim a start time near Int64's limits: refuse rather than overflow.
+        guard let startOffset = Micro.from(seconds: spec.startSeconds), let endOffset = Micro.from(seconds: spec.endSeconds),
+              case let start = origin.addingReportingOverflow(startOffset), !start.overflow,
+              case let end = origin.addingReportingOverflow(endOffset), !end.overflow, end.partialValue < Int64.max / 4,
+              start.partialValue > Int64.min / 4 else {
+            throw MediaError(.notMedia, path: path, operation: "plan cut",
+                             reason: "the file claims a start time (\(origin) µs) too large to cut from")
+        }
+        let container = ContainerFacts(formatName: muxer.name, editLists: muxer.supportsEditLists,
+                                       storesDecodeTimesOnly: muxer.storesDecodeTimesOnly)
+        let videoIndex = VideoStreamChoice.best(in: input)
+        var facts = CutFacts(path: path, requestedMode: spec.mode, startMicro: start.partialValue, endMicro: end.partialValue,
+                             originMicro: origin, container: container, streams: streams(muxer: muxer, video: videoIndex),
+                             video: nil, threads: spec.threads, crf: spec.crf, preset: spec.preset, faststart: spec.faststart)
+        if let videoIndex, let stream = input.stream(videoIndex) {
+            facts.video = try video(stream, index: videoIndex, spec: spec, muxer: muxer, startMicro: start.partialValue,
+                                    endMicro: end.partialValue)
+        }
+        return facts
+    }
+
+    private func streams(muxer: OutputFormat, video: Int?) -> [StreamFacts] {
+        (0..<input.streamCount).compactMap { index in
+            guard let stream = input.stream(index), let parameters = stream.pointee.codecpar?.pointee else { return nil }
+            let kind: StreamFacts.Kind
+            switch parameters.codec_type {
+            case AVMEDIA_TYPE_VIDEO: kind = .video
+            case AVMEDIA_TYPE_AUDIO: kind = .audio
+            case AVMEDIA_TYPE_SUBTITLE: kind = .subtitle
+            case AVMEDIA_TYPE_DATA: kind = .data
+            default: kind = .other
+            }
+            return StreamFacts(index: index, kind: kind, codec: Probe.codecName(parameters.codec_id),
+                               tag: Probe.fourCC(parameters.codec_tag),
+                               isAttachedPicture: stream.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC != 0,
+                               containerCanHold: muxer.canHold(parameters.codec_id),
+                               isAMRNarrowband: parameters.codec_id == AV_CODEC_ID_AMR_NB)
+        }
+    }
+
+    private func video(_ stream: UnsafeMutablePointer<AVStream>, index: Int, spec: CutSpec, muxer: OutputFormat,
+                       startMicro: Int64, endMicro: Int64) throws(MediaError) -> VideoFacts {
+        guard let parameters = stream.pointee.codecpar?.pointee else {
+            throw MediaError(.notMedia, path: path, operation: "codecpar", reason: "the video stream has no parameters")
+        }
+        var ignored: [MediaWarning] = []
+        let timeBase = stream.pointee.time_base
+        let startTicks = StreamTime.startTicks(startMicro, timeBase)
+        let endTicks = StreamTime.endTicks(endMicro, timeBase)
+        let reader = PacketReader(input: input, index: index, stream: stream, path: path)
+        let smart = spec.mode == .smart
+        let start = try reader.startWindow(start: startTicks, end: endTicks, smart: smart)
+        guard let edge = StartEdge.make(packets: start.packets, start: startTicks) else {
+            throw MediaError(.decodeFailed, path: path, operation: "plan", reason: "no keyframe found in the video to start from")
+        }
+        let end = try reader.endWindow(end: endTicks, keyframe: edge.keyframe, frameAtStart: edge.frameAtStart, start: start,
+                                       smart: smart)
+
+        let encoder = EncoderChoice.encoder(for: parameters.codec_id, output: muxer)
+        let sourceFormat = AVPixelFormat(rawValue: parameters.format)
+        let targetFormat = EncoderChoice.pixelFormat(for: encoder, source: sourceFormat)
+        var conversion: (from: String, to: String)?
+        if spec.mode == .exact || spec.mode == .smart, sourceFormat != targetFormat {
+            conversion = (FFmpegText.string(av_get_pix_fmt_name(sourceFormat)) ?? "?", FFmpegText.string(av_get_pix_fmt_name(targetFormat)) ?? "?")
+        }
+        var refusal: SmartFallback?
+        if smart {
+            refusal = SmartEncoding.refusal(parameters, output: muxer)
+            if refusal == nil, let name = SmartEncoding.encoder(for: parameters.codec_id) {
+                refusal = SegmentEncoder.trialRefusal(name: name, source: parameters, stream: stream, crf: spec.crf, preset: spec.preset)
+            }
+        }
+        return VideoFacts(index: index, timeBase: Rational(Int(timeBase.num), Int(timeBase.den)),
+                          codec: Probe.codecName(parameters.codec_id), width: Int(parameters.width), height: Int(parameters.height),
+                          orientation: Probe.readOrientation(stream, warnings: &ignored),
+                          decoderAvailable: avcodec_find_decoder(parameters.codec_id) != nil,
+                          startTicks: startTicks, endTicks: endTicks, startPackets: start.packets, endPackets: end.packets,
+                          endReachesEndOfStream: end.reachesEndOfStream, sourceShownUntil: end.hiddenFrom,
+                          smartRefusal: refusal, exactEncoder: smart ? (SmartEncoding.encoder(for: parameters.codec_id) ?? encoder) : encoder,
+                          pixelFormatConversion: conversion)
+    }
+}
+
+/// Reads one video stream's packets (timing and keyframe kind only) in decode order.
+struct PacketReader {
+    let input: InputFile
+    let index: Int
+    let stream: UnsafeMutablePointer<AVStream>
+    let path: String
+
+    struct Window {
+        var packets: [VideoPacket]
+        var reachesEndOfStream: Bool
+        /// The first packet the source's edit list hides after the range's keyframe (pts), if any.
+        var hiddenFrom: Int64?
+    }
+
+    private var second: Int64 { av_rescale_q(1, AVRational(num: 1, den: 1), stream.pointee.time_base) }
+
+    /// Packets from the keyframe shown at or before `start` (or, with none, the first one after it) until
+    /// `StartEdge.isSettled`. Files without a precise index make the demuxer land late: it backs off, then
+    /// reads from the beginning.
+    func startWindow(start: Int64, end: Int64, smart: Bool) throws(MediaError) -> Window {
+        var backoff: Int64 = 0
+        for attempt in 0..<5 {
+            let fromBeginning = attempt == 4
+            let target: Int64? = fromBeginning ? nil : start.minus(backoff)
+            backoff = backoff == 0 ? 2 * second : backoff.plus(backoff.plus(backoff))
+            var sawKeyframeBefore = false
+            let window = try read(from: target) { packets, latest in
+                if latest.isKeyframe, latest.pts <= start { sawKeyframeBefore = true }
+                if !sawKeyframeBefore {
+                    // Landed past the start: back off. From the beginning with no keyframe at or before the
+                    // start, the first keyframe after it starts the cut.
+                    if !fromBeginning { return latest.dts > start ? .giveUp : .more }
+                    if latest.dts <= start || !packets.contains(where: \.isKeyframe) { return .more }
+                } else if latest.dts <= start {
+                    return .more
+                }
+                // A smart cut waits for a clean point further on: look every so often, not at every packet.
+                if smart, !latest.isKeyframe, latest.dts < end, packets.count % 64 != 0 { return .more }
+                return StartEdge.isSettled(packets, start: start, end: end, smart: smart) ? .done : .more
+            }
+            guard var window, window.packets.contains(where: \.isKeyframe), sawKeyframeBefore || fromBeginning else { continue }
+            if let edge = StartEdge.make(packets: window.packets, start: start),
+               let position = window.packets.firstIndex(where: { $0.isSame(as: edge.keyframe) }) {
+                window.packets.removeFirst(position)
+            }
+            return window
+        }
+        return Window(packets: [], reachesEndOfStream: true, hiddenFrom: nil)
+    }
+
+    /// Packets from a keyframe shown before `end` (at or after the cut's keyframe) until `EndEdge.make`
+    /// settles; for a smart cut from far enough back to hold two clean points. One read from the cut's
+    /// keyframe when the range is short.
+    func endWindow(end: Int64, keyframe: VideoPacket, frameAtStart: Int64, start: Window, smart: Bool) throws(MediaError) -> Window {
+        func settled(_ packets: [VideoPacket], _ reachesEnd: Bool) -> Bool {
+            EndEdge.make(packets: packets, firstWanted: frameAtStart, end: end, reachesEndOfStream: reachesEnd) != nil
+        }
+        if settled(start.packets, start.reachesEndOfStream) { return start }
+        var target = end.minus(1)
+        var backoff: Int64 = 0
+        for _ in 0..<6 {
+            let seekTarget = target.minus(backoff)
+            guard seekTarget > keyframe.pts else { break }
+            enum Landing { case none, usable, beforeCut, pastEnd }
+            var landing = Landing.none
+            let window = try read(from: seekTarget) { packets, latest in
+                if landing == .none {
+                    guard latest.isKeyframe else { return .more }
+                    if latest.dts <= keyframe.dts { landing = .beforeCut; return .giveUp }
+                    if latest.pts >= end { landing = .pastEnd; return .giveUp }
+                    landing = .usable
+                }
+                return settled(Array(packets.drop(while: { !$0.isKeyframe })), false) ? .done : .more
+            }
+            if landing == .pastEnd {
+                // An imprecise index landed after the end: back off.
+                backoff = backoff == 0 ? 2 * second : backoff.plus(backoff.plus(backoff))
+                continue
+            }
+            guard let window, landing == .usable else { break }
+            let packets = Array(window.packets.drop(while: { !$0.isKeyframe }))
+            if smart, !SmartCutPlan.endWindowSuffices(packets, end: end) {
+                // K2's leading pictures are decoded from the clean point before it: read from further back.
+                target = (packets.first?.pts ?? target).minus(1)
+                continue
+            }
+            return Window(packets: packets, reachesEndOfStream: window.reachesEndOfStream, hiddenFrom: window.hiddenFrom)
+        }
+        // The whole range in one read, from the cut's keyframe (seeking further back where the index is imprecise).
+        for target in [keyframe.pts, keyframe.pts.minus(5 * second), keyframe.pts.minus(60 * second)] as [Int64?] + [nil] {
+            if let window = try read(from: target, startingAt: keyframe, verdict: { packets, _ in settled(packets, false) ? .done : .more }) {
+                return window
+            }
+        }
+        throw MediaError(.decodeFailed, path: path, operation: "av_seek_frame",
+                         reason: "cannot get back to the keyframe the cut starts from to read the range")
+    }
+
+    enum Verdict { case more, done, giveUp }
+
+    /// Reads video packets from a seek to `target` (nil: the beginning), from the first keyframe on (or
+    /// from `startingAt`, a keyframe that must come up), asking `verdict` after each. Nil when it gave up
+    /// or the seek failed.
+    private func read(from target: Int64?, startingAt first: VideoPacket? = nil,
+                      verdict: (_ packets: [VideoPacket], _ latest: VideoPacket) -> Verdict) throws(MediaError) -> Window? {
+        do {
+            if let target {
+                try input.seek(streamIndex: index, timestamp: target)
+            } else {
+                try input.seekToStart()
+            }
+        } catch {
+            if target != nil { return nil }
+        }
+        let clean = CleanPoints(stream: stream)
+        let packet: Packet
+        do { packet = try Packet() } catch { throw MediaError(.decodeFailed, path: path, operation: error.operation, reason: "out of memory") }
+        var packets: [VideoPacket] = []
+        var hiddenFrom: Int64?
+        var latestShown: Int64?
+        while true {
+            let result: InputFile.ReadResult
+            do { result = try input.read(into: packet) } catch {
+                // Data that cannot be read is where this read ends; the writer will meet it too and say so.
+                return Window(packets: packets, reachesEndOfStream: true, hiddenFrom: hiddenFrom)
+            }
+            if result == .endOfFile { return Window(packets: packets, reachesEndOfStream: true, hiddenFrom: hiddenFrom) }
+            guard packet.streamIndex == index else { continue }
+            var timing = packet.timing
+            guard timing.pts != CAV_NOPTS_VALUE else { continue }
+            // A missing decode time (Matroska's first blocks) is no later than the one before it: the edge
+            // rules, which wait for decode times to pass a point, then wait rather than stop early.
+            if packet.dts == CAV_NOPTS_VALUE, let previous = packets.last { timing.dts = min(timing.pts, previous.dts) }
+            if packets.isEmpty, let first {
+                guard timing.isSame(as: first) else {
+                    if timing.dts > first.dts { return nil }
+                    continue
+                }
+            }
+            if timing.isKeyframe { timing.isClean = clean.isClean(packet) }
+            // The source's edit list ends before its last frames: those after a shown frame are hidden.
+            if packet.isDiscarded {
+                if let shown = latestShown, timing.pts > shown { hiddenFrom = min(hiddenFrom ?? .max, timing.pts) }
+            } else {
+                latestShown = max(latestShown ?? .min, timing.pts)
+            }
+            packets.append(timing)
+            switch verdict(packets, timing) {
+            case .more: continue
+            case .done: return Window(packets: packets, reachesEndOfStream: false, hiddenFrom: hiddenFrom)
+            case .giveUp: return nil
+            }
+        }
+    }
+
+}
+
+/// Whether a keyframe packet is a clean random-access point by its NAL units (H.264 IDR, HEVC IDR/BLA/CRA);
+/// for other codecs every keyframe is.
+struct CleanPoints {
+    private let codec: NALUnits.Codec?
+    private let lengthSize: Int?
+
+    init(stream: UnsafeMutablePointer<AVStream>) {
+        guard let parameters = stream.pointee.codecpar?.pointee,
+              parameters.codec_id == AV_CODEC_ID_H264 || parameters.codec_id == AV_CODEC_ID_HEVC else {
+            codec = nil
+            lengthSize = nil
+            return
+        }
+        let codec: NALUnits.Codec = parameters.codec_id == AV_CODEC_ID_HEVC ? .hevc : .h264
+        self.codec = codec
+        if let extradata = parameters.extradata, parameters.extradata_size > 0, extradata[0] == 1 {
+            let record = Array(UnsafeBufferPointer(start: extradata, count: Int(parameters.extradata_size)))
+            lengthSize = NALUnits.configuration(record, codec: codec)?.lengthSize ?? 4
+        } else {
+            lengthSize = nil // Annex B
+        }
+    }
+
+    func isClean(_ packet: Packet) -> Bool {
+        guard packet.isKeyframe else { return false }
+        guard let codec else { return true }
+        let bytes = packet.bytes
+        let units = lengthSize.map { NALUnits.splitLengthPrefixed(bytes, lengthSize: $0) ?? [] } ?? NALUnits.splitAnnexB(bytes)
+        return NALUnits.isInstantaneousRefresh(units, codec: codec) || NALUnits.isCleanRandomAccessCandidate(units, codec: codec)
+    }
+}

@@ -1,0 +1,181 @@
+import CAV
+
+/// Executes a `CutPlan`: sets up the output's streams, reads once from the plan's keyframe, hands the video
+/// packets to the mode's writer and the audio and subtitles to `CompanionTracks`, and — in MP4/MOV — ends
+/// the edit lists where the plan says. It decides nothing; what it finds while reading (damaged frames, an
+/// input that ends early) comes back as run-time notices.
+final class CutWriter {
+    private let input: InputFile
+    private let plan: CutPlan
+    private let path: String
+    private let temporaryPath: String
+    private let outputName: String
+    private let shouldStop: @Sendable () -> Bool
+    private let progress: (@Sendable (Double) -> Void)?
+
+    init(input: InputFile, plan: CutPlan, path: String, temporaryPath: String, outputName: String,
+         shouldStop: @escaping @Sendable () -> Bool, progress: (@Sendable (Double) -> Void)?) {
+        self.input = input
+        self.plan = plan
+        self.path = path
+        self.temporaryPath = temporaryPath
+        self.outputName = outputName
+        self.shouldStop = shouldStop
+        self.progress = progress
+    }
+
+    func run() throws(MediaError) -> CutRun {
+        do {
+            return try write()
+        } catch let error as MediaError {
+            throw error
+        } catch let failure as AVFailure {
+            let writing = ["avio_open", "avformat_write_header", "av_interleaved_write_frame", "av_write_trailer", "avio_closep",
+                           "avio_flush", "write header patch"].contains(failure.operation)
+            throw MediaError(writing ? .writeFailed : .decodeFailed, path: path, operation: failure.operation,
+                             reason: writing ? "cannot write the output \(outputName) (\(failure.text))"
+                                             : "\(failure.operation) failed (\(failure.text))")
+        } catch {
+            throw MediaError(.writeFailed, path: path, operation: "cut", reason: "cannot write the output \(outputName) (\(error))")
+        }
+    }
+
+    private func write() throws -> CutRun {
+        let output: OutputFile
+        do {
+            output = try OutputFile(temporaryPath: temporaryPath, finalName: outputName)
+        } catch {
+            throw MediaError(.writeFailed, path: path, operation: error.operation, reason: "no muxer for the output name \(outputName)")
+        }
+        output.copyContainerMetadata(from: input)
+        var videoWriter: VideoWriter?
+        var videoOutputIndex: Int?
+        var companions: [CompanionTracks.Track] = []
+        for kept in plan.streams {
+            guard let stream = input.stream(kept.index) else { continue }
+            if kept.kind == .video, let video = plan.video {
+                let writer: VideoWriter
+                switch plan.mode {
+                case .smart:
+                    guard let smart = plan.smart, let encoder = plan.encoder else { continue }
+                    writer = try SmartVideoWriter(input: input, stream: stream, output: output, plan: plan, video: video, smart: smart,
+                                                  encoderName: encoder)
+                case .exact:
+                    writer = try ExactVideoWriter(stream: stream, output: output, plan: plan, video: video)
+                case .copy, .keyframe:
+                    writer = CopyVideoWriter(output: output, outputIndex: Int(try output.addCopy(of: stream).pointee.index),
+                                             stream: stream, video: video)
+                }
+                videoWriter = writer
+                videoOutputIndex = writer.outputIndex
+            } else {
+                let copy = try output.addCopy(of: stream)
+                companions.append(CompanionTracks.Track(input: kept.index, output: Int(copy.pointee.index),
+                                                        timeBase: stream.pointee.time_base, isSubtitle: kept.kind == .subtitle,
+                                                        splitsAMRFrames: kept.splitsAudioFrames))
+            }
+        }
+        var muxerOptions: [String: String] = [:]
+        if plan.container.editLists {
+            if let video = plan.video { muxerOptions["movie_timescale"] = String(MovieHeaderPatch.trackTimescale(video.timeBase)) }
+            if plan.faststart { muxerOptions["movflags"] = "+faststart" }
+        }
+        try output.writeHeader(options: muxerOptions)
+        var tracks = CompanionTracks(tracks: companions, output: output, plan: plan)
+
+        var buffered: [Packet] = []
+        if let video = plan.video {
+            buffered = try positioned(at: video.keyframe, stream: video.streamIndex)
+        } else if let first = plan.streams.first, let stream = input.stream(first.index) {
+            try input.seek(streamIndex: first.index, timestamp: stream.ticks(micro: plan.companionsStartMicro))
+        }
+        let reader = try Packet()
+        var videoDone = videoWriter == nil
+        buffered.reverse()
+        while !(videoDone && tracks.allDone) {
+            let packet: Packet
+            if let next = buffered.popLast() {
+                packet = next
+            } else {
+                guard try input.read(into: reader) == .packet else { break }
+                packet = reader
+            }
+            if shouldStop() {
+                throw MediaError(.interrupted, path: path, operation: "signal", reason: "interrupted; nothing written")
+            }
+            if let video = plan.video, packet.streamIndex == video.streamIndex, let writer = videoWriter {
+                reportProgress(packet, video: video)
+                if !videoDone { videoDone = try writer.consume(packet) }
+            } else {
+                try tracks.consume(packet)
+            }
+        }
+        var notices: [CutNotice] = []
+        if let writer = videoWriter {
+            try writer.finish()
+            notices += writer.notices
+            if let video = plan.video, !writer.reachedPlannedEnd {
+                notices.append(.truncated(plannedEndSeconds: plan.presentedEndSeconds,
+                                          writtenEndSeconds: plan.seconds(micro: video.micro(writer.latestPresentedEnd))))
+            }
+        }
+        try output.finish()
+        if let video = plan.video, let edit = video.editDuration, let index = videoOutputIndex {
+            try MovieHeaderPatch.endEdits(path: temporaryPath, videoTrackID: index + 1, videoEditTicks: edit, timeBase: video.timeBase)
+        }
+        return CutRun(notices: notices)
+    }
+
+    private func reportProgress(_ packet: Packet, video: VideoCut) {
+        guard let progress, packet.pts != CAV_NOPTS_VALUE else { return }
+        let span = max(1, video.presentedEnd.minus(video.firstShown))
+        progress(min(1, max(0, Double(packet.pts.minus(video.firstShown)) / Double(span))))
+    }
+
+    /// Puts the demuxer where the keyframe will be read and returns the packets read up to and including
+    /// it (other streams' packets there may belong to the cut). A seek that lands past the keyframe (files
+    /// without an index, e.g. MPEG-TS) is retried further back, then from the start.
+    private func positioned(at keyframe: VideoPacket, stream index: Int) throws -> [Packet] {
+        guard let stream = input.stream(index) else { return [] }
+        let second = av_rescale_q(1, AVRational(num: 1, den: 1), stream.pointee.time_base)
+        let attempts: [Int64?] = [keyframe.pts, keyframe.pts.minus(5 * second), keyframe.pts.minus(60 * second), nil]
+        for attempt in attempts {
+            do {
+                if let timestamp = attempt {
+                    try input.seek(streamIndex: index, timestamp: timestamp)
+                } else {
+                    try input.seekToStart()
+                }
+            } catch {
+                continue
+            }
+            var read: [Packet] = []
+            let packet = try Packet()
+            while try input.read(into: packet) == .packet {
+                let copy = try Packet()
+                av_packet_move_ref(copy.pointer, packet.pointer)
+                read.append(copy)
+                guard copy.streamIndex == index else { continue }
+                let timing = copy.timing
+                if timing.isSame(as: keyframe) { return read }
+                if timing.dts > keyframe.dts, timing.dts > keyframe.pts { break }
+            }
+        }
+        throw MediaError(.decodeFailed, path: path, operation: "av_seek_frame",
+                         reason: "cannot get back to the keyframe at \(Words.seconds(plan.keyframeSeconds ?? 0)) to cut from it")
+    }
+}
+
+/// Receives a cut's video packets in decode order, from the plan's keyframe on.
+protocol VideoWriter: AnyObject {
+    var outputIndex: Int { get }
+    /// Takes the next packet; true once the video needs no more.
+    func consume(_ packet: Packet) throws -> Bool
+    /// At the end of the input, or once complete: flush.
+    func finish() throws
+    /// Whether the last packet the plan needs came by (else the input ended early).
+    var reachedPlannedEnd: Bool { get }
+    /// The end of the latest frame written (source ticks), for an early end's report.
+    var latestPresentedEnd: Int64 { get }
+    var notices: [CutNotice] { get }
+}

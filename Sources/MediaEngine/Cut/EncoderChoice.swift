@@ -1,0 +1,80 @@
+import CAV
+
+/// The encoder for re-encoded video: the source's family where Debian's FFmpeg has one and the output
+/// container takes it, else one it takes; options from `--crf`/`--preset` on each encoder's own scale,
+/// and threads from the job's budget.
+enum EncoderChoice {
+    static func encoder(for codec: AVCodecID, output: OutputFormat) -> String {
+        let family: String?
+        switch codec {
+        case AV_CODEC_ID_H264: family = "libx264"
+        case AV_CODEC_ID_HEVC: family = "libx265"
+        case AV_CODEC_ID_VP8, AV_CODEC_ID_VP9: family = "libvpx-vp9"
+        case AV_CODEC_ID_AV1: family = "libsvtav1"
+        default: family = nil
+        }
+        if let family, let id = Encoder.codecID(family), output.canHold(id) { return family }
+        return output.name == "webm" ? "libvpx-vp9" : "libx264"
+    }
+
+    static func options(for encoder: String, crf: Int, preset: String, threads: Int) -> [String: String] {
+        switch encoder {
+        case "libx264":
+            return ["crf": String(crf), "preset": preset]
+        case "libx265":
+            // x265 ignores FFmpeg's thread count and builds a pool of every core unless told otherwise.
+            return ["crf": String(crf), "preset": preset, "x265-params": x265Parameters(["log-level=error"], threads: threads)]
+        case "libvpx-vp9":
+            return ["crf": String(crf + 11), "b": "0", "deadline": "good", "row-mt": "1",
+                    "cpu-used": String(speed(preset, slowest: 0, fastest: 8))]
+        case "libsvtav1":
+            return ["crf": String(crf + 10), "preset": String(speed(preset, slowest: 2, fastest: 12))]
+        default:
+            return [:]
+        }
+    }
+
+    /// x265's parameters with its thread pool and frame threads limited to `threads` (0: x265 decides).
+    static func x265Parameters(_ parameters: [String], threads: Int) -> String {
+        guard threads > 0 else { return parameters.joined(separator: ":") }
+        return (parameters + ["pools=\(threads)", "frame-threads=\(max(1, min(threads, 4)))"]).joined(separator: ":")
+    }
+
+    /// x264's preset names mapped onto another encoder's numeric speed scale.
+    private static func speed(_ preset: String, slowest: Int, fastest: Int) -> Int {
+        let names = ["veryslow", "slower", "slow", "medium", "fast", "faster", "veryfast", "superfast", "ultrafast"]
+        let position = names.firstIndex(of: preset) ?? 3
+        return slowest + (fastest - slowest) * position / (names.count - 1)
+    }
+
+    /// The pixel format the encoder will take: the source's when it can, else 4:2:0, else its first.
+    static func pixelFormat(for encoder: String, source: AVPixelFormat) -> AVPixelFormat {
+        let supported = Encoder.pixelFormats(encoder)
+        if supported.isEmpty || supported.contains(source) { return source }
+        return supported.contains(AV_PIX_FMT_YUV420P) ? AV_PIX_FMT_YUV420P : supported[0]
+    }
+}
+
+/// The encoder's output durations: each encoded frame lasts until the next one starts, the last until
+/// the end of its part. Encoders return packets later (and reordered), so durations wait here, keyed by
+/// presentation time, until their packet comes out; each is taken once.
+struct FrameDurations {
+    private var durations: [Int64: Int64] = [:]
+    private(set) var lastPts: Int64?
+
+    /// A frame shown at `pts` (output ticks) was sent to the encoder: the one before it ends here.
+    mutating func frameSent(at pts: Int64) {
+        if let previous = lastPts { durations[previous] = max(1, pts.minus(previous)) }
+        lastPts = pts
+    }
+
+    /// No more frames: the last one lasts until `endPts`.
+    mutating func close(at endPts: Int64) {
+        if let last = lastPts { durations[last] = max(1, endPts.minus(last)) }
+    }
+
+    /// Sets the packet's duration from its frame's (once known), forgetting it.
+    mutating func apply(to packet: Packet) {
+        if let duration = durations.removeValue(forKey: packet.pts) { packet.pointer.pointee.duration = duration }
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+import MediaEngine
+import TimelineCore
+
+/// `vtrim cut` for one input: resolve the range, plan (a value), judge the plan (`--strict` refuses on a
+/// plan-time warning before anything is written; `--dry-run` stops here), write through a temporary file
+/// by executing the plan, read the output back, and judge what the writer found (run-time warnings).
+public enum CutJob {
+    /// One outcome per segment.
+    public static func run(item: InputItem, index: Int, request: CutRequest,
+                           progress: (@Sendable (Double) -> Void)? = nil) -> [Outcome] {
+        request.segments.indices.map { segment in
+            run(item: item, index: index, segment: segment, request: request) { fraction in
+                progress?((Double(segment) + fraction) / Double(request.segments.count))
+            }
+        }
+    }
+
+    public static func run(path: String, request: CutRequest) -> Outcome {
+        run(item: InputItem(path: path, relativePath: (path as NSString).lastPathComponent), index: 0, segment: 0, request: request)
+    }
+
+    static func run(item: InputItem, index: Int, segment: Int, request: CutRequest,
+                    progress: (@Sendable (Double) -> Void)? = nil) -> Outcome {
+        let path = item.path
+        var warnings: [MediaWarning] = []
+        var extra: [(String, JSON)] = []
+        if request.fromList {
+            extra.append(("segment", .object([
+                ("index", .int(Int64(segment + 1))),
+                ("label", .optional(request.segments[segment].label)),
+            ])))
+        }
+        do throws(MediaError) {
+            let target = OutputTarget(path: request.outputPath(for: item, index: index, segment: segment), overwrite: request.overwrite,
+                                      createsFolder: request.output.createsFolders)
+            if request.skipExisting, !request.overwrite, !request.dryRun, FileManager.default.fileExists(atPath: target.path) {
+                return Outcome(path: path, status: .skipped(reason: "\(target.path) exists (--skip-existing)"),
+                               fields: [("output", .string(target.path))] + extra)
+            }
+            try target.check(input: path)
+            let source = try CutSource(path: path)
+            warnings += source.info.warnings
+            let range = try CutRange.resolve(request.segments[segment], request: request, durationSeconds: source.info.durationSeconds,
+                                             path: path)
+            warnings += range.warnings
+            let spec = CutSpec(startSeconds: range.effectiveStart, endSeconds: range.effectiveEnd, mode: request.mode,
+                               crf: request.crf, preset: request.preset, threads: request.threads, faststart: request.faststart)
+            let plan = try source.plan(spec, outputName: target.path)
+            warnings += plan.warnings.map(\.asWarning)
+            let report = CutReport(path: path, output: target.path, plan: plan, range: range)
+            // Plan-time warnings: a strict run refuses here, before anything is decoded or written; a dry
+            // run reports exactly what the real run would.
+            if request.strict, let first = warnings.first {
+                throw strictError(path: path, first)
+            }
+            if request.dryRun {
+                return Outcome(path: path, status: .succeeded, warnings: warnings, fields: report.dryRunFields + extra,
+                               lines: report.dryRunLines)
+            }
+            var run: CutRun?
+            var measured: MeasuredRange?
+            try writeAtomically(target, input: path) { temporary throws(MediaError) in
+                let done = try source.write(plan, temporaryPath: temporary, outputName: target.path,
+                                            shouldStop: { Interrupt.requested }, progress: progress)
+                let found = done.notices.filter(\.isWarning).map(\.asWarning)
+                measured = try CutVerifier.measure(path: temporary, outputName: target.path, input: path)
+                warnings += found
+                // Run-time warnings: a strict run fails after writing, and the output is removed.
+                if request.strict, let first = found.first { throw strictError(path: path, first) }
+                run = done
+            }
+            guard let run, let measured else {
+                throw MediaError(.verifyFailed, path: path, operation: "verify", reason: "nothing was written to \(target.path)")
+            }
+            return Outcome(path: path, status: .succeeded, warnings: warnings,
+                           fields: report.fields(run: run, measured: measured) + extra, lines: report.lines(run: run, measured: measured))
+        } catch {
+            var outcome = Outcome.failure(error, warnings: warnings)
+            outcome.path = path
+            return outcome
+        }
+    }
+
+    private static func strictError(path: String, _ warning: MediaWarning) -> MediaError {
+        MediaError(.strictWarning, path: path, operation: "strict", reason: "warning treated as an error (--strict): \(warning.message)")
+    }
+}

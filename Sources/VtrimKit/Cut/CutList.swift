@@ -1,0 +1,66 @@
+import Foundation
+import TimelineCore
+
+/// LosslessCut's cut list: CSV rows `start,end,label` (times in seconds or the time syntax; an empty end
+/// is the end of the file; the label may be quoted), optionally under a `start,end,label` header row.
+public enum CutList {
+    public struct ParseError: Error, CustomStringConvertible {
+        public let line: Int
+        public let message: String
+        public var description: String { "line \(line): \(message)" }
+    }
+
+    public static func parse(_ text: String) throws(ParseError) -> [CutSegment] {
+        var segments: [CutSegment] = []
+        for (offset, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+            if line.isEmpty || line.hasPrefix("#") { continue }
+            let fields = fieldsOf(line)
+            guard fields.count >= 2 else { throw ParseError(line: offset + 1, message: "expected start,end[,label]") }
+            let startText = fields[0].trimmingCharacters(in: .whitespaces)
+            let endText = fields[1].trimmingCharacters(in: .whitespaces)
+            // A header row (`start,end,label`, any case) before the first segment.
+            if segments.isEmpty, startText.lowercased() == "start", endText.lowercased() == "end" { continue }
+            guard let start = try? TimeSpec(parsing: startText.isEmpty ? "0" : startText) else {
+                throw ParseError(line: offset + 1, message: "start '\(startText)' is not a time")
+            }
+            var end: TimeSpec? = .beforeEnd(0)
+            if !endText.isEmpty {
+                guard let parsed = try? TimeSpec(parsing: endText) else {
+                    throw ParseError(line: offset + 1, message: "end '\(endText)' is not a time")
+                }
+                end = parsed
+            }
+            let label = fields.count > 2 ? fields[2...].joined(separator: ",").trimmingCharacters(in: .whitespaces) : ""
+            segments.append(CutSegment(start: start, end: end, lengthSeconds: nil, label: label.isEmpty ? nil : label))
+        }
+        return segments
+    }
+
+    /// Splits one CSV line (double quotes around fields, "" inside them).
+    private static func fieldsOf(_ line: String) -> [String] {
+        var fields: [String] = []
+        var current = ""
+        var quoted = false
+        var iterator = Array(line).makeIterator()
+        var previousWasQuote = false
+        while let character = iterator.next() {
+            if character == "\"" {
+                if quoted, previousWasQuote { current.append("\""); previousWasQuote = false; continue }
+                quoted.toggle()
+                previousWasQuote = !quoted
+                continue
+            }
+            previousWasQuote = false
+            if character == ",", !quoted {
+                fields.append(current)
+                current = ""
+            } else {
+                current.append(character)
+            }
+        }
+        fields.append(current)
+        return fields
+    }
+}
+

@@ -1,0 +1,64 @@
+import Foundation
+import MediaEngine
+import TimelineCore
+
+/// The requested range resolved against one file: `end` past the file clamped (with a warning),
+/// then the optional length limits checked, or applied with `--clamp`.
+struct CutRange {
+    var requestedStart: Double
+    var requestedEnd: Double
+    var effectiveStart: Double
+    var effectiveEnd: Double
+    /// `{code, message}` notes (`range_clamped` from `--clamp`).
+    var notes: [MediaWarning] = []
+    var warnings: [MediaWarning] = []
+
+    var requestedJSON: JSON { .object([("start", .number(requestedStart)), ("end", .number(requestedEnd))]) }
+
+    static func resolve(_ segment: CutSegment, request: CutRequest, durationSeconds duration: Double, path: String) throws(MediaError) -> CutRange {
+        func invalid(_ reason: String) -> MediaError { MediaError(.invalidRange, path: path, operation: "range", reason: reason) }
+        guard duration > 0 else { throw invalid("has no duration to cut") }
+        let start: TimeResolution
+        do { start = try segment.start.resolution(durationSeconds: duration) } catch { throw invalid(error.description) }
+        var end: Double
+        if let spec = segment.end {
+            do { end = try spec.resolve(durationSeconds: duration) } catch { throw invalid(error.description) }
+        } else {
+            end = start.seconds + (segment.lengthSeconds ?? 0)
+        }
+        var range = CutRange(requestedStart: start.seconds, requestedEnd: end, effectiveStart: start.seconds, effectiveEnd: end)
+        if start.wasClampedToStart {
+            range.warnings.append(MediaWarning(code: "start_clamped", message: "--start is before the beginning of the \(JSON.format(duration)) s file; cutting from 0"))
+        }
+        guard start.seconds < duration else {
+            throw invalid("--start \(JSON.format(start.seconds)) s is at or past the end of the file (\(JSON.format(duration)) s)")
+        }
+        guard end > start.seconds else {
+            throw invalid("the range \(JSON.format(start.seconds))–\(JSON.format(end)) s is empty; --end must be after --start")
+        }
+        if end > duration {
+            range.warnings.append(MediaWarning(code: "end_clamped", message: "--end \(JSON.format(end)) s is past the end of the file; cutting to its end, \(JSON.format(duration)) s"))
+            end = duration
+            range.effectiveEnd = duration
+        }
+        let minimum = request.minDurationSeconds, maximum = request.maxDurationSeconds
+        guard minimum != nil || maximum != nil else { return range }
+        do {
+            let violations = try CutRangeClamp.violations(startSeconds: start.seconds, endSeconds: end, durationSeconds: duration,
+                                                          minLengthSeconds: minimum, maxLengthSeconds: maximum)
+            guard !violations.isEmpty else { return range }
+            guard request.clamp else { throw invalid(violations.map(\.description).joined(separator: "; ") + " (use --clamp to adjust the range)") }
+            let clamped = try CutRangeClamp.clamp(startSeconds: start.seconds, endSeconds: end, durationSeconds: duration,
+                                                  minLengthSeconds: minimum, maxLengthSeconds: maximum)
+            range.effectiveStart = clamped.startSeconds
+            range.effectiveEnd = clamped.endSeconds
+            range.notes += clamped.notes.map { MediaWarning(code: "range_clamped", message: "--clamp: \($0.description)") }
+            return range
+        } catch let error as MediaError {
+            throw error
+        } catch {
+            throw invalid("\(error)")
+        }
+    }
+}
+

@@ -1,0 +1,112 @@
+import MediaEngine
+
+/// A cut's report: JSON fields and human lines, for a dry run (the plan) and a real one (the plan and
+/// what was measured in the written file).
+struct CutReport {
+    let path: String
+    let output: String
+    let plan: CutPlan
+    let range: CutRange
+
+    /// Plan-time notes: the range's and the plan's.
+    private var planNotes: [MediaWarning] { range.notes + plan.notes.map(\.asWarning) }
+
+    var dryRunFields: [(String, JSON)] {
+        [("dry_run", .bool(true))] + common + [("notes", notesJSON(planNotes))]
+    }
+
+    func fields(run: CutRun, measured: MeasuredRange) -> [(String, JSON)] {
+        let span = actual(measured)
+        let notes = planNotes + run.notices.filter { !$0.isWarning }.map(\.asWarning)
+        return common + [
+            ("actual", .object([
+                ("start", .optional(span?.start)),
+                ("end", .optional(span?.end)),
+                ("duration", .optional(span.map { microseconds($0.end - $0.start) })),
+                ("audio_start", .optional(measured.audioStartSeconds.map { microseconds(plan.sourceOffsetSeconds + $0) })),
+                ("audio_end", .optional(measured.audioEndSeconds.map { microseconds(plan.sourceOffsetSeconds + $0) })),
+            ])),
+            ("notes", notesJSON(notes)),
+        ]
+    }
+
+    /// Keys shared by the dry run and the real run: what was asked, what the plan decided.
+    private var common: [(String, JSON)] {
+        var fields: [(String, JSON)] = [
+            ("output", .string(output)),
+            ("mode", .string(plan.mode.rawValue)),
+            ("requested", range.requestedJSON),
+            ("effective", .object([("start", .number(range.effectiveStart)), ("end", .number(range.effectiveEnd))])),
+            ("planned", .object([
+                ("start", .number(microseconds(plan.presentedStartSeconds))),
+                ("end", .number(microseconds(plan.presentedEndSeconds))),
+                ("duration", .number(microseconds(plan.presentedEndSeconds - plan.presentedStartSeconds))),
+                ("keyframe", .optional(plan.keyframeSeconds.map(microseconds))),
+                ("pre_roll", .number(microseconds(plan.preRollSeconds))),
+            ])),
+            ("keyframe", .optional(plan.keyframeSeconds.map(microseconds))),
+            ("pre_roll", .number(microseconds(plan.preRollSeconds))),
+            ("streams", .array(plan.streams.map { stream in
+                .object([("index", .int(Int64(stream.index))), ("kind", .string(stream.kind.rawValue)), ("codec", .string(stream.codec))])
+            })),
+        ]
+        if let encoder = plan.encoder { fields.append(("encoder", .string(encoder))) }
+        if plan.requestedMode == .smart { fields.append(("smart", smartJSON)) }
+        return fields
+    }
+
+    /// `{head, copied, tail, sample_entry, fallback}`: `[from, to]` seconds or null; `fallback` is the
+    /// reason code when the cut is made exactly instead.
+    private var smartJSON: JSON {
+        func span(_ range: ClosedRange<Double>?) -> JSON {
+            range.map { .array([.number(microseconds($0.lowerBound)), .number(microseconds($0.upperBound))]) } ?? .null
+        }
+        let summary = plan.smartSummary
+        return .object([
+            ("head", span(summary?.headSeconds)),
+            ("copied", span(summary?.copiedSeconds)),
+            ("tail", span(summary?.tailSeconds)),
+            ("sample_entry", .optional(summary?.sampleEntry)),
+            ("fallback", .optional(plan.smartFallback?.code)),
+        ])
+    }
+
+    private func notesJSON(_ notes: [MediaWarning]) -> JSON {
+        .array(notes.map { .object([("code", .string($0.code)), ("message", .string($0.message))]) })
+    }
+
+    /// The measured span on the source's timeline. Files that store only decode times (AVI) show the
+    /// first frame at its decode slot, 0: it maps to the first frame the plan shows.
+    private func actual(_ measured: MeasuredRange) -> (start: Double, end: Double)? {
+        guard let start = measured.startSeconds, let end = measured.endSeconds else { return nil }
+        let offset = measured.videoTimesAreDecodeTimes ? plan.presentedStartSeconds - start : plan.sourceOffsetSeconds
+        return (microseconds(offset + start), microseconds(offset + end))
+    }
+
+    /// Sums of microsecond times, back on the microsecond grid (no 3.0333330000000003).
+    private func microseconds(_ seconds: Double) -> Double { (seconds * 1e6).rounded() / 1e6 }
+
+    func lines(run: CutRun, measured: MeasuredRange) -> [String] {
+        var text = "\(path) → \(output) (\(plan.mode.rawValue))"
+        if let span = actual(measured) {
+            text += ": \(Human.seconds(span.start)) to \(Human.seconds(span.end)), \(Human.seconds(span.end - span.start))"
+        }
+        let notes = planNotes + run.notices.filter { !$0.isWarning }.map(\.asWarning)
+        return [text] + notes.map { "  note: \($0.message)" }
+    }
+
+    var dryRunLines: [String] {
+        var lines = ["\(path) → \(output) (\(plan.mode.rawValue), dry run: nothing written)"]
+        if let keyframe = plan.keyframeSeconds {
+            lines.append("  keyframe  \(Human.seconds(keyframe)), pre-roll \(Human.seconds(plan.preRollSeconds))")
+        }
+        if let smart = plan.smartSummary {
+            let head = smart.headSeconds.map { "\(Human.seconds($0.lowerBound))–\(Human.seconds($0.upperBound))" } ?? "nothing"
+            let tail = smart.tailSeconds.map { "\(Human.seconds($0.lowerBound))–\(Human.seconds($0.upperBound))" } ?? "nothing"
+            lines.append("  smart     re-encode \(head) and \(tail); copy \(Human.seconds(smart.copiedSeconds.lowerBound))–\(Human.seconds(smart.copiedSeconds.upperBound)) (\(smart.sampleEntry))")
+        }
+        let start = plan.presentedStartSeconds, end = plan.presentedEndSeconds
+        lines.append("  shows     \(Human.seconds(start)) to \(Human.seconds(end)), \(Human.seconds(end - start))")
+        return lines + planNotes.map { "  note: \($0.message)" }
+    }
+}

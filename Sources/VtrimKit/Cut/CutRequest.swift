@@ -1,0 +1,94 @@
+import Foundation
+import MediaEngine
+import TimelineCore
+
+public typealias CutMode = CutPlan.Mode
+
+/// One segment to cut: from the command line (`--start/--end|--length`) or a row of a cut list.
+public struct CutSegment: Sendable, Equatable {
+    public var start: TimeSpec
+    public var end: TimeSpec?
+    public var lengthSeconds: Double?
+    public var label: String?
+
+    public init(start: TimeSpec, end: TimeSpec?, lengthSeconds: Double?, label: String? = nil) {
+        self.start = start
+        self.end = end
+        self.lengthSeconds = lengthSeconds
+        self.label = label
+    }
+}
+
+/// `vtrim cut` options: the same segments on every input.
+public struct CutRequest: Sendable {
+    public var segments: [CutSegment]
+    /// The segments come from `--list` (one output each, named per row).
+    public var fromList: Bool
+    public var mode: CutMode
+    public var crf: Int
+    public var preset: String
+    public var minDurationSeconds: Double?
+    public var maxDurationSeconds: Double?
+    public var clamp: Bool
+    public var output: OutputNamer
+    public var overwrite: Bool
+    public var skipExisting: Bool
+    public var dryRun: Bool
+    public var strict: Bool
+    /// Decoder and encoder threads of one job (re-encoding modes), its share of the cores.
+    public var threads: ThreadBudget
+    /// MP4/MOV: the index before the media.
+    public var faststart: Bool
+
+    public init(segments: [CutSegment], fromList: Bool = false, mode: CutMode, crf: Int, preset: String,
+                minDurationSeconds: Double?, maxDurationSeconds: Double?, clamp: Bool, output: OutputNamer,
+                overwrite: Bool, skipExisting: Bool = false, dryRun: Bool, strict: Bool,
+                threads: ThreadBudget = .share(cores: 1, jobs: 1), faststart: Bool = false) {
+        self.segments = segments
+        self.fromList = fromList
+        self.mode = mode
+        self.crf = crf
+        self.preset = preset
+        self.minDurationSeconds = minDurationSeconds
+        self.maxDurationSeconds = maxDurationSeconds
+        self.clamp = clamp
+        self.output = output
+        self.overwrite = overwrite
+        self.skipExisting = skipExisting
+        self.dryRun = dryRun
+        self.strict = strict
+        self.threads = threads
+        self.faststart = faststart
+    }
+
+    public static let presets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow"]
+
+    /// The default output name: `<stem>.cut.<ext>` with the input's extension (mp4 without one);
+    /// for a cut list `<stem>.<row>.cut.<ext>`, or the row's label in place of the number.
+    public static func suffix(for input: String) -> String {
+        ".cut." + outputExtension(for: input)
+    }
+
+    static func outputExtension(for input: String) -> String {
+        let ext = OutputChoice.fileExtension(input)
+        return ext.isEmpty ? "mp4" : ext
+    }
+
+    /// The output of segment `segment` of the `index`-th input.
+    public func outputPath(for item: InputItem, index: Int, segment: Int) -> String {
+        let row = segments[segment]
+        let number = String(segment + 1)
+        let padded = String(repeating: "0", count: max(0, String(segments.count).count - number.count)) + number
+        let defaultName = fromList ? (row.label != nil ? "{stem}.{label}.cut.{ext}" : "{stem}.{index}.cut.{ext}") : "{stem}.cut.{ext}"
+        return output.path(for: item, defaultName: defaultName, fields: [
+            "ext": Self.outputExtension(for: item.path),
+            "index": fromList ? padded : String(index + 1),
+            "label": row.label.map(OutputNamer.sanitize) ?? padded,
+            "start": TimeSpecText.describe(row.start),
+            "end": row.end.map(TimeSpecText.describe) ?? (row.lengthSeconds.map { "+" + JSON.format($0) } ?? "end"),
+        ])
+    }
+}
+
+/// Whether an output name has a muxer (for the command line's checks).
+public func canWrite(fileName: String) -> Bool { Cutter.canWrite(fileName: fileName) }
