@@ -102,7 +102,9 @@ func syntheticFacts(_ packets: [VideoPacket], start: Int64, end: Int64, mode: Cu
                     shownUntil: Int64? = nil, orientation: Orientation = .upright,
                     streams extra: [StreamFacts] = [StreamFacts(index: 1, kind: .audio, codec: "aac")]) -> CutFacts {
     let video = VideoFacts(index: 0, timeBase: Rational(1, 1000), codec: "h264", width: 320, height: 240, orientation: orientation,
-                           decoderAvailable: true, startTicks: start, endTicks: end, startPackets: startPackets ?? packets,
+                           decoderAvailable: true, startTicks: start, endTicks: end,
+                           fine: (Rational(1, MovieHeaderPatch.trackTimescale(Rational(1, 1000))), start * 16, end * 16),
+                           startPackets: startPackets ?? packets,
                            endPackets: endPackets ?? packets, endReachesEndOfStream: reachesEnd, sourceShownUntil: shownUntil)
     return CutFacts(path: "in.mp4", requestedMode: mode, startMicro: start * 1000, endMicro: end * 1000, originMicro: 0,
                     container: container.facts, streams: [StreamFacts(index: 0, kind: .video, codec: "h264")] + extra,
@@ -212,8 +214,15 @@ struct CutPlannerTests {
         #expect(video.firstShown == example.firstShown)
         #expect(video.lastNeeded.pts == example.lastNeeded)
         #expect(video.presentedEnd == example.presentedEnd)
-        #expect(video.shift == example.shift)
-        #expect(video.editDuration == example.edit)
+        // Exact cuts time their frames on a finer grid (16 kHz for this 1 kHz stream): compared in ms.
+        func ms(_ ticks: Int64?, _ base: Rational) -> Int64? { ticks.map { Rescale.ticks($0, from: base, to: Rational(1, 1000)) } }
+        #expect((video.exact.map { ms($0.shift, $0.timeBase) } ?? video.shift) == example.shift)
+        #expect(ms(video.editDuration, video.editTimeBase) == example.edit)
+        if plan.mode == .exact {
+            let exact = try #require(video.exact)
+            #expect(exact.timeBase == Rational(1, 16000))
+            #expect(ms(exact.end.minus(exact.zero), exact.timeBase) == example.end - example.start)
+        }
         #expect(plan.notices.map(\.code) == example.codes)
         #expect(plan.warnings.allSatisfy { $0.timing == .plan })
     }

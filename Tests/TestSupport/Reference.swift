@@ -29,10 +29,24 @@ public enum Reference {
 
     /// Presentation times of the decoded frames, in decode-output order, relative to the container start.
     public static func frameTimes(_ path: String) throws -> [Double] {
+        let start = try containerStart(path)
+        if try videoCodec(path) == "av1" {
+            // FFmpeg 5.1's libdav1d wrapper shows the frames an MP4 edit list hides; libaom's decoder does not.
+            let run = try Run.tool("ffmpeg", ["-hide_banner", "-nostats", "-c:v", "libaom-av1", "-i", path, "-map", "0:v:0",
+                                              "-vf", "showinfo", "-f", "null", "-"])
+            return run.stderrLines.compactMap { line -> Double? in
+                guard let range = line.range(of: "pts_time:") else { return nil }
+                return Double(line[range.upperBound...].prefix { !$0.isWhitespace })
+            }.map { $0 - start }
+        }
         let probe = try Run.tool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries",
                                              "frame=best_effort_timestamp_time", "-of", "csv=p=0", path])
-        let start = try containerStart(path)
         return probe.stdoutLines.compactMap { Double($0.split(separator: ",").first.map(String.init) ?? "") }.map { $0 - start }
+    }
+
+    public static func videoCodec(_ path: String) throws -> String {
+        try Run.tool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=codec_name", "-of", "csv=p=0", path])
+            .stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     public static func containerStart(_ path: String) throws -> Double {

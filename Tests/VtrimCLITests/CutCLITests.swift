@@ -259,4 +259,75 @@ struct CutCLITests {
         #expect(empty.status == 1)
         #expect((empty.jsonLines.first?["error"] as? [String: Any])?["code"] as? String == "invalid_range")
     }
+
+    /// A camera 3GP whose AMR-NB samples hold several frames each: FFmpeg's 3GP muxer refuses such packets
+    /// (ffmpeg's own copy fails); vtrim splits them and the cut plays.
+    @Test func amrSamplesOfSeveralFramesAreSplit() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let input = TestPaths.fixture("amr-camera.3gp")
+        let samples = try Run.tool("ffprobe", ["-v", "error", "-select_streams", "a:0", "-show_entries", "packet=size", "-of", "csv=p=0", input])
+        func bytes(_ line: String) -> Int { Int(line.prefix { $0.isNumber }) ?? 0 }
+        try #require(samples.stdoutLines.contains { bytes($0) > 32 }, "the fixture should hold AMR samples of several frames")
+        let ffmpeg = try Run.tool("ffmpeg", ["-v", "error", "-ss", "1", "-to", "2", "-i", input, "-c", "copy", folder.file("ffmpeg.3gp")])
+        #expect(ffmpeg.status != 0, "ffmpeg's copy is expected to fail on this input")
+        let output = folder.file("cut.3gp")
+        let result = try Run.vtrim(["cut", "--json", input, "--start", "1", "--end", "2", "-o", output])
+        #expect(result.status == 0, "\(result)")
+        let object = try #require(result.jsonLines.first)
+        #expect(object.codes("notes").contains("audio_packets_split"))
+        let audio = try #require(try MediaFacts.streamDuration(output, selector: "a:0"))
+        #expect(abs(audio - 1) <= 0.021, "audio \(audio) s")
+        let sizes = try Run.tool("ffprobe", ["-v", "error", "-select_streams", "a:0", "-show_entries", "packet=size", "-of", "csv=p=0", output])
+        #expect(Set(sizes.stdoutLines.map(bytes)) == [32], "one 32-byte AMR frame per packet")
+        #expect(try MediaFacts.decodeErrors(output).isEmpty)
+    }
+
+    /// Nothing to cut: subtitles alone fail before anything is written, naming the input, not a temporary file.
+    @Test func subtitlesAloneFailBeforeWriting() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let srt = folder.file("s.srt")
+        try "1\n00:00:00,000 --> 00:00:02,000\nhello\n\n2\n00:00:02,500 --> 00:00:04,000\nworld\n".write(toFile: srt, atomically: true, encoding: .utf8)
+        let input = folder.file("subs.mkv")
+        try #require(try Run.tool("ffmpeg", ["-v", "error", "-i", srt, input]).status == 0)
+        let out = folder.path + "/out"
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        let result = try Run.vtrim(["cut", "--json", input, "--start", "0", "--end", "3", "--output-dir", out])
+        #expect(result.status == 1)
+        let error = try #require(result.jsonLines.first?["error"] as? [String: Any])
+        #expect(error["code"] as? String == "no_video")
+        #expect(!result.stderr.contains("vtrim-tmp"), "\(result.stderr)")
+        #expect(result.stderrLines.count == 1 && result.stderr.contains(input))
+        #expect((try? FileManager.default.contentsOfDirectory(atPath: out))?.isEmpty == true)
+    }
+
+    /// AVI stores no presentation times: the report maps its decode-time slots back to the source.
+    @Test func aviReportsTheSpanItHolds() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let output = folder.file("cut.avi")
+        let result = try Run.vtrim(["cut", "--json", TestPaths.fixture("h264-aac.mp4"), "--start", "0", "--end", "3", "-o", output])
+        #expect(result.status == 0, "\(result)")
+        let actual = try #require(result.jsonLines.first?["actual"] as? [String: Any])
+        #expect(actual["start"] as? Double == 0)
+        let end = try #require(actual["end"] as? Double)
+        let held = try #require(try MediaFacts.streamDuration(output, selector: "v:0"))
+        #expect(abs(end - held) < 1e-3, "reported end \(end) s, the file holds \(held) s")
+    }
+
+    /// --faststart puts the index first, and the edit lists still end where the cut does.
+    @Test func faststartPutsTheIndexFirst() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let output = folder.file("fast.mp4")
+        let result = try Run.vtrim(["cut", "--json", "--faststart", TestPaths.fixture("h264-aac.mp4"), "--start", "1.5", "--end", "2.5", "-o", output])
+        #expect(result.status == 0, "\(result)")
+        let data = try Data(contentsOf: URL(fileURLWithPath: output))
+        let moov = data.range(of: Data("moov".utf8))?.lowerBound ?? Int.max
+        let mdat = data.range(of: Data("mdat".utf8))?.lowerBound ?? -1
+        #expect(moov < mdat, "moov at \(moov), mdat at \(mdat)")
+        #expect(abs(try MediaFacts.formatDuration(output) - 1.0) < 1e-3)
+        #expect(try MediaFacts.videoFrameCount(output) == 30)
+    }
 }

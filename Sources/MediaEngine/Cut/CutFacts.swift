@@ -69,6 +69,10 @@ public struct VideoFacts: Sendable {
     /// The requested range in this stream's ticks (`StreamTime`: the start rounded down, the end up).
     public var startTicks: Int64
     public var endTicks: Int64
+    /// The same range on the grid an exact cut's encoder works on (see `ExactTiming`).
+    public var fineTimeBase: Rational
+    public var fineStartTicks: Int64
+    public var fineEndTicks: Int64
     /// Packets (decode order) around `start`, from a keyframe at or before it (see `StartEdge.isSettled`).
     public var startPackets: [VideoPacket]
     /// Packets (decode order) around `end`, from a keyframe shown before it (see `EndEdge.make`); the same
@@ -84,7 +88,8 @@ public struct VideoFacts: Sendable {
     public var pixelFormatConversion: (from: String, to: String)?
 
     public init(index: Int, timeBase: Rational, codec: String, width: Int, height: Int, orientation: Orientation,
-                decoderAvailable: Bool, startTicks: Int64, endTicks: Int64, startPackets: [VideoPacket], endPackets: [VideoPacket], endReachesEndOfStream: Bool,
+                decoderAvailable: Bool, startTicks: Int64, endTicks: Int64,
+                fine: (timeBase: Rational, start: Int64, end: Int64)? = nil, startPackets: [VideoPacket], endPackets: [VideoPacket], endReachesEndOfStream: Bool,
                 sourceShownUntil: Int64? = nil, smartRefusal: SmartFallback? = nil, exactEncoder: String = "libx264",
                 pixelFormatConversion: (from: String, to: String)? = nil) {
         self.index = index
@@ -96,6 +101,9 @@ public struct VideoFacts: Sendable {
         self.decoderAvailable = decoderAvailable
         self.startTicks = startTicks
         self.endTicks = endTicks
+        fineTimeBase = fine?.timeBase ?? timeBase
+        fineStartTicks = fine?.start ?? startTicks
+        fineEndTicks = fine?.end ?? endTicks
         self.startPackets = startPackets
         self.endPackets = endPackets
         self.endReachesEndOfStream = endReachesEndOfStream

@@ -197,14 +197,3 @@ public enum SmartFallback: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 }
-
-/// How times read in notices: seconds with milliseconds ("1.500 s").
-enum Words {
-    static func seconds(_ value: Double) -> String {
-        guard value.isFinite else { return "? s" }
-        let rounded = (value * 1000).rounded() / 1000
-        var text = String(format: "%.3f", rounded == 0 ? 0 : rounded)
-        if text == "-0.000" { text = "0.000" }
-        return text + " s"
-    }
-}

@@ -53,6 +53,9 @@ public struct CutPlan: Sendable, Equatable {
     /// Where the output stops presenting on the source's timeline (seconds).
     public var presentedEndSeconds: Double {
         guard let video else { return seconds(micro: endMicro) }
+        if let exact = video.exact {
+            return seconds(micro: Rescale.ticks(exact.end, from: exact.timeBase, to: Rational(1, 1_000_000)))
+        }
         return seconds(micro: video.micro(video.presentedEnd))
     }
 
@@ -97,9 +100,12 @@ public struct VideoCut: Sendable, Equatable {
     /// The source time (ticks) at output time 0; equal to `shift` but in exact cuts whose first frame is
     /// shown whole (then `shift` is smaller by what that frame gains).
     public var outputZero: Int64
-    /// MP4/MOV: the length of the video's edit (ticks), written into the header after muxing, so the edit
-    /// ends exactly where the cut does. Nil where the container has no edit lists.
+    /// MP4/MOV: the length of the video's edit (ticks of `editTimeBase`), written into the header after
+    /// muxing, so the edit ends exactly where the cut does. Nil where the container has no edit lists.
     public var editDuration: Int64?
+    public var editTimeBase: Rational
+    /// Exact cuts: the re-encoded frames' timing, on a grid fine enough for `end − start`.
+    public var exact: ExactTiming?
     /// The requested range in ticks (the start rounded down, the end up, to the stream's grid).
     public var startTicks: Int64
     public var endTicks: Int64
@@ -112,6 +118,19 @@ public struct VideoCut: Sendable, Equatable {
         guard timeBase.denominator > 0 else { return ticks }
         return Rescale.ticks(ticks, from: timeBase, to: Rational(1, 1_000_000))
     }
+}
+
+/// An exact cut's output timing. The encoder works in `timeBase`: the source's, refined (as FFmpeg's MP4
+/// muxer refines it) to at least 10000 ticks a second, so a coarse source grid (1/10, 1/600) does not
+/// round the range; every source tick is a whole number of these.
+public struct ExactTiming: Sendable, Equatable {
+    public var timeBase: Rational
+    /// Output time 0: `start` (or the keyframe when the video starts later) in these ticks.
+    public var zero: Int64
+    /// Output ticks of frames after the first = their source time in these ticks − `shift`.
+    public var shift: Int64
+    /// `end` in these ticks: the last frame lasts until here.
+    public var end: Int64
 }
 
 /// A stream the output keeps, or why one is not kept.

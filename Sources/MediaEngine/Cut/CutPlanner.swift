@@ -104,7 +104,7 @@ public enum CutPlanner {
         var cut = VideoCut(streamIndex: video.index, timeBase: video.timeBase, codec: video.codec, keyframe: start.keyframe,
                            frameAtStart: start.frameAtStart, firstShown: start.frameAtStart, lastNeeded: end.lastWantedPacket,
                            lastWanted: end.lastWanted, presentedEnd: end.idealEnd, shift: start.frameAtStart,
-                           outputZero: start.frameAtStart, editDuration: nil,
+                           outputZero: start.frameAtStart, editDuration: nil, editTimeBase: video.timeBase, exact: nil,
                            startTicks: video.startTicks, endTicks: endTicks, leadingLeftOut: start.leadingPictures,
                            sourceHasBFrames: video.endPackets.contains { $0.pts != $0.dts })
         var encoder: String?
@@ -146,14 +146,21 @@ public enum CutPlanner {
             // The first frame is the frame at `start`, from output time 0. When `start` falls late in it, the
             // frame is still shown whole rather than as a sliver: up to half of the last frame's time before
             // `end` is taken for it, and the frames between keep their own durations. The output lasts end − start.
-            let zero = start.startsLate ? start.frameAtStart : video.startTicks
-            let gap = max(0, zero.minus(start.frameAtStart))
-            let lastSlack = max(0, endTicks.minus(end.lastWanted))
+            // On the encoder's finer grid, so a coarse source time base does not round the range.
+            func fine(_ ticks: Int64) -> Int64 { Rescale.ticks(ticks, from: video.timeBase, to: video.fineTimeBase) }
+            let fineEnd = video.sourceShownUntil.map { min(video.fineEndTicks, fine($0)) } ?? video.fineEndTicks
+            let zero = start.startsLate ? fine(start.frameAtStart) : video.fineStartTicks
+            let gap = max(0, zero.minus(fine(start.frameAtStart)))
+            let lastSlack = max(0, fineEnd.minus(fine(end.lastWanted)))
             let whole = min(gap, lastSlack / 2)
-            cut.outputZero = zero
-            cut.shift = zero.minus(whole)
+            cut.exact = ExactTiming(timeBase: video.fineTimeBase, zero: zero, shift: zero.minus(whole), end: fineEnd)
+            cut.outputZero = start.startsLate ? start.frameAtStart : video.startTicks
+            cut.shift = cut.outputZero
             cut.presentedEnd = endTicks
-            if container.editLists { cut.editDuration = endTicks.minus(zero) }
+            if container.editLists {
+                cut.editDuration = fineEnd.minus(zero)
+                cut.editTimeBase = video.fineTimeBase
+            }
         case .smart:
             encoder = video.exactEncoder
             if let smart {

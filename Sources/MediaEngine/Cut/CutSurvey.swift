@@ -62,6 +62,7 @@ struct CutSurvey {
         let timeBase = stream.pointee.time_base
         let startTicks = StreamTime.startTicks(startMicro, timeBase)
         let endTicks = StreamTime.endTicks(endMicro, timeBase)
+        let fine = AVRational(num: 1, den: Int32(clamping: MovieHeaderPatch.trackTimescale(Rational(Int(timeBase.num), Int(timeBase.den)))))
         let reader = PacketReader(input: input, index: index, stream: stream, path: path)
         let smart = spec.mode == .smart
         let start = try reader.startWindow(start: startTicks, end: endTicks, smart: smart)
@@ -89,7 +90,9 @@ struct CutSurvey {
                           codec: Probe.codecName(parameters.codec_id), width: Int(parameters.width), height: Int(parameters.height),
                           orientation: Probe.readOrientation(stream, warnings: &ignored),
                           decoderAvailable: avcodec_find_decoder(parameters.codec_id) != nil,
-                          startTicks: startTicks, endTicks: endTicks, startPackets: start.packets, endPackets: end.packets,
+                          startTicks: startTicks, endTicks: endTicks,
+                          fine: (Rational(1, Int(fine.den)), StreamTime.startTicks(startMicro, fine), StreamTime.endTicks(endMicro, fine)),
+                          startPackets: start.packets, endPackets: end.packets,
                           endReachesEndOfStream: end.reachesEndOfStream, sourceShownUntil: end.hiddenFrom,
                           smartRefusal: refusal, exactEncoder: smart ? (SmartEncoding.encoder(for: parameters.codec_id) ?? encoder) : encoder,
                           pixelFormatConversion: conversion)

@@ -72,7 +72,14 @@ public enum CutVerifier {
                 try scan.read(until: nil)
             }
         }
-        let range = scan.range
+        var range = scan.range
+        // MP4/MOV: players show the video until its edit list ends (tkhd), whatever the sample durations
+        // FFmpeg's demuxer derives from decode times (B-frames make the last frame's shorter).
+        if let video, let stream = input.stream(video), range.videoStartSeconds != nil,
+           FFmpegText.string(input.format.pointee.iformat?.pointee.name)?.hasPrefix("mov") == true,
+           let length = MovieBoxes.trackLengths(path: path)[Int(stream.pointee.id)] {
+            range.videoEndSeconds = Micro.seconds(input.originMicro) + length
+        }
         if video != nil, range.videoStartSeconds == nil {
             throw MediaError(.verifyFailed, path: source, operation: "verify", reason: "the written output \(outputName) has no video frames")
         }
@@ -183,12 +190,16 @@ public enum CutVerifier {
                     let trackEnd = av_rescale_q(first + stream.pointee.duration, stream.pointee.time_base, cav_time_base_q())
                     if trackEnd > lastVideoStart { end = min(end, trackEnd) }
                 }
-                let duration = input.format.pointee.duration
-                if duration != CAV_NOPTS_VALUE, duration > 0 {
-                    let origin = input.originMicro
-                    end = min(end, origin + duration)
-                }
                 videoEnd = max(videoEnd, end)
+            }
+            // A player stops at the container's end (an MP4 edit list's, Matroska's segment duration) even
+            // where the last packet's stored duration runs on (B-frames in MP4's decode-time durations,
+            // Matroska's default duration for a shortened last frame).
+            let duration = input.format.pointee.duration
+            if duration != CAV_NOPTS_VALUE, duration > 0 {
+                let containerEnd = input.originMicro.plus(duration)
+                if videoEnd != Int64.min, containerEnd > videoStart { videoEnd = min(videoEnd, containerEnd) }
+                if audioEnd != Int64.min, containerEnd > audioStart { audioEnd = min(audioEnd, containerEnd) }
             }
             if videoStart != Int64.max {
                 range.videoStartSeconds = Double(videoStart) / Double(AV_TIME_BASE)

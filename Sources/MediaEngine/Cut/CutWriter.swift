@@ -77,7 +77,7 @@ final class CutWriter {
         }
         var muxerOptions: [String: String] = [:]
         if plan.container.editLists {
-            if let video = plan.video { muxerOptions["movie_timescale"] = String(MovieHeaderPatch.trackTimescale(video.timeBase)) }
+            if let video = plan.video { muxerOptions["movie_timescale"] = String(MovieHeaderPatch.trackTimescale(video.editTimeBase)) }
             if plan.faststart { muxerOptions["movflags"] = "+faststart" }
         }
         try output.writeHeader(options: muxerOptions)
@@ -121,7 +121,7 @@ final class CutWriter {
         }
         try output.finish()
         if let video = plan.video, let edit = video.editDuration, let index = videoOutputIndex {
-            try MovieHeaderPatch.endEdits(path: temporaryPath, videoTrackID: index + 1, videoEditTicks: edit, timeBase: video.timeBase)
+            try MovieHeaderPatch.endEdits(path: temporaryPath, videoTrackID: index + 1, videoEditTicks: edit, timeBase: video.editTimeBase)
         }
         return CutRun(notices: notices)
     }

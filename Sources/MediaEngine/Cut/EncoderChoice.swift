@@ -57,24 +57,37 @@ enum EncoderChoice {
 
 /// The encoder's output durations: each encoded frame lasts until the next one starts, the last until
 /// the end of its part. Encoders return packets later (and reordered), so durations wait here, keyed by
-/// presentation time, until their packet comes out; each is taken once.
+/// presentation time, until their packet comes out; each is taken once. libvpx returns times rounded to
+/// its own clock (10 MHz), so a packet takes the waiting frame nearest its time, and that frame's exact time.
 struct FrameDurations {
-    private var durations: [Int64: Int64] = [:]
+    private var pending: [(pts: Int64, duration: Int64?)] = []
     private(set) var lastPts: Int64?
 
     /// A frame shown at `pts` (output ticks) was sent to the encoder: the one before it ends here.
     mutating func frameSent(at pts: Int64) {
-        if let previous = lastPts { durations[previous] = max(1, pts.minus(previous)) }
+        if let previous = lastPts, let index = pending.lastIndex(where: { $0.pts == previous }) {
+            pending[index].duration = max(1, pts.minus(previous))
+        }
+        pending.append((pts, nil))
         lastPts = pts
     }
 
     /// No more frames: the last one lasts until `endPts`.
     mutating func close(at endPts: Int64) {
-        if let last = lastPts { durations[last] = max(1, endPts.minus(last)) }
+        if let last = lastPts, let index = pending.lastIndex(where: { $0.pts == last }) {
+            pending[index].duration = max(1, endPts.minus(last))
+        }
     }
 
-    /// Sets the packet's duration from its frame's (once known), forgetting it.
+    /// Gives the packet its frame's exact time and duration (once known), forgetting the frame.
     mutating func apply(to packet: Packet) {
-        if let duration = durations.removeValue(forKey: packet.pts) { packet.pointer.pointee.duration = duration }
+        guard let index = pending.indices.min(by: { pending[$0].pts.minus(packet.pts).magnitude < pending[$1].pts.minus(packet.pts).magnitude })
+        else { return }
+        let frame = pending[index]
+        guard let duration = frame.duration else { return }
+        pending.remove(at: index)
+        if packet.dts == packet.pts { packet.pointer.pointee.dts = frame.pts }
+        packet.pointer.pointee.pts = frame.pts
+        packet.pointer.pointee.duration = duration
     }
 }

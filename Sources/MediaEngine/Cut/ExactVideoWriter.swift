@@ -8,7 +8,10 @@ final class ExactVideoWriter: VideoWriter {
     private let output: OutputFile
     private let decoder: Decoder
     private let encoder: Encoder
+    private let sourceTimeBase: AVRational
+    /// The encoder's (and the output's) finer grid: `ExactTiming`.
     private let timeBase: AVRational
+    private let timing: ExactTiming
     private let video: VideoCut
     private let transform: (a: Int, b: Int, c: Int, d: Int)?
     private let targetFormat: AVPixelFormat
@@ -28,7 +31,10 @@ final class ExactVideoWriter: VideoWriter {
     init(stream: UnsafeMutablePointer<AVStream>, output: OutputFile, plan: CutPlan, video: VideoCut) throws {
         self.output = output
         self.video = video
-        timeBase = stream.pointee.time_base
+        sourceTimeBase = stream.pointee.time_base
+        guard let timing = video.exact else { throw AVFailure(code: CAV_AVERROR_INVALIDDATA, operation: "exact timing") }
+        self.timing = timing
+        timeBase = AVRational(num: Int32(clamping: timing.timeBase.numerator), den: Int32(clamping: timing.timeBase.denominator))
         // The frame shown at `start` is held until a later frame (or the end) releases it to output time 0.
         startFrame = StartFrameHold(startTicks: video.startTicks)
         guard let parameters = stream.pointee.codecpar?.pointee, let name = plan.encoder, let muxer = output.muxer else {
@@ -44,10 +50,11 @@ final class ExactVideoWriter: VideoWriter {
         transform = bake ? orientation.transform : nil
         let sourceFormat = AVPixelFormat(rawValue: parameters.format)
         targetFormat = EncoderChoice.pixelFormat(for: name, source: sourceFormat)
-        let settings = Encoder.Settings(
+        var settings = Encoder.Settings(
             source: parameters, stream: stream, pixelFormat: targetFormat, threads: plan.threads.encoder,
             swapsDimensions: bake && orientation.swapsDimensions, globalHeader: muxer.needsGlobalHeader,
             options: EncoderChoice.options(for: name, crf: plan.crf, preset: plan.preset, threads: plan.threads.encoder))
+        settings.timeBase = timeBase
         encoder = try Encoder(name: name, settings: settings)
         let out = try output.addStream()
         try encoder.copyParameters(to: out)
@@ -84,7 +91,7 @@ final class ExactVideoWriter: VideoWriter {
         }
         if let held = startFrame.release() { try encode(held, outputPts: 0) }
         // The last frame lasts until `end` (the plan's presented end).
-        durations.close(at: video.presentedEnd.minus(video.outputZero))
+        durations.close(at: timing.end.minus(timing.zero))
         try encoder.send(nil)
         try drainEncoder()
         finished = true
@@ -101,7 +108,7 @@ final class ExactVideoWriter: VideoWriter {
             return
         }
         latestPresentedEnd = max(latestPresentedEnd, timestamp)
-        try encode(frame, outputPts: timestamp.minus(video.shift))
+        try encode(frame, outputPts: av_rescale_q(timestamp, sourceTimeBase, timeBase).minus(timing.shift))
     }
 
     private func encode(_ frame: Frame, outputPts: Int64) throws {

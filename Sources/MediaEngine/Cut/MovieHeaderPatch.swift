@@ -20,7 +20,7 @@ enum MovieHeaderPatch {
         let descriptor = open(path, O_RDWR)
         guard descriptor >= 0 else { throw failure(errno) }
         defer { close(descriptor) }
-        guard let (offset, size) = try findMovieBox(descriptor) else { throw failure(EINVAL, "no moov box") }
+        guard let (offset, size) = try MovieBoxes.findMovieBox(descriptor) else { throw failure(EINVAL, "no moov box") }
         var bytes = [UInt8](repeating: 0, count: size)
         guard pread(descriptor, &bytes, size, off_t(offset)) == size else { throw failure(errno) }
         try patch(&bytes, videoTrackID: videoTrackID, videoEditTicks: videoEditTicks, timeBase: timeBase)
@@ -29,22 +29,22 @@ enum MovieHeaderPatch {
 
     /// Patches a `moov` box held in memory (header included).
     static func patch(_ moov: inout [UInt8], videoTrackID: Int, videoEditTicks: Int64, timeBase: Rational) throws(AVFailure) {
-        let children = boxes(in: moov, from: 8, to: moov.count)
+        let children = MovieBoxes.boxes(in: moov, from: 8, to: moov.count)
         guard let mvhd = children.first(where: { $0.type == "mvhd" }) else { throw failure(EINVAL, "no mvhd box") }
         let mvhdVersion = moov[mvhd.start + 8]
-        let movieScale = Int64(read(moov, at: mvhd.start + (mvhdVersion == 1 ? 28 : 20), bytes: 4))
+        let movieScale = Int64(MovieBoxes.read(moov, at: mvhd.start + (mvhdVersion == 1 ? 28 : 20), bytes: 4))
         guard movieScale > 0 else { throw failure(EINVAL, "movie timescale 0") }
         // The edit's length in movie ticks (exact when the movie timescale is the track's), rounded down so
         // no frame past the end can show.
         let editLength = Rescale.ticks(videoEditTicks, from: timeBase, to: Rational(1, Int(movieScale)), roundingDown: true)
-        var tracks: [(tkhd: Box, elst: Box?, id: Int)] = []
+        var tracks: [(tkhd: MovieBoxes.Box, elst: MovieBoxes.Box?, id: Int)] = []
         for trak in children where trak.type == "trak" {
-            let parts = boxes(in: moov, from: trak.start + 8, to: trak.end)
+            let parts = MovieBoxes.boxes(in: moov, from: trak.start + 8, to: trak.end)
             guard let tkhd = parts.first(where: { $0.type == "tkhd" }) else { continue }
             let version = moov[tkhd.start + 8]
-            let id = Int(read(moov, at: tkhd.start + (version == 1 ? 28 : 20), bytes: 4))
+            let id = Int(MovieBoxes.read(moov, at: tkhd.start + (version == 1 ? 28 : 20), bytes: 4))
             let elst = parts.first(where: { $0.type == "edts" }).flatMap { edts in
-                boxes(in: moov, from: edts.start + 8, to: edts.end).first { $0.type == "elst" }
+                MovieBoxes.boxes(in: moov, from: edts.start + 8, to: edts.end).first { $0.type == "elst" }
             }
             tracks.append((tkhd, elst, id))
         }
@@ -62,70 +62,26 @@ enum MovieHeaderPatch {
         try write(&moov, at: mvhd.start + (mvhdVersion == 1 ? 32 : 24), value: longest, bytes: mvhdVersion == 1 ? 8 : 4)
     }
 
-    struct Box {
-        let type: String
-        let start: Int
-        let end: Int
-    }
-
-    /// The boxes between `from` and `to`; stops at the first malformed size.
-    static func boxes(in bytes: [UInt8], from: Int, to: Int) -> [Box] {
-        var found: [Box] = []
-        var position = from
-        while position + 8 <= to {
-            var size = Int(read(bytes, at: position, bytes: 4))
-            let type = String(decoding: bytes[(position + 4)..<(position + 8)], as: UTF8.self)
-            if size == 1, position + 16 <= to { size = Int(clamping: read(bytes, at: position + 8, bytes: 8)) }
-            if size == 0 { size = to - position }
-            guard size >= 8, position + size <= to else { break }
-            found.append(Box(type: type, start: position, end: position + size))
-            position += size
-        }
-        return found
-    }
-
-    private static func trackDuration(_ moov: [UInt8], _ tkhd: Box) -> Int64 {
+    private static func trackDuration(_ moov: [UInt8], _ tkhd: MovieBoxes.Box) -> Int64 {
         let version = moov[tkhd.start + 8]
-        return Int64(clamping: read(moov, at: tkhd.start + (version == 1 ? 36 : 28), bytes: version == 1 ? 8 : 4))
+        return Int64(clamping: MovieBoxes.read(moov, at: tkhd.start + (version == 1 ? 36 : 28), bytes: version == 1 ? 8 : 4))
     }
 
     /// Sets a track's presented length: its tkhd duration, and the last edit (after any empty ones).
-    private static func setTrack(_ moov: inout [UInt8], tkhd: Box, elst: Box, to length: Int64) throws(AVFailure) {
+    private static func setTrack(_ moov: inout [UInt8], tkhd: MovieBoxes.Box, elst: MovieBoxes.Box, to length: Int64) throws(AVFailure) {
         let version = moov[tkhd.start + 8]
         try write(&moov, at: tkhd.start + (version == 1 ? 36 : 28), value: length, bytes: version == 1 ? 8 : 4)
         let editVersion = moov[elst.start + 8]
-        let count = Int(read(moov, at: elst.start + 12, bytes: 4))
+        let count = Int(MovieBoxes.read(moov, at: elst.start + 12, bytes: 4))
         let entrySize = editVersion == 1 ? 20 : 12
         guard count > 0, elst.start + 16 + count * entrySize <= elst.end else { throw failure(EINVAL, "malformed elst") }
         let fieldBytes = editVersion == 1 ? 8 : 4
         var empty: Int64 = 0
         for entry in 0..<(count - 1) {
-            empty = empty.plus(Int64(clamping: read(moov, at: elst.start + 16 + entry * entrySize, bytes: fieldBytes)))
+            empty = empty.plus(Int64(clamping: MovieBoxes.read(moov, at: elst.start + 16 + entry * entrySize, bytes: fieldBytes)))
         }
         guard length > empty else { throw failure(EINVAL, "edit shorter than its delay") }
         try write(&moov, at: elst.start + 16 + (count - 1) * entrySize, value: length - empty, bytes: fieldBytes)
-    }
-
-    private static func findMovieBox(_ descriptor: Int32) throws(AVFailure) -> (Int, Int)? {
-        var position: off_t = 0
-        var header = [UInt8](repeating: 0, count: 16)
-        while pread(descriptor, &header, 16, position) >= 8 {
-            var size = Int64(read(header, at: 0, bytes: 4))
-            if size == 1 { size = Int64(clamping: read(header, at: 8, bytes: 8)) }
-            let type = String(decoding: header[4..<8], as: UTF8.self)
-            guard size >= 8 else { return nil }
-            if type == "moov" {
-                guard size < 64 << 20 else { throw failure(EFBIG, "moov box too large") }
-                return (Int(position), Int(size))
-            }
-            position += off_t(size)
-        }
-        return nil
-    }
-
-    private static func read(_ bytes: [UInt8], at offset: Int, bytes count: Int) -> UInt64 {
-        guard offset >= 0, offset + count <= bytes.count else { return 0 }
-        return bytes[offset..<(offset + count)].reduce(0) { $0 << 8 | UInt64($1) }
     }
 
     private static func write(_ bytes: inout [UInt8], at offset: Int, value: Int64, bytes count: Int) throws(AVFailure) {
@@ -135,7 +91,7 @@ enum MovieHeaderPatch {
         for index in 0..<count { bytes[offset + index] = UInt8(truncatingIfNeeded: value >> (8 * (count - 1 - index))) }
     }
 
-    private static func failure(_ code: Int32, _ detail: String = "") -> AVFailure {
+    static func failure(_ code: Int32, _ detail: String = "") -> AVFailure {
         AVFailure(code: cav_averror(code), operation: "write header patch")
     }
 }

@@ -19,7 +19,7 @@ final class Decoder {
     }
 
     /// `threads`: 0 lets FFmpeg choose; frame and slice threading are both allowed.
-    init(stream: UnsafeMutablePointer<AVStream>, threads: Int, keyframesOnly: Bool = false) throws(AVFailure) {
+    init(stream: UnsafeMutablePointer<AVStream>, threads: Int) throws(AVFailure) {
         guard let parameters = stream.pointee.codecpar else {
             throw AVFailure(code: CAV_AVERROR_INVALIDDATA, operation: "codecpar")
         }
@@ -36,7 +36,6 @@ final class Decoder {
         context.pointee.max_pixels = Int64(Limits.maximumPixels)
         context.pointee.thread_count = Int32(max(0, threads))
         context.pointee.thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE
-        if keyframesOnly { context.pointee.skip_frame = AVDISCARD_NONKEY }
         status = avcodec_open2(context, codec, nil)
         if status < 0 { throw AVFailure(code: status, operation: "avcodec_open2") }
     }

@@ -168,13 +168,6 @@ public final class FrameSampler {
         let bounds = [0] + cuts + [order.count]
         return zip(bounds, bounds.dropFirst()).map { Array(order[$0..<$1]) }
     }
-
-    /// Seconds for messages, to the millisecond.
-    static func text(_ seconds: Double) -> String {
-        let millis = Int64((seconds * 1000).rounded())
-        let fraction = String(abs(millis) % 1000)
-        return "\(millis / 1000).\(String(repeating: "0", count: 3 - fraction.count))\(fraction)"
-    }
 }
 
 /// Results written by the workers, one slot per requested time.
@@ -256,7 +249,7 @@ private struct SamplingWorker {
                     if let frame = try session.frameShown(at: target, keyframeBefore: keyframeTimestamp(atOrBefore: target)) {
                         result = try render(frame, requested: seconds)
                     } else {
-                        result.failure = "no frame could be decoded at \(FrameSampler.text(seconds)) s"
+                        result.failure = "no frame could be decoded at \(Words.seconds(seconds))"
                     }
                 case .fast:
                     switch try session.keyframe(atOrBefore: target, previous: lastKeyframe?.timestamp) {
@@ -267,11 +260,11 @@ private struct SamplingWorker {
                         if let previous = lastKeyframe?.result { result = previous }
                         result.requestedSeconds = seconds
                     case .none:
-                        result.failure = "no keyframe could be decoded at or before \(FrameSampler.text(seconds)) s"
+                        result.failure = "no keyframe could be decoded at or before \(Words.seconds(seconds))"
                     }
                 }
             } catch {
-                result.failure = "decoding failed at \(FrameSampler.text(seconds)) s (\(error.operation): \(error.text))"
+                result.failure = "decoding failed at \(Words.seconds(seconds)) (\(error.operation): \(error.text))"
                 session.reset()
             }
             results.set(index, result)

@@ -1,0 +1,10 @@
+/// How times read in vtrim's messages: seconds with milliseconds ("1.500 s"); never traps.
+enum Words {
+    static func seconds(_ value: Double) -> String {
+        guard value.isFinite else { return "? s" }
+        let rounded = (value * 1000).rounded() / 1000
+        var text = String(format: "%.3f", rounded == 0 ? 0 : rounded)
+        if text == "-0.000" { text = "0.000" }
+        return text + " s"
+    }
+}
