@@ -73,7 +73,7 @@ struct CutCommand: ParsableCommand {
             if end == nil, length == nil { throw ValidationError("give --end or --length") }
         }
         if let output = outputs.output, !VtrimKit.canWrite(fileName: output) {
-            throw ValidationError("no muxer for the output name \(output); use an extension such as .mp4, .mov, .mkv or .webm")
+            throw ValidationError("cuts are written as \(VtrimKit.cutExtensions.map { "." + $0 }.joined(separator: ", ")); \(output) is none of them")
         }
         if let crf, !(0...51).contains(crf) { throw ValidationError("--crf must be between 0 and 51") }
         if !CutRequest.presets.contains(preset) { throw ValidationError("--preset must be one of \(CutRequest.presets.joined(separator: ", "))") }

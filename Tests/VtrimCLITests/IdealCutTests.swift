@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
 
@@ -7,7 +8,6 @@ import Testing
 /// `end`; into Matroska/WebM those frames are a contiguous part of what is presented; an exact cut lasts
 /// `end − start`; a dry run plans what the real run does. Over the fixtures and every undamaged MP4, MOV,
 /// MKV and WebM file in ../shared/media, at 30–70 %, on keyframes and between frames.
-@Suite(.serialized)
 struct IdealCutTests {
     struct Example: Sendable, CustomTestStringConvertible {
         let path: String
@@ -25,7 +25,17 @@ struct IdealCutTests {
         let times: [Double]
         let keyframes: [Double]
 
-        init(_ path: String) throws {
+        /// Read once per file (several examples share a source).
+        static func of(_ path: String) throws -> SourceFrames {
+            if let known = cache.withLock({ $0[path] }) { return known }
+            let read = try SourceFrames(path)
+            cache.withLock { $0[path] = read }
+            return read
+        }
+
+        private static let cache = Mutex<[String: SourceFrames]>([:])
+
+        private init(_ path: String) throws {
             times = try Reference.frameTimes(path).sorted()
             let start = try Reference.containerStart(path)
             let packets = try Run.tool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "packet=pts_time,flags",
@@ -58,7 +68,7 @@ struct IdealCutTests {
     }
 
     static func examples(_ path: String, name: String) -> [Example] {
-        guard let frames = try? SourceFrames(path), frames.times.count >= 4 else { return [] }
+        guard let frames = try? SourceFrames.of(path), frames.times.count >= 4 else { return [] }
         let times = frames.times
         let duration = (times.last ?? 0) + frames.typicalFrame
         var examples = [Example(path: path, name: name, start: duration * 0.3, end: duration * 0.7, kind: "30-70%")]
@@ -101,7 +111,7 @@ struct IdealCutTests {
     func copyPresentsTheIdealFrames(_ example: Example) throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let source = try SourceFrames(example.path)
+        let source = try SourceFrames.of(example.path)
         let output = folder.file("cut." + (example.ext == "m4v" ? "mp4" : example.ext))
         let result = try Run.vtrim(["cut", "--json", example.path, "--start", String(format: "%.6f", example.start),
                                     "--end", String(format: "%.6f", example.end), "-o", output])
@@ -160,6 +170,17 @@ struct IdealCutTests {
         #expect(abs(container - length) <= tick + 1e-6, "lasts \(container) s, asked \(length) s (tick \(tick))")
         let reported = try #require((result.jsonLines.first?["actual"] as? [String: Any])?["duration"] as? Double)
         #expect(abs(reported - length) <= tick + 1e-6, "reported \(reported) s")
+        // The ideal frames, with the source's timing after the first (variable frame rates included).
+        let ideal = Array(try SourceFrames.of(example.path).ideal(example.start, example.end))
+        let frames = try Reference.frameTimes(output).sorted()
+        #expect(frames.count == ideal.count, "\(frames.count) frames, ideal \(ideal.count)")
+        if frames.count == ideal.count, frames.count > 2 {
+            let offset = ideal[1] - frames[1]
+            for (ours, theirs) in zip(frames.dropFirst(), ideal.dropFirst()) where abs(ours + offset - theirs) > max(tick, 1e-3) + 1e-6 {
+                Issue.record("frame at \(ours + offset) s where the source has \(theirs) s")
+                break
+            }
+        }
         #expect(try MediaFacts.decodeErrors(output).isEmpty)
     }
 

@@ -2,7 +2,7 @@
 ///
 /// The keyframe is the last one shown at or before `start` (else the first after it); the frame at `start`
 /// is the last frame from the keyframe on whose presentation time is ≤ `start` (DESIGN.md).
-public struct StartEdge: Sendable, Equatable {
+struct StartEdge: Sendable, Equatable {
     public var keyframe: VideoPacket
     /// The frame shown at `start` (pts); the keyframe's when it lies after `start`.
     public var frameAtStart: Int64
@@ -57,7 +57,7 @@ public struct StartEdge: Sendable, Equatable {
 
 /// Where a cut ends, from the video packets around `end` (decode order, from a keyframe shown before
 /// `end`). Pure. The wanted frames are those shown from the frame at `start` up to, not including, `end`.
-public struct EndEdge: Sendable, Equatable {
+struct EndEdge: Sendable, Equatable {
     /// The last packet in decode order that is a wanted frame: every wanted frame and its references are
     /// decoded by then.
     public var lastWantedPacket: VideoPacket

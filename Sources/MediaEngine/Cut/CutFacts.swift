@@ -1,6 +1,6 @@
 /// Everything the planner needs, read from the input (and the output's muxer) beforehand: a value, so
 /// the planner is a pure function of it and tests can build one by hand.
-public struct CutFacts: Sendable {
+struct CutFacts: Sendable {
     public var path: String
     public var requestedMode: CutPlan.Mode
     /// The requested range on the container's µs timeline (origin included), and the origin itself.
@@ -34,7 +34,7 @@ public struct CutFacts: Sendable {
 }
 
 /// One input stream and whether the output container can hold it.
-public struct StreamFacts: Sendable, Equatable {
+struct StreamFacts: Sendable, Equatable {
     public enum Kind: Sendable, Equatable { case video, audio, subtitle, data, other }
     public var index: Int
     public var kind: Kind
@@ -58,7 +58,7 @@ public struct StreamFacts: Sendable, Equatable {
 }
 
 /// The main video stream: its packets around the edges and what re-encoding it would take.
-public struct VideoFacts: Sendable {
+struct VideoFacts: Sendable {
     public var index: Int
     public var timeBase: Rational
     public var codec: String

@@ -119,9 +119,9 @@ public enum CutNotice: Sendable, Equatable {
         case let .leadingFramesLeftOut(count):
             return "\(count) leading frame(s) of an open GOP before the keyframe are left out (they reference earlier frames and lie before the start)"
         case let .headReencoded(frames, until):
-            return "re-encoded \(frames) frame(s) up to the keyframe at \(Words.seconds(until))"
+            return "\(frames) frame(s) re-encoded up to the keyframe at \(Words.seconds(until))"
         case let .tailReencoded(frames, from):
-            return "re-encoded \(frames) frame(s) from \(Words.seconds(from)) to the end"
+            return "\(frames) frame(s) re-encoded from \(Words.seconds(from)) to the end"
         case let .audioPacketsSplit(codec):
             return "\(codec) packets holding several frames are split into one frame each, as 3GP/MOV need"
         case let .firstFrameWhole(seconds):

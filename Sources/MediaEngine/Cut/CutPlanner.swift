@@ -1,7 +1,7 @@
 /// Decides a cut from what was read around its edges: the mode that runs, where reading starts, what is
 /// written and shown, which streams are kept, and every plan-time note and warning. Pure: a function of
 /// `CutFacts`, so `--dry-run` and the real run get the same plan, and tests build the facts by hand.
-public enum CutPlanner {
+enum CutPlanner {
     public static func plan(_ facts: CutFacts) throws(MediaError) -> CutPlan {
         var mode = facts.requestedMode
         var notices: [CutNotice] = []

@@ -57,6 +57,12 @@ public final class CutSource {
 }
 
 public enum Cutter {
-    /// Whether FFmpeg has a muxer for this output name (its extension).
-    public static func canWrite(fileName: String) -> Bool { OutputFormat(fileName: fileName) != nil }
+    /// The containers a cut is written to: those whose times vtrim can plan and read back exactly.
+    public static let containers = ["mp4", "mov", "ipod", "3gp", "3g2", "matroska", "webm", "mpegts", "avi"]
+    public static let extensions = ["mp4", "mov", "m4v", "3gp", "3g2", "mkv", "webm", "ts", "m2ts", "mts", "avi"]
+
+    /// Whether a cut can be written to this output name (by its extension's muxer).
+    public static func canWrite(fileName: String) -> Bool {
+        OutputFormat(fileName: fileName).map { containers.contains($0.name) } ?? false
+    }
 }

@@ -8,9 +8,9 @@ struct CutSurvey {
     let path: String
 
     func facts(_ spec: CutSpec, outputName: String) throws(MediaError) -> CutFacts {
-        guard let muxer = OutputFormat(fileName: outputName) else {
-            throw MediaError(.writeFailed, path: path, operation: "av_guess_format",
-                             reason: "no muxer for the output name \(outputName); use an extension such as .mp4, .mov, .mkv or .webm")
+        guard let muxer = OutputFormat(fileName: outputName), Cutter.containers.contains(muxer.name) else {
+            throw MediaError(.unsupportedContainer, path: path, operation: "av_guess_format",
+                             reason: "cuts are written as \(Cutter.extensions.map { "." + $0 }.joined(separator: ", ")), not \(outputName)")
         }
         let origin = input.originMicro
         // A damaged header can claim a start time near Int64's limits: refuse rather than overflow.
@@ -164,14 +164,18 @@ struct PacketReader {
             guard seekTarget > keyframe.pts else { break }
             enum Landing { case none, usable, beforeCut, pastEnd }
             var landing = Landing.none
+            var anchor = 0
             let window = try read(from: seekTarget) { packets, latest in
                 if landing == .none {
                     guard latest.isKeyframe else { return .more }
                     if latest.dts <= keyframe.dts { landing = .beforeCut; return .giveUp }
                     if latest.pts >= end { landing = .pastEnd; return .giveUp }
                     landing = .usable
+                    anchor = packets.count - 1
                 }
-                return settled(Array(packets.drop(while: { !$0.isKeyframe })), false) ? .done : .more
+                // Nothing settles before a packet decodes at or after the end (cheap to check each time).
+                guard latest.dts >= end else { return .more }
+                return settled(Array(packets[anchor...]), false) ? .done : .more
             }
             if landing == .pastEnd {
                 // An imprecise index landed after the end: back off.
@@ -189,7 +193,9 @@ struct PacketReader {
         }
         // The whole range in one read, from the cut's keyframe (seeking further back where the index is imprecise).
         for target in [keyframe.pts, keyframe.pts.minus(5 * second), keyframe.pts.minus(60 * second)] as [Int64?] + [nil] {
-            if let window = try read(from: target, startingAt: keyframe, verdict: { packets, _ in settled(packets, false) ? .done : .more }) {
+            if let window = try read(from: target, startingAt: keyframe, verdict: { packets, latest in
+                latest.dts >= end && settled(packets, false) ? .done : .more
+            }) {
                 return window
             }
         }

@@ -90,6 +90,7 @@ final class SmartVideoWriter: VideoWriter {
             }
         }
         latestPresentedEnd = max(latestPresentedEnd, timing.pts)
+        if timing.isSame(as: video.lastNeeded) { reachedPlannedEnd = true }
         // Head: everything through K1's leading pictures; the first later packet ends it.
         if var current = head {
             if isPacket(timing, smart.firstCopied) { current.sawFirstCopied = true; head = current }
@@ -127,7 +128,6 @@ final class SmartVideoWriter: VideoWriter {
         if copying, timing.pts >= smart.firstCopied.pts {
             try copy(packet)
         }
-        if smart.copiesToEnd, timing.isSame(as: smart.copyEnd) { reachedPlannedEnd = true }
         return false
     }
 

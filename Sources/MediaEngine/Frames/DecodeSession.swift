@@ -213,7 +213,7 @@ struct DecodeSession {
         }
         // A frame that ends at or before the target is followed by one that starts by then, so it is never
         // the frame shown; if nothing references it, the decoder need not decode it (B-frames, mostly).
-        let ends = packet.duration > 0 && packet.pts != CAV_NOPTS_VALUE ? packet.pts + packet.duration : Int64.max
+        let ends = packet.duration > 0 && packet.pts != CAV_NOPTS_VALUE ? packet.pts.plus(packet.duration) : Int64.max
         decoder.skipNonReferenceFrames(ends <= target)
         pendingPacket = decoder.send(packet, errors: &decodeErrors) == .full
     }

@@ -12,7 +12,7 @@ public enum Probe {
     static func inspect(_ input: InputFile, sizeBytes: Int64) throws(MediaError) -> MediaInfo {
         let format = input.format.pointee
         var warnings: [MediaWarning] = []
-        let startTicks = format.start_time == CAV_NOPTS_VALUE ? 0 : format.start_time
+        let startTicks = input.originMicro
 
         var streams: [StreamSummary] = []
         var audio: [AudioStreamInfo] = []
@@ -158,7 +158,7 @@ public enum Probe {
         if latestEnd == Int64.min, let packet = try? Packet() {
             while let result = try? input.read(into: packet), result == .packet {
                 guard let stream = input.stream(packet.streamIndex) else { continue }
-                let timestamp = packet.pts != CAV_NOPTS_VALUE ? packet.pts : packet.dts
+                let timestamp = packet.presentationTime
                 guard timestamp != CAV_NOPTS_VALUE else { continue }
                 let end = av_rescale_q(timestamp + max(packet.duration, 0), stream.pointee.time_base, cav_time_base_q())
                 latestEnd = max(latestEnd, end)

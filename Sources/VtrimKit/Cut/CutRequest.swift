@@ -69,10 +69,14 @@ public struct CutRequest: Sendable {
         ".cut." + outputExtension(for: input)
     }
 
+    /// The input's own extension where cuts are written to it, else Matroska's (it holds nearly every
+    /// codec); mp4 for an input without one.
     static func outputExtension(for input: String) -> String {
         let ext = OutputChoice.fileExtension(input)
-        return ext.isEmpty ? "mp4" : ext
+        if ext.isEmpty { return "mp4" }
+        return Cutter.extensions.contains(ext.lowercased()) ? ext : "mkv"
     }
+
 
     /// The output of segment `segment` of the `index`-th input.
     public func outputPath(for item: InputItem, index: Int, segment: Int) -> String {
@@ -90,5 +94,6 @@ public struct CutRequest: Sendable {
     }
 }
 
-/// Whether an output name has a muxer (for the command line's checks).
+/// Whether a cut can be written to an output name (for the command line's checks), and which extensions can.
 public func canWrite(fileName: String) -> Bool { Cutter.canWrite(fileName: fileName) }
+public var cutExtensions: [String] { Cutter.extensions }
