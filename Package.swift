@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.2
 import PackageDescription
 
 let package = Package(
@@ -6,9 +6,18 @@ let package = Package(
     products: [
         .executable(name: "vtrim", targets: ["vtrim"]),
     ],
+    traits: [
+        // `vtrim serve` and its Hummingbird server: on by default; the sanitizer and valgrind builds leave it
+        // out (`--disable-default-traits`), which keeps them to vtrim's own code and minutes shorter.
+        .trait(name: "Serve", description: "vtrim serve: the local web app (Hummingbird)"),
+        .default(enabledTraits: ["Serve"]),
+    ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
+        // Without its default traits (swift-configuration support, full Foundation): not needed here.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // FFmpeg + libpng headers and the C shims Swift cannot import (macros, setjmp, va_list logging).
@@ -21,14 +30,24 @@ let package = Package(
         ),
         // Pure timeline math; imports nothing.
         .target(name: "TimelineCore"),
-        // One file per media operation; the only Swift module that imports CAV.
+        // Folders by operation (FFmpeg, Probe, Frames, Cut, Preview); the only Swift module that imports CAV.
         .target(name: "MediaEngine", dependencies: ["CAV"]),
         // Jobs, inputs, outputs, reports.
         .target(name: "VtrimKit", dependencies: ["MediaEngine", "TimelineCore"]),
+        // `vtrim serve`: routes, security, the page; calls VtrimKit, never the engine.
+        .target(
+            name: "VtrimServer",
+            dependencies: [
+                "VtrimKit", "TimelineCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         .executableTarget(
             name: "vtrim",
             dependencies: [
                 "VtrimKit", "TimelineCore",
+                .target(name: "VtrimServer", condition: .when(traits: ["Serve"])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

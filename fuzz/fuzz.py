@@ -142,6 +142,9 @@ def commands(rng, index, path, out):
     if kind == 2:
         return ["thumbs", path, "--count", str(rng.randint(1, 6)), "--height", "48", "--mode", "fast", "-o", out + ".png"]
     ext = os.path.splitext(path)[1] or ".mp4"
+    # Cuts are written to the containers vtrim reads back exactly; others go to Matroska (as by default).
+    if ext.lower() not in (".mp4", ".mov", ".m4v", ".3gp", ".3g2", ".mkv", ".webm", ".ts", ".m2ts", ".mts", ".avi"):
+        ext = ".mkv"
     start = rng.choice(["0", "0.4", "1", "end-1"])
     return ["cut", path, "--start", start, "--end", rng.choice(["end", "2", "9"]), "-o", out + ext]
 

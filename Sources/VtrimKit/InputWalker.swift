@@ -7,6 +7,11 @@ public struct InputItem: Sendable, Equatable {
     /// The path below the folder given on the command line ("sub/clip.mp4"); the file name for files
     /// given directly.
     public let relativePath: String
+
+    public init(path: String, relativePath: String) {
+        self.path = path
+        self.relativePath = relativePath
+    }
 }
 
 /// Expands the command line's inputs into the list of files to process, in a deterministic order.

@@ -58,7 +58,7 @@ public indirect enum JSON: Sendable, Equatable {
 
     /// Shortest text that reads back as the same double; integral values without ".0";
     /// NaN and infinity (never expected) as null so the line stays valid JSON.
-    static func format(_ value: Double) -> String {
+    public static func format(_ value: Double) -> String {
         guard value.isFinite else { return "null" }
         if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
         return value.description
@@ -87,7 +87,7 @@ public indirect enum JSON: Sendable, Equatable {
 }
 
 extension JSON {
-    static func optional(_ value: String?) -> JSON { value.map(JSON.string) ?? .null }
-    static func optional(_ value: Double?) -> JSON { value.map(JSON.number) ?? .null }
-    static func optional(_ value: Int64?) -> JSON { value.map(JSON.int) ?? .null }
+    public static func optional(_ value: String?) -> JSON { value.map(JSON.string) ?? .null }
+    public static func optional(_ value: Double?) -> JSON { value.map(JSON.number) ?? .null }
+    public static func optional(_ value: Int64?) -> JSON { value.map(JSON.int) ?? .null }
 }

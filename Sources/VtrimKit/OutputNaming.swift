@@ -14,7 +14,7 @@ public enum OutputChoice: Sendable, Equatable {
     }
 
     /// The input path without its extension.
-    static func stemPath(_ input: String) -> String {
+    public static func stemPath(_ input: String) -> String {
         let name = (input as NSString).lastPathComponent
         guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return input }
         let extensionLength = name.distance(from: dot, to: name.endIndex)

@@ -97,7 +97,7 @@ struct ThumbsPlan {
 
     /// VideoLine's strip: cells of exactly the thumbnail size (× pixels per point), the last one partial,
     /// pictures filling the cell and centre-cropped.
-    private static func videoLine(_ layout: ThumbsRequest.VideoLineLayout, duration: Double, path: String) throws(MediaError) -> ThumbsPlan {
+    static func videoLine(_ layout: ThumbsRequest.VideoLineLayout, duration: Double, path: String) throws(MediaError) -> ThumbsPlan {
         var configuration = TimelineConfiguration(durationSeconds: duration, stripWidthPoints: layout.stripWidthPoints,
                                                   thumbnailWidthPoints: layout.thumbWidthPoints,
                                                   thumbnailHeightPoints: layout.thumbHeightPoints)

@@ -1,3 +1,4 @@
+import Foundation
 import MediaEngine
 import TimelineCore
 
@@ -10,9 +11,13 @@ public struct TimelineRequest: Sendable {
     public var maxDurationSeconds: Double?
     public var start: TimeSpec?
     public var end: TimeSpec?
+    /// Operations replayed on the state after the preset selection (slider drags, scrolls), as a UI did them.
+    public var operations: [TimelineOperation]
 
     public init(stripWidthPoints: Double, thumbWidthPoints: Double, thumbHeightPoints: Double,
-                minDurationSeconds: Double?, maxDurationSeconds: Double?, start: TimeSpec?, end: TimeSpec?) {
+                minDurationSeconds: Double?, maxDurationSeconds: Double?, start: TimeSpec?, end: TimeSpec?,
+                operations: [TimelineOperation] = []) {
+        self.operations = operations
         self.stripWidthPoints = stripWidthPoints
         self.thumbWidthPoints = thumbWidthPoints
         self.thumbHeightPoints = thumbHeightPoints
@@ -72,6 +77,7 @@ public enum TimelineJob {
                 return .failure(MediaError(.invalidRange, path: label, operation: "time", reason: error.description))
             }
         }
+        for operation in request.operations { state.apply(operation) }
         let warnings = notes.map { MediaWarning(code: "selection_clamped", message: $0.description) }
         var fields: [(String, JSON)] = []
         if path == nil { fields.append(("duration", .number(durationSeconds))) }
@@ -97,6 +103,7 @@ public enum TimelineJob {
             })),
             ("selection", .object([
                 ("start", .number(state.startSeconds)),
+                ("playhead", .number(state.playheadSeconds)),
                 ("end", .number(state.endSeconds)),
                 ("duration", .number(state.selectionDurationSeconds)),
                 ("window_start", .number(state.windowStartSeconds)),
@@ -130,5 +137,38 @@ enum TimeSpecText {
         case let .seconds(value): return JSON.format(value)
         case let .beforeEnd(value): return value == 0 ? "end" : "end-" + JSON.format(value)
         }
+    }
+}
+
+/// Timeline operations as text: `drag-left:120.5` (the left handle's left edge at x points in the view),
+/// `drag-right:X`, `move-left:T`, `move-right:T` (seconds), `scroll:T` (window start, seconds),
+/// `scroll-content:X` (content offset, points), `playhead:T` — what `vtrim timeline --op` and the page's
+/// requests give, so a UI's drags can be replayed through TimelineCore.
+public enum TimelineOperationText {
+    public static let names = ["drag-left", "drag-right", "move-left", "move-right", "scroll", "scroll-content", "playhead"]
+
+    public static func parse(_ text: String) -> TimelineOperation? {
+        let parts = text.split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+        guard parts.count == 2, let value = Double(parts[1]), value.isFinite else { return nil }
+        switch parts[0] {
+        case "drag-left": return .dragLeftHandle(toViewXPoints: value)
+        case "drag-right": return .dragRightHandle(toViewXPoints: value)
+        case "move-left": return .moveLeftHandle(toSeconds: value)
+        case "move-right": return .moveRightHandle(toSeconds: value)
+        case "scroll": return .scroll(toWindowStartSeconds: value)
+        case "scroll-content": return .scrollContent(toOffsetPoints: value)
+        case "playhead": return .setPlayhead(seconds: value)
+        default: return nil
+        }
+    }
+
+    /// A comma-separated list; nil when any element is malformed.
+    public static func parseList(_ text: String) -> [TimelineOperation]? {
+        var operations: [TimelineOperation] = []
+        for item in text.split(separator: ",") {
+            guard let operation = parse(String(item)) else { return nil }
+            operations.append(operation)
+        }
+        return operations
     }
 }

@@ -40,16 +40,25 @@ struct TimelineCommand: ParsableCommand {
     @Option(help: "Preset selection end.")
     var end: TimeSpec?
 
+    @Option(name: .customLong("op"), help: ArgumentHelp(
+        "An operation replayed after the preset, in order (repeatable): drag-left:X or drag-right:X (a handle's outer edge at X points in the view), move-left:T, move-right:T, scroll:T (window start), scroll-content:X, playhead:T.",
+        valueName: "name:value"))
+    var operations: [String] = []
+
     func validate() throws {
         if (duration == nil) == inputs.isEmpty { throw ValidationError("give either --duration or input files, not both or neither") }
         try BatchRun(common: common, batch: batch).validateInputs(inputs)
         if !stripWidth.isFinite || stripWidth <= 0 { throw ValidationError("--strip-width must be a positive number of points") }
+        for operation in operations where TimelineOperationText.parse(operation) == nil {
+            throw ValidationError("--op \(operation): expected name:value with name one of \(TimelineOperationText.names.joined(separator: ", "))")
+        }
     }
 
     func run() throws {
         let request = TimelineRequest(stripWidthPoints: stripWidth, thumbWidthPoints: thumbSize.width,
                                       thumbHeightPoints: thumbSize.height, minDurationSeconds: minDuration?.value,
-                                      maxDurationSeconds: maxDuration?.value, start: start, end: end)
+                                      maxDurationSeconds: maxDuration?.value, start: start, end: end,
+                                      operations: operations.compactMap(TimelineOperationText.parse))
         let runner = BatchRun(common: common, batch: batch)
         let strict = common.strict
         if let duration {

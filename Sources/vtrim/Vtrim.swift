@@ -10,6 +10,13 @@ struct Vtrim: ParsableCommand {
         Exit status: 0 all inputs succeeded, 1 at least one failed, 64 usage error.
         """,
         version: "0.1.0",
-        subcommands: [ProbeCommand.self, ThumbsCommand.self, CutCommand.self, TimelineCommand.self]
+        subcommands: subcommands
     )
+
+    #if Serve
+    static let subcommands: [any ParsableCommand.Type] = [ProbeCommand.self, ThumbsCommand.self, CutCommand.self, TimelineCommand.self,
+                                                          ServeCommand.self]
+    #else
+    static let subcommands: [any ParsableCommand.Type] = [ProbeCommand.self, ThumbsCommand.self, CutCommand.self, TimelineCommand.self]
+    #endif
 }

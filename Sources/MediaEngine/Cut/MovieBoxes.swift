@@ -38,7 +38,10 @@ enum MovieBoxes {
                 guard size < 64 << 20 else { throw MovieHeaderPatch.failure(EFBIG, "moov box too large") }
                 return (Int(position), Int(size))
             }
-            position += off_t(size)
+            // A size running past the file (or past Int64) ends the walk rather than trapping.
+            let next = Int64(position).plus(size)
+            guard next > Int64(position), next < Int64.max / 2 else { return nil }
+            position = off_t(next)
         }
         return nil
     }

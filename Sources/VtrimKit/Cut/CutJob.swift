@@ -10,17 +10,22 @@ public enum CutJob {
     public static func run(item: InputItem, index: Int, request: CutRequest,
                            progress: (@Sendable (Double) -> Void)? = nil) -> [Outcome] {
         request.segments.indices.map { segment in
-            run(item: item, index: index, segment: segment, request: request) { fraction in
+            run(item: item, index: index, segment: segment, request: request, progress: { fraction in
                 progress?((Double(segment) + fraction) / Double(request.segments.count))
-            }
+            })
         }
     }
 
-    public static func run(path: String, request: CutRequest) -> Outcome {
-        run(item: InputItem(path: path, relativePath: (path as NSString).lastPathComponent), index: 0, segment: 0, request: request)
+    /// One segment of one file; `shouldStop` is polled as packets go by (the CLI's is the interrupt).
+    public static func run(path: String, request: CutRequest, segment: Int = 0,
+                           shouldStop: @escaping @Sendable () -> Bool = { Interrupt.requested },
+                           progress: (@Sendable (Double) -> Void)? = nil) -> Outcome {
+        run(item: InputItem(path: path, relativePath: (path as NSString).lastPathComponent), index: 0, segment: segment,
+            request: request, shouldStop: shouldStop, progress: progress)
     }
 
     static func run(item: InputItem, index: Int, segment: Int, request: CutRequest,
+                    shouldStop: @escaping @Sendable () -> Bool = { Interrupt.requested },
                     progress: (@Sendable (Double) -> Void)? = nil) -> Outcome {
         let path = item.path
         var warnings: [MediaWarning] = []
@@ -62,7 +67,7 @@ public enum CutJob {
             var measured: MeasuredRange?
             try writeAtomically(target, input: path) { temporary throws(MediaError) in
                 let done = try source.write(plan, temporaryPath: temporary, outputName: target.path,
-                                            shouldStop: { Interrupt.requested }, progress: progress)
+                                            shouldStop: shouldStop, progress: progress)
                 let found = done.notices.filter(\.isWarning).map(\.asWarning)
                 measured = try CutVerifier.measure(path: temporary, outputName: target.path, input: path)
                 warnings += found

@@ -3,6 +3,7 @@ import MediaEngine
 import TimelineCore
 
 public typealias CutMode = CutPlan.Mode
+public typealias ThreadBudget = MediaEngine.ThreadBudget
 
 /// One segment to cut: from the command line (`--start/--end|--length`) or a row of a cut list.
 public struct CutSegment: Sendable, Equatable {
@@ -71,7 +72,7 @@ public struct CutRequest: Sendable {
 
     /// The input's own extension where cuts are written to it, else Matroska's (it holds nearly every
     /// codec); mp4 for an input without one.
-    static func outputExtension(for input: String) -> String {
+    public static func outputExtension(for input: String) -> String {
         let ext = OutputChoice.fileExtension(input)
         if ext.isEmpty { return "mp4" }
         return Cutter.extensions.contains(ext.lowercased()) ? ext : "mkv"

@@ -1,0 +1,146 @@
+import CAV
+
+/// A small H.264 stand-in for a video a browser cannot play (HEVC in Chromium on Linux): at most
+/// `maxLines` lines on its shorter side, libx264 ultrafast, fragmented MP4 (a fragment per keyframe, so it
+/// plays while it is still being written), the display matrix kept, audio copied where MP4 and browsers
+/// take it (AAC, MP3) and left out otherwise. Times are on vtrim's timeline (0 = the source's start), so
+/// the player's clock reads the source's times. Cuts never use it: they always read the source.
+public enum PreviewEncoder {
+    public struct Result: Sendable {
+        public var audioKept: Bool
+        public var width: Int
+        public var height: Int
+    }
+
+    public static func encode(path: String, to output: String, maxLines: Int = 540, threads: Int = 1,
+                              shouldStop: () -> Bool = { false }, progress: (Double) -> Void = { _ in }) throws(MediaError) -> Result {
+        let input = try InputFile(path: path)
+        guard let videoIndex = VideoStreamChoice.best(in: input), let stream = input.stream(videoIndex),
+              let parameters = stream.pointee.codecpar?.pointee else {
+            throw MediaError(.noVideo, path: path, operation: "av_find_best_stream", reason: "has no video stream")
+        }
+        guard parameters.width > 0, parameters.height > 0, Int(parameters.width) * Int(parameters.height) <= Limits.maximumPixels else {
+            throw MediaError(.tooLarge, path: path, operation: "picture size", reason: "its picture size cannot be previewed")
+        }
+        do {
+            return try Job(input: input, stream: stream, index: videoIndex, parameters: parameters, output: output,
+                           maxLines: maxLines, threads: threads).run(shouldStop: shouldStop, progress: progress)
+        } catch let error as MediaError {
+            throw error
+        } catch let failure as AVFailure {
+            throw MediaError(.decodeFailed, path: path, operation: failure.operation, reason: "cannot make a preview (\(failure.text))")
+        } catch {
+            throw MediaError(.decodeFailed, path: path, operation: "preview", reason: "cannot make a preview (\(error))")
+        }
+    }
+
+    /// One preview encode: decoder → scaler → encoder → fragmented MP4, audio copied alongside.
+    private final class Job {
+        let input: InputFile
+        let stream: UnsafeMutablePointer<AVStream>
+        let index: Int
+        let output: OutputFile
+        let decoder: Decoder
+        let encoder: Encoder
+        let width: Int32
+        let height: Int32
+        let videoOut: Int
+        let audio: (input: Int, output: Int, timeBase: AVRational)?
+        let durationMicro: Int64
+        private var scaler: OpaquePointer?
+        private let frame: Frame
+        private let packet: Packet
+        private var decodeErrors = 0
+
+        init(input: InputFile, stream: UnsafeMutablePointer<AVStream>, index: Int, parameters: AVCodecParameters, output path: String,
+             maxLines: Int, threads: Int) throws {
+            self.input = input
+            self.stream = stream
+            self.index = index
+            let shorter = min(parameters.width, parameters.height)
+            let scale = min(1, Double(maxLines) / Double(shorter))
+            func even(_ value: Int32) -> Int32 { max(2, Int32((Double(value) * scale / 2).rounded()) * 2) }
+            width = even(parameters.width)
+            height = even(parameters.height)
+            output = try OutputFile(temporaryPath: path, finalName: "preview.mp4")
+            decoder = try Decoder(stream: stream, threads: threads)
+            var settings = Encoder.Settings(source: parameters, stream: stream, pixelFormat: AV_PIX_FMT_YUV420P, threads: threads,
+                                            globalHeader: output.muxer?.needsGlobalHeader ?? true)
+            settings.width = width
+            settings.height = height
+            settings.colorRange = AVCOL_RANGE_MPEG
+            let rate = settings.frameRate.num > 0 && settings.frameRate.den > 0 ? Double(settings.frameRate.num) / Double(settings.frameRate.den) : 30
+            settings.options = ["preset": "ultrafast", "crf": "28", "g": String(max(1, Int(rate * 2))), "bf": "0"]
+            encoder = try Encoder(name: "libx264", settings: settings)
+            let out = try output.addStream()
+            try encoder.copyParameters(to: out)
+            try output.copySideData(from: stream, to: out, only: AV_PKT_DATA_DISPLAYMATRIX)
+            videoOut = Int(out.pointee.index)
+            var audio: (Int, Int, AVRational)?
+            for candidate in 0..<input.streamCount {
+                guard let source = input.stream(candidate), let codec = source.pointee.codecpar?.pointee,
+                      codec.codec_type == AVMEDIA_TYPE_AUDIO, [AV_CODEC_ID_AAC, AV_CODEC_ID_MP3].contains(codec.codec_id) else { continue }
+                let copy = try output.addCopy(of: source, keepSideData: false)
+                audio = (candidate, Int(copy.pointee.index), source.pointee.time_base)
+                break
+            }
+            self.audio = audio
+            let duration = input.format.pointee.duration
+            durationMicro = duration == CAV_NOPTS_VALUE || duration <= 0 ? 0 : duration
+            frame = try Frame()
+            packet = try Packet()
+        }
+
+        deinit { sws_freeContext(scaler) }
+
+        func run(shouldStop: () -> Bool, progress: (Double) -> Void) throws -> Result {
+            try output.writeHeader(options: ["movflags": "frag_keyframe+empty_moov+default_base_moof"])
+            let origin = input.originMicro
+            let shift = stream.ticks(micro: origin)
+            let reader = try Packet()
+            while try input.read(into: reader) == .packet {
+                if shouldStop() {
+                    throw MediaError(.interrupted, path: input.path, operation: "signal", reason: "interrupted; nothing written")
+                }
+                if reader.streamIndex == index {
+                    if reader.pts != CAV_NOPTS_VALUE, durationMicro > 0 {
+                        progress(min(1, max(0, Double(stream.micro(reader.pts).minus(origin)) / Double(durationMicro))))
+                    }
+                    try decoder.decode(reader, into: frame, errors: &decodeErrors) { decoded throws in try self.encode(decoded, shift: shift) }
+                } else if let audio, reader.streamIndex == audio.input {
+                    reader.shift(by: av_rescale_q(origin, cav_time_base_q(), audio.timeBase))
+                    try output.write(reader, stream: audio.output, timeBase: audio.timeBase)
+                }
+            }
+            try decoder.decode(nil, into: frame, errors: &decodeErrors) { decoded throws in try self.encode(decoded, shift: shift) }
+            try encoder.send(nil)
+            try drain()
+            try output.finish()
+            progress(1)
+            return Result(audioKept: audio != nil, width: Int(width), height: Int(height))
+        }
+
+        private func encode(_ decoded: Frame, shift: Int64) throws {
+            let scaled = try Frame()
+            scaled.pointer.pointee.format = AV_PIX_FMT_YUV420P.rawValue
+            scaled.pointer.pointee.width = width
+            scaled.pointer.pointee.height = height
+            var status = av_frame_get_buffer(scaled.pointer, 0)
+            if status < 0 { throw AVFailure(code: status, operation: "av_frame_get_buffer") }
+            scaler = sws_getCachedContext(scaler, decoded.pointer.pointee.width, decoded.pointer.pointee.height,
+                                          AVPixelFormat(rawValue: decoded.pointer.pointee.format), width, height, AV_PIX_FMT_YUV420P,
+                                          SWS_BILINEAR, nil, nil, nil)
+            status = sws_scale_frame(scaler, scaled.pointer, decoded.pointer)
+            if status < 0 { throw AVFailure(code: status, operation: "sws_scale_frame") }
+            scaled.pointer.pointee.pts = decoded.timestamp.minus(shift)
+            try encoder.send(scaled)
+            try drain()
+        }
+
+        private func drain() throws {
+            while try encoder.receive(into: packet) {
+                try output.write(packet, stream: videoOut, timeBase: stream.pointee.time_base)
+            }
+        }
+    }
+}

@@ -1,0 +1,26 @@
+import CAV
+
+/// When each video frame is shown, from the packets alone (no decoding): what a player's frame-step
+/// keys need. Seconds on vtrim's timeline, sorted; frames the source's edit list hides are left out.
+public enum FrameTimes {
+    public static func read(path: String) throws(MediaError) -> [Double] {
+        let input = try InputFile(path: path)
+        guard let index = VideoStreamChoice.best(in: input), let stream = input.stream(index) else {
+            throw MediaError(.noVideo, path: path, operation: "av_find_best_stream", reason: "has no video stream")
+        }
+        let packet: Packet
+        do { packet = try Packet() } catch { throw MediaError(.decodeFailed, path: path, operation: error.operation, reason: "out of memory") }
+        let origin = input.originMicro
+        var times: [Int64] = []
+        while true {
+            let result: InputFile.ReadResult
+            do { result = try input.read(into: packet) } catch { break }
+            guard result == .packet else { break }
+            guard packet.streamIndex == index, !packet.isDiscarded else { continue }
+            let pts = packet.presentationTime
+            guard pts != CAV_NOPTS_VALUE else { continue }
+            times.append(stream.micro(pts).minus(origin))
+        }
+        return times.sorted().map(Micro.seconds)
+    }
+}

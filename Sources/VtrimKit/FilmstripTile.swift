@@ -1,0 +1,53 @@
+import Foundation
+import MediaEngine
+
+/// A piece of a VideoLine strip: cells `first ..< first + count` of the strip `vtrim thumbs --strip-width
+/// … --thumb-size …` lays out (the same cells, times and pixels), for a page that loads only what scrolls
+/// into view — a 10-minute clip has over a thousand cells, wider than any single PNG may be.
+public enum FilmstripTile {
+    public struct Request: Sendable, Hashable {
+        public var layout: ThumbsRequest.VideoLineLayout
+        public var first: Int
+        public var count: Int
+
+        public init(layout: ThumbsRequest.VideoLineLayout, first: Int, count: Int) {
+            self.layout = layout
+            self.first = first
+            self.count = count
+        }
+    }
+
+    /// What was drawn: the tile's size and each cell's requested and shown time.
+    public struct Tile: Sendable {
+        public var widthPixels: Int
+        public var heightPixels: Int
+        public var cellCount: Int
+        public var failedCells: Int
+    }
+
+    /// Renders the tile into `output` (PNG, written atomically). Cells past the strip's end are left out.
+    public static func render(path: String, request: Request, output: String, decoderThreads: Int = 1) throws(MediaError) -> Tile {
+        let sampler = try FrameSampler(path: path)
+        let plan = try ThumbsPlan.videoLine(request.layout, duration: sampler.info.durationSeconds, path: path)
+        let first = max(0, min(request.first, plan.cells.count))
+        let cells = Array(plan.cells[first..<min(plan.cells.count, first + max(0, request.count))])
+        guard let left = cells.first?.x, let last = cells.last else {
+            throw MediaError(.invalidRange, path: path, operation: "tile",
+                             reason: "the strip has \(plan.cells.count) cells; cell \(request.first) is past its end")
+        }
+        let frames = try sampler.sample(SampleRequest(
+            timesSeconds: cells.map(\.timeSeconds), mode: .accurate, cellWidthPixels: plan.cellWidthPixels,
+            cellHeightPixels: plan.cellHeightPixels, fit: plan.fit, decoderThreads: decoderThreads), workers: 1)
+        let width = last.x + last.width - left
+        let image = Filmstrip.compose(zip(cells, frames).map { cell, frame in
+            Filmstrip.Cell(x: cell.x - left, y: 0, width: cell.width, height: cell.height, image: frame.image)
+        }, width: width, height: plan.heightPixels)
+        let target = OutputTarget(path: output, overwrite: true)
+        try writeAtomically(target, input: path) { temporary throws(MediaError) in
+            try PNGFile.write(image, to: temporary, text: [("Software", "vtrim"), ("vtrim:source", path),
+                                                           ("vtrim:times", frames.map { JSON.format($0.requestedSeconds) }.joined(separator: ","))])
+        }
+        return Tile(widthPixels: width, heightPixels: plan.heightPixels, cellCount: cells.count,
+                    failedCells: frames.filter { $0.image == nil }.count)
+    }
+}

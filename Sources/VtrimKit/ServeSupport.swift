@@ -1,0 +1,86 @@
+import Foundation
+import Glibc
+import MediaEngine
+
+/// What `vtrim serve` asks of the engine, through VtrimKit (the server never touches the engine itself).
+public enum ServeSupport {
+    /// Process set-up for serving: FFmpeg quiet unless verbose, no SIGXFSZ/SIGPIPE deaths. Signals are the
+    /// server's own to handle (the command line's interrupt handler is not installed).
+    public static func start(verbose: Bool) {
+        FFmpegLog.configure(verbose ? .info : .quiet)
+        if !verbose { setenv("SVT_LOG", "1", 0) }
+        signal(SIGXFSZ, SIG_IGN)
+        signal(SIGPIPE, SIG_IGN)
+    }
+
+    /// `vtrim probe --json`'s object for a file, and the MIME type with RFC 6381 codecs a page passes to
+    /// `canPlayType` (nil when the file cannot be probed).
+    public static func probe(path: String) -> (outcome: Outcome, mime: String?) {
+        do throws(MediaError) {
+            let info = try Probe.probe(path: path)
+            return (ProbeJob.outcome(info), mime(info))
+        } catch {
+            return (.failure(error), nil)
+        }
+    }
+
+    static func mime(_ info: MediaInfo) -> String {
+        var codecs: [String] = []
+        if let video = info.video {
+            switch video.codec {
+            case "h264":
+                let profile = ["baseline": "42E0", "constrained baseline": "42E0", "main": "4D40", "high": "6400",
+                               "high 10": "6E00", "high 4:2:2": "7A00", "high 4:4:4 predictive": "F400"][video.profile?.lowercased() ?? ""] ?? "6400"
+                codecs.append("avc1.\(profile)28")
+            case "hevc": codecs.append(video.codecTag == "hev1" ? "hev1.1.6.L93.B0" : "hvc1.1.6.L93.B0")
+            case "vp9": codecs.append("vp09.00.10.08")
+            case "vp8": codecs.append("vp8")
+            case "av1": codecs.append("av01.0.04M.08")
+            case "mpeg4": codecs.append("mp4v.20.8")
+            default: codecs.append(video.codec)
+            }
+        }
+        if let audio = info.audio.first {
+            switch audio.codec {
+            case "aac": codecs.append("mp4a.40.2")
+            case "mp3": codecs.append("mp4a.69")
+            case "opus": codecs.append("opus")
+            case "vorbis": codecs.append("vorbis")
+            default: codecs.append(audio.codec)
+            }
+        }
+        let ext = (info.path as NSString).pathExtension.lowercased()
+        let container = ext == "webm" ? "video/webm" : (ext == "mkv" ? "video/x-matroska" : "video/mp4")
+        return "\(container); codecs=\"\(codecs.joined(separator: ", "))\""
+    }
+
+    /// The presentation times (seconds) of a file's video frames, for frame stepping; or the failure report.
+    public static func frameTimes(path: String) -> (times: [Double]?, failure: Outcome?) {
+        do throws(MediaError) {
+            return (try FrameTimes.read(path: path), nil)
+        } catch {
+            return (nil, .failure(error))
+        }
+    }
+
+    /// Renders a filmstrip tile (see `FilmstripTile`); nil when done, else the failure report.
+    public static func renderTile(path: String, request: FilmstripTile.Request, output: String) -> Outcome? {
+        do throws(MediaError) {
+            _ = try FilmstripTile.render(path: path, request: request, output: output)
+            return nil
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// Makes a browser-playable preview of `path` into `output` (see `PreviewEncoder`).
+    public static func preview(path: String, to output: String, threads: Int, shouldStop: () -> Bool,
+                               progress: (Double) -> Void) -> MediaError? {
+        do throws(MediaError) {
+            _ = try PreviewEncoder.encode(path: path, to: output, threads: threads, shouldStop: shouldStop, progress: progress)
+            return nil
+        } catch {
+            return error
+        }
+    }
+}

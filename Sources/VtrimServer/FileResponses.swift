@@ -1,0 +1,88 @@
+import Foundation
+import Hummingbird
+
+/// Files as HTTP answers: whole, or the byte range a `Range` header asks for (a player seeks with them;
+/// Chromium refuses to seek a source served without), and a file still being written, streamed as it grows.
+enum FileResponses {
+    /// `bytes=a-b`, `bytes=a-`, `bytes=-n` (one range; anything else is served whole).
+    enum Requested: Equatable {
+        case whole
+        case range(ClosedRange<Int64>)
+        case unsatisfiable
+    }
+
+    static func parseRange(_ header: String?, size: Int64) -> Requested {
+        guard let header, header.hasPrefix("bytes="), size > 0 else { return .whole }
+        let spec = header.dropFirst("bytes=".count)
+        guard !spec.contains(",") else { return .whole }
+        let parts = spec.split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+        guard parts.count == 2 else { return .whole }
+        if parts[0].isEmpty {
+            guard let suffix = Int64(parts[1]), suffix > 0 else { return .unsatisfiable }
+            return .range(max(0, size - suffix)...(size - 1))
+        }
+        guard let first = Int64(parts[0]), first >= 0 else { return .whole }
+        guard first < size else { return .unsatisfiable }
+        let last = parts[1].isEmpty ? size - 1 : min(size - 1, Int64(parts[1]) ?? -1)
+        guard last >= first else { return .unsatisfiable }
+        return .range(first...last)
+    }
+
+    static func contentType(_ path: String) -> String {
+        switch (path as NSString).pathExtension.lowercased() {
+        case "mp4", "m4v", "mov", "3gp", "3g2": return "video/mp4"
+        case "webm": return "video/webm"
+        case "mkv": return "video/x-matroska"
+        case "ts", "m2ts", "mts": return "video/mp2t"
+        case "avi": return "video/x-msvideo"
+        case "m4a": return "audio/mp4"
+        case "png": return "image/png"
+        default: return "application/octet-stream"
+        }
+    }
+
+    static func serve(_ path: String, request: Request, context: some RequestContext, cache: String = "no-cache") async throws -> Response {
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+              let size = (attributes[.size] as? NSNumber)?.int64Value else {
+            return APIError.response(.notFound, code: "not_found", message: "no such file")
+        }
+        var headers: HTTPFields = [.contentType: contentType(path), .acceptRanges: "bytes", .cacheControl: cache]
+        let io = FileIO()
+        switch parseRange(request.headers[.range], size: size) {
+        case .unsatisfiable:
+            headers[.contentRange] = "bytes */\(size)"
+            return Response(status: .rangeNotSatisfiable, headers: headers)
+        case let .range(range):
+            headers[.contentRange] = "bytes \(range.lowerBound)-\(range.upperBound)/\(size)"
+            headers[.contentLength] = String(range.count)
+            if request.method == .head { return Response(status: .partialContent, headers: headers) }
+            let body = try await io.loadFile(path: path, range: Int(range.lowerBound)...Int(range.upperBound), context: context)
+            return Response(status: .partialContent, headers: headers, body: body)
+        case .whole:
+            headers[.contentLength] = String(size)
+            if request.method == .head || size == 0 { return Response(status: .ok, headers: headers) }
+            return Response(status: .ok, headers: headers, body: try await io.loadFile(path: path, context: context))
+        }
+    }
+
+    /// A file that another thread is still writing: sent as it grows until `finished()` says it is
+    /// complete (then to its end); no length, no ranges.
+    static func streamGrowing(_ path: String, finished: @escaping @Sendable () -> Bool) -> Response {
+        let body = ResponseBody { writer in
+            guard let handle = FileHandle(forReadingAtPath: path) else { return }
+            defer { try? handle.close() }
+            while true {
+                let done = finished()
+                let data = (try? handle.read(upToCount: 256 << 10)) ?? nil
+                if let data, !data.isEmpty {
+                    try await writer.write(ByteBuffer(bytes: data))
+                    continue
+                }
+                if done { break }
+                try await Task.sleep(nanoseconds: 100_000_000)
+            }
+            try await writer.finish(nil)
+        }
+        return Response(status: .ok, headers: [.contentType: "video/mp4", .cacheControl: "no-store"], body: body)
+    }
+}

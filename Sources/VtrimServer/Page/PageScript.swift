@@ -1,0 +1,650 @@
+extension PageAssets {
+    static let script = #"""
+"use strict";
+// vtrim serve's page. The selection's rules (min/max length, the window, the clip's ends) are never
+// computed here: every slider drag and scroll is sent to the server, which replays the operations through
+// TimelineCore — the same code as `vtrim timeline --op …` — so the page can never disagree with it.
+
+const $ = (id) => document.getElementById(id);
+const S = {
+  clips: [], probes: new Map(), current: null, timeline: null, ops: [], opsSent: "", frames: null,
+  selections: [], cuts: [], docked: false, pending: null, inFlight: false, playerClip: null,
+};
+window.vtrim = S; // for tests and the curious
+
+async function api(path, options = {}) {
+  const init = { credentials: "same-origin", ...options };
+  if (options.json !== undefined) {
+    init.method = options.method || "POST";
+    init.headers = { "Content-Type": "application/json" };
+    init.body = JSON.stringify(options.json);
+  }
+  const response = await fetch(path, init);
+  const text = await response.text();
+  let body = null;
+  try { body = text ? JSON.parse(text) : null; } catch (e) { body = { error: { code: "bad_json", message: text } }; }
+  if (!response.ok) {
+    const error = new Error((body && body.error && body.error.message) || response.statusText);
+    error.body = body; error.status = response.status;
+    throw error;
+  }
+  return body;
+}
+
+function status(text) { $("status").textContent = text || ""; }
+function seconds(t) {
+  if (!isFinite(t)) return "–";
+  const m = Math.floor(t / 60), s = t - 60 * m;
+  return (m > 0 ? m + ":" + (s < 10 ? "0" : "") : "") + s.toFixed(m > 0 ? 2 : 3);
+}
+function bytes(n) { return n > 1 << 20 ? (n / (1 << 20)).toFixed(1) + " MiB" : Math.round(n / 1024) + " KiB"; }
+
+async function probe(clip) {
+  if (!S.probes.has(clip.id)) S.probes.set(clip.id, api("/api/clips/" + clip.id));
+  return S.probes.get(clip.id);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Playback: the source when this browser can play it, else the server's preview stand-in (HEVC in
+// Chromium on Linux: canPlayType says "", or the video has no picture at loadedmetadata, or an error).
+
+async function canPlay(clip) {
+  const info = await probe(clip);
+  if (!info.mime) return false;
+  return document.createElement("video").canPlayType(info.mime) !== "";
+}
+
+async function usePreview(video, clip) {
+  if (video.dataset.preview === clip.id) return;
+  video.dataset.preview = clip.id;
+  const state = await api("/api/clips/" + clip.id + "/preview", { json: {} });
+  video.src = state.url;
+  video.dataset.source = "preview";
+  watchPreview(clip);
+}
+
+async function watchPreview(clip) {
+  for (;;) {
+    const state = await api("/api/clips/" + clip.id + "/preview");
+    if (S.current && S.current.id === clip.id) {
+      const note = $("preview-note");
+      note.hidden = false;
+      note.textContent = state.status === "done" ? "Playing a preview (this browser cannot play the source); cuts use the source."
+        : state.status === "failed" ? "No preview: " + state.error
+        : "Making a preview this browser can play… " + Math.round(100 * (state.progress || 0)) + " %";
+    }
+    if (state.status !== "running") return state;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
+async function attach(video, clip) {
+  video.dataset.clip = clip.id;
+  delete video.dataset.preview;
+  if (await canPlay(clip)) {
+    video.src = "/media/" + clip.id;
+    video.dataset.source = "source";
+    const fallback = () => { if (video.dataset.clip === clip.id && video.dataset.source === "source") usePreview(video, clip); };
+    video.addEventListener("loadedmetadata", () => { if (video.videoWidth === 0) fallback(); }, { once: true });
+    video.addEventListener("error", fallback, { once: true });
+  } else {
+    await usePreview(video, clip);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Library: a banner of recent clips, then one full-height card per clip; the card in view plays, muted
+// and looping; scrolled away it pauses — driven by this page's IntersectionObserver, not `autoplay`.
+
+const visibility = new Map();
+let feedObserver = null;
+
+async function loadLibrary() {
+  S.clips = await api("/api/clips");
+  $("empty").hidden = S.clips.length > 0;
+  renderBanner();
+  renderFeed();
+}
+
+function renderFeed() {
+  const feed = $("feed");
+  feed.textContent = "";
+  if (feedObserver) feedObserver.disconnect();
+  feedObserver = new IntersectionObserver(onCardVisibility, { root: feed, threshold: [0, 0.25, 0.5, 0.6, 0.75, 1] });
+  const nearby = new IntersectionObserver((entries) => {
+    for (const entry of entries) if (entry.isIntersecting) { fillCard(entry.target); nearby.unobserve(entry.target); }
+  }, { root: feed, rootMargin: "100% 0px" });
+  for (const clip of S.clips) {
+    const card = document.createElement("article");
+    card.className = "card";
+    card.dataset.clip = clip.id;
+    const video = document.createElement("video");
+    video.muted = true; video.loop = true; video.playsInline = true; video.preload = "none";
+    const name = document.createElement("div");
+    name.className = "name"; name.textContent = clip.path;
+    const meta = document.createElement("div");
+    meta.className = "meta"; meta.textContent = bytes(clip.size);
+    const strip = document.createElement("img");
+    strip.className = "filmstrip"; strip.alt = "";
+    const trim = document.createElement("button");
+    trim.textContent = "Trim"; trim.className = "primary";
+    trim.addEventListener("click", () => { location.hash = "#/trim/" + clip.id; });
+    card.append(video, name, meta, strip, trim);
+    feed.append(card);
+    feedObserver.observe(card);
+    nearby.observe(card);
+  }
+}
+
+async function fillCard(card) {
+  const clip = S.clips.find((c) => c.id === card.dataset.clip);
+  if (!clip || card.dataset.filled) return;
+  card.dataset.filled = "1";
+  try {
+    const info = await probe(clip);
+    const v = info.video;
+    const facts = [seconds(info.duration) + " s", bytes(clip.size)];
+    if (v) facts.push(v.codec + " " + v.display_width + "×" + v.display_height + (v.rotation ? " ↻" + v.rotation + "°" : "") + (v.mirrored ? " mirrored" : ""));
+    card.querySelector(".meta").textContent = facts.join(" · ");
+    if (v) {
+      const width = 480, thumbWidth = 48, thumbHeight = 27;
+      const query = `strip_width=${width}&thumb_width=${thumbWidth}&thumb_height=${thumbHeight}&max=${info.duration}&min=${Math.min(2, info.duration)}`;
+      card.querySelector(".filmstrip").src = `/api/clips/${clip.id}/filmstrip.png?${query}&first=0&count=10`;
+    }
+    await attach(card.querySelector("video"), clip);
+  } catch (error) {
+    card.querySelector(".meta").textContent = "cannot be read: " + error.message;
+  }
+}
+
+function onCardVisibility(entries) {
+  for (const entry of entries) visibility.set(entry.target, entry.intersectionRatio);
+  let best = null, ratio = 0.6;
+  for (const [card, r] of visibility) if (r >= ratio) { best = card; ratio = r; }
+  for (const card of $("feed").children) {
+    const video = card.querySelector("video");
+    if (card === best && !$("view-library").hidden) {
+      fillCard(card).then(() => { if (card === currentFeedCard) video.play().catch(() => {}); });
+    } else if (!video.paused) {
+      video.pause();
+    }
+  }
+  currentFeedCard = best;
+}
+let currentFeedCard = null;
+
+function pauseFeed() { for (const video of $("feed").querySelectorAll("video")) video.pause(); }
+
+// The banner: recent clips, auto-advancing, wrapping endlessly both ways. A copy of the last slide sits
+// before the first and a copy of the first after the last; landing on a copy jumps (instantly, to the
+// same picture) to the slide it copies, so there is never a visible jump.
+const banner = { count: 0, index: 1, timer: null, settle: null };
+
+function renderBanner() {
+  const track = $("banner-track"), dots = $("banner-dots");
+  track.textContent = ""; dots.textContent = "";
+  const recent = [...S.clips].sort((a, b) => b.modified - a.modified).slice(0, 6);
+  banner.count = recent.length;
+  $("banner").hidden = recent.length === 0;
+  if (recent.length === 0) return;
+  const slide = (clip, copy) => {
+    const element = document.createElement("div");
+    element.className = "slide" + (copy ? " copy" : "");
+    element.dataset.clip = clip.id;
+    const image = document.createElement("img");
+    image.alt = "";
+    probe(clip).then((info) => {
+      if (!info.video) return;
+      const query = `strip_width=640&thumb_width=160&thumb_height=90&max=${info.duration}&min=${Math.min(2, info.duration)}`;
+      image.src = `/api/clips/${clip.id}/filmstrip.png?${query}&first=0&count=4`;
+    }).catch(() => {});
+    const caption = document.createElement("div");
+    caption.className = "caption"; caption.textContent = clip.path;
+    element.append(image, caption);
+    element.addEventListener("click", () => { location.hash = "#/trim/" + clip.id; });
+    return element;
+  };
+  track.append(slide(recent[recent.length - 1], true));
+  recent.forEach((clip) => track.append(slide(clip, false)));
+  track.append(slide(recent[0], true));
+  recent.forEach(() => dots.append(document.createElement("span")));
+  requestAnimationFrame(() => bannerJump(1));
+  track.onscroll = () => { clearTimeout(banner.settle); banner.settle = setTimeout(bannerSettled, 120); };
+  restartBannerTimer();
+}
+
+function bannerJump(index) {
+  const track = $("banner-track");
+  track.style.scrollSnapType = "none";
+  track.scrollTo({ left: index * track.clientWidth, behavior: "instant" });
+  track.style.scrollSnapType = "";
+  banner.index = index;
+  markBanner();
+}
+
+function bannerSettled() {
+  const track = $("banner-track");
+  const index = Math.round(track.scrollLeft / Math.max(1, track.clientWidth));
+  if (index <= 0) bannerJump(banner.count);
+  else if (index >= banner.count + 1) bannerJump(1);
+  else { banner.index = index; markBanner(); }
+}
+
+function markBanner() {
+  const real = banner.index - 1;
+  $("banner").dataset.current = String(real);
+  [...$("banner-dots").children].forEach((dot, i) => dot.classList.toggle("on", i === real));
+}
+
+function bannerStep(delta) {
+  if (banner.count === 0) return;
+  const track = $("banner-track");
+  track.scrollTo({ left: (banner.index + delta) * track.clientWidth, behavior: "smooth" });
+  restartBannerTimer();
+}
+
+function restartBannerTimer() {
+  clearInterval(banner.timer);
+  banner.timer = setInterval(() => { if (!$("view-library").hidden && !document.hidden) bannerStep(1); }, 4000);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Trimmer: the player above the strip laid out by TimelineCore, two handles, the mask, labels, a playhead
+// that follows playback and loops inside the selection.
+
+const player = document.createElement("video");
+player.id = "player";
+player.controls = true;
+player.playsInline = true;
+
+function timelineQuery() {
+  const t = S.current;
+  const width = Math.max(200, Math.floor($("strip").clientWidth));
+  let q = `strip_width=${width}&thumb_width=${t.thumbWidth}&thumb_height=${t.thumbHeight}`;
+  if (t.max !== null) q += `&max=${t.max}`;
+  if (t.min !== null) q += `&min=${t.min}`;
+  return q;
+}
+
+function opsText() { return S.ops.map((op) => op[0] + ":" + op[1]).join(","); }
+
+// Operations are absolute (a handle's edge at x, the window at t), so a run of the same kind keeps only
+// its last: the list stays short however long a drag is, and replays to the same state.
+function pushOp(kind, value) {
+  const last = S.ops[S.ops.length - 1];
+  if (last && last[0] === kind) last[1] = value; else S.ops.push([kind, value]);
+  refreshTimeline();
+}
+
+function refreshTimeline() {
+  if (S.inFlight) { S.pending = true; return; }
+  S.inFlight = true;
+  const clip = S.current;
+  const ops = opsText(), query = timelineQuery();
+  api(`/api/clips/${clip.id}/timeline?${query}&ops=${encodeURIComponent(ops)}`).then((timeline) => {
+    if (S.current !== clip) return;
+    S.timeline = timeline;
+    S.opsSent = ops;
+    S.querySent = query;
+    renderTimeline();
+  }).catch((error) => status("timeline: " + error.message)).finally(() => {
+    S.inFlight = false;
+    if (S.pending) { S.pending = false; refreshTimeline(); }
+  });
+}
+
+async function openTrimmer(clip) {
+  if (S.docked) undock(false);
+  const same = S.current && S.current.id === clip.id;
+  $("trim-title").textContent = clip.path;
+  $("preview-note").hidden = true;
+  if (!same) {
+    const info = await probe(clip);
+    const v = info.video || { display_width: 16, display_height: 9 };
+    const aspect = v.display_width / Math.max(1, v.display_height);
+    const thumbHeight = 50;
+    S.current = { id: clip.id, clip, info, thumbHeight, thumbWidth: Math.max(20, Math.min(120, Math.round(thumbHeight * aspect))), max: null, min: null };
+    S.ops = []; S.frames = null; S.timeline = null; S.selections = S.selections.filter((s) => s.clip === clip.id);
+    $("min-duration").value = ""; $("max-duration").value = "";
+    facts(info);
+    await attachPlayer(clip);
+    api(`/api/clips/${clip.id}/frames`).then((f) => { if (S.current && S.current.id === clip.id) S.frames = f.times; }).catch(() => {});
+    renderSelections();
+  } else if (player.parentElement !== $("player-slot")) {
+    $("player-slot").append(player);
+  }
+  refreshTimeline();
+}
+
+async function attachPlayer(clip) {
+  if (S.playerClip === clip.id) return;
+  S.playerClip = clip.id;
+  $("player-slot").append(player);
+  await attach(player, clip);
+}
+
+function facts(info) {
+  const dl = $("trim-facts");
+  dl.textContent = "";
+  const add = (k, v) => { const dt = document.createElement("dt"); dt.textContent = k; const dd = document.createElement("dd"); dd.textContent = v; dl.append(dt, dd); };
+  add("duration", seconds(info.duration) + " s");
+  add("size", bytes(info.size));
+  if (info.video) {
+    const v = info.video;
+    add("video", `${v.codec} ${v.width}×${v.height}, ${v.fps ? v.fps.toFixed(2) : "?"} fps`);
+    add("shown", `${v.display_width}×${v.display_height}` + (v.rotation ? `, ${v.rotation}°` : "") + (v.mirrored ? ", mirrored" : ""));
+  }
+  if (info.audio && info.audio.length) add("audio", info.audio.map((a) => a.codec).join(", "));
+}
+
+function viewX(t) {
+  const tl = S.timeline;
+  return tl.margin + tl.window_width * ((t - tl.selection.window_start) / tl.max_duration);
+}
+
+function renderTimeline() {
+  const tl = S.timeline;
+  const content = $("strip-content"), scroll = $("strip-scroll");
+  const key = `${S.current.id}|${timelineQuery()}`;
+  if (content.dataset.key !== key) {
+    content.dataset.key = key;
+    content.textContent = "";
+    content.style.width = (tl.content_width + 2 * tl.margin) + "px";
+    for (const cell of tl.cells) {
+      const box = document.createElement("div");
+      box.className = "cell";
+      box.style.left = (tl.margin + cell.x) + "px";
+      box.style.width = cell.width + "px";
+      box.style.height = S.current.thumbHeight + "px";
+      content.append(box);
+    }
+    observeTiles(tl);
+  }
+  const offset = tl.selection.content_offset + tl.margin;
+  if (Math.abs(scroll.scrollLeft - offset) > 0.5) { S.ignoreScroll = true; scroll.scrollLeft = offset; }
+  const left = tl.selection.left_handle_x, right = tl.selection.right_handle_max_x;
+  const width = $("strip").clientWidth, handle = 14;
+  $("handle-left").style.left = left + "px";
+  $("handle-right").style.left = (right - handle) + "px";
+  $("mask-left").style.left = "0px"; $("mask-left").style.width = Math.max(0, left) + "px";
+  $("mask-right").style.left = right + "px"; $("mask-right").style.width = Math.max(0, width - right) + "px";
+  $("selection-frame").style.left = left + "px"; $("selection-frame").style.width = Math.max(0, right - left) + "px";
+  const labels = tl.selection.labels;
+  $("label-start").textContent = labels.start;
+  $("label-start").style.left = left + "px";
+  $("label-duration").textContent = labels.duration + " s";
+  $("label-end").textContent = labels.end;
+  $("label-end").style.right = Math.max(0, width - right) + "px";
+  const strip = $("strip");
+  strip.dataset.start = tl.selection.start; strip.dataset.end = tl.selection.end; strip.dataset.windowStart = tl.selection.window_start;
+  drawPlayhead();
+}
+
+// Tiles of 10 cells, loaded as they scroll into view.
+let tileObserver = null;
+function observeTiles(tl) {
+  if (tileObserver) tileObserver.disconnect();
+  tileObserver = new IntersectionObserver((entries) => {
+    for (const entry of entries) {
+      if (!entry.isIntersecting) continue;
+      const image = entry.target;
+      if (!image.src) image.src = image.dataset.src;
+      tileObserver.unobserve(image);
+    }
+  }, { root: $("strip-scroll"), rootMargin: "0px 50%" });
+  const per = 10, query = timelineQuery();
+  for (let first = 0; first < tl.cells.length; first += per) {
+    const cells = tl.cells.slice(first, first + per);
+    const image = document.createElement("img");
+    image.className = "tile";
+    image.alt = "";
+    image.style.left = (tl.margin + cells[0].x) + "px";
+    image.style.width = cells.reduce((w, c) => w + c.width, 0) + "px";
+    image.style.height = S.current.thumbHeight + "px";
+    image.dataset.first = String(first);
+    image.dataset.src = `/api/clips/${S.current.id}/filmstrip.png?${query}&first=${first}&count=${cells.length}`;
+    image.addEventListener("load", () => { image.dataset.loaded = "1"; });
+    $("strip-content").append(image);
+    tileObserver.observe(image);
+  }
+}
+
+function drawPlayhead() {
+  const tl = S.timeline;
+  if (!tl) return;
+  const t = player.currentTime;
+  const x = viewX(t);
+  const head = $("playhead");
+  head.style.left = (x - 1) + "px";
+  head.hidden = x < 0 || x > $("strip").clientWidth;
+  head.dataset.time = String(t);
+}
+
+function tick() {
+  const tl = S.timeline;
+  if (tl && !player.paused && S.current && S.playerClip === S.current.id) {
+    const { start, end } = tl.selection;
+    // Loop inside the selection (half-open, like a cut).
+    if (player.currentTime >= end || player.currentTime < start - 0.25) player.currentTime = start;
+  }
+  if (!$("view-trim").hidden) drawPlayhead();
+  requestAnimationFrame(tick);
+}
+requestAnimationFrame(tick);
+
+function dragHandle(handle, kind) {
+  let grab = 0;
+  handle.addEventListener("pointerdown", (event) => {
+    if (!S.timeline) return;
+    handle.setPointerCapture(event.pointerId);
+    const rect = $("strip").getBoundingClientRect();
+    const edge = kind === "drag-left" ? S.timeline.selection.left_handle_x : S.timeline.selection.right_handle_max_x;
+    grab = event.clientX - rect.left - edge;
+    event.preventDefault();
+  });
+  handle.addEventListener("pointermove", (event) => {
+    if (!handle.hasPointerCapture(event.pointerId)) return;
+    const rect = $("strip").getBoundingClientRect();
+    const x = event.clientX - rect.left - grab;
+    pushOp(kind, Math.round(x * 1000) / 1000);
+  });
+  const end = (event) => { if (handle.hasPointerCapture(event.pointerId)) handle.releasePointerCapture(event.pointerId); };
+  handle.addEventListener("pointerup", end);
+  handle.addEventListener("pointercancel", end);
+}
+dragHandle($("handle-left"), "drag-left");
+dragHandle($("handle-right"), "drag-right");
+
+$("strip-scroll").addEventListener("scroll", () => {
+  if (S.ignoreScroll) { S.ignoreScroll = false; return; }
+  if (!S.timeline) return;
+  pushOp("scroll-content", Math.round(($("strip-scroll").scrollLeft - S.timeline.margin) * 1000) / 1000);
+});
+
+for (const [id, key] of [["min-duration", "min"], ["max-duration", "max"]]) {
+  $(id).addEventListener("change", () => {
+    const value = parseFloat($(id).value);
+    S.current[key] = isFinite(value) && value > 0 ? value : null;
+    refreshTimeline();
+  });
+}
+
+function frameStep(direction) {
+  if (!S.frames || !S.frames.length) return;
+  const t = player.currentTime;
+  let shown = 0;
+  for (let i = 0; i < S.frames.length; i++) if (S.frames[i] <= t + 1e-4) shown = i;
+  const next = Math.max(0, Math.min(S.frames.length - 1, shown + direction));
+  player.pause();
+  player.currentTime = S.frames[next] + 1e-4;
+}
+
+document.addEventListener("keydown", (event) => {
+  if ($("view-trim").hidden || !S.timeline || event.target.closest("input, select")) return;
+  switch (event.key) {
+    case " ": event.preventDefault(); player.paused ? player.play().catch(() => {}) : player.pause(); break;
+    case "i": case "I": pushOp("move-left", player.currentTime); break;
+    case "o": case "O": pushOp("move-right", player.currentTime); break;
+    case "ArrowLeft": event.preventDefault(); frameStep(-1); break;
+    case "ArrowRight": event.preventDefault(); frameStep(1); break;
+    case "j": case "J": player.currentTime = Math.max(0, player.currentTime - 1); break;
+    case "l": case "L": player.currentTime = Math.min(player.duration || 1e9, player.currentTime + 1); break;
+    case "k": case "K": player.pause(); break;
+  }
+});
+
+// ---------------------------------------------------------------------------------------------------
+// Cuts: the plan at once (as --dry-run gives it), then progress, then what `vtrim cut` reports.
+
+$("cut-button").addEventListener("click", async () => {
+  if (!S.timeline) return;
+  const { start, end } = S.timeline.selection;
+  const mode = $("cut-mode").value;
+  addSelection(start, end);
+  const box = document.createElement("div");
+  box.className = "cut";
+  $("cuts").prepend(box);
+  try {
+    const job = await api("/api/cuts", { json: { clip: S.current.id, start, end, mode } });
+    box.dataset.cut = job.id;
+    S.cuts.push(job);
+    followCut(box, job);
+  } catch (error) {
+    box.classList.add("failed");
+    box.textContent = "Cannot cut: " + error.message;
+  }
+});
+
+function describePlan(job) {
+  const p = job.planned || {};
+  let text = `${job.mode}: shows ${seconds(p.start)}–${seconds(p.end)} (${seconds(p.duration)} s)`;
+  if (job.smart && job.smart.fallback) text += `, smart falls back: ${job.smart.fallback}`;
+  const notes = (job.notes || []).map((n) => "note: " + n.message);
+  const warnings = (job.warnings || []).map((w) => "warning: " + w.message);
+  return [text, ...warnings, ...notes].join("\n");
+}
+
+async function followCut(box, job) {
+  for (;;) {
+    box.textContent = "";
+    const head = document.createElement("div");
+    head.innerHTML = "";
+    head.textContent = `${job.id} · ${job.status} · → ${job.output}`;
+    const plan = document.createElement("div");
+    plan.className = "plan";
+    plan.textContent = describePlan(job);
+    box.append(head, plan);
+    box.dataset.status = job.status;
+    if (job.status === "queued" || job.status === "running") {
+      const bar = document.createElement("progress");
+      bar.max = 1; bar.value = job.progress || 0;
+      box.append(bar);
+      await new Promise((r) => setTimeout(r, 300));
+      job = await api("/api/cuts/" + job.id);
+      continue;
+    }
+    if (job.status === "done") {
+      const a = job.actual || {};
+      const result = document.createElement("div");
+      result.textContent = `written: ${seconds(a.start)} to ${seconds(a.end)}, ${seconds(a.duration)} s `;
+      const link = document.createElement("a");
+      link.href = job.url; link.textContent = "play"; link.target = "_blank";
+      result.append(link);
+      box.append(result);
+    } else if (job.error) {
+      const result = document.createElement("div");
+      result.textContent = "failed: " + job.error.message;
+      box.append(result);
+    }
+    return;
+  }
+}
+
+function addSelection(start, end) {
+  if (S.selections.some((s) => s.clip === S.current.id && s.start === start && s.end === end)) return;
+  S.selections.push({ clip: S.current.id, start, end });
+  renderSelections();
+}
+
+function renderSelections() {
+  const list = $("selections");
+  list.textContent = "";
+  for (const s of S.selections.filter((s) => S.current && s.clip === S.current.id)) {
+    const row = document.createElement("div");
+    row.className = "selection";
+    row.textContent = `${seconds(s.start)} – ${seconds(s.end)}`;
+    list.append(row);
+  }
+}
+
+$("add-button").addEventListener("click", () => {
+  if (S.timeline) addSelection(S.timeline.selection.start, S.timeline.selection.end);
+});
+
+// A cut list `vtrim cut CLIP --list FILE` reads (LosslessCut's CSV).
+$("export-button").addEventListener("click", () => {
+  const rows = S.selections.filter((s) => s.clip === S.current.id);
+  if (!rows.length && S.timeline) rows.push({ start: S.timeline.selection.start, end: S.timeline.selection.end });
+  const csv = "start,end,label\n" + rows.map((s, i) => `${s.start.toFixed(6)},${s.end.toFixed(6)},part${i + 1}`).join("\n") + "\n";
+  const link = document.createElement("a");
+  link.href = URL.createObjectURL(new Blob([csv], { type: "text/csv" }));
+  const name = S.current.clip.path.split("/").pop().replace(/\.[^.]*$/, "");
+  link.download = name + ".cuts.csv";
+  document.body.append(link);
+  link.click();
+  link.remove();
+});
+
+// ---------------------------------------------------------------------------------------------------
+// Mini player: the trimmer's own video element moves into a corner and keeps playing from the same time
+// while the library is browsed; opening it moves it back, with the same selection.
+
+function dock() {
+  if (!S.current) return;
+  S.docked = true;
+  $("mini-slot").append(player);
+  $("mini").hidden = false;
+  location.hash = "#/library";
+}
+
+function undock(navigate) {
+  S.docked = false;
+  $("mini").hidden = true;
+  if (navigate && S.current) location.hash = "#/trim/" + S.current.id;
+  else $("player-slot").append(player);
+}
+
+$("dock-button").addEventListener("click", dock);
+$("mini-restore").addEventListener("click", () => undock(true));
+$("mini-close").addEventListener("click", () => { player.pause(); undock(false); });
+
+// ---------------------------------------------------------------------------------------------------
+// Views: one app, no reloads (#/library, #/trim/<id>).
+
+async function route() {
+  const match = location.hash.match(/^#\/trim\/([0-9a-f]{16})$/);
+  if (match) {
+    $("view-library").hidden = true;
+    $("view-trim").hidden = false;
+    pauseFeed();
+    if (!S.clips.length) S.clips = await api("/api/clips");
+    const clip = S.clips.find((c) => c.id === match[1]);
+    if (!clip) { status("no such clip"); return; }
+    await openTrimmer(clip);
+  } else {
+    $("view-trim").hidden = true;
+    $("view-library").hidden = false;
+    if (!S.docked && !player.paused) player.pause();
+    if (!$("feed").children.length) await loadLibrary();
+    else onCardVisibility([]);
+  }
+}
+
+$("banner-prev").addEventListener("click", () => bannerStep(-1));
+$("banner-next").addEventListener("click", () => bannerStep(1));
+window.addEventListener("hashchange", () => route().catch((e) => status(e.message)));
+window.addEventListener("resize", () => { if (S.current && !$("view-trim").hidden) refreshTimeline(); if (banner.count) bannerJump(banner.index); });
+if (!location.hash) history.replaceState(null, "", "#/library");
+route().catch((e) => status(e.message));
+"""#
+}

@@ -1,0 +1,65 @@
+#if Serve
+import ArgumentParser
+import Foundation
+import VtrimServer
+
+struct ServeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve a local web page over folders of clips: see them, drag the two handles, cut.",
+        discussion: """
+        Binds 127.0.0.1 on a free port unless told otherwise and prints the address to open (it carries an
+        access token every request needs). Serves until SIGINT/SIGTERM; cuts in progress are then cancelled
+        and leave nothing behind. Exit status: 130/143 after a signal, 1 if the server cannot start.
+        """
+    )
+
+    @Argument(help: "Folders (or media files' folders) whose clips to serve.")
+    var folders: [String] = ["."]
+
+    @Option(help: "Port to listen on (0: a free one).")
+    var port: Int = 0
+
+    @Option(help: "Address to bind; anything but loopback is reachable from other machines.")
+    var host = "127.0.0.1"
+
+    @Option(name: .customLong("output-dir"), help: "Folder for the cuts (default: beside each input).")
+    var outputDir: String?
+
+    @Option(help: "Access token (default: a random one).")
+    var token: String?
+
+    @Flag(help: "Print the address as JSON: {\"url\", \"port\", \"token\"}.")
+    var json = false
+
+    @Flag(help: "Show FFmpeg's and the server's own log on stderr.")
+    var verbose = false
+
+    func validate() throws {
+        for folder in folders {
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
+                throw ValidationError("\(folder) is not a folder")
+            }
+        }
+        if !(0...65535).contains(port) { throw ValidationError("--port must be 0–65535") }
+        if let token, token.count < 8 || !token.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) {
+            throw ValidationError("--token must be at least 8 letters, digits, '-' or '_'")
+        }
+        if let outputDir {
+            var isFolder: ObjCBool = false
+            if !FileManager.default.fileExists(atPath: outputDir, isDirectory: &isFolder) {
+                try FileManager.default.createDirectory(atPath: outputDir, withIntermediateDirectories: true)
+            } else if !isFolder.boolValue {
+                throw ValidationError("--output-dir \(outputDir) is not a folder")
+            }
+        }
+    }
+
+    func run() throws {
+        let status = VtrimServe.run(ServeOptions(folders: folders, host: host, port: port, outputFolder: outputDir, token: token,
+                                                 json: json, verbose: verbose))
+        if status != 0 { throw ExitCode(status) }
+    }
+}
+#endif

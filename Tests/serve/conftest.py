@@ -1,0 +1,120 @@
+"""Shared fixtures for the `vtrim serve` tests: the built binary, a folder of clips, a running server,
+a headless Chromium. The server is the real one (the binary the README's commands build), the browser
+Debian's chromium driven through chromedriver."""
+import json
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+FIXTURES = os.path.join(ROOT, "fixtures")
+VTRIM = os.environ.get("VTRIM_BIN") or os.path.join(ROOT, ".build", "debug", "vtrim")
+SCREENSHOTS = os.environ.get("VTRIM_SCREENSHOTS") or os.path.join(ROOT, ".build", "serve-screenshots")
+
+
+def vtrim(*arguments, check=True):
+    result = subprocess.run([VTRIM, *arguments], capture_output=True, text=True)
+    if check and result.returncode != 0:
+        raise AssertionError(f"vtrim {' '.join(arguments)} exited {result.returncode}: {result.stderr}")
+    return result
+
+
+def ffprobe(path, *entries):
+    result = subprocess.run(["ffprobe", "-v", "error", *entries, "-of", "json", path], capture_output=True, text=True, check=True)
+    return json.loads(result.stdout)
+
+
+class Server:
+    """`vtrim serve` on a folder, started with --json so the first stdout line gives url, port and token."""
+
+    def __init__(self, folder, *extra):
+        self.folder = folder
+        self.process = subprocess.Popen([VTRIM, "serve", folder, "--json", *extra], stdout=subprocess.PIPE,
+                                        stderr=subprocess.PIPE, text=True)
+        line = self.process.stdout.readline()
+        if not line:
+            raise AssertionError("vtrim serve printed nothing: " + self.process.stderr.read())
+        info = json.loads(line)
+        self.url, self.port, self.token = info["url"], info["port"], info["token"]
+        self.base = f"http://127.0.0.1:{self.port}"
+
+    def alive(self):
+        return self.process.poll() is None
+
+    def stop(self, sig=signal.SIGINT, timeout=15):
+        if self.process.poll() is None:
+            self.process.send_signal(sig)
+            try:
+                self.process.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        return self.process.returncode
+
+
+def make_clips(folder):
+    """The fixtures the page is tested on: H.264 with audio, a clip stored rotated, HEVC (the preview path),
+    in two subfolders; plus a symlink that leads out of the folder, which must never be served."""
+    os.makedirs(os.path.join(folder, "phone"), exist_ok=True)
+    os.makedirs(os.path.join(folder, "camera"), exist_ok=True)
+    shutil.copy(os.path.join(FIXTURES, "h264-aac.mp4"), os.path.join(folder, "camera", "h264-aac.mp4"))
+    shutil.copy(os.path.join(FIXTURES, "rot90.mp4"), os.path.join(folder, "phone", "rot90.mp4"))
+    shutil.copy(os.path.join(FIXTURES, "hevc.mp4"), os.path.join(folder, "phone", "hevc.mp4"))
+    outside = tempfile.mkdtemp(prefix="vtrim-outside-")
+    shutil.copy(os.path.join(FIXTURES, "vfr.mp4"), os.path.join(outside, "secret.mp4"))
+    os.symlink(os.path.join(outside, "secret.mp4"), os.path.join(folder, "escape.mp4"))
+    os.symlink(outside, os.path.join(folder, "elsewhere"))
+    return outside
+
+
+@pytest.fixture(scope="session")
+def clips_folder():
+    folder = tempfile.mkdtemp(prefix="vtrim-serve-")
+    outside = make_clips(folder)
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+    shutil.rmtree(outside, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def server(clips_folder):
+    running = Server(clips_folder)
+    yield running
+    running.stop()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = "/usr/lib/chromium/chromium"
+    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--mute-audio"):
+        options.add_argument(argument)
+    options.add_experimental_option("prefs", {"download.default_directory": tempfile.mkdtemp(prefix="vtrim-downloads-"),
+                                              "download.prompt_for_download": False})
+    driver = webdriver.Chrome(options=options, service=Service("/usr/bin/chromedriver"))
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": 1200, "height": 800, "deviceScaleFactor": 1, "mobile": False})
+    os.makedirs(SCREENSHOTS, exist_ok=True)
+    yield driver
+    driver.quit()
+
+
+def wait_for(predicate, timeout=20.0, interval=0.1, message="condition"):
+    deadline = time.time() + timeout
+    last = None
+    while time.time() < deadline:
+        try:
+            last = predicate()
+            if last:
+                return last
+        except Exception as error:  # noqa: BLE001 - the page may not be ready yet
+            last = error
+        time.sleep(interval)
+    raise AssertionError(f"timed out waiting for {message} (last: {last!r})")

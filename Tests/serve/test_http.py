@@ -1,0 +1,208 @@
+"""`vtrim serve` over plain HTTP (http.client: no client library, no TLS): the security model, Range
+requests, and a cut through the API equal to `vtrim cut --json` for the same range. After each refused
+request the server is still serving."""
+import http.client
+import json
+import os
+import signal
+import subprocess
+import time
+
+from conftest import FIXTURES, Server, ffprobe, vtrim, wait_for
+
+
+def request(server, method, path, body=None, headers=None, host=None, token=True):
+    connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30)
+    sent = {"Host": host or f"127.0.0.1:{server.port}"}
+    if token:
+        sent["Authorization"] = f"Bearer {server.token}"
+    sent.update(headers or {})
+    connection.request(method, path, body=body, headers=sent)
+    response = connection.getresponse()
+    data = response.read()
+    connection.close()
+    return response, data
+
+
+def api(server, path):
+    response, data = request(server, "GET", path)
+    assert response.status == 200, (path, response.status, data)
+    return json.loads(data)
+
+
+def clip_id(server, name):
+    return next(c["id"] for c in api(server, "/api/clips") if c["name"] == name)
+
+
+def assert_alive(server):
+    assert server.alive()
+    response, _ = request(server, "GET", "/api/clips")
+    assert response.status == 200
+
+
+def test_lists_the_clips_under_the_folder_and_nothing_outside(server):
+    clips = api(server, "/api/clips")
+    assert sorted(c["path"] for c in clips) == ["camera/h264-aac.mp4", "phone/hevc.mp4", "phone/rot90.mp4"]
+    assert all(len(c["id"]) == 16 for c in clips)
+    # Ids are stable: the same on the next listing.
+    assert [c["id"] for c in api(server, "/api/clips")] == [c["id"] for c in clips]
+
+
+def test_no_token_is_401_and_a_wrong_one_too(server):
+    response, data = request(server, "GET", "/api/clips", token=False)
+    assert response.status == 401 and json.loads(data)["error"]["code"] == "unauthorized"
+    response, _ = request(server, "GET", "/api/clips", token=False, headers={"Authorization": "Bearer nope"})
+    assert response.status == 401
+    response, _ = request(server, "GET", "/", token=False, headers={"Cookie": f"vtrim_token_{server.port}=wrong"})
+    assert response.status == 401
+    assert_alive(server)
+
+
+def test_the_printed_url_sets_the_cookie(server):
+    response, _ = request(server, "GET", "/?token=" + server.token, token=False)
+    assert response.status == 303 and response.getheader("Location") == "/"
+    cookie = response.getheader("Set-Cookie")
+    assert cookie.startswith(f"vtrim_token_{server.port}={server.token}") and "HttpOnly" in cookie and "SameSite=Strict" in cookie
+    response, data = request(server, "GET", "/", token=False, headers={"Cookie": f"vtrim_token_{server.port}={server.token}"})
+    assert response.status == 200 and b"<title>vtrim</title>" in data
+
+
+def test_a_foreign_host_is_403(server):
+    for host in (f"evil.example:{server.port}", "127.0.0.1:1", "localhost"):
+        response, data = request(server, "GET", "/api/clips", host=host)
+        assert response.status == 403, host
+        assert json.loads(data)["error"]["code"] == "foreign_host"
+    response, _ = request(server, "GET", "/api/clips", host=f"localhost:{server.port}")
+    assert response.status == 200
+    assert_alive(server)
+
+
+def test_traversal_and_symlink_escapes_are_404(server):
+    for path in ("/media/../../etc/passwd", "/media/%2e%2e%2f%2e%2e%2fetc%2fpasswd", "/api/clips/../../etc/passwd",
+                 "/media/0123456789abcdef", "/media/escape.mp4", "/api/clips/not-an-id", "/etc/passwd"):
+        response, _ = request(server, "GET", path)
+        assert response.status == 404, path
+    assert_alive(server)
+
+
+def test_state_changes_need_json_from_this_origin(server):
+    clip = clip_id(server, "h264-aac.mp4")
+    form = f"clip={clip}&start=1&end=2"
+    response, data = request(server, "POST", "/api/cuts", body=form, headers={"Content-Type": "application/x-www-form-urlencoded"})
+    assert response.status == 415 and json.loads(data)["error"]["code"] == "json_required"
+    response, _ = request(server, "POST", "/api/cuts", body="{not json", headers={"Content-Type": "application/json"})
+    assert response.status == 400
+    body = json.dumps({"clip": clip, "start": 1, "end": 2})
+    response, data = request(server, "POST", "/api/cuts", body=body,
+                             headers={"Content-Type": "application/json", "Origin": "http://evil.example"})
+    assert response.status == 403 and json.loads(data)["error"]["code"] == "foreign_origin"
+    response, _ = request(server, "POST", "/api/cuts", body=json.dumps({"clip": "0000000000000000", "start": 1, "end": 2}),
+                          headers={"Content-Type": "application/json"})
+    assert response.status == 404
+    response, _ = request(server, "POST", "/api/cuts", body=json.dumps({"clip": clip, "start": 2, "end": 1}),
+                          headers={"Content-Type": "application/json"})
+    assert response.status == 400
+    assert_alive(server)
+
+
+def test_range_requests(server, clips_folder):
+    clip = clip_id(server, "h264-aac.mp4")
+    with open(os.path.join(clips_folder, "camera", "h264-aac.mp4"), "rb") as file:
+        whole = file.read()
+    size = len(whole)
+    response, data = request(server, "GET", f"/media/{clip}", headers={"Range": "bytes=100-199"})
+    assert response.status == 206
+    assert response.getheader("Content-Range") == f"bytes 100-199/{size}"
+    assert data == whole[100:200]
+    response, data = request(server, "GET", f"/media/{clip}", headers={"Range": f"bytes={size - 10}-"})
+    assert response.status == 206 and data == whole[-10:]
+    response, data = request(server, "GET", f"/media/{clip}", headers={"Range": "bytes=-16"})
+    assert response.status == 206 and data == whole[-16:]
+    response, _ = request(server, "GET", f"/media/{clip}", headers={"Range": f"bytes={size + 5}-"})
+    assert response.status == 416 and response.getheader("Content-Range") == f"bytes */{size}"
+    response, data = request(server, "GET", f"/media/{clip}")
+    assert response.status == 200 and data == whole and response.getheader("Accept-Ranges") == "bytes"
+    assert_alive(server)
+
+
+def test_probe_and_timeline_objects_are_the_command_lines(server, clips_folder):
+    clip = clip_id(server, "rot90.mp4")
+    probe = api(server, f"/api/clips/{clip}")
+    cli = json.loads(vtrim("probe", "--json", os.path.join(clips_folder, "phone", "rot90.mp4")).stdout)
+    for key in ("duration", "start_time", "size", "format", "video", "audio"):
+        assert probe[key] == cli[key], key
+    query = "strip_width=600&thumb_width=40&thumb_height=50&max=1.5&ops=drag-right:400,scroll:0.25,drag-left:90"
+    timeline = api(server, f"/api/clips/{clip}/timeline?{query}")
+    cli = json.loads(vtrim("timeline", "--json", "--duration", str(probe["duration"]), "--strip-width", "600", "--thumb-size", "40x50",
+                           "--max-duration", "1.5", "--op", "drag-right:400", "--op", "scroll:0.25", "--op", "drag-left:90").stdout)
+    assert timeline["selection"] == cli["selection"]
+    assert timeline["cells"] == cli["cells"]
+    response, _ = request(server, "GET", f"/api/clips/{clip}/timeline?strip_width=600&thumb_width=40&thumb_height=50&ops=jump:3")
+    assert response.status == 400
+
+
+def test_filmstrip_tiles_are_pngs_of_the_visible_cells(server):
+    clip = clip_id(server, "h264-aac.mp4")
+    query = "strip_width=600&thumb_width=40&thumb_height=50&max=2"
+    timeline = api(server, f"/api/clips/{clip}/timeline?{query}")
+    response, data = request(server, "GET", f"/api/clips/{clip}/filmstrip.png?{query}&first=2&count=3")
+    assert response.status == 200 and response.getheader("Content-Type") == "image/png"
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    width = int.from_bytes(data[16:20], "big")
+    height = int.from_bytes(data[20:24], "big")
+    assert width == round(sum(c["width"] for c in timeline["cells"][2:5])) and height == 50
+    response, _ = request(server, "GET", f"/api/clips/{clip}/filmstrip.png?{query}&first=0&count=0")
+    assert response.status == 400
+
+
+def test_a_cut_through_the_api_equals_vtrim_cut(server, clips_folder, tmp_path):
+    clip = clip_id(server, "h264-aac.mp4")
+    body = json.dumps({"clip": clip, "start": 1.25, "end": 2.75, "mode": "copy"})
+    response, data = request(server, "POST", "/api/cuts", body=body, headers={"Content-Type": "application/json"})
+    assert response.status == 202, data
+    job = json.loads(data)
+    assert job["status"] in ("queued", "running") and job["dry_run"] is True and job["requested"]["start"] == 1.25
+    assert job["output"].endswith("h264-aac.1.25-2.75.cut.mp4")
+    job = wait_for(lambda: (lambda j: j if j["status"] not in ("queued", "running") else None)(api(server, f"/api/cuts/{job['id']}")),
+                   message="the cut to finish")
+    assert job["status"] == "done", job
+    reference = tmp_path / "cli.mp4"
+    cli = json.loads(vtrim("cut", "--json", os.path.join(clips_folder, "camera", "h264-aac.mp4"), "--start", "1.25", "--end", "2.75",
+                           "-o", str(reference)).stdout)
+    assert job["actual"] == cli["actual"] and job["mode"] == cli["mode"]
+    ours = ffprobe(job["output"], "-show_entries", "format=duration:stream=nb_frames")
+    theirs = ffprobe(str(reference), "-show_entries", "format=duration:stream=nb_frames")
+    assert ours == theirs
+    # A second cut of the same range does not collide.
+    response, data = request(server, "POST", "/api/cuts", body=body, headers={"Content-Type": "application/json"})
+    assert json.loads(data)["output"].endswith("h264-aac.1.25-2.75.cut-2.mp4")
+    # The written cut plays from the page's server, with ranges.
+    response, _ = request(server, "GET", f"/media/cuts/{job['id']}", headers={"Range": "bytes=0-99"})
+    assert response.status == 206
+    os.unlink(job["output"])
+
+
+def test_a_failing_cut_answers_with_the_error_and_the_server_keeps_serving(server):
+    clip = clip_id(server, "rot90.mp4")
+    response, data = request(server, "POST", "/api/cuts", body=json.dumps({"clip": clip, "start": 50, "end": 60}),
+                             headers={"Content-Type": "application/json"})
+    assert response.status == 422
+    assert json.loads(data)["error"]["code"] == "invalid_range"
+    assert_alive(server)
+
+
+def test_sigint_stops_cleanly_and_cancels_cuts(clips_folder, tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    running = Server(clips_folder, "--output-dir", str(out))
+    clip = clip_id(running, "hevc.mp4")
+    response, data = request(running, "POST", "/api/cuts", body=json.dumps({"clip": clip, "start": 0, "end": 2, "mode": "exact"}),
+                             headers={"Content-Type": "application/json"})
+    assert response.status == 202, data
+    time.sleep(0.3)
+    started = time.time()
+    status = running.stop(signal.SIGINT)
+    assert status == 130
+    assert time.time() - started < 5
+    leftovers = [name for name in os.listdir(out) if "vtrim-tmp" in name]
+    assert leftovers == []
