@@ -9,11 +9,18 @@ public enum FilmstripTile {
         public var layout: ThumbsRequest.VideoLineLayout
         public var first: Int
         public var count: Int
+        /// `accurate`: each cell the frame shown at its time; `fast`: the keyframe at or before it (a first
+        /// picture while the accurate tile is made).
+        public var mode: SampleMode
+        /// Decoders working on the tile's cells at once.
+        public var workers: Int
 
-        public init(layout: ThumbsRequest.VideoLineLayout, first: Int, count: Int) {
+        public init(layout: ThumbsRequest.VideoLineLayout, first: Int, count: Int, mode: SampleMode = .accurate, workers: Int = 1) {
             self.layout = layout
             self.first = first
             self.count = count
+            self.mode = mode
+            self.workers = workers
         }
     }
 
@@ -36,8 +43,8 @@ public enum FilmstripTile {
                              reason: "the strip has \(plan.cells.count) cells; cell \(request.first) is past its end")
         }
         let frames = try sampler.sample(SampleRequest(
-            timesSeconds: cells.map(\.timeSeconds), mode: .accurate, cellWidthPixels: plan.cellWidthPixels,
-            cellHeightPixels: plan.cellHeightPixels, fit: plan.fit, decoderThreads: decoderThreads), workers: 1)
+            timesSeconds: cells.map(\.timeSeconds), mode: request.mode, cellWidthPixels: plan.cellWidthPixels,
+            cellHeightPixels: plan.cellHeightPixels, fit: plan.fit, decoderThreads: decoderThreads), workers: request.workers)
         let width = last.x + last.width - left
         let image = Filmstrip.compose(zip(cells, frames).map { cell, frame in
             Filmstrip.Cell(x: cell.x - left, y: 0, width: cell.width, height: cell.height, image: frame.image)

@@ -106,17 +106,20 @@ struct Routes {
             return APIError.response(.badRequest, code: "bad_request", message: "give strip_width, thumb_width, thumb_height, first and count (1–64)")
         }
         let scale = query.get("scale", as: Double.self) ?? 1
+        guard let mode = SampleMode(rawValue: query.get("mode") ?? "accurate") else {
+            return APIError.response(.badRequest, code: "bad_request", message: "mode is accurate or fast")
+        }
         guard scale > 0, scale <= 4 else { return APIError.response(.badRequest, code: "bad_request", message: "scale is 0–4") }
         let layout = ThumbsRequest.VideoLineLayout(stripWidthPoints: width, thumbWidthPoints: thumbWidth, thumbHeightPoints: thumbHeight,
                                                   minDurationSeconds: query.get("min", as: Double.self),
                                                   maxDurationSeconds: query.get("max", as: Double.self), pixelsPerPoint: scale)
         let name = [width, thumbWidth, thumbHeight, scale, layout.minDurationSeconds ?? -1, layout.maxDurationSeconds ?? -1]
-            .map { JSON.format($0) }.joined(separator: "_") + "-\(first)-\(count).png"
+            .map { JSON.format($0) }.joined(separator: "_") + "-\(first)-\(count)-\(mode.rawValue).png"
         let folder = "\(server.cache)/tiles/\(clip.id)-\(clip.size)-\(Int64(clip.modified))"
         let file = folder + "/" + name
         if !FileManager.default.fileExists(atPath: file) {
             try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            let tileRequest = FilmstripTile.Request(layout: layout, first: first, count: count)
+            let tileRequest = FilmstripTile.Request(layout: layout, first: first, count: count, mode: mode, workers: 2)
             if let failure = await server.interactive.run({ ServeSupport.renderTile(path: clip.path, request: tileRequest, output: file) }) {
                 return Self.unprocessable(failure.json)
             }

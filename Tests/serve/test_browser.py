@@ -6,13 +6,14 @@ screenshot is saved (VTRIM_SCREENSHOTS, default .build/serve-screenshots)."""
 import glob
 import json
 import os
+import shutil
 import time
 
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
-from conftest import SCREENSHOTS, ffprobe, vtrim, wait_for
+from conftest import FIXTURES, SCREENSHOTS, ffprobe, vtrim, wait_for
 
 
 def js(driver, script, *arguments):
@@ -259,3 +260,16 @@ def test_hevc_plays_through_the_preview(browser, server):
     status = js(browser, "return fetch('/api/clips/' + arguments[0] + '/preview').then(r => r.json())", clip)
     assert status["status"] in ("running", "done")
     shot(browser, "trimmer-hevc-preview")
+
+
+def test_the_library_follows_files_that_appear_and_vanish(browser, server, clips_folder):
+    open_page(browser, server)
+    count = lambda: js(browser, "return document.querySelectorAll('#feed .card').length")
+    wait_for(lambda: count() == 3, message="three cards")
+    added = os.path.join(clips_folder, "camera", "new.mp4")
+    shutil.copy(os.path.join(FIXTURES, "h264-aac-nob.mp4"), added)
+    try:
+        wait_for(lambda: count() == 4, timeout=15, message="the new clip's card")
+    finally:
+        os.unlink(added)
+    wait_for(lambda: count() == 3, timeout=15, message="the card gone with its file")

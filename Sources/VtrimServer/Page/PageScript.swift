@@ -51,6 +51,10 @@ async function probe(clip) {
 async function canPlay(clip) {
   const info = await probe(clip);
   if (!info.mime) return false;
+  // A source that does not start at 0 plays through the preview, whose clock is vtrim's timeline (0 = the
+  // container's start): browsers count such files' time their own way (Chromium gives a file whose first
+  // frame is at 10 s a 12.47 s duration where FFmpeg says 14 s).
+  if (Math.abs(info.start_time || 0) > 1e-6) return false;
   return document.createElement("video").canPlayType(info.mime) !== "";
 }
 
@@ -388,7 +392,13 @@ function observeTiles(tl) {
     for (const entry of entries) {
       if (!entry.isIntersecting) continue;
       const image = entry.target;
-      if (!image.src) image.src = image.dataset.src;
+      // Keyframes first (quick), then each cell's own frame.
+      if (!image.src) {
+        image.src = image.dataset.src + "&mode=fast";
+        const exact = new Image();
+        exact.onload = () => { image.src = exact.src; image.dataset.exact = "1"; };
+        exact.src = image.dataset.src;
+      }
       tileObserver.unobserve(image);
     }
   }, { root: $("strip-scroll"), rootMargin: "0px 50%" });
@@ -639,6 +649,21 @@ async function route() {
     else onCardVisibility([]);
   }
 }
+
+// Files that appear or vanish in the served folders show up: the list is walked anew every few seconds.
+setInterval(async () => {
+  if ($("view-library").hidden || document.hidden) return;
+  try {
+    const clips = await api("/api/clips");
+    const ids = (list) => list.map((c) => c.id).join(",");
+    if (ids(clips) !== ids(S.clips)) {
+      S.clips = clips;
+      $("empty").hidden = clips.length > 0;
+      renderBanner();
+      renderFeed();
+    }
+  } catch (error) { status(error.message); }
+}, 5000);
 
 $("banner-prev").addEventListener("click", () => bannerStep(-1));
 $("banner-next").addEventListener("click", () => bannerStep(1));

@@ -1,0 +1,213 @@
+#!/usr/bin/env python3
+"""bench/serve: `vtrim serve` on the cached 10-minute 1080p file and on a folder of 200 clips.
+
+- time to the first visible filmstrip tile of the 10-minute clip, cold (fresh server, empty cache): the
+  requests the page makes (clip list, probe, timeline, the first tile of keyframes), then the same tile with
+  every cell's own frame;
+- the library's first screen over 200 clips in headless Chromium: from navigation until the first card's
+  filmstrip is drawn and its video plays;
+- the server's RSS while all 200 clips are probed and tiled (flat is the target);
+- a 60 s copy cut through the API against `vtrim cut` on the command line.
+Medians over --runs runs. See BENCHMARKS.md."""
+import argparse
+import http.client
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+parser = argparse.ArgumentParser(description=__doc__)
+parser.add_argument("--runs", type=int, default=3)
+parser.add_argument("--vtrim", default=os.path.join(ROOT, ".build", "release", "vtrim"))
+args = parser.parse_args()
+
+media = subprocess.run([os.path.join(HERE, "make-media.sh")], capture_output=True, text=True, check=True).stdout.split()
+big = next(p for p in media if "1080p" in p)
+cache = os.path.dirname(big)
+
+
+class Server:
+    def __init__(self, folder):
+        self.cache = tempfile.mkdtemp(prefix="vtrim-bench-cache-")
+        env = dict(os.environ, XDG_CACHE_HOME=self.cache)
+        self.process = subprocess.Popen([args.vtrim, "serve", folder, "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                        text=True, env=env)
+        info = json.loads(self.process.stdout.readline())
+        self.port, self.token, self.url = info["port"], info["token"], info["url"]
+
+    def get(self, path, method="GET", body=None):
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=600)
+        headers = {"Host": f"127.0.0.1:{self.port}", "Authorization": f"Bearer {self.token}"}
+        if body is not None:
+            headers["Content-Type"] = "application/json"
+        connection.request(method, path, body=body, headers=headers)
+        response = connection.getresponse()
+        data = response.read()
+        connection.close()
+        if response.status >= 300:
+            raise SystemExit(f"bench: {path} -> {response.status} {data[:300]!r}")
+        return data
+
+    def json(self, path, **kw):
+        return json.loads(self.get(path, **kw))
+
+    def rss_mib(self):
+        with open(f"/proc/{self.process.pid}/status") as status:
+            line = next(l for l in status if l.startswith("VmRSS"))
+        return int(line.split()[1]) / 1024
+
+    def stop(self):
+        self.process.terminate()
+        self.process.wait(30)
+        shutil.rmtree(self.cache, ignore_errors=True)
+
+
+def folder_with(path, name):
+    """A folder holding `path` (a hard link where possible: the server serves only files inside its folder)."""
+    folder = os.path.join(cache, "serve-" + name)
+    os.makedirs(folder, exist_ok=True)
+    target = os.path.join(folder, os.path.basename(path))
+    if not os.path.exists(target):
+        try:
+            os.link(path, target)
+        except OSError:
+            shutil.copy(path, target)
+    return folder
+
+
+def first_tile(folder):
+    """The page's requests up to its first visible tile (keyframes), then the accurate tile; seconds."""
+    server = Server(folder)
+    try:
+        started = time.perf_counter()
+        clip = server.json("/api/clips")[0]["id"]
+        info = server.json(f"/api/clips/{clip}")
+        video = info["video"]
+        thumb = round(50 * video["display_width"] / video["display_height"])
+        query = f"strip_width=1168&thumb_width={thumb}&thumb_height=50&max={info['duration']}&min=2"
+        server.json(f"/api/clips/{clip}/timeline?{query}")
+        server.get(f"/api/clips/{clip}/filmstrip.png?{query}&first=0&count=10&mode=fast")
+        fast = time.perf_counter() - started
+        server.get(f"/api/clips/{clip}/filmstrip.png?{query}&first=0&count=10")
+        accurate = time.perf_counter() - started
+        # The same strip with VideoLine's own window (5 s): cells 0.5 s apart, the first tile within one GOP.
+        near = f"strip_width=1168&thumb_width={thumb}&thumb_height=50&max=5&min=2"
+        mark = time.perf_counter()
+        server.get(f"/api/clips/{clip}/filmstrip.png?{near}&first=0&count=10")
+        dense = time.perf_counter() - mark
+        return fast, accurate, dense
+    finally:
+        server.stop()
+
+
+def library_folder():
+    folder = os.path.join(cache, "serve-200")
+    os.makedirs(folder, exist_ok=True)
+    source = os.path.join(ROOT, "fixtures", "h264-aac.mp4")
+    for index in range(200):
+        target = os.path.join(folder, f"clip-{index:03d}.mp4")
+        if not os.path.exists(target):
+            shutil.copy(source, target)
+    return folder
+
+
+def first_screen(folder):
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = "/usr/lib/chromium/chromium"
+    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--mute-audio"):
+        options.add_argument(argument)
+    driver = webdriver.Chrome(options=options, service=Service("/usr/bin/chromedriver"))
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": 1200, "height": 800, "deviceScaleFactor": 1, "mobile": False})
+    server = Server(folder)
+    try:
+        driver.get(f"http://127.0.0.1:{server.port}/favicon.ico")  # the origin, for the cookie below
+        driver.add_cookie({"name": f"vtrim_token_{server.port}", "value": server.token, "path": "/"})
+        started = time.perf_counter()
+        driver.get(f"http://127.0.0.1:{server.port}/#/library")
+        deadline = time.time() + 60
+        while time.time() < deadline:
+            ready = driver.execute_script("""
+                const card = document.querySelector('#feed .card');
+                if (!card) return false;
+                const strip = card.querySelector('.filmstrip'), video = card.querySelector('video');
+                return strip.complete && strip.naturalWidth > 0 && !video.paused && video.currentTime > 0;""")
+            if ready:
+                break
+            time.sleep(0.01)
+        elapsed = time.perf_counter() - started
+        cards = driver.execute_script("return document.querySelectorAll('#feed .card').length")
+        return elapsed, cards, server
+    finally:
+        driver.quit()
+
+
+def main():
+    print(f"bench: first tile of {os.path.basename(big)}, {args.runs} cold runs", file=sys.stderr, flush=True)
+    one = folder_with(big, "one")
+    tiles = [first_tile(one) for _ in range(args.runs)]
+    fast = statistics.median(t[0] for t in tiles)
+    accurate = statistics.median(t[1] for t in tiles)
+    dense = statistics.median(t[2] for t in tiles)
+
+    print("bench: library first screen over 200 clips", file=sys.stderr, flush=True)
+    many = library_folder()
+    screens = []
+    rss = []
+    for run in range(args.runs):
+        elapsed, cards, server = first_screen(many)
+        screens.append(elapsed)
+        if run == 0:
+            # RSS while every clip is probed and tiled, through the API.
+            clips = server.json("/api/clips")
+            rss.append((0, server.rss_mib()))
+            for index, clip in enumerate(clips, start=1):
+                info = server.json(f"/api/clips/{clip['id']}")
+                server.get(f"/api/clips/{clip['id']}/filmstrip.png?strip_width=480&thumb_width=48&thumb_height=27&max={info['duration']}&min=2&first=0&count=10")
+                if index in (20, 50, 100, 200):
+                    rss.append((index, server.rss_mib()))
+        server.stop()
+
+    print("bench: a 60 s copy cut through the API and on the command line", file=sys.stderr, flush=True)
+    server = Server(one)
+    clip = server.json("/api/clips")[0]["id"]
+    duration = server.json(f"/api/clips/{clip}")["duration"]
+    start, end = duration / 2 - 29, duration / 2 + 31
+    api_times, cli_times = [], []
+    out = tempfile.mkdtemp(prefix="vtrim-bench-serve-cut-")
+    for run in range(args.runs):
+        mark = time.perf_counter()
+        job = server.json("/api/cuts", method="POST", body=json.dumps({"clip": clip, "start": start, "end": end, "mode": "copy"}))
+        while job["status"] in ("queued", "running"):
+            time.sleep(0.01)
+            job = server.json(f"/api/cuts/{job['id']}")
+        api_times.append(time.perf_counter() - mark)
+        os.unlink(job["output"])
+        target = os.path.join(out, f"cli-{run}.mp4")
+        mark = time.perf_counter()
+        subprocess.run([args.vtrim, "cut", os.path.join(one, os.path.basename(big)), "--start", f"{start:.3f}", "--end", f"{end:.3f}",
+                        "-o", target], check=True, capture_output=True)
+        cli_times.append(time.perf_counter() - mark)
+        os.unlink(target)
+    server.stop()
+
+    print(f"\n### vtrim serve, median of {args.runs} runs\n")
+    print("| measure | result | target |\n|---|---:|---|")
+    print(f"| first visible tile, 10-min 1080p clip (list, probe, timeline, 10 keyframe cells), cold | {fast:.2f} s | < 0.5 s |")
+    print(f"| the same tile with every cell's own frame (cells 54 s apart) | {accurate:.2f} s | |")
+    print(f"| a tile at VideoLine's 5 s window (cells 0.5 s apart), accurate | {dense:.2f} s | |")
+    print(f"| library first screen over 200 clips (first card's filmstrip drawn, its video playing) | {statistics.median(screens):.2f} s | < 1 s |")
+    print(f"| server RSS while probing and tiling 200 clips (after 0/20/50/100/200) | {' / '.join(f'{m:.0f}' for _, m in rss)} MiB | flat |")
+    api, cli = statistics.median(api_times), statistics.median(cli_times)
+    print(f"| 60 s copy cut: POST /api/cuts until done ÷ `vtrim cut` | {api:.2f} s ÷ {cli:.2f} s = {api / cli:.2f} | |")
+
+
+main()
