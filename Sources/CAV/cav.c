@@ -219,3 +219,7 @@ int cav_png_read_rgb24(const char *path, uint8_t **out_rgb, int *width, int *hei
 }
 
 void cav_free(void *p) { free(p); }
+
+const char *cav_png_version(void) {
+    return png_get_libpng_ver(NULL);
+}

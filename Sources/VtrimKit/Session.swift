@@ -13,3 +13,9 @@ public enum Session {
         Interrupt.install()
     }
 }
+
+/// `vtrim --version`: vtrim's own version and the libraries it runs on.
+public enum VersionText {
+    public static let vtrim = "0.2.0"
+    public static var full: String { "vtrim \(vtrim) (FFmpeg: \(LibraryVersions.text))" }
+}

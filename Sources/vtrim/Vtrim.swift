@@ -1,4 +1,5 @@
 import ArgumentParser
+import VtrimKit
 
 @main
 struct Vtrim: ParsableCommand {
@@ -9,7 +10,7 @@ struct Vtrim: ParsableCommand {
         Times are seconds (12.5), m:ss(.fff), h:mm:ss(.fff), or end / end-5 (5 s before the end).
         Exit status: 0 all inputs succeeded, 1 at least one failed, 64 usage error.
         """,
-        version: "0.1.0",
+        version: VersionText.full,
         subcommands: subcommands
     )
 

@@ -58,6 +58,9 @@ int cav_frame_transform(const AVFrame *src, AVFrame *dst, int a, int b, int c, i
 // Writes an 8-bit RGB PNG to `path` with tEXt chunks (keys[i] = values[i]). Returns 0 on success;
 // otherwise a negative value and a message in errbuf. The file is flushed and closed before returning
 // 0 so a full disk is reported here, not lost.
+/// The libpng version loaded at run time (for `vtrim --version`).
+const char *cav_png_version(void);
+
 int cav_png_write_rgb24(const char *path, int width, int height, const uint8_t *rgb, int stride,
                         const char *const *text_keys, const char *const *text_values, int text_count,
                         int compression_level, char *errbuf, size_t errlen);
