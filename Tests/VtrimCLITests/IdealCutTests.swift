@@ -186,7 +186,7 @@ struct IdealCutTests {
 
     /// A dry run plans exactly what the real run does: mode, parts, presented span, plan-time warnings,
     /// and — with --strict — the same verdict.
-    @Test(arguments: fixtureExamples.filter { $0.kind != "keyframe" }, ["copy", "exact", "smart"])
+    @Test(arguments: fixtureExamples.filter { $0.kind == "between" }, ["copy", "exact", "smart"])
     func dryRunIsTheRealRunsPlan(_ example: Example, _ mode: String) throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }

@@ -1,0 +1,27 @@
+import Testing
+@testable import VtrimKit
+
+struct CutListTests {
+    @Test func headerRowIsSkippedInAnyCase() throws {
+        for header in ["start,end,label", "Start,End,Label", "START,END"] {
+            let segments = try CutList.parse("\(header)\n1,2.5,intro\n3,,rest\n")
+            #expect(segments.count == 2, "\(header)")
+            #expect(segments.first?.label == "intro")
+        }
+    }
+
+    @Test func aBadRowNamesItsLine() {
+        do {
+            _ = try CutList.parse("start,end,label\n1,2\nabc,4\n")
+            Issue.record("a malformed row was accepted")
+        } catch {
+            #expect(error.line == 3)
+            #expect(error.description.hasPrefix("line 3:"))
+        }
+    }
+
+    /// Only the first row may be a header: "start,end" later is a malformed row.
+    @Test func headerOnlyFirst() {
+        #expect(throws: CutList.ParseError.self) { try CutList.parse("1,2\nstart,end\n") }
+    }
+}
