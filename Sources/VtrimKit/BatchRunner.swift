@@ -5,7 +5,8 @@ import MediaEngine
 /// Runs one job per input on up to `jobs` threads at once, and hands the outcomes over in input order
 /// as soon as they are ready. Each job owns its FFmpeg contexts (they never cross threads).
 /// With `failFast`, no new job starts after a failure; the inputs not started are reported as skipped.
-/// After an interrupt, no new job starts and the run returns `interrupted: true`.
+/// After an interrupt, no new job starts, the inputs not started are reported as skipped
+/// ("interrupted"), and the run returns `interrupted: true`.
 public struct BatchRunner: Sendable {
     public let jobs: Int
     public let failFast: Bool
@@ -50,13 +51,13 @@ public struct BatchRunner: Sendable {
             outcomes.forEach(report)
             next += 1
         }
-        // Inputs never started (fail-fast) are reported as skipped; after an interrupt they are not.
-        if !Interrupt.requested {
-            for index in next..<paths.count {
-                report(Outcome(path: paths[index], status: .skipped(reason: "not started: an earlier input failed (--fail-fast)")))
-            }
+        // Inputs never started are reported as skipped, with why: an interrupt or an earlier failure.
+        let interrupted = Interrupt.requested
+        for index in next..<paths.count {
+            report(Outcome(path: paths[index], status: .skipped(
+                reason: interrupted ? Interrupt.skipReason : "not started: an earlier input failed (--fail-fast)")))
         }
-        return Interrupt.requested
+        return interrupted
     }
 }
 

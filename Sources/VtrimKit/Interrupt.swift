@@ -3,8 +3,9 @@ import Glibc
 import Synchronization
 
 /// SIGINT/SIGTERM: the batch starts no new job, running jobs stop at their next checkpoint and remove
-/// their temporary files, the summary is printed, and vtrim exits 130/143. If jobs do not stop within a
-/// few seconds, the temporary files are removed and vtrim exits anyway.
+/// their temporary files, inputs never started are reported as skipped ("interrupted"), the summary is
+/// printed, and vtrim exits 130/143 — within a second: every long loop checks `requested`. If jobs do
+/// not stop within `graceSeconds`, the temporary files are removed and vtrim exits anyway.
 public enum Interrupt {
     private static let signalNumber = Atomic<Int32>(0)
 
@@ -16,19 +17,29 @@ public enum Interrupt {
 
     public static var requested: Bool { signal != nil }
 
+    /// The `reason` of an input an interrupt kept from starting.
+    public static let skipReason = "interrupted"
+
     /// The exit status for the signal received (130 for SIGINT, 143 for SIGTERM).
     public static var exitStatus: Int32 { signal == SIGTERM ? 143 : 130 }
 
     nonisolated(unsafe) private static var sources: [DispatchSourceSignal] = []
 
+    /// Its own serial queue: libdispatch gives such a queue a thread even when the global pool is busy
+    /// with batch jobs and frame samplers (on `.global()` the handler waited for a job to finish).
+    private static let queue = DispatchQueue(label: "vtrim.signals", qos: .userInteractive)
+
+    /// How long running jobs get to stop at their checkpoints before the watchdog exits anyway.
+    static let graceSeconds = 3.0
+
     static func install() {
         guard sources.isEmpty else { return }
         for number in [SIGINT, SIGTERM] {
             Glibc.signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
             source.setEventHandler {
                 if signalNumber.compareExchange(expected: 0, desired: number, ordering: .acquiringAndReleasing).exchanged {
-                    DispatchQueue.global().asyncAfter(deadline: .now() + 5) { forceExit() }
+                    queue.asyncAfter(deadline: .now() + graceSeconds) { forceExit() }
                 } else {
                     forceExit()
                 }

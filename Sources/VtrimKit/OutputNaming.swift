@@ -69,11 +69,25 @@ public struct OutputNamer: Sendable, Equatable {
         }
     }
 
-    /// Replaces `{key}` with its value; unknown keys stay as written (the CLI rejects them up front).
+    /// Replaces `{key}` with its value in one left-to-right pass over the template: a value is never
+    /// scanned again (a stem containing "{index}" stays as it is), so names do not depend on the order
+    /// of the values. Unknown keys stay as written (the CLI rejects them up front).
     static func fill(_ template: String, _ values: [String: String]) -> String {
-        var result = template
-        for (key, value) in values { result = result.replacingOccurrences(of: "{\(key)}", with: value) }
-        return result
+        var result = ""
+        var rest = template[...]
+        while let open = rest.firstIndex(of: "{") {
+            result += rest[..<open]
+            let afterOpen = rest.index(after: open)
+            if let close = rest[afterOpen...].firstIndex(where: { $0 == "}" || $0 == "{" }), rest[close] == "}",
+               let value = values[String(rest[afterOpen..<close])] {
+                result += value
+                rest = rest[rest.index(after: close)...]
+            } else {
+                result += "{"
+                rest = rest[afterOpen...]
+            }
+        }
+        return result + rest
     }
 
     /// Placeholders in `template` that no command knows.

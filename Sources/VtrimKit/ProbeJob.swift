@@ -20,6 +20,7 @@ public enum ProbeJob {
         [
             ("duration", .number(info.durationSeconds)),
             ("duration_source", .string(info.durationSource.rawValue)),
+            ("readable_duration", .number(info.readableDurationSeconds)),
             ("start_time", .number(info.startTimeSeconds)),
             ("size", .int(info.sizeBytes)),
             ("format", .string(info.formatName)),
@@ -53,7 +54,7 @@ public enum ProbeJob {
             ("frame_count", .optional(video.frameCount)),
             ("duration", .optional(video.durationSeconds)),
             ("time_base", .string("\(video.timeBase.numerator)/\(video.timeBase.denominator)")),
-            ("decodable", .bool(video.decoderAvailable)),
+            ("decodable", .bool(video.firstFrameDecoded ?? video.decoderAvailable)),
         ])
     }
 
@@ -89,6 +90,9 @@ public enum ProbeJob {
         var duration = "  duration  \(Human.seconds(info.durationSeconds))"
         if info.durationSource == .streams { duration += " (measured from the streams)" }
         duration += ", starts at \(Human.seconds(info.startTimeSeconds))"
+        if info.readableDurationSeconds != info.durationSeconds {
+            duration += "; only \(Human.seconds(info.readableDurationSeconds)) readable"
+        }
         lines.append(duration)
         if let video = info.video {
             var text = "  video     #\(video.index) \(video.codec)"

@@ -108,7 +108,7 @@ public enum ThumbsJob {
             let frames = try sampler.sample(SampleRequest(
                 timesSeconds: plan.cells.map(\.timeSeconds), mode: request.mode,
                 cellWidthPixels: plan.cellWidthPixels, cellHeightPixels: plan.cellHeightPixels,
-                fit: plan.fit, decoderThreads: request.decoderThreads), workers: request.workers)
+                fit: plan.fit, decoderThreads: request.decoderThreads, shouldStop: { Interrupt.requested }), workers: request.workers)
             if let transfer = video.colorTransfer, ["smpte2084", "arib-std-b67"].contains(transfer) {
                 warnings.append(MediaWarning(code: "hdr_not_tone_mapped",
                                              message: "HDR video (\(transfer == "smpte2084" ? "PQ" : "HLG")) is converted without tone mapping; colours look flat"))
@@ -116,13 +116,18 @@ public enum ThumbsJob {
             let failed = frames.indices.filter { frames[$0].image == nil }
             if failed.count == frames.count {
                 throw MediaError(.decodeFailed, path: path, operation: "decode",
-                                 reason: "no frame could be decoded (\(frames.first?.failure ?? "no picture"))")
+                                 reason: "none of the \(frames.count) cells could be decoded (first: \(frames.first?.failure ?? "no picture"))")
             }
             if let first = failed.first {
-                let list = failed.prefix(8).map(String.init).joined(separator: ", ") + (failed.count > 8 ? ", …" : "")
                 warnings.append(MediaWarning(
                     code: "sample_failed",
-                    message: "\(failed.count) of \(frames.count) cells could not be decoded (cells \(list); first: \(frames[first].failure ?? "no picture")); grey placeholders drawn"))
+                    message: "\(failed.count) of \(frames.count) cells could not be decoded (cells \(cellList(failed)); first: \(frames[first].failure ?? "no picture")); grey placeholders drawn"))
+            }
+            let damaged = frames.indices.filter { frames[$0].damaged }
+            if !damaged.isEmpty {
+                warnings.append(MediaWarning(
+                    code: "frame_damaged",
+                    message: "\(damaged.count) of \(frames.count) cells show frames the decoder flagged as damaged (cells \(cellList(damaged)))"))
             }
             if request.strict, !warnings.isEmpty {
                 return Outcome(path: path, status: .succeeded, warnings: warnings).applyingStrict()
@@ -150,6 +155,11 @@ public enum ThumbsJob {
         } catch {
             return .failure(error, warnings: warnings)
         }
+    }
+
+    /// Cell indexes as in the JSON (from 0), the first eight.
+    private static func cellList(_ indices: [Int]) -> String {
+        indices.prefix(8).map(String.init).joined(separator: ", ") + (indices.count > 8 ? ", …" : "")
     }
 
     private static func pngText(path: String, frames: [SampledFrame]) -> [(key: String, value: String)] {

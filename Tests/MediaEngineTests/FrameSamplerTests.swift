@@ -82,8 +82,9 @@ struct FrameSamplerTests {
         let frames = try sampler.sample(SampleRequest(timesSeconds: [0.5, 3.5], mode: .accurate, cellWidthPixels: 80,
                                                       cellHeightPixels: 60, fit: .exact))
         #expect(frames[0].frameSeconds == 0.5)
-        // Past the readable data: the last decodable frame (2.1 s).
-        #expect(abs((frames[1].frameSeconds ?? 0) - 2.1) < 0.001, "\(frames[1].failure ?? "")")
+        // Past the readable data: a failed sample saying so, never the last decodable frame (2.1 s) instead.
+        #expect(frames[1].image == nil && frames[1].frameSeconds == nil)
+        #expect(frames[1].failure?.contains("past the readable end") == true, "\(frames[1].failure ?? "")")
     }
 
     @Test func audioOnlyIsNoVideo() {

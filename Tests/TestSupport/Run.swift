@@ -3,9 +3,16 @@ import Foundation
 /// What a finished process printed and how it exited.
 public struct RunResult: Sendable, CustomStringConvertible {
     public let status: Int32
-    public let stdout: String
     public let stderr: String
     public let stdoutData: Data
+    /// Decoded on use: some tools print megabytes of raw pictures, which are never read as text.
+    public var stdout: String { String(decoding: stdoutData, as: UTF8.self) }
+
+    public init(status: Int32, stderr: String, stdoutData: Data) {
+        self.status = status
+        self.stderr = stderr
+        self.stdoutData = stdoutData
+    }
 
     public var stdoutLines: [String] { stdout.split(separator: "\n", omittingEmptySubsequences: true).map(String.init) }
     public var stderrLines: [String] { stderr.split(separator: "\n", omittingEmptySubsequences: true).map(String.init) }
@@ -57,10 +64,7 @@ public enum Run {
         let outputData = output.fileHandleForReading.readDataToEndOfFile()
         group.wait()
         process.waitUntilExit()
-        return RunResult(status: process.terminationStatus,
-                         stdout: String(decoding: outputData, as: UTF8.self),
-                         stderr: String(decoding: errorData, as: UTF8.self),
-                         stdoutData: outputData)
+        return RunResult(status: process.terminationStatus, stderr: String(decoding: errorData, as: UTF8.self), stdoutData: outputData)
     }
 }
 

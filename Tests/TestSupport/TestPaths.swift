@@ -35,6 +35,13 @@ public enum TestPaths {
     /// The binary under test is built with sanitizers (scripts/sanitizers): memory figures mean nothing.
     public static let sanitized = ProcessInfo.processInfo.environment["VTRIM_SANITIZED"] != nil
 
+    /// This machine's name, as vtrim writes it into temporary file names.
+    public static let hostName: String = {
+        var buffer = [CChar](repeating: 0, count: 256)
+        return gethostname(&buffer, buffer.count) == 0
+            ? String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : "localhost"
+    }()
+
     public static func toolExists(_ name: String) -> Bool {
         (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":").contains {
             FileManager.default.isExecutableFile(atPath: "\($0)/\(name)")

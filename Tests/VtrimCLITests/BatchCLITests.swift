@@ -94,7 +94,7 @@ struct BatchCLITests {
         let arguments = ["thumbs", "--json", "-r", tree.file("in"), "--exclude", "*broken*", "--count", "2", "--output-dir", tree.file("out")]
         // A temporary file a killed run left (its process long gone) must not count as an output.
         try FileManager.default.createDirectory(atPath: tree.file("out"), withIntermediateDirectories: true)
-        let stale = tree.file("out/.a.thumbs.vtrim-tmp-2147480000-1.png")
+        let stale = tree.file("out/.a.thumbs.vtrim-tmp-\(TestPaths.hostName)+2147480000+1.png")
         try Data("half".utf8).write(to: URL(fileURLWithPath: stale))
         let first = try Run.vtrim(arguments + ["--skip-existing"])
         #expect(first.status == 0, "\(first)")
@@ -104,6 +104,28 @@ struct BatchCLITests {
         #expect(again.status == 0)
         #expect(again.jsonLines.allSatisfy { $0["skipped"] as? Bool == true && $0["reason"] != nil })
         #expect(again.stderr.contains("0 ok, 0 failed, 4 skipped"))
+    }
+
+    /// Two machines sharing an output folder (`--shard` over NFS): a temporary file is cleaned only when
+    /// it is provably dead — this host, a pid that is gone, the same final name and extension.
+    @Test func otherHostsTemporariesAreNeverTouched() throws {
+        let tree = try Self.makeTree()
+        defer { tree.remove() }
+        try FileManager.default.createDirectory(atPath: tree.file("out"), withIntermediateDirectories: true)
+        let host = TestPaths.hostName
+        let cases: [(name: String, removed: Bool)] = [
+            (".a.thumbs.vtrim-tmp-\(host)+2147480000+7.png", true),               // this host, dead pid
+            (".a.thumbs.vtrim-tmp-other-\(host)+2147480000+7.png", false),        // another host's run in progress
+            (".a.thumbs.vtrim-tmp-\(host)+1+7.png", false),                      // this host, a live process
+            (".a.thumbs.vtrim-tmp-\(host)+2147480000+7.jpg", false),             // another output's extension
+            (".a.thumbs.vtrim-tmp-2147480000-7.png", false),                     // no host: not provably dead
+        ]
+        for item in cases { try Data("half".utf8).write(to: URL(fileURLWithPath: tree.file("out/" + item.name))) }
+        let run = try Run.vtrim(["thumbs", tree.file("in/a.mp4"), "--count", "2", "--output-dir", tree.file("out")])
+        #expect(run.status == 0, "\(run)")
+        for item in cases {
+            #expect(FileManager.default.fileExists(atPath: tree.file("out/" + item.name)) != item.removed, "\(item.name)")
+        }
     }
 
     @Test func shardsTogetherCoverTheRunExactlyOnce() throws {

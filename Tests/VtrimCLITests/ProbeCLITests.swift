@@ -139,8 +139,37 @@ struct ProbeCLITests {
     @Test func damagedFileDoesNotFloodStderr() throws {
         let result = try Run.vtrim(["probe", "--quiet", TestPaths.fixture("truncated.mp4"), TestPaths.fixture("not-video.mp4")])
         #expect(result.status == 1)
-        #expect(result.stderrLines.count == 1)
+        // One line each: the truncation warning and the error; none of FFmpeg's own.
+        #expect(result.stderrLines.count == 2, "\(result)")
+        #expect(result.stderrLines.allSatisfy { $0.hasPrefix("vtrim: ") })
+        #expect(result.stderr.contains("truncated"))
         let verbose = try Run.vtrim(["probe", "--verbose", TestPaths.fixture("not-video.mp4")])
         #expect(verbose.stderr.contains("moov atom not found"))
+    }
+
+    /// A whole file whose container states a wildly wrong duration (a fragmented MP4 claiming 143165 s for
+    /// 1 s): the warning names the container's figure, and the duration everyone uses is the measured one.
+    @Test(.enabled(if: TestPaths.sharedMedia != nil, "../shared/media is absent"))
+    func wildlyWrongDurationIsMeasured() throws {
+        let path = try #require(TestPaths.sharedMedia) + "/androidx-media/sample_fragmented.mp4"
+        try #require(FileManager.default.fileExists(atPath: path))
+        let result = try Run.vtrim(["probe", "--json", path])
+        #expect(result.status == 0, "\(result)")
+        let object = try #require(result.jsonLines.first)
+        let duration = try #require(object["duration"] as? Double)
+        #expect(abs(duration - 1.001) < 0.05, "\(object)")
+        #expect(object["readable_duration"] as? Double == duration)
+        #expect(object["duration_source"] as? String == "streams")
+        let warnings = object["warnings"] as? [[String: Any]] ?? []
+        #expect(warnings.contains { $0["code"] as? String == "duration_suspect" && ($0["message"] as? String ?? "").contains("143165") },
+                "\(warnings)")
+        // The strip spans that second: every cell is a frame.
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let thumbs = try Run.vtrim(["thumbs", "--json", "--count", "4", "--height", "90", "-o", folder.file("s.png"), path])
+        #expect(thumbs.status == 0, "\(thumbs)")
+        let strip = try #require(thumbs.jsonLines.first)
+        #expect((strip["end"] as? Double ?? 0) < 1.1, "\(strip)")
+        #expect(!((strip["warnings"] as? [[String: Any]]) ?? []).contains { $0["code"] as? String == "sample_failed" })
     }
 }

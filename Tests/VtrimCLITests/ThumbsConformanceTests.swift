@@ -16,7 +16,12 @@ struct ThumbsConformanceTests {
         var strips = 0, errors = 0
         for (row, object) in zip(rows, objects) {
             let decodable = (row["decoded_video_frames"].flatMap(Int.init) ?? 0) > 0
-            if decodable {
+            let message = ((object["error"] as? [String: Any])?["message"] as? String) ?? ""
+            if decodable, message.contains("past the readable end") {
+                // A truncated file (e.g. mediabunny/annex-b.mp4: 0.46 s of 35 s) whose every cell lies past
+                // its data: an error saying so, never frames from another time.
+                errors += 1
+            } else if decodable {
                 guard object["error"] == nil else {
                     Issue.record("\(row.file): \(object["error"] ?? "")")
                     continue

@@ -16,6 +16,22 @@ struct OutputNamingTests {
         #expect(choice.path(for: input, suffix: suffix) == expected)
     }
 
+    /// One left-to-right pass: a value is never scanned again, whatever order the values come in.
+    @Test(arguments: [
+        ("{stem}-{index}", "a{index}", "a{index}-3"),
+        ("{index}{stem}", "{end}", "3{end}"),
+        ("{stem}.{ext}", "x", "x.mp4"),
+        ("{{stem}}", "x", "{x}"),
+        ("{stem", "x", "{stem"),
+        ("{unknown}-{stem}", "x", "{unknown}-x"),
+        ("}{stem}{", "x", "}x{"),
+    ])
+    func templatesAreFilledInOnePass(_ template: String, _ stem: String, _ expected: String) {
+        for _ in 0..<20 {
+            #expect(OutputNamer.fill(template, ["stem": stem, "index": "3", "ext": "mp4", "end": "9"]) == expected)
+        }
+    }
+
     @Test func cutKeepsTheInputExtension() {
         #expect(CutRequest.suffix(for: "a/b.MKV") == ".cut.MKV")
         #expect(CutRequest.suffix(for: "noext") == ".cut.mp4")

@@ -25,6 +25,7 @@ final class CopyVideoWriter: VideoWriter {
         if !started {
             guard timing.isSame(as: video.keyframe) else { return false }
             started = true
+            if video.carriesEncoderInfo { try packet.setBytes(video.beginning.carried(into: packet.bytes)) }
         }
         if timing.pts < video.keyframe.pts, !timing.isKeyframe { return false }
         latestPresentedEnd = max(latestPresentedEnd, timing.pts.plus(max(0, timing.duration)))

@@ -14,6 +14,8 @@ struct CutFacts: Sendable {
     public var crf: Int
     public var preset: String
     public var faststart: Bool
+    /// Where a truncated input's readable media ends (container µs, origin included) and why; nil when whole.
+    public var readableEnd: (micro: Int64, why: String)?
 
     public init(path: String, requestedMode: CutPlan.Mode, startMicro: Int64, endMicro: Int64, originMicro: Int64,
                 container: ContainerFacts, streams: [StreamFacts], video: VideoFacts?, threads: ThreadBudget,
@@ -86,6 +88,8 @@ struct VideoFacts: Sendable {
     /// The encoder an exact cut would use, and the pixel format conversion it would need.
     public var exactEncoder: String
     public var pixelFormatConversion: (from: String, to: String)?
+    /// What the stream's first access unit tells decoders (x264's version SEI).
+    var beginning = StreamBeginning.unknown
 
     public init(index: Int, timeBase: Rational, codec: String, width: Int, height: Int, orientation: Orientation,
                 decoderAvailable: Bool, startTicks: Int64, endTicks: Int64,

@@ -20,6 +20,7 @@ public enum CutNotice: Sendable, Equatable {
     case headReencoded(frames: Int, untilSeconds: Double)
     case tailReencoded(frames: Int, fromSeconds: Double)
     case audioPacketsSplit(codec: String)
+    case encoderInfoCarried(build: Int)
     /// Exact cuts: the frame at `start` is shown whole (not as a sliver); the time comes off the last frame.
     case firstFrameWhole(seconds: Double)
 
@@ -33,6 +34,10 @@ public enum CutNotice: Sendable, Equatable {
     case decodeErrors(count: Int)
     /// The input ended before the planned end of the cut (its data stops where its index says more follows).
     case truncated(plannedEndSeconds: Double, writtenEndSeconds: Double)
+    /// The range passes the readable end of a truncated input (known from its index or framing).
+    case pastReadableEnd(endSeconds: Double, readableSeconds: Double, why: String)
+    /// The input is truncated, but after the range: the cut is whole.
+    case truncatedAfterRange(readableSeconds: Double)
 
     public enum LeftOut: String, Sendable {
         case coverArt = "cover_art"
@@ -55,18 +60,20 @@ public enum CutNotice: Sendable, Equatable {
         case .headReencoded: return "head_reencoded"
         case .tailReencoded: return "tail_reencoded"
         case .audioPacketsSplit: return "audio_packets_split"
+        case .encoderInfoCarried: return "encoder_info_carried"
         case .firstFrameWhole: return "first_frame_whole"
         case .startsLate: return "starts_late"
         case .smartFallback: return "smart_fallback"
         case .streamDropped: return "stream_dropped"
         case .decodeErrors: return "decode_errors"
-        case .truncated: return "truncated"
+        case .truncated, .pastReadableEnd: return "truncated"
+        case .truncatedAfterRange: return "input_truncated"
         }
     }
 
     public var isWarning: Bool {
         switch self {
-        case .startsLate, .smartFallback, .streamDropped, .decodeErrors, .truncated: return true
+        case .startsLate, .smartFallback, .streamDropped, .decodeErrors, .truncated, .pastReadableEnd: return true
         default: return false
         }
     }
@@ -84,7 +91,8 @@ public enum CutNotice: Sendable, Equatable {
         ("stream_left_out", false, .plan), ("audio_only", false, .plan), ("turned_upright", false, .plan),
         ("pixel_format_converted", false, .plan), ("leading_frames_left_out", false, .plan),
         ("head_reencoded", false, .plan), ("tail_reencoded", false, .plan), ("audio_packets_split", false, .plan),
-        ("first_frame_whole", false, .plan),
+        ("encoder_info_carried", false, .plan),
+        ("first_frame_whole", false, .plan), ("input_truncated", false, .plan), ("truncated", true, .plan),
         ("starts_late", true, .plan), ("smart_fallback", true, .plan), ("stream_dropped", true, .plan),
         ("decode_errors", true, .run), ("truncated", true, .run),
     ]
@@ -122,6 +130,8 @@ public enum CutNotice: Sendable, Equatable {
             return "\(frames) frame(s) re-encoded up to the keyframe at \(Words.seconds(until))"
         case let .tailReencoded(frames, from):
             return "\(frames) frame(s) re-encoded from \(Words.seconds(from)) to the end"
+        case let .encoderInfoCarried(build):
+            return "the source's x264 version SEI (core \(build)) is put before the first copied frame, so decoders apply the workarounds that build needs"
         case let .audioPacketsSplit(codec):
             return "\(codec) packets holding several frames are split into one frame each, as 3GP/MOV need"
         case let .firstFrameWhole(seconds):
@@ -133,9 +143,13 @@ public enum CutNotice: Sendable, Equatable {
         case let .streamDropped(index, codec, container):
             return "audio stream #\(index) (\(codec)) cannot be stored in \(container); it is left out"
         case let .decodeErrors(count):
-            return "\(count) packet(s) could not be decoded while re-encoding"
+            return "\(count) decode error(s) while re-encoding (packets the decoder refused or frames it flagged as damaged)"
         case let .truncated(planned, written):
             return "the input ends early: the cut was planned to \(Words.seconds(planned)) but the data stops at \(Words.seconds(written))"
+        case let .pastReadableEnd(end, readable, why):
+            return "the input is truncated (\(why)): about \(Words.seconds(readable)) can be read, so the cut ends where its data does, before \(Words.seconds(end))"
+        case let .truncatedAfterRange(readable):
+            return "the input is truncated after \(Words.seconds(readable)); the range lies before that"
         }
     }
 

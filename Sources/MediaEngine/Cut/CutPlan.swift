@@ -113,6 +113,10 @@ public struct VideoCut: Sendable, Equatable {
     public var leadingLeftOut: Int
     /// The reorder delay of the source at the keyframe, so copied decode times stay below presentation times.
     public var sourceHasBFrames: Bool
+    /// What the stream's first access unit tells decoders, for the decoders this cut opens mid-stream.
+    var beginning = StreamBeginning.unknown
+    /// The first copied access unit gets the source's x264 version SEI (`encoder_info_carried`).
+    public var carriesEncoderInfo = false
 
     public func micro(_ ticks: Int64) -> Int64 {
         guard timeBase.denominator > 0 else { return ticks }

@@ -7,6 +7,12 @@ enum CutPlanner {
         var notices: [CutNotice] = []
         let path = facts.path
         let container = facts.container
+        if let readable = facts.readableEnd {
+            let seconds = Micro.seconds(readable.micro.minus(facts.originMicro))
+            notices.append(facts.endMicro > readable.micro
+                ? .pastReadableEnd(endSeconds: Micro.seconds(facts.endMicro.minus(facts.originMicro)), readableSeconds: seconds, why: readable.why)
+                : .truncatedAfterRange(readableSeconds: seconds))
+        }
 
         // Streams: the main video, audio the container holds, subtitles it holds; the rest with a reason.
         var streams: [KeptStream] = []
@@ -65,7 +71,13 @@ enum CutPlanner {
             throw MediaError(.decodeFailed, path: path, operation: "plan", reason: "no keyframe found in the video to start from")
         }
         // Frames the source's own edit list hides are not shown, so the cut ends before them.
-        let endTicks = min(video.endTicks, video.sourceShownUntil ?? .max)
+        var endTicks = min(video.endTicks, video.sourceShownUntil ?? .max)
+        // A truncated input whose data stops inside the range: the cut ends where the readable data does
+        // (no incomplete last frame, no last frame held on to the requested end as if the rest were there).
+        let stopsShort = facts.readableEnd.map { facts.endMicro > $0.micro } ?? false
+        if stopsShort, let readable = facts.readableEnd {
+            endTicks = min(endTicks, Rescale.ticks(readable.micro, from: Rational(1, 1_000_000), to: video.timeBase, roundingDown: true))
+        }
         if start.frameAtStart >= endTicks {
             let seconds = Micro.seconds(video.micro(start.keyframe.pts).minus(facts.originMicro))
             throw MediaError(.invalidRange, path: path, operation: "plan",
@@ -148,7 +160,8 @@ enum CutPlanner {
             // `end` is taken for it, and the frames between keep their own durations. The output lasts end − start.
             // On the encoder's finer grid, so a coarse source time base does not round the range.
             func fine(_ ticks: Int64) -> Int64 { Rescale.ticks(ticks, from: video.timeBase, to: video.fineTimeBase) }
-            let fineEnd = video.sourceShownUntil.map { min(video.fineEndTicks, fine($0)) } ?? video.fineEndTicks
+            var fineEnd = video.sourceShownUntil.map { min(video.fineEndTicks, fine($0)) } ?? video.fineEndTicks
+            if stopsShort { fineEnd = min(fineEnd, fine(endTicks)) }
             let zero = start.startsLate ? fine(start.frameAtStart) : video.fineStartTicks
             let gap = max(0, zero.minus(fine(start.frameAtStart)))
             let lastSlack = max(0, fineEnd.minus(fine(end.lastWanted)))
@@ -172,6 +185,17 @@ enum CutPlanner {
         }
         if start.leadingPictures > 0, mode != .exact {
             notices.append(.leadingFramesLeftOut(count: start.leadingPictures))
+        }
+        // Copied frames from an old x264 decode right only with its version SEI, which only the source's
+        // first access unit has: carried to the first copied one (after a re-encoded head, whose encoder
+        // names its own build, always).
+        cut.beginning = video.beginning
+        if video.beginning.mustCarry, let build = video.beginning.x264Build {
+            let firstCopied: VideoPacket? = mode == .copy || mode == .keyframe ? start.keyframe : mode == .smart ? smart?.firstCopied : nil
+            if let firstCopied, smart?.hasHead == true || firstCopied.dts != video.beginning.firstDecodeTicks {
+                cut.carriesEncoderInfo = true
+                notices.append(.encoderInfoCarried(build: build))
+            }
         }
 
         // Audio and subtitles follow the video actually shown: with an edit list from the packet that spans

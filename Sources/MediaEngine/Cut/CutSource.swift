@@ -41,7 +41,10 @@ public final class CutSource {
 
     /// The plan for `spec`, the muxer chosen from `outputName` (the final name, by its extension).
     public func plan(_ spec: CutSpec, outputName: String) throws(MediaError) -> CutPlan {
-        let facts = try CutSurvey(input: input, path: info.path).facts(spec, outputName: outputName)
+        var facts = try CutSurvey(input: input, path: info.path).facts(spec, outputName: outputName)
+        if let why = info.shortfall, let readable = Micro.from(seconds: info.readableDurationSeconds) {
+            facts.readableEnd = (input.originMicro.plus(readable), why)
+        }
         return try CutPlanner.plan(facts)
     }
 

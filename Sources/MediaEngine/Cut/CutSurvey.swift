@@ -63,6 +63,8 @@ struct CutSurvey {
         let startTicks = StreamTime.startTicks(startMicro, timeBase)
         let endTicks = StreamTime.endTicks(endMicro, timeBase)
         let fine = AVRational(num: 1, den: Int32(clamping: MovieHeaderPatch.trackTimescale(Rational(Int(timeBase.num), Int(timeBase.den)))))
+        // Read first: it starts from the file's beginning, the edge windows below seek on their own.
+        let beginning = StreamBeginning.read(input, streamIndex: index)
         let reader = PacketReader(input: input, index: index, stream: stream, path: path)
         let smart = spec.mode == .smart
         let start = try reader.startWindow(start: startTicks, end: endTicks, smart: smart)
@@ -86,7 +88,7 @@ struct CutSurvey {
                 refusal = SegmentEncoder.trialRefusal(name: name, source: parameters, stream: stream, crf: spec.crf, preset: spec.preset)
             }
         }
-        return VideoFacts(index: index, timeBase: Rational(Int(timeBase.num), Int(timeBase.den)),
+        var facts = VideoFacts(index: index, timeBase: Rational(Int(timeBase.num), Int(timeBase.den)),
                           codec: Probe.codecName(parameters.codec_id), width: Int(parameters.width), height: Int(parameters.height),
                           orientation: Probe.readOrientation(stream, warnings: &ignored),
                           decoderAvailable: avcodec_find_decoder(parameters.codec_id) != nil,
@@ -96,6 +98,8 @@ struct CutSurvey {
                           endReachesEndOfStream: end.reachesEndOfStream, sourceShownUntil: end.hiddenFrom,
                           smartRefusal: refusal, exactEncoder: smart ? (SmartEncoding.encoder(for: parameters.codec_id) ?? encoder) : encoder,
                           pixelFormatConversion: conversion)
+        facts.beginning = beginning
+        return facts
     }
 }
 

@@ -29,6 +29,8 @@ final class CutWriter {
             return try write()
         } catch let error as MediaError {
             throw error
+        } catch is CutInterrupted {
+            throw MediaError(.interrupted, path: path, operation: "signal", reason: "interrupted; nothing written")
         } catch let failure as AVFailure {
             let writing = ["avio_open", "avformat_write_header", "av_interleaved_write_frame", "av_write_trailer", "avio_closep",
                            "avio_flush", "write header patch"].contains(failure.operation)
@@ -59,9 +61,9 @@ final class CutWriter {
                 case .smart:
                     guard let smart = plan.smart, let encoder = plan.encoder else { continue }
                     writer = try SmartVideoWriter(input: input, stream: stream, output: output, plan: plan, video: video, smart: smart,
-                                                  encoderName: encoder)
+                                                  encoderName: encoder, shouldStop: shouldStop)
                 case .exact:
-                    writer = try ExactVideoWriter(stream: stream, output: output, plan: plan, video: video)
+                    writer = try ExactVideoWriter(stream: stream, output: output, plan: plan, video: video, shouldStop: shouldStop)
                 case .copy, .keyframe:
                     writer = CopyVideoWriter(output: output, outputIndex: Int(try output.addCopy(of: stream).pointee.index),
                                              stream: stream, video: video)
@@ -100,9 +102,7 @@ final class CutWriter {
                 guard try input.read(into: reader) == .packet else { break }
                 packet = reader
             }
-            if shouldStop() {
-                throw MediaError(.interrupted, path: path, operation: "signal", reason: "interrupted; nothing written")
-            }
+            if shouldStop() { throw CutInterrupted() }
             if let video = plan.video, packet.streamIndex == video.streamIndex, let writer = videoWriter {
                 reportProgress(packet, video: video)
                 if !videoDone { videoDone = try writer.consume(packet) }
@@ -165,6 +165,11 @@ final class CutWriter {
                          reason: "cannot get back to the keyframe at \(Words.seconds(plan.keyframeSeconds ?? 0)) to cut from it")
     }
 }
+
+/// Thrown by the writers when `shouldStop` says so; `run` reports it as the interrupt. Checked per packet
+/// read and per packet an encoder gives back, so an encoder's flush (x264's lookahead at 1080p `slow` takes
+/// seconds) stops promptly too.
+struct CutInterrupted: Error {}
 
 /// Receives a cut's video packets in decode order, from the plan's keyframe on.
 protocol VideoWriter: AnyObject {

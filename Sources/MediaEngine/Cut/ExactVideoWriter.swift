@@ -28,8 +28,12 @@ final class ExactVideoWriter: VideoWriter {
     private(set) var latestPresentedEnd = Int64.min
     var notices: [CutNotice] { decodeErrors > 0 ? [.decodeErrors(count: decodeErrors)] : [] }
 
-    init(stream: UnsafeMutablePointer<AVStream>, output: OutputFile, plan: CutPlan, video: VideoCut) throws {
+    private let shouldStop: @Sendable () -> Bool
+
+    init(stream: UnsafeMutablePointer<AVStream>, output: OutputFile, plan: CutPlan, video: VideoCut,
+         shouldStop: @escaping @Sendable () -> Bool) throws {
         self.output = output
+        self.shouldStop = shouldStop
         self.video = video
         sourceTimeBase = stream.pointee.time_base
         guard let timing = video.exact else { throw AVFailure(code: CAV_AVERROR_INVALIDDATA, operation: "exact timing") }
@@ -40,7 +44,7 @@ final class ExactVideoWriter: VideoWriter {
         guard let parameters = stream.pointee.codecpar?.pointee, let name = plan.encoder, let muxer = output.muxer else {
             throw AVFailure(code: CAV_AVERROR_INVALIDDATA, operation: "codecpar")
         }
-        decoder = try Decoder(stream: stream, threads: plan.threads.decoder)
+        decoder = try Decoder(stream: stream, threads: plan.threads.decoder, beginning: video.beginning)
         packet = try Packet()
         decoded = try Frame()
 
@@ -124,6 +128,7 @@ final class ExactVideoWriter: VideoWriter {
 
     private func drainEncoder() throws {
         while try encoder.receive(into: packet) {
+            if shouldStop() { throw CutInterrupted() }
             durations.apply(to: packet)
             try output.write(packet, stream: outputIndex, timeBase: timeBase)
         }

@@ -14,6 +14,13 @@ enum SmartEncoding {
     /// Options that match the source: profile and level no higher, no B-frames, one IDR at the start.
     static func options(name: String, source: AVCodecParameters, crf: Int, preset: String, threads: Int) -> [String: String] {
         var options = ["crf": String(crf), "preset": preset]
+        if name == "libx264", losslessH264(source) {
+            // A lossless source (transform bypass) gets a lossless head and tail: the quality it was made
+            // with, and parameter sets of the same kind — FFmpeg's decoder mis-decodes the copied lossless
+            // frames after a switch from a lossy High profile SPS under the same id (checked: ~5 dB).
+            options["crf"] = nil
+            options["qp"] = "0"
+        }
         if let profile = profile(name: name, source: source) { options["profile"] = profile }
         if name == "libx264" {
             if source.level > 0 { options["level"] = "\(source.level / 10).\(source.level % 10)" }
@@ -24,6 +31,24 @@ enum SmartEncoding {
             options["x265-params"] = EncoderChoice.x265Parameters(parameters, threads: threads)
         }
         return options
+    }
+
+    /// Whether an H.264 source's first SPS sets qpprime_y_zero_transform_bypass_flag (lossless coding).
+    static func losslessH264(_ source: AVCodecParameters) -> Bool {
+        guard source.codec_id == AV_CODEC_ID_H264, let extradata = source.extradata, source.extradata_size > 6, extradata[0] == 1 else {
+            return false
+        }
+        let record = Array(UnsafeBufferPointer(start: extradata, count: Int(source.extradata_size)))
+        guard let sps = NALUnits.configuration(record, codec: .h264)?.parameterSets.first(where: { NALUnits.type($0, codec: .h264) == 7 }) else {
+            return false
+        }
+        var bits = RBSPBits(Array(sps.dropFirst()))
+        guard let profile = bits.read(8), bits.read(16) != nil, bits.readUE() != nil else { return false }
+        guard [100, 110, 122, 244, 44, 83, 86, 118, 128, 138, 139, 134, 135].contains(profile) else { return false }
+        guard let chroma = bits.readUE() else { return false }
+        if chroma == 3, bits.read(1) == nil { return false }
+        guard bits.readUE() != nil, bits.readUE() != nil, let bypass = bits.read(1) else { return false }
+        return bypass == 1
     }
 
     /// The encoder's profile for the source's profile and pixel format (no higher than the source's),
@@ -86,10 +111,13 @@ final class SegmentEncoder {
     private let packet: Packet
     private var durations = FrameDurations()
     private(set) var frames = 0
+    private let shouldStop: @Sendable () -> Bool
 
     init(name: String, source: AVCodecParameters, stream: UnsafeMutablePointer<AVStream>, output: OutputFile, outputIndex: Int,
-         lengthSize: Int, decodeDelay: Int64, crf: Int, preset: String, threads: Int, trailer: [UInt8]? = nil) throws {
+         lengthSize: Int, decodeDelay: Int64, crf: Int, preset: String, threads: Int, trailer: [UInt8]? = nil,
+         shouldStop: @escaping @Sendable () -> Bool) throws {
         self.trailer = trailer
+        self.shouldStop = shouldStop
         self.output = output
         self.outputIndex = outputIndex
         self.timeBase = stream.pointee.time_base
@@ -150,6 +178,7 @@ final class SegmentEncoder {
 
     private func drain() throws {
         while try encoder.receive(into: packet) {
+            if shouldStop() { throw CutInterrupted() }
             // Annex B with in-band parameter sets → length-prefixed, as the copied samples are.
             let units = NALUnits.splitAnnexB(packet.bytes)
             try packet.setBytes(NALUnits.lengthPrefixed(units, lengthSize: lengthSize))
@@ -163,5 +192,46 @@ final class SegmentEncoder {
                 try output.write(packet, stream: outputIndex, timeBase: timeBase)
             }
         }
+    }
+}
+
+/// Reads the bits of a NAL unit's payload (emulation prevention bytes removed): fixed-width fields and
+/// Exp-Golomb codes; nil past the end.
+struct RBSPBits {
+    private var bytes: [UInt8] = []
+    private var position = 0
+
+    init(_ payload: [UInt8]) {
+        var zeros = 0
+        for byte in payload {
+            if zeros >= 2, byte == 3 {
+                zeros = 0
+                continue
+            }
+            zeros = byte == 0 ? zeros + 1 : 0
+            bytes.append(byte)
+        }
+    }
+
+    mutating func read(_ count: Int) -> Int? {
+        guard count <= 32, position + count <= bytes.count * 8 else { return nil }
+        var value = 0
+        for _ in 0..<count {
+            value = value << 1 | Int(bytes[position >> 3] >> (7 - UInt8(position & 7)) & 1)
+            position += 1
+        }
+        return value
+    }
+
+    mutating func readUE() -> Int? {
+        var leadingZeros = 0
+        while true {
+            guard let bit = read(1) else { return nil }
+            if bit == 1 { break }
+            leadingZeros += 1
+            if leadingZeros > 31 { return nil }
+        }
+        guard let rest = read(leadingZeros) else { return nil }
+        return (1 << leadingZeros) - 1 + rest
     }
 }

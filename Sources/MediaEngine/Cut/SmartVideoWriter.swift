@@ -17,6 +17,7 @@ final class SmartVideoWriter: VideoWriter {
     private let video: VideoCut
     private let smart: SmartCutPlan
     private let encoderName: String
+    private let shouldStop: @Sendable () -> Bool
     private let codec: NALUnits.Codec
     private let lengthSize: Int
     private let sourceParameterSets: [ArraySlice<UInt8>]
@@ -42,7 +43,8 @@ final class SmartVideoWriter: VideoWriter {
     }
 
     init(input: InputFile, stream: UnsafeMutablePointer<AVStream>, output: OutputFile, plan: CutPlan, video: VideoCut,
-         smart: SmartCutPlan, encoderName: String) throws {
+         smart: SmartCutPlan, encoderName: String, shouldStop: @escaping @Sendable () -> Bool) throws {
+        self.shouldStop = shouldStop
         self.stream = stream
         self.output = output
         self.plan = plan
@@ -156,10 +158,10 @@ final class SmartVideoWriter: VideoWriter {
 
     private func makeSegment(decodeDelay: Int64, trailer: [UInt8]? = nil) throws -> Segment {
         guard let parameters = stream.pointee.codecpar?.pointee else { throw AVFailure(code: CAV_AVERROR_INVALIDDATA, operation: "codecpar") }
-        let decoder = try Decoder(stream: stream, threads: plan.threads.decoder)
+        let decoder = try Decoder(stream: stream, threads: plan.threads.decoder, beginning: video.beginning)
         let encoder = try SegmentEncoder(name: encoderName, source: parameters, stream: stream, output: output, outputIndex: outputIndex,
                                          lengthSize: lengthSize, decodeDelay: max(0, decodeDelay), crf: plan.crf, preset: plan.preset,
-                                         threads: plan.threads.encoder, trailer: trailer)
+                                         threads: plan.threads.encoder, trailer: trailer, shouldStop: shouldStop)
         return Segment(decoder: decoder, encoder: encoder)
     }
 
@@ -196,6 +198,7 @@ final class SmartVideoWriter: VideoWriter {
             } else {
                 try held.setBytes(sets + bytes)
             }
+            if video.carriesEncoderInfo { try held.setBytes(video.beginning.carried(into: held.bytes)) }
         }
         copied += 1
         held.pointer.pointee.pts = held.presentationTime

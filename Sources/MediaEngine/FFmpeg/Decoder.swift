@@ -18,8 +18,9 @@ final class Decoder {
         case drained
     }
 
-    /// `threads`: 0 lets FFmpeg choose; frame and slice threading are both allowed.
-    init(stream: UnsafeMutablePointer<AVStream>, threads: Int) throws(AVFailure) {
+    /// `threads`: 0 lets FFmpeg choose; frame and slice threading are both allowed. `beginning`: what the
+    /// stream's first access unit says, for decoders that start later (`StreamBeginning`).
+    init(stream: UnsafeMutablePointer<AVStream>, threads: Int, beginning: StreamBeginning = .unknown) throws(AVFailure) {
         guard let parameters = stream.pointee.codecpar else {
             throw AVFailure(code: CAV_AVERROR_INVALIDDATA, operation: "codecpar")
         }
@@ -36,7 +37,10 @@ final class Decoder {
         context.pointee.max_pixels = Int64(Limits.maximumPixels)
         context.pointee.thread_count = Int32(max(0, threads))
         context.pointee.thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE
-        status = avcodec_open2(context, codec, nil)
+        var options: OpaquePointer?
+        for (key, value) in beginning.decoderOptions { av_dict_set(&options, key, value, 0) }
+        defer { av_dict_free(&options) }
+        status = avcodec_open2(context, codec, &options)
         if status < 0 { throw AVFailure(code: status, operation: "avcodec_open2") }
     }
 
@@ -113,8 +117,11 @@ extension Decoder {
         }
     }
 
+    /// A frame the decoder flags as damaged (concealed errors, missing references) is handed on but
+    /// counted: what is kept from it is never kept silently.
     private func receiveAll(into frame: Frame, errors: inout Int, _ handle: (Frame) throws -> Void) throws {
         while receive(into: frame, errors: &errors) == .frame {
+            if frame.isDamaged { errors += 1 }
             try handle(frame)
         }
     }

@@ -56,6 +56,14 @@ final class InputFile {
             return MediaError(.notMedia, path: path, operation: "avformat_open_input",
                               reason: "damaged or truncated: the data ends inside the header (\(detail ?? base))")
         }
+        if code == CAV_AVERROR_INVALIDDATA, detail?.contains("moov atom not found") == true {
+            return MediaError(.notMedia, path: path, operation: "avformat_open_input",
+                              reason: "damaged or truncated: an MP4/MOV without its index (moov atom not found: an unfinished recording or a partial copy of a file whose index sits at its end)")
+        }
+        if code == CAV_AVERROR_INVALIDDATA, detail?.contains("error reading header") == true {
+            return MediaError(.notMedia, path: path, operation: "avformat_open_input",
+                              reason: "damaged or truncated: its header cannot be read (\(text))")
+        }
         if code == CAV_AVERROR_INVALIDDATA || code == cav_averror(EINVAL) {
             return MediaError(.notMedia, path: path, operation: "avformat_open_input",
                               reason: "not a media file FFmpeg can read (\(text))")
@@ -90,9 +98,11 @@ final class InputFile {
         return .packet
     }
 
-    /// Back to the first packet: by byte position where the format allows it, else by the earliest time.
+    /// Back to the first packet: by byte position where the format allows it (MPEG-TS: no index), else by
+    /// the earliest time. Not by byte in Matroska: its resync from byte 0 skips the first clusters.
     func seekToStart() throws(AVFailure) {
-        if av_seek_frame(format, -1, 0, AVSEEK_FLAG_BYTE) >= 0 { return }
+        let matroska = FFmpegText.string(format.pointee.iformat?.pointee.name)?.contains("matroska") == true
+        if !matroska, av_seek_frame(format, -1, 0, AVSEEK_FLAG_BYTE) >= 0 { return }
         let status = avformat_seek_file(format, -1, Int64.min, Int64.min, Int64.min, 0)
         if status < 0 { throw AVFailure(code: status, operation: "avformat_seek_file") }
     }
@@ -177,6 +187,9 @@ final class Frame {
     }
 
     func unref() { av_frame_unref(pointer) }
+
+    /// The decoder flagged the picture: corrupt, concealed errors or missing references.
+    var isDamaged: Bool { pointer.pointee.flags & AV_FRAME_FLAG_CORRUPT != 0 || pointer.pointee.decode_error_flags != 0 }
 }
 
 /// Bounds on what vtrim decodes, so a damaged or hostile header cannot make it allocate without limit.

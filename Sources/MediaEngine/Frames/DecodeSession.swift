@@ -24,12 +24,19 @@ struct DecodeSession {
         return av_rescale_q(2, AVRational(num: 1, den: 1), base)
     }
 
-    init(input: InputFile, decoder: Decoder, packet: Packet, streamIndex: Int) {
+    /// Checked after every frame: true abandons the decode (an interrupt; the caller stops too).
+    let shouldStop: () -> Bool
+
+    init(input: InputFile, decoder: Decoder, packet: Packet, streamIndex: Int, shouldStop: @escaping () -> Bool = { false }) {
         self.input = input
         self.decoder = decoder
         self.packet = packet
         self.streamIndex = streamIndex
+        self.shouldStop = shouldStop
     }
+
+    /// The last frame returned is the stream's last: nothing followed it before the input ended.
+    var reachedEnd: Bool { drained && ahead == nil }
 
     /// Forget the position (next request seeks).
     mutating func reset() {
@@ -49,7 +56,7 @@ struct DecodeSession {
             } else if let keyframe {
                 mustSeek = keyframe > decodedUpTo
             } else {
-                mustSeek = target - decodedUpTo > forwardWindowTicks
+                mustSeek = target.minus(decodedUpTo) > forwardWindowTicks
             }
         }
         if mustSeek {
@@ -143,7 +150,7 @@ struct DecodeSession {
                 shown = next
                 ahead = nil
             }
-            guard let frame = try decodeNext() else { return }
+            guard !shouldStop(), let frame = try decodeNext() else { return }
             if frame.timestamp <= target {
                 recycle(shown)
                 shown = frame

@@ -49,6 +49,8 @@ public struct SampledFrame: Sendable {
     public var image: RGBImage?
     /// Why there is no image (the cell gets a placeholder).
     public var failure: String?
+    /// The decoder flagged the frame shown (corrupt, concealed errors): shown, but never silently.
+    public var damaged = false
 }
 
 /// Pulls pictures for many times from one file. Samples are taken in time order and split into
@@ -105,20 +107,25 @@ public final class FrameSampler {
             self.keyframe(atOrBefore: request.timesSeconds[index], stream: video.index)
         }
         let results = ResultSlots(count: request.timesSeconds.count)
+        // Where the file stops short of its duration (truncated, or a suspect duration), no cell after it
+        // can show the frame asked for.
+        let readableEnd = info.readableDurationSeconds < info.durationSeconds ? info.readableDurationSeconds : nil
         let threadsEach = request.decoderThreads == 0 && runs.count == 1 ? 0 : max(1, request.decoderThreads / runs.count)
         if runs.count == 1 {
             let worker = try SamplingWorker(input: firstInput, streamIndex: streamIndex, video: video, path: info.path,
-                                            request: request, decoderThreads: threadsEach)
+                                            request: request, decoderThreads: threadsEach, readableEndSeconds: readableEnd,
+                                            durationSeconds: info.durationSeconds)
             worker.sample(runs[0], into: results)
         } else {
             let first = HandedInput(firstInput)
-            let path = info.path, streamIndex = streamIndex
+            let path = info.path, streamIndex = streamIndex, duration = info.durationSeconds
             DispatchQueue.concurrentPerform(iterations: runs.count) { index in
                 do throws(MediaError) {
                     // The file's first demuxer goes to the first run only; the others open their own.
                     let input = index == 0 ? first.value : try InputFile(path: path)
                     let worker = try SamplingWorker(input: input, streamIndex: streamIndex, video: video, path: path,
-                                                    request: request, decoderThreads: threadsEach)
+                                                    request: request, decoderThreads: threadsEach, readableEndSeconds: readableEnd,
+                                                    durationSeconds: duration)
                     worker.sample(runs[index], into: results)
                 } catch {
                     results.fail(runs[index], times: request.timesSeconds, reason: error.reason)
@@ -139,7 +146,7 @@ public final class FrameSampler {
     private func keyframe(atOrBefore seconds: Double, stream index: Int) -> Int64? {
         guard let stream = firstInput.stream(index), avformat_index_get_entries_count(stream) > 0 else { return nil }
         let start = firstInput.originMicro
-        let target = av_rescale_q(Int64((seconds * Double(AV_TIME_BASE)).rounded()) + start, cav_time_base_q(), stream.pointee.time_base)
+        let target = av_rescale_q(start.plus(Micro.from(seconds: seconds) ?? 0), cav_time_base_q(), stream.pointee.time_base)
         return avformat_index_get_entry_from_timestamp(stream, target, AVSEEK_FLAG_BACKWARD)?.pointee.timestamp
     }
 
@@ -215,9 +222,12 @@ private struct SamplingWorker {
     let decoder: Decoder
     let packet: Packet
     let scaler = Scaler()
+    let readableEndSeconds: Double?
+    /// The file's duration: where a video stream stating none ends.
+    let durationSeconds: Double
 
     init(input: InputFile, streamIndex: Int, video: VideoStreamInfo, path: String, request: SampleRequest,
-         decoderThreads: Int) throws(MediaError) {
+         decoderThreads: Int, readableEndSeconds: Double?, durationSeconds: Double) throws(MediaError) {
         guard let stream = input.stream(streamIndex) else {
             throw MediaError(.noVideo, path: path, operation: "av_find_best_stream", reason: "has no video stream")
         }
@@ -226,8 +236,12 @@ private struct SamplingWorker {
         self.streamIndex = streamIndex
         self.video = video
         self.request = request
+        self.readableEndSeconds = readableEndSeconds
+        self.durationSeconds = durationSeconds
         do {
-            decoder = try Decoder(stream: stream, threads: request.mode == .fast ? 1 : decoderThreads)
+            // Decoding starts at later keyframes: tell the decoder what the stream's first access unit says.
+            decoder = try Decoder(stream: stream, threads: request.mode == .fast ? 1 : decoderThreads,
+                                  beginning: StreamBeginning.read(input, streamIndex: streamIndex))
             packet = try Packet()
         } catch {
             throw MediaError(.unsupportedCodec, path: path, operation: error.operation,
@@ -236,20 +250,30 @@ private struct SamplingWorker {
     }
 
     func sample(_ indices: [Int], into results: ResultSlots) {
-        var session = DecodeSession(input: input, decoder: decoder, packet: packet, streamIndex: streamIndex)
+        var session = DecodeSession(input: input, decoder: decoder, packet: packet, streamIndex: streamIndex,
+                                    shouldStop: request.shouldStop)
         var lastKeyframe: (timestamp: Int64, result: SampledFrame)?
         for index in indices {
             if request.shouldStop() { return }
             let seconds = request.timesSeconds[index]
             let target = streamTimestamp(seconds)
             var result = SampledFrame(requestedSeconds: seconds, frameSeconds: nil, image: nil, failure: nil)
+            if let readableEndSeconds, seconds >= readableEndSeconds {
+                result.failure = "past the readable end of the file (\(Words.seconds(readableEndSeconds)))"
+                results.set(index, result)
+                continue
+            }
             do {
                 switch request.mode {
                 case .accurate:
                     if let frame = try session.frameShown(at: target, keyframeBefore: keyframeTimestamp(atOrBefore: target)) {
-                        result = try render(frame, requested: seconds)
+                        if session.reachedEnd, let stop = stopsEarly(frame, before: target) {
+                            result.failure = "the video stops at \(Words.seconds(stop)), before this time (damaged or cut short)"
+                        } else {
+                            result = try render(frame, requested: seconds)
+                        }
                     } else {
-                        result.failure = "no frame could be decoded at \(Words.seconds(seconds))"
+                        result.failure = "nothing decodable at \(Words.seconds(seconds))"
                     }
                 case .fast:
                     switch try session.keyframe(atOrBefore: target, previous: lastKeyframe?.timestamp) {
@@ -260,7 +284,7 @@ private struct SamplingWorker {
                         if let previous = lastKeyframe?.result { result = previous }
                         result.requestedSeconds = seconds
                     case .none:
-                        result.failure = "no keyframe could be decoded at or before \(Words.seconds(seconds))"
+                        result.failure = "no keyframe decodable at or before \(Words.seconds(seconds))"
                     }
                 }
             } catch {
@@ -291,20 +315,33 @@ private struct SamplingWorker {
             image = image.centreCropped(width: request.cellWidthPixels, height: request.cellHeightPixels)
         }
         return SampledFrame(requestedSeconds: requested, frameSeconds: presentationSeconds(frame.timestamp),
-                            image: image, failure: nil)
+                            image: image, failure: nil, damaged: frame.isDamaged)
     }
 
-    /// Presentation-timeline seconds → stream ticks (origin: the container's start time).
+    /// Where the stream's last decoded frame stops (seconds), when that is more than a frame before both
+    /// `target` and the end the stream states: the frame a player would show there is missing, not this one.
+    private func stopsEarly(_ frame: Frame, before target: Int64) -> Double? {
+        let frameTicks = frame.pointer.pointee.pkt_duration > 0 ? frame.pointer.pointee.pkt_duration
+            : ((video.framesPerSecond ?? 0) > 0 ? stream.ticks(micro: Int64(1_000_000 / (video.framesPerSecond ?? 1))) : 1)
+        let frameEnd = frame.timestamp.plus(frameTicks)
+        let duration = stream.pointee.duration
+        let statedEnd = duration > 0 && duration != CAV_NOPTS_VALUE ? stream.startTicksOrZero.plus(duration)
+            : streamTimestamp(durationSeconds)
+        guard frameEnd.plus(frameTicks) <= min(target, statedEnd) else { return nil }
+        return presentationSeconds(frameEnd)
+    }
+
+    /// Presentation-timeline seconds → stream ticks (origin: the container's start time), as a cut's start:
+    /// a frame at tick T is shown at t only once T ≤ t.
     private func streamTimestamp(_ seconds: Double) -> Int64 {
-        let start = input.originMicro
-        let micro = Int64((seconds * Double(AV_TIME_BASE)).rounded())
-        return av_rescale_q(micro + start, cav_time_base_q(), stream.pointee.time_base)
+        let micro = input.originMicro.plus(Micro.from(seconds: seconds) ?? (seconds < 0 ? Int64.min / 2 : Int64.max / 2))
+        return StreamTime.startTicks(micro, stream.pointee.time_base)
     }
 
     private func presentationSeconds(_ timestamp: Int64) -> Double? {
         guard timestamp != CAV_NOPTS_VALUE else { return nil }
         let start = input.originMicro
-        let micro = av_rescale_q(timestamp, stream.pointee.time_base, cav_time_base_q()) - start
+        let micro = av_rescale_q(timestamp, stream.pointee.time_base, cav_time_base_q()).minus(start)
         return Double(micro) / Double(AV_TIME_BASE)
     }
 

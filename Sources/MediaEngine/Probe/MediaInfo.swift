@@ -11,6 +11,10 @@ public struct MediaInfo: Sendable, Equatable {
     public var path: String
     public var durationSeconds: Double
     public var durationSource: DurationSource
+    /// How much of that is really there: the duration, or less where the file ends early (`truncated`).
+    public var readableDurationSeconds: Double
+    /// Why less than the duration can be read, when it is so (the file is truncated, or its duration wrong).
+    public var shortfall: String?
     public var startTimeSeconds: Double
     public var sizeBytes: Int64
     /// FFmpeg's demuxer name, as ffprobe's format_name (e.g. "mov,mp4,m4a,3gp,3g2,mj2").
@@ -61,6 +65,8 @@ public struct VideoStreamInfo: Sendable, Equatable {
     public var durationSeconds: Double?
     public var timeBase: Rational
     public var decoderAvailable: Bool
+    /// The first frame was decoded (probe only; nil where not tried).
+    public var firstFrameDecoded: Bool?
 }
 
 public struct AudioStreamInfo: Sendable, Equatable {

@@ -1,12 +1,21 @@
 import CAV
 
-/// `vtrim probe`: what a file is. Reads headers (and, only when the container states no duration, the
-/// packets) — never decodes.
+/// `vtrim probe`: what a file is. Reads headers, the index or the last few MiB (how much is really
+/// there), and decodes the video's first frame (`decodable`).
 public enum Probe {
     public static func probe(path: String) throws(MediaError) -> MediaInfo {
         let size = try InputCheck.regularFile(path)
         let input = try InputFile(path: path)
-        return try inspect(input, sizeBytes: size)
+        var info = try inspect(input, sizeBytes: size)
+        if var video = info.video, video.decoderAvailable {
+            let failure = FirstFrame.failure(input, streamIndex: video.index)
+            video.firstFrameDecoded = failure == nil
+            info.video = video
+            if let failure {
+                info.warnings.append(MediaWarning(code: "not_decodable", message: "the video cannot be decoded: \(failure)"))
+            }
+        }
+        return info
     }
 
     static func inspect(_ input: InputFile, sizeBytes: Int64) throws(MediaError) -> MediaInfo {
@@ -58,11 +67,20 @@ public enum Probe {
                 message: "the container states no duration; \(formatSeconds(durationSeconds)) s measured from the streams"))
         }
         if !durationSeconds.isFinite || durationSeconds < 0 { durationSeconds = 0 }
+        let (readable, shortfall, measuredInstead) = readableDuration(input, sizeBytes: sizeBytes, declared: durationSeconds,
+                                                       declaredByContainer: durationSource == .container,
+                                                       focus: video?.index ?? audio.first?.index, warnings: &warnings)
+        if let measuredInstead {
+            durationSeconds = measuredInstead
+            durationSource = .streams
+        }
 
         return MediaInfo(
             path: input.path,
             durationSeconds: durationSeconds,
             durationSource: durationSource,
+            readableDurationSeconds: readable,
+            shortfall: shortfall,
             startTimeSeconds: Double(startTicks) / Double(AV_TIME_BASE),
             sizeBytes: sizeBytes,
             formatName: FFmpegText.string(format.iformat?.pointee.name) ?? "unknown",
@@ -73,6 +91,45 @@ public enum Probe {
             streams: streams,
             warnings: warnings
         )
+    }
+
+    /// How much media is really there (seconds from the origin), with a `truncated` warning where the file
+    /// ends before its index or header says, and `duration_suspect` where the container's duration
+    /// disagrees wildly with the streams' (the file is whole, its container wrong: the streams' duration is
+    /// returned as `measuredInstead`, so strips and timelines span the media that is there).
+    private static func readableDuration(_ input: InputFile, sizeBytes: Int64, declared: Double, declaredByContainer: Bool,
+                                         focus: Int?, warnings: inout [MediaWarning])
+        -> (seconds: Double, shortfall: String?, measuredInstead: Double?) {
+        let extent = Extent.measure(input, sizeBytes: sizeBytes)
+        let origin = input.originMicro
+        func seconds(_ micro: Int64) -> Double { max(0, Micro.seconds(micro.minus(origin))) }
+        // The stream the user sees (video, else the first audio) decides; any other measured stream if it has no end.
+        let measured = (focus.flatMap { extent.readableEndMicro[$0] } ?? extent.readableEndMicro.values.max()).map(seconds)
+        if !extent.truncatedStreams.isEmpty || extent.cutShort != nil {
+            // Nothing measured: a small file was read whole and holds no packets; of a large one only the tail was.
+            let wholeFileRead = sizeBytes <= Extent.tailBytes
+            let readable = min(declared, measured ?? (wholeFileRead ? 0 : declared))
+            let what = extent.truncatedStreams.isEmpty ? extent.cutShort ?? "" : "it ends before its index says"
+            let extentText = measured == nil && !wholeFileRead ? "how much can be read is unknown"
+                : readable < declared - 0.0005 ? "\(Words.seconds(readable)) of \(Words.seconds(declared)) can be read"
+                : "its last frame may be incomplete"
+            warnings.append(MediaWarning(code: "truncated", message: "the file is truncated (\(what)): \(extentText)"))
+            return (readable, what, nil)
+        }
+        guard declaredByContainer, let measured, measured.isFinite else { return (declared, nil, nil) }
+        let matroska = FFmpegText.string(input.format.pointee.iformat?.pointee.name)?.contains("matroska") == true
+        if matroska, declared - measured > max(1.0, 0.05 * declared) {
+            // Matroska's duration is written when muxing ends: data that stops well before it was cut off.
+            let what = "its data stops before the duration its header states"
+            warnings.append(MediaWarning(code: "truncated", message: "the file is truncated (\(what)): \(Words.seconds(measured)) of \(Words.seconds(declared)) can be read"))
+            return (measured, what, nil)
+        }
+        // Wildly: a factor of two and more than a second apart (edit lists and audio priming move ends by less).
+        if abs(declared - measured) > 1, max(declared, measured) > 2 * min(declared, measured) {
+            warnings.append(MediaWarning(code: "duration_suspect", message: "the container says \(Words.seconds(declared)) but the \(focus.map { input.stream($0)?.pointee.codecpar?.pointee.codec_type == AVMEDIA_TYPE_VIDEO ? "video" : "audio" } ?? "media") ends at \(Words.seconds(measured)); the duration is measured from the streams"))
+            return (measured, nil, measured)
+        }
+        return (declared, nil, nil)
     }
 
     private static func videoInfo(_ input: InputFile, index: Int, warnings: inout [MediaWarning]) -> VideoStreamInfo? {
@@ -153,19 +210,19 @@ public enum Probe {
         for index in 0..<input.streamCount {
             guard let stream = input.stream(index), stream.pointee.duration != CAV_NOPTS_VALUE, stream.pointee.duration > 0 else { continue }
             let start = stream.startTicksOrZero
-            latestEnd = max(latestEnd, av_rescale_q(start + stream.pointee.duration, stream.pointee.time_base, cav_time_base_q()))
+            latestEnd = max(latestEnd, av_rescale_q(start.plus(stream.pointee.duration), stream.pointee.time_base, cav_time_base_q()))
         }
         if latestEnd == Int64.min, let packet = try? Packet() {
             while let result = try? input.read(into: packet), result == .packet {
                 guard let stream = input.stream(packet.streamIndex) else { continue }
                 let timestamp = packet.presentationTime
                 guard timestamp != CAV_NOPTS_VALUE else { continue }
-                let end = av_rescale_q(timestamp + max(packet.duration, 0), stream.pointee.time_base, cav_time_base_q())
+                let end = av_rescale_q(timestamp.plus(max(packet.duration, 0)), stream.pointee.time_base, cav_time_base_q())
                 latestEnd = max(latestEnd, end)
             }
         }
         guard latestEnd != Int64.min else { return 0 }
-        return Double(latestEnd - startTicks) / Double(AV_TIME_BASE)
+        return Double(latestEnd.minus(startTicks)) / Double(AV_TIME_BASE)
     }
 
     static func streamDurationSeconds(_ stream: UnsafeMutablePointer<AVStream>) -> Double? {

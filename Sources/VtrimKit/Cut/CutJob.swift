@@ -45,7 +45,8 @@ public enum CutJob {
             }
             try target.check(input: path)
             let source = try CutSource(path: path)
-            warnings += source.info.warnings
+            // The plan says whether a truncated input or a wrong duration matters to this range.
+            warnings += source.info.warnings.filter { !["truncated", "duration_suspect"].contains($0.code) }
             let range = try CutRange.resolve(request.segments[segment], request: request, durationSeconds: source.info.durationSeconds,
                                              path: path)
             warnings += range.warnings

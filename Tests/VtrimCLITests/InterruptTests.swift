@@ -1,0 +1,127 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Ctrl-C on CPU-bound work with every core busy (`-j` = cores): vtrim stops within a second, keeps
+/// nothing half-written, reports every input (those never started as skipped, "interrupted") and counts
+/// them in the summary.
+@Suite(.serialized)
+struct InterruptTests {
+    static let cores = ProcessInfo.processInfo.activeProcessorCount
+    /// A normal build stops within 1 s; sanitizers slow every checkpoint down.
+    static let exitLimitSeconds = TestPaths.sanitized ? 5.0 : 1.0
+
+    /// Four 1080p clips of 6 s (x264 ultrafast: cheap to make, costly to decode densely).
+    static func clips(_ folder: TemporaryFolder, count: Int = 4) throws -> [String] {
+        let first = folder.file("in/clip0.mp4")
+        try FileManager.default.createDirectory(atPath: folder.file("in"), withIntermediateDirectories: true)
+        let make = try Run.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=1920x1080:rate=30", "-f", "lavfi",
+                                           "-i", "sine=sample_rate=48000", "-t", "6", "-c:v", "libx264", "-preset", "ultrafast",
+                                           "-g", "60", "-c:a", "aac", first])
+        try #require(make.status == 0, "\(make.stderr)")
+        for index in 1..<count {
+            try FileManager.default.copyItem(atPath: first, toPath: folder.file("in/clip\(index).mp4"))
+        }
+        return (0..<count).map { folder.file("in/clip\($0).mp4") }
+    }
+
+    struct Interrupted {
+        var status: Int32
+        var secondsToExit: Double
+        var stdout: RunResult
+    }
+
+    /// Starts vtrim, waits until `ready` says the work is under way (or `delay`), sends SIGINT and times
+    /// how long vtrim takes to exit.
+    static func interrupt(_ arguments: [String], after delay: Double, signal: Int32 = SIGINT) throws -> Interrupted {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: TestPaths.vtrimBinary)
+        process.arguments = arguments
+        let output = Pipe(), errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        nonisolated(unsafe) var outData = Data(), errData = Data()
+        let group = DispatchGroup()
+        group.enter()
+        DispatchQueue.global().async { outData = output.fileHandleForReading.readDataToEndOfFile(); group.leave() }
+        group.enter()
+        DispatchQueue.global().async { errData = errors.fileHandleForReading.readDataToEndOfFile(); group.leave() }
+        Thread.sleep(forTimeInterval: delay)
+        let sent = Date()
+        kill(process.processIdentifier, signal)
+        process.waitUntilExit()
+        let elapsed = Date().timeIntervalSince(sent)
+        group.wait()
+        let result = RunResult(status: process.terminationStatus, stderr: String(decoding: errData, as: UTF8.self), stdoutData: outData)
+        return Interrupted(status: process.terminationStatus, secondsToExit: elapsed, stdout: result)
+    }
+
+    static func leftovers(_ folder: String) -> [String] {
+        (FileManager.default.enumerator(atPath: folder)?.allObjects as? [String] ?? []).filter { $0.contains("vtrim-tmp") }
+    }
+
+    /// Every input has its JSON line: done, failed as interrupted, or skipped as interrupted; the summary
+    /// counts the skipped ones.
+    static func checkReport(_ run: Interrupted, inputs: [String]) {
+        let lines = run.stdout.jsonLines
+        #expect(lines.count == inputs.count, "\(run.stdout)")
+        var skipped = 0
+        for object in lines {
+            if object["skipped"] as? Bool == true {
+                skipped += 1
+                #expect(object["reason"] as? String == "interrupted", "\(object)")
+            } else if let error = object["error"] as? [String: Any] {
+                #expect(error["code"] as? String == "interrupted", "\(object)")
+            }
+        }
+        #expect(run.stdout.stderr.contains("\(skipped) skipped"), "\(run.stdout.stderr)")
+    }
+
+    @Test(arguments: [SIGINT, SIGTERM])
+    func thumbsBatchAtAllCores(_ signal: Int32) throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let inputs = try Self.clips(folder, count: 3 * Self.cores)
+        // Dense sheets (150 cells each): no input is done when the signal comes.
+        let run = try Self.interrupt(["thumbs", "--json", "-j", String(Self.cores), "--every", "0.04", "--columns", "15",
+                                      "--height", "180", "--output-dir", folder.file("out")] + inputs, after: 1.0, signal: signal)
+        #expect(run.status == (signal == SIGINT ? 130 : 143), "\(run.stdout)")
+        #expect(run.secondsToExit < Self.exitLimitSeconds, "took \(run.secondsToExit) s to exit")
+        Self.checkReport(run, inputs: inputs)
+        #expect(run.stdout.jsonLines.contains { $0["skipped"] as? Bool == true }, "\(run.stdout)")
+        #expect(Self.leftovers(folder.path).isEmpty)
+    }
+
+    /// One 1080p input: its samples are split over every core.
+    @Test func singleThumbsInput() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let inputs = try Self.clips(folder, count: 1)
+        let run = try Self.interrupt(["thumbs", "--json", "--every", "0.04", "--columns", "15", "--height", "360", "-o", folder.file("s.png")] + inputs,
+                                     after: 1.0)
+        #expect(run.status == 130, "\(run.stdout)")
+        #expect(run.secondsToExit < Self.exitLimitSeconds, "took \(run.secondsToExit) s to exit")
+        Self.checkReport(run, inputs: inputs)
+        #expect(!FileManager.default.fileExists(atPath: folder.file("s.png")))
+        #expect(Self.leftovers(folder.path).isEmpty)
+    }
+
+    @Test(arguments: ["exact", "smart"])
+    func cutBatchAtAllCores(mode: String) throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let inputs = try Self.clips(folder, count: 2 * Self.cores)
+        // Smart cuts re-encode only the edges: starts and ends inside long GOPs keep them busy.
+        let run = try Self.interrupt(["cut", "--json", "-j", String(Self.cores), "--mode", mode, "--preset", "slow",
+                                      "--start", "0.5", "--end", "5.5", "--output-dir", folder.file("out")] + inputs, after: 1.2)
+        #expect(run.status == 130, "\(run.stdout)")
+        #expect(run.secondsToExit < Self.exitLimitSeconds, "took \(run.secondsToExit) s to exit")
+        Self.checkReport(run, inputs: inputs)
+        #expect(Self.leftovers(folder.path).isEmpty)
+        // What was finished is whole; nothing else is there.
+        let written = (try? FileManager.default.contentsOfDirectory(atPath: folder.file("out"))) ?? []
+        let done = run.stdout.jsonLines.filter { $0["output"] != nil && $0["error"] == nil && $0["skipped"] == nil }.count
+        #expect(written.count == done, "\(written)")
+    }
+}

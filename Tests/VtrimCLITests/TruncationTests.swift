@@ -1,0 +1,170 @@
+import Foundation
+import MediaEngine
+import TestSupport
+import Testing
+
+/// Half-copied files (fixtures/make-truncated.sh: a faststart MP4, an MP4 with its index at the end,
+/// Matroska and MPEG-TS cut to 10/33/66/99 % of their bytes) through probe, thumbs and every cut mode:
+/// never a result that looks whole and is not.
+struct TruncationTests {
+    /// The truncated files, made once per test process.
+    static let folder: String? = {
+        guard let folder = try? TemporaryFolder("vtrim-truncated"),
+              let made = try? Run.tool(TestPaths.fixture("make-truncated.sh"), [folder.path]), made.status == 0 else { return nil }
+        return folder.path
+    }()
+
+    /// `vtrim probe --json` of every file: readable_duration by name, in one run.
+    static let probed: [String: Double] = {
+        guard let folder, let names = try? FileManager.default.contentsOfDirectory(atPath: folder),
+              let result = try? Run.vtrim(["probe", "--json"] + names.sorted().map { folder + "/" + $0 }) else { return [:] }
+        var readable: [String: Double] = [:]
+        for object in result.jsonLines {
+            if let path = object["path"] as? String { readable[(path as NSString).lastPathComponent] = object["readable_duration"] as? Double }
+        }
+        return readable
+    }()
+
+    static func readable(_ path: String) throws -> Double {
+        try #require(probed[(path as NSString).lastPathComponent])
+    }
+
+    static let readableKinds = ["faststart-%d.mp4", "matroska-%d.mkv", "ts-%d.ts"]
+    static let cases: [(String, Int)] = readableKinds.flatMap { kind in [10, 33, 66, 99].map { (kind, $0) } }
+
+    static func file(_ kind: String, _ percent: Int) throws -> String {
+        let folder = try #require(folder, "fixtures/make-truncated.sh failed")
+        return folder + "/" + String(format: kind, percent)
+    }
+
+    /// Where the video that really decodes ends (seconds from the container start): ffmpeg's last
+    /// decoded frame plus one frame (30 fps).
+    static func decodableEnd(_ path: String) throws -> Double {
+        try #require(try Reference.frameTimes(path).max()) + 1.0 / 30
+    }
+
+    @Test(arguments: cases)
+    func probeWarnsAndMeasuresWhatIsThere(kind: String, percent: Int) throws {
+        let path = try Self.file(kind, percent)
+        let result = try Run.vtrim(["probe", "--json", path])
+        #expect(result.status == 0, "\(result)")
+        let object = try #require(result.jsonLines.first)
+        #expect(object.codes("warnings").contains("truncated"), "\(result)")
+        #expect(result.stderr.contains("truncated"))
+        let duration = try #require(object["duration"] as? Double)
+        let readable = try #require(object["readable_duration"] as? Double)
+        let truth = try Self.decodableEnd(path)
+        #expect(readable <= duration)
+        // MP4's index gives decode times: at most a few frames (the B-frame delay) short, never long.
+        #expect(readable <= truth + 0.04 && readable >= truth - 0.2, "readable \(readable), decodable to \(truth)")
+    }
+
+    @Test(arguments: ["faststart-100.mp4", "indexlast-100.mp4", "matroska-100.mkv", "ts-100.ts"])
+    func wholeFilesAreNotFlagged(name: String) throws {
+        let path = try #require(Self.folder) + "/" + name
+        let object = try #require(try Run.vtrim(["probe", "--json", path]).jsonLines.first)
+        #expect(!object.codes("warnings").contains("truncated"))
+        #expect(object["readable_duration"] as? Double == object["duration"] as? Double)
+        #expect((object["video"] as? [String: Any])?["decodable"] as? Bool == true)
+    }
+
+    /// An MP4 whose index sits after the media cannot be read without it: a clean error that says why.
+    @Test(arguments: [10, 33, 66, 99])
+    func indexAtTheEndIsAnError(percent: Int) throws {
+        let path = try Self.file("indexlast-%d.mp4", percent)
+        for arguments in [["probe"], ["thumbs", "-o", path + ".png"], ["cut", "--start", "0", "--end", "1", "-o", path + ".cut.mp4"]] {
+            let result = try Run.vtrim([arguments[0], "--json", path] + arguments.dropFirst())
+            #expect(result.status == 1, "\(result)")
+            let error = try #require(result.jsonLines.first?["error"] as? [String: Any])
+            #expect(error["code"] as? String == "not_media")
+            #expect((error["message"] as? String)?.contains("truncated") == true, "\(error)")
+            #expect(result.stderrLines.count == 1 && result.stderr.hasPrefix("vtrim: error: \(path): "), "\(result.stderr)")
+        }
+    }
+
+    /// Every cell shows the frame at its time, compared with ffmpeg's decode of the whole file; cells past
+    /// the readable end are grey with `sample_failed`, never the last frame again.
+    @Test(arguments: cases)
+    func thumbsNeverShowAnotherFrame(kind: String, percent: Int) throws {
+        let path = try Self.file(kind, percent)
+        let whole = try Self.file(kind, 100)
+        let png = path + ".png"
+        let result = try Run.vtrim(["thumbs", "--json", path, "--count", "8", "--height", "90", "-o", png, "--overwrite"])
+        let object = try #require(result.jsonLines.first, "\(result)")
+        let readable = try Self.readable(path)
+        guard result.status == 0 else {
+            // Nothing readable where the first cell is: the input fails as a whole.
+            #expect((object["error"] as? [String: Any])?["code"] as? String == "decode_failed", "\(result)")
+            return
+        }
+        let cells = try #require(object["cells"] as? [[String: Any]])
+        let strip = try PNGFile.read(png)
+        let reference = try Reference.frames(whole, width: 120, height: 90)
+        var failed = 0
+        for cell in cells {
+            let time = try #require(cell["time"] as? Double)
+            if time >= readable {
+                #expect(cell["error"] != nil && cell["pts"] is NSNull, "cell at \(time) past \(readable): \(cell)")
+            }
+            guard cell["error"] == nil else {
+                failed += 1
+                continue
+            }
+            let x = try #require(cell["x"] as? Int)
+            let expected = try #require(Reference.frameShown(at: time, in: reference))
+            let psnr = ImageCompare.psnr(strip.cropped(x: x, y: 0, width: 120, height: 90), expected.image)
+            #expect(psnr >= 35, "\(path) cell at \(time): PSNR \(psnr) against ffmpeg's frame at \(expected.seconds)")
+        }
+        #expect(object.codes("warnings").contains("sample_failed") == (failed > 0), "\(result)")
+    }
+
+    /// Smart cuts only into MP4 (elsewhere they are exact cuts with a `smart_fallback`).
+    static let cutCases: [(String, Int, String)] = cases.flatMap { kind, percent in
+        (kind.hasSuffix("mp4") ? ["copy", "exact", "smart"] : ["copy", "exact"]).map { (kind, percent, $0) }
+    }
+
+    /// A cut over the readable end warns `truncated` before writing, ends where the data does (never a
+    /// last frame held to the requested end), says so in `actual`; `--strict` refuses and writes nothing.
+    @Test(arguments: cutCases)
+    func cutsStopWhereTheDataDoes(kind: String, percent: Int, mode: String) throws {
+        let path = try Self.file(kind, percent)
+        let output = path + ".\(mode).cut" + (kind.hasSuffix("mp4") ? ".mp4" : kind.hasSuffix("mkv") ? ".mkv" : ".ts")
+        let readable = try Self.readable(path)
+        let end = 3.8
+        let result = try Run.vtrim(["cut", "--json", path, "--start", "0", "--end", String(end), "--mode", mode, "-o", output, "--overwrite"])
+        #expect(result.status == 0, "\(result)")
+        let object = try #require(result.jsonLines.first)
+        let warnings = object.codes("warnings")
+        if readable < end - 0.001, !warnings.contains("end_clamped") {
+            #expect(warnings.contains("truncated"), "\(result)")
+        }
+        let actual = try #require(object["actual"] as? [String: Any])
+        let duration = try #require(actual["duration"] as? Double)
+        let written = try Reference.frameTimes(output)
+        let lastShown = try #require(written.max()) + 1.0 / 30
+        #expect(duration <= readable + 0.15, "wrote \(duration) s of \(readable) s readable")
+        #expect(lastShown >= duration - 0.07, "the output claims \(duration) s but its frames end at \(lastShown)")
+
+        if warnings.contains("truncated") {
+            let strict = folderFile(path, "strict-\(mode)")
+            let refused = try Run.vtrim(["cut", path, "--start", "0", "--end", String(end), "--mode", mode, "-o", strict, "--strict"])
+            #expect(refused.status == 1 && refused.stderr.contains("--strict"), "\(refused)")
+            #expect(!FileManager.default.fileExists(atPath: strict))
+        }
+    }
+
+    /// A range that lies before the truncation is cut whole: a note, not a warning.
+    @Test func rangeBeforeTheTruncationIsWhole() throws {
+        let path = try Self.file("faststart-%d.mp4", 66)
+        let result = try Run.vtrim(["cut", "--json", path, "--start", "0.5", "--end", "1.5", "-o", path + ".early.mp4",
+                                    "--overwrite", "--strict"])
+        #expect(result.status == 0, "\(result)")
+        let object = try #require(result.jsonLines.first)
+        #expect(object.codes("warnings").isEmpty)
+        #expect(object.codes("notes").contains("input_truncated"))
+    }
+
+    private func folderFile(_ path: String, _ label: String) -> String {
+        path + ".\(label)" + (path.hasSuffix(".ts") ? ".ts" : path.hasSuffix(".mkv") ? ".mkv" : ".mp4")
+    }
+}
