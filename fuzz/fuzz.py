@@ -2,7 +2,8 @@
 """Mutation fuzzing of vtrim's probe, thumbs and cut over damaged copies of real media.
 
 Each case takes a seed file (the fixtures, and ../shared/media when present), damages it one way —
-bit flips, zeroed byte runs, truncation, a corrupted MP4 box size, two swapped chunks — and runs one
+bit flips, zeroed byte runs, truncation, a corrupted MP4 box size, two swapped chunks, an extreme value
+in an MP4 timing box — and runs one
 vtrim command on it under a timeout. A case passes when vtrim ends with a documented exit status
 (0, or 1 with a one-line `vtrim: error:` message per failed input) within the timeout; a signal
 (crash), a hang or any other status fails it. Failing inputs are kept in fuzz/findings/ with the
@@ -122,7 +123,27 @@ def swap_chunks(data, rng):
     return data[:first] + data[second:second + length] + data[first + length:second] + data[first:first + length] + data[second + length:]
 
 
-MUTATIONS = [("bitflip", bit_flips), ("zeros", zero_run), ("truncate", truncate), ("boxsize", box_size), ("swap", swap_chunks)]
+def extreme_times(data, rng):
+    """An extreme value (0, 1, 2^31-1, 2^31, 2^32-1, 2^63-1, -2^63) written over a field of an MP4 timing
+    box (time scales, durations, edit list times, sample deltas, composition offsets, fragment decode
+    times): timestamp arithmetic on values from the file must never trap."""
+    timing = {b"mvhd", b"mdhd", b"tkhd", b"elst", b"stts", b"ctts", b"tfdt", b"mehd", b"trun", b"sidx"}
+    boxes = [b for b in mp4_boxes(data) if b[2] in timing and b[1] >= 16]
+    if not boxes:
+        return truncate(data, rng)
+    offset, size, _ = rng.choice(boxes)
+    width = rng.choice([4, 8])
+    field = offset + 8 + 4 * rng.randrange(max(1, (size - 8 - width) // 4 + 1))
+    if field + width > offset + size:
+        field = offset + size - width
+    values4 = [0, 1, 0x7FFFFFFF, 0x80000000, 0xFFFFFFFF]
+    values8 = [0, 1, 0x7FFFFFFFFFFFFFFF, 0x8000000000000000, 0xFFFFFFFFFFFFFFFF]
+    value = rng.choice(values4 if width == 4 else values8)
+    return data[:field] + value.to_bytes(width, "big") + data[field + width:]
+
+
+MUTATIONS = [("bitflip", bit_flips), ("zeros", zero_run), ("truncate", truncate), ("boxsize", box_size), ("swap", swap_chunks),
+             ("times", extreme_times)]
 
 
 # ---------------------------------------------------------------- commands

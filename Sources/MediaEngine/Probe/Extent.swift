@@ -12,6 +12,9 @@ struct Extent {
     var truncatedStreams: Set<Int>
     /// Why the file's last packet or cluster is cut short, when it is.
     var cutShort: String?
+    /// The container states its own length and the file has all of it (a finished Matroska file): then a
+    /// duration beyond the data is a wrong duration, not missing data.
+    var sizeConfirmed = false
 
     static let tailBytes: Int64 = 4 << 20
 
@@ -21,8 +24,12 @@ struct Extent {
         let formatName = FFmpegText.string(input.format.pointee.iformat?.pointee.name) ?? ""
         let sampleTables = formatName.hasPrefix("mov,")
         if formatName.contains("matroska"),
-           let expected = ContainerSize.matroskaExpectedBytes(header: ContainerSize.firstBytes(of: input.path)), expected > sizeBytes {
-            extent.cutShort = "it ends \(expected - sizeBytes) bytes before its Segment header says"
+           let expected = ContainerSize.matroskaExpectedBytes(header: ContainerSize.firstBytes(of: input.path)) {
+            if expected > sizeBytes {
+                extent.cutShort = "it ends \(expected - sizeBytes) bytes before its Segment header says"
+            } else {
+                extent.sizeConfirmed = true
+            }
         } else if formatName == "mpegts", ContainerSize.transportStreamCutShort(sizeBytes: sizeBytes) {
             extent.cutShort = "it ends inside a transport packet"
         }

@@ -104,7 +104,8 @@ public enum Probe {
         let origin = input.originMicro
         func seconds(_ micro: Int64) -> Double { max(0, Micro.seconds(micro.minus(origin))) }
         // The stream the user sees (video, else the first audio) decides; any other measured stream if it has no end.
-        let measured = (focus.flatMap { extent.readableEndMicro[$0] } ?? extent.readableEndMicro.values.max()).map(seconds)
+        let endMicro = focus.flatMap { extent.readableEndMicro[$0] } ?? extent.readableEndMicro.values.max()
+        let measured = endMicro.map(seconds)
         if !extent.truncatedStreams.isEmpty || extent.cutShort != nil {
             // Nothing measured: a small file was read whole and holds no packets; of a large one only the tail was.
             let wholeFileRead = sizeBytes <= Extent.tailBytes
@@ -118,14 +119,19 @@ public enum Probe {
         }
         guard declaredByContainer, let measured, measured.isFinite else { return (declared, nil, nil) }
         let matroska = FFmpegText.string(input.format.pointee.iformat?.pointee.name)?.contains("matroska") == true
-        if matroska, declared - measured > max(1.0, 0.05 * declared) {
-            // Matroska's duration is written when muxing ends: data that stops well before it was cut off.
+        if matroska, !extent.sizeConfirmed, declared - measured > max(1.0, 0.05 * declared) {
+            // Matroska's duration is written when muxing ends: data that stops well before it was cut off
+            // (unless the Segment's stated size is all there: then the duration is what is wrong).
             let what = "its data stops before the duration its header states"
             warnings.append(MediaWarning(code: "truncated", message: "the file is truncated (\(what)): \(Words.seconds(measured)) of \(Words.seconds(declared)) can be read"))
             return (measured, what, nil)
         }
         // Wildly: a factor of two and more than a second apart (edit lists and audio priming move ends by less).
-        if abs(declared - measured) > 1, max(declared, measured) > 2 * min(declared, measured) {
+        func wildlyApart(_ a: Double, _ b: Double) -> Bool { abs(a - b) > 1 && max(a, b) > 2 * min(a, b) }
+        // MP4's duration may count from presentation time 0 rather than from the first frame (an empty edit
+        // before media starting at 10 s: 14 s for 4 s of video); that reading agrees, so it is not suspect.
+        let endFromZero = endMicro.map { max(0, Micro.seconds($0)) } ?? measured
+        if wildlyApart(declared, measured), wildlyApart(declared, endFromZero) {
             warnings.append(MediaWarning(code: "duration_suspect", message: "the container says \(Words.seconds(declared)) but the \(focus.map { input.stream($0)?.pointee.codecpar?.pointee.codec_type == AVMEDIA_TYPE_VIDEO ? "video" : "audio" } ?? "media") ends at \(Words.seconds(measured)); the duration is measured from the streams"))
             return (measured, nil, measured)
         }
