@@ -34,6 +34,15 @@ enum EncoderChoice {
         }
     }
 
+    /// `options` with the stream's HDR10 metadata added to x265's parameters (other encoders: unchanged).
+    static func withHDRMetadata(_ options: [String: String], encoder: String, stream: UnsafeMutablePointer<AVStream>) -> [String: String] {
+        let hdr = HDRMetadata.x265Parameters(stream)
+        guard encoder == "libx265", !hdr.isEmpty else { return options }
+        var options = options
+        options["x265-params"] = ([options["x265-params"]].compactMap { $0 } + hdr).joined(separator: ":")
+        return options
+    }
+
     /// x265's parameters with its thread pool and frame threads limited to `threads` (0: x265 decides).
     static func x265Parameters(_ parameters: [String], threads: Int) -> String {
         guard threads > 0 else { return parameters.joined(separator: ":") }

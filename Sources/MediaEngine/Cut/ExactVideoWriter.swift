@@ -57,7 +57,8 @@ final class ExactVideoWriter: VideoWriter {
         var settings = Encoder.Settings(
             source: parameters, stream: stream, pixelFormat: targetFormat, threads: plan.threads.encoder,
             swapsDimensions: bake && orientation.swapsDimensions, globalHeader: muxer.needsGlobalHeader,
-            options: EncoderChoice.options(for: name, crf: plan.crf, preset: plan.preset, threads: plan.threads.encoder))
+            options: EncoderChoice.withHDRMetadata(EncoderChoice.options(for: name, crf: plan.crf, preset: plan.preset, threads: plan.threads.encoder),
+                                                   encoder: name, stream: stream))
         settings.timeBase = timeBase
         encoder = try Encoder(name: name, settings: settings)
         let out = try output.addStream()
@@ -66,6 +67,7 @@ final class ExactVideoWriter: VideoWriter {
         OutputFile.dropTimecode(&out.pointee.metadata)
         out.pointee.disposition = stream.pointee.disposition
         if !bake { try output.copySideData(from: stream, to: out, only: AV_PKT_DATA_DISPLAYMATRIX) }
+        try HDRMetadata.copy(from: stream, to: out, output: output)
         outputIndex = Int(out.pointee.index)
     }
 

@@ -133,7 +133,8 @@ final class SegmentEncoder {
                          threads: Int) -> Encoder.Settings {
         var settings = Encoder.Settings(source: source, stream: stream, pixelFormat: AVPixelFormat(rawValue: source.format),
                                         threads: threads)
-        settings.options = SmartEncoding.options(name: name, source: source, crf: crf, preset: preset, threads: threads)
+        settings.options = EncoderChoice.withHDRMetadata(SmartEncoding.options(name: name, source: source, crf: crf, preset: preset, threads: threads),
+                                                         encoder: name, stream: stream)
         return settings
     }
 

@@ -1,0 +1,48 @@
+import CAV
+
+/// HDR10's static metadata of a stream: the mastering display's colour volume and the content light
+/// levels. Re-encoded video keeps both: as the output stream's side data (the MP4 muxer writes them as
+/// `mdcv`/`clli`, Matroska as Colour elements) and, for x265, as SEI in the bitstream — FFmpeg 5.1's
+/// libx265 wrapper does not pass them on by itself.
+enum HDRMetadata {
+    static let sideDataTypes = [AV_PKT_DATA_MASTERING_DISPLAY_METADATA, AV_PKT_DATA_CONTENT_LIGHT_LEVEL]
+
+    /// Copies whichever of the two the source stream has.
+    static func copy(from source: UnsafeMutablePointer<AVStream>, to target: UnsafeMutablePointer<AVStream>, output: OutputFile) throws {
+        for type in sideDataTypes { try output.copySideData(from: source, to: target, only: type) }
+    }
+
+    /// x265's `master-display` and `max-cll` parameters for the source stream's metadata (none when it
+    /// has none, or values x265 would refuse).
+    static func x265Parameters(_ stream: UnsafeMutablePointer<AVStream>) -> [String] {
+        var parameters: [String] = []
+        var size = 0
+        if let raw = av_stream_get_side_data(stream, AV_PKT_DATA_MASTERING_DISPLAY_METADATA, &size),
+           size >= MemoryLayout<AVMasteringDisplayMetadata>.size {
+            let mastering = UnsafeRawPointer(raw).loadUnaligned(as: AVMasteringDisplayMetadata.self)
+            if mastering.has_primaries != 0, mastering.has_luminance != 0 {
+                // x265's units: chromaticity in 0.00002, luminance in 0.0001 cd/m²; order G, B, R (FFmpeg's is R, G, B).
+                func chroma(_ value: AVRational) -> Int { scaled(value, by: 50_000, limit: 50_000) }
+                func luma(_ value: AVRational) -> Int { scaled(value, by: 10_000, limit: Int(UInt32.max)) }
+                let (red, green, blue) = mastering.display_primaries
+                parameters.append("master-display=G(\(chroma(green.0)),\(chroma(green.1)))B(\(chroma(blue.0)),\(chroma(blue.1)))"
+                                  + "R(\(chroma(red.0)),\(chroma(red.1)))WP(\(chroma(mastering.white_point.0)),\(chroma(mastering.white_point.1)))"
+                                  + "L(\(luma(mastering.max_luminance)),\(luma(mastering.min_luminance)))")
+            }
+        }
+        if let raw = av_stream_get_side_data(stream, AV_PKT_DATA_CONTENT_LIGHT_LEVEL, &size),
+           size >= MemoryLayout<AVContentLightMetadata>.size {
+            let light = UnsafeRawPointer(raw).loadUnaligned(as: AVContentLightMetadata.self)
+            parameters.append("max-cll=\(min(light.MaxCLL, 65_535)),\(min(light.MaxFALL, 65_535))")
+        }
+        return parameters
+    }
+
+    /// `value` × `scale`, rounded, clamped to 0…`limit` (values from the file never trap).
+    private static func scaled(_ value: AVRational, by scale: Int, limit: Int) -> Int {
+        guard value.den != 0 else { return 0 }
+        let product = (Double(value.num) / Double(value.den) * Double(scale)).rounded()
+        guard product.isFinite else { return 0 }
+        return Int(min(max(product, 0), Double(limit)))
+    }
+}

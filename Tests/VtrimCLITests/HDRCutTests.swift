@@ -1,0 +1,62 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// HDR10 sources keep their static metadata through re-encoding: the mastering display and content light
+/// levels stay on the output stream (MP4 `mdcv`/`clli`) and, from x265, in the bitstream's SEI, where
+/// players that read only the HEVC stream find them.
+@Suite(.serialized)
+struct HDRCutTests {
+    /// 4 s of 10-bit PQ HEVC (a keyframe every second) with x265's SEI, plus `mdcv`/`clli` boxes (fixtures/tools/add-hdr10-boxes.py).
+    static func hdr10File(_ folder: TemporaryFolder) throws -> String {
+        let encoded = folder.file("pq.mp4"), path = folder.file("hdr10.mp4")
+        let x265 = "log-level=error:keyint=30:min-keyint=30:colorprim=bt2020:transfer=smpte2084:colormatrix=bt2020nc"
+            + ":master-display=G(8500,39850)B(6550,2300)R(35400,14600)WP(15635,16450)L(10000000,50):max-cll=1000,400"
+        let run = try Run.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-t", "4",
+                                          "-pix_fmt", "yuv420p10le", "-c:v", "libx265", "-x265-params", x265, "-color_primaries", "bt2020",
+                                          "-color_trc", "smpte2084", "-colorspace", "bt2020nc", "-tag:v", "hvc1", encoded])
+        try #require(run.status == 0, "\(run.stderr)")
+        let boxes = try Run.tool("python3", [TestPaths.packageRoot + "/fixtures/tools/add-hdr10-boxes.py", encoded, path])
+        try #require(boxes.status == 0, "\(boxes.stderr)")
+        return path
+    }
+
+    /// The stream's side data (ffprobe's names and values), and the first frame's (from the bitstream).
+    static func metadata(_ path: String) throws -> (stream: [[String: Any]], frame: [[String: Any]]) {
+        let stream = try Run.tool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream_side_data", "-of", "json", path])
+        let frame = try Run.tool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-read_intervals", "%+#1", "-show_entries",
+                                             "frame_side_data", "-of", "json", path])
+        func list(_ run: RunResult, _ key: String) -> [[String: Any]] {
+            let object = (try? JSONSerialization.jsonObject(with: run.stdoutData)) as? [String: Any]
+            let first = (object?[key] as? [[String: Any]])?.first
+            return (first?["side_data_list"] as? [[String: Any]] ?? []).filter {
+                ["Mastering display metadata", "Content light level metadata"].contains($0["side_data_type"] as? String ?? "")
+            }
+        }
+        return (list(stream, "streams"), list(frame, "frames"))
+    }
+
+    static func same(_ a: [[String: Any]], _ b: [[String: Any]]) -> Bool {
+        a.count == b.count && zip(a, b).allSatisfy { NSDictionary(dictionary: $0).isEqual(to: $1) }
+    }
+
+    @Test(arguments: ["exact", "smart"])
+    func metadataSurvivesReencoding(mode: String) throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let path = try Self.hdr10File(folder)
+        let source = try Self.metadata(path)
+        try #require(source.stream.count == 2 && source.frame.count == 2, "the fixture lacks its metadata: \(source)")
+        let output = folder.file("cut.mp4")
+        let run = try Run.vtrim(["cut", "--json", "--mode", mode, "--start", "0.5", "--end", "3.5", "-o", output, path])
+        #expect(run.status == 0, "\(run)")
+        #expect(run.jsonLines.first?["mode"] as? String == mode, "\(run.stdout)")
+        let cut = try Self.metadata(output)
+        #expect(Self.same(cut.stream, source.stream), "stream: \(cut.stream) vs \(source.stream)")
+        // The first frame is re-encoded in both modes: its SEI comes from vtrim's x265 settings.
+        #expect(Self.same(cut.frame, source.frame), "frame: \(cut.frame) vs \(source.frame)")
+        let transfer = try Run.tool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=color_transfer",
+                                                "-of", "default=noprint_wrappers=1:nokey=1", output])
+        #expect(transfer.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "smpte2084")
+    }
+}
