@@ -76,7 +76,10 @@ struct CutSurvey {
 
         let encoder = EncoderChoice.encoder(for: parameters.codec_id, output: muxer)
         let sourceFormat = AVPixelFormat(rawValue: parameters.format)
-        let targetFormat = EncoderChoice.pixelFormat(for: encoder, source: sourceFormat)
+        var ignoredOrientationWarnings: [MediaWarning] = []
+        let orientation = Probe.readOrientation(stream, warnings: &ignoredOrientationWarnings)
+        let turnsSideways = !orientation.isUpright && !muxer.carriesDisplayMatrix && orientation.swapsDimensions
+        let targetFormat = EncoderChoice.pixelFormat(for: encoder, source: sourceFormat, turnsSideways: turnsSideways)
         var conversion: (from: String, to: String)?
         if spec.mode == .exact || spec.mode == .smart, sourceFormat != targetFormat {
             conversion = (FFmpegText.string(av_get_pix_fmt_name(sourceFormat)) ?? "?", FFmpegText.string(av_get_pix_fmt_name(targetFormat)) ?? "?")

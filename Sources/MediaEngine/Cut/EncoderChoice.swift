@@ -57,10 +57,25 @@ enum EncoderChoice {
     }
 
     /// The pixel format the encoder will take: the source's when it can, else 4:2:0, else its first.
-    static func pixelFormat(for encoder: String, source: AVPixelFormat) -> AVPixelFormat {
+    /// `turnsSideways`: the picture is turned by 90° while encoding; chroma subsampled unequally (4:2:2,
+    /// 4:4:0, 4:1:1) or interleaved (NV12/NV16) cannot be turned as it is, so it becomes planar 4:2:0 of
+    /// the same depth (where the encoder has it) first.
+    static func pixelFormat(for encoder: String, source: AVPixelFormat, turnsSideways: Bool = false) -> AVPixelFormat {
         let supported = Encoder.pixelFormats(encoder)
-        if supported.isEmpty || supported.contains(source) { return source }
+        var wanted = source
+        if turnsSideways, let descriptor = av_pix_fmt_desc_get(source)?.pointee, descriptor.nb_components >= 3,
+           descriptor.log2_chroma_w != descriptor.log2_chroma_h || descriptor.comp.1.plane == descriptor.comp.2.plane {
+            let deep = descriptor.comp.0.depth > 8
+            wanted = deep && (supported.isEmpty || supported.contains(AV_PIX_FMT_YUV420P10LE)) ? AV_PIX_FMT_YUV420P10LE : AV_PIX_FMT_YUV420P
+        }
+        if supported.isEmpty || supported.contains(wanted) { return wanted }
         return supported.contains(AV_PIX_FMT_YUV420P) ? AV_PIX_FMT_YUV420P : supported[0]
+    }
+
+    /// The deprecated full-range ("J") formats: swscale reads them as full range and writes other YUV
+    /// formats in limited range, so a conversion out of one changes the range the output must be tagged with.
+    static func isFullRangeFormat(_ format: AVPixelFormat) -> Bool {
+        [AV_PIX_FMT_YUVJ420P, AV_PIX_FMT_YUVJ422P, AV_PIX_FMT_YUVJ444P, AV_PIX_FMT_YUVJ440P, AV_PIX_FMT_YUVJ411P].contains(format)
     }
 }
 

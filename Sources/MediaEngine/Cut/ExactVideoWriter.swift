@@ -15,6 +15,7 @@ final class ExactVideoWriter: VideoWriter {
     private let video: VideoCut
     private let transform: (a: Int, b: Int, c: Int, d: Int)?
     private let targetFormat: AVPixelFormat
+    private let convertsToLimitedRange: Bool
     private let packet: Packet
     private let decoded: Frame
     private let startFrame: StartFrameHold
@@ -53,13 +54,16 @@ final class ExactVideoWriter: VideoWriter {
         let bake = !orientation.isUpright && !muxer.carriesDisplayMatrix
         transform = bake ? orientation.transform : nil
         let sourceFormat = AVPixelFormat(rawValue: parameters.format)
-        targetFormat = EncoderChoice.pixelFormat(for: name, source: sourceFormat)
+        targetFormat = EncoderChoice.pixelFormat(for: name, source: sourceFormat, turnsSideways: bake && orientation.swapsDimensions)
+        convertsToLimitedRange = EncoderChoice.isFullRangeFormat(sourceFormat) && !EncoderChoice.isFullRangeFormat(targetFormat)
         var settings = Encoder.Settings(
             source: parameters, stream: stream, pixelFormat: targetFormat, threads: plan.threads.encoder,
             swapsDimensions: bake && orientation.swapsDimensions, globalHeader: muxer.needsGlobalHeader,
             options: EncoderChoice.withHDRMetadata(EncoderChoice.options(for: name, crf: plan.crf, preset: plan.preset, threads: plan.threads.encoder),
                                                    encoder: name, stream: stream))
         settings.timeBase = timeBase
+        // Tag the range of what is encoded, not the source's (a J format converted is limited range now).
+        if convertsToLimitedRange { settings.colorRange = AVCOL_RANGE_MPEG }
         encoder = try Encoder(name: name, settings: settings)
         let out = try output.addStream()
         try encoder.copyParameters(to: out)
@@ -153,6 +157,7 @@ final class ExactVideoWriter: VideoWriter {
             status = sws_scale_frame(converter, converted.pointer, frame.pointer)
             if status < 0 { throw AVFailure(code: status, operation: "sws_scale_frame") }
             av_frame_copy_props(converted.pointer, frame.pointer)
+            if convertsToLimitedRange { converted.pointer.pointee.color_range = AVCOL_RANGE_MPEG }
             current = converted
         }
         if let transform {
