@@ -1,4 +1,5 @@
 import Foundation
+import MediaEngine
 import TestSupport
 import Testing
 
@@ -30,6 +31,7 @@ struct ThumbsConformanceTests {
                 let (width, height) = try displaySize(row)
                 let cellWidth = try #require(object["cell_width"] as? Int)
                 #expect(cellWidth == max(1, Int((90 * width / height).rounded())), "\(row.file): \(cellWidth) for \(width)x\(height)")
+                try Self.expectFirstCellIsFFmpegsFrame(row, object, cellWidth: cellWidth, cellHeight: 90)
             } else {
                 errors += 1
                 let code = (object["error"] as? [String: Any])?["code"] as? String
@@ -39,6 +41,31 @@ struct ThumbsConformanceTests {
         #expect(strips >= 60)
         #expect(result.stderrLines.allSatisfy { $0.hasPrefix("vtrim: ") })
         print("thumbs conformance: \(strips) strips, \(errors) clean errors")
+    }
+
+    /// The first cell against ffmpeg's own picture of the frame vtrim says it shows (`pts`), decoded from
+    /// the start of the file, turned and scaled as ffmpeg's CLI does. The tolerance allows for the two
+    /// scalers and colour matrices (ffmpeg assumes BT.601 where a file says nothing; vtrim BT.709 for HD);
+    /// another frame, a turned or mirrored picture, or garbage is far below it.
+    static func expectFirstCellIsFFmpegsFrame(_ row: ManifestRow, _ object: [String: Any], cellWidth: Int, cellHeight: Int) throws {
+        guard let output = object["output"] as? String, let cell = (object["cells"] as? [[String: Any]])?.first,
+              let pts = cell["pts"] as? Double, let x = cell["x"] as? Int, let y = cell["y"] as? Int else {
+            Issue.record("\(row.file): no first cell in \(object)")
+            return
+        }
+        // ffmpeg's CLI moves the input to start at 0 (without -copyts), as vtrim's times count from the container start.
+        let absolute = pts
+        let raw = try Run.tool("ffmpeg", ["-v", "quiet", "-i", row.path, "-map", "0:v:0", "-vf",
+                                          "select='gte(t,\(absolute - 0.0005))',scale=\(cellWidth):\(cellHeight):flags=bicubic",
+                                          "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "rgb24", "-"])
+        guard raw.stdoutData.count == cellWidth * cellHeight * 3 else {
+            Issue.record("\(row.file): ffmpeg gave no frame at \(pts) s")
+            return
+        }
+        let reference = RGBImage(width: cellWidth, height: cellHeight, stride: cellWidth * 3, pixels: [UInt8](raw.stdoutData))
+        let strip = try PNGFile.read(output)
+        let psnr = ImageCompare.psnr(strip.cropped(x: x, y: y, width: cellWidth, height: cellHeight), reference)
+        #expect(psnr >= 22, "\(row.file): first cell (\(pts) s) is \(psnr) dB from ffmpeg's frame")
     }
 
     private func displaySize(_ row: ManifestRow) throws -> (Double, Double) {

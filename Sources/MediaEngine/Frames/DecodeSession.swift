@@ -118,6 +118,34 @@ struct DecodeSession {
     private mutating func seek(to target: Int64) throws(AVFailure) {
         try input.seek(streamIndex: streamIndex, timestamp: target)
         restart()
+        try backUpToCleanStart()
+    }
+
+    /// After a seek: when the first packet of the stream is not a clean start (`RandomAccess`), seek a
+    /// second further back each time until it is (or from the start); the packet found is sent first.
+    private mutating func backUpToCleanStart() throws(AVFailure) {
+        guard let stream = input.stream(streamIndex), let access = RandomAccess(stream: stream) else { return }
+        let second = av_rescale_q(1, AVRational(num: 1, den: 1), stream.pointee.time_base)
+        for _ in 0..<30 {
+            guard let first = try firstPacketOfStream() else { return }
+            if access.isCleanStart(first.bytes) {
+                pendingPacket = true
+                return
+            }
+            let time = first.dts != CAV_NOPTS_VALUE ? first.dts : first.pts
+            guard time != CAV_NOPTS_VALUE, time > stream.startTicksOrZero else { break }
+            try input.seek(streamIndex: streamIndex, timestamp: time.minus(second))
+            decoder.flush()
+        }
+        try seekToStart()
+    }
+
+    /// Reads up to the stream's next packet (into `packet`), or nil at the end of the input.
+    private mutating func firstPacketOfStream() throws(AVFailure) -> Packet? {
+        while try input.read(into: packet) == .packet {
+            if packet.streamIndex == streamIndex { return packet }
+        }
+        return nil
     }
 
     private mutating func seekToStart() throws(AVFailure) {
