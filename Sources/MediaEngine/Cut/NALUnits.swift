@@ -49,6 +49,22 @@ enum NALUnits {
         return out
     }
 
+    /// A NAL unit's payload as its syntax reads it: emulation prevention bytes (00 00 03) removed.
+    static func removingEmulationPrevention<C: Collection>(_ bytes: C) -> [UInt8] where C.Element == UInt8 {
+        var payload: [UInt8] = []
+        payload.reserveCapacity(bytes.count)
+        var zeros = 0
+        for byte in bytes {
+            if zeros >= 2, byte == 3 {
+                zeros = 0
+                continue
+            }
+            zeros = byte == 0 ? zeros + 1 : 0
+            payload.append(byte)
+        }
+        return payload
+    }
+
     static func type(_ unit: ArraySlice<UInt8>, codec: Codec) -> Int {
         guard let first = unit.first else { return -1 }
         return codec == .h264 ? Int(first & 0x1f) : Int((first >> 1) & 0x3f)

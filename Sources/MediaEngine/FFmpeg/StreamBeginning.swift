@@ -64,17 +64,7 @@ struct StreamBeginning: Sendable, Equatable {
     /// "x264 - core N" in an SEI NAL unit's unregistered user data (emulation prevention removed first, as
     /// FFmpeg's h264_sei.c reads it).
     static func x264Build(inSEI unit: ArraySlice<UInt8>) -> Int? {
-        var payload: [UInt8] = []
-        payload.reserveCapacity(unit.count)
-        var zeros = 0
-        for byte in unit.dropFirst() {
-            if zeros >= 2, byte == 3 {
-                zeros = 0
-                continue
-            }
-            zeros = byte == 0 ? zeros + 1 : 0
-            payload.append(byte)
-        }
+        let payload = NALUnits.removingEmulationPrevention(unit.dropFirst())
         let marker = Array("x264 - core ".utf8)
         guard payload.count > marker.count else { return nil }
         for start in 0...(payload.count - marker.count) where payload[start..<(start + marker.count)].elementsEqual(marker) {

@@ -34,13 +34,7 @@ struct RandomAccess {
 
     /// An H.264 SEI NAL unit holding a recovery point whose recovery_frame_cnt is 0 (its ue(v) starts with a 1 bit).
     static func hasRecoveryPointZero(_ unit: ArraySlice<UInt8>) -> Bool {
-        var bytes: [UInt8] = []
-        var zeros = 0
-        for byte in unit.dropFirst() {
-            if zeros >= 2, byte == 3 { zeros = 0; continue }
-            zeros = byte == 0 ? zeros + 1 : 0
-            bytes.append(byte)
-        }
+        let bytes = NALUnits.removingEmulationPrevention(unit.dropFirst())
         var index = 0
         while index < bytes.count, bytes[index] != 0x80 {
             var type = 0, size = 0
