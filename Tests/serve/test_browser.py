@@ -55,7 +55,9 @@ def test_library_plays_exactly_the_clip_in_view(browser, server):
             const length = video.duration;
             if (!(length > 0)) return 0;
             return ((video.currentTime - arguments[1]) % length + length) % length;"""
-        wait_for(lambda: js(browser, advanced, index, before) > 0.2, timeout=10, message=f"card {index}'s clock")
+        state = "const v = document.querySelectorAll('#feed video')[arguments[0]]; return [v.readyState, v.networkState, v.currentSrc, v.error && v.error.code]"
+        wait_for(lambda: js(browser, advanced, index, before) > 0.2, timeout=20,
+                 message=f"card {index}'s clock (readyState, networkState, src, error: {js(browser, state, index)})")
         if index == 0:
             shot(browser, "library")
 

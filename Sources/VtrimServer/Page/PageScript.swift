@@ -140,9 +140,17 @@ function renderFeed() {
   }
 }
 
-async function fillCard(card) {
+// One fill per card, shared by every caller: the card in view plays only once its source is attached
+// (a second caller used to get a promise that resolved before the first fill had set the source).
+const fills = new WeakMap();
+function fillCard(card) {
+  if (!fills.has(card)) fills.set(card, fillCardOnce(card));
+  return fills.get(card);
+}
+
+async function fillCardOnce(card) {
   const clip = S.clips.find((c) => c.id === card.dataset.clip);
-  if (!clip || card.dataset.filled) return;
+  if (!clip) return;
   card.dataset.filled = "1";
   try {
     const info = await probe(clip);
