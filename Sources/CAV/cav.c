@@ -36,6 +36,12 @@ int cav_sws_scale_frame(struct SwsContext *context, const AVFrame *frame, uint8_
     return sws_scale(context, (const uint8_t *const *)frame->data, frame->linesize, 0, frame->height, planes, strides);
 }
 
+int cav_sws_scale_to_frame(struct SwsContext *context, const uint8_t *src, int src_stride, int src_height, AVFrame *frame) {
+    const uint8_t *planes[4] = {src, NULL, NULL, NULL};
+    int strides[4] = {src_stride, 0, 0, 0};
+    return sws_scale(context, planes, strides, 0, src_height, frame->data, frame->linesize);
+}
+
 int cav_frame_transform(const AVFrame *src, AVFrame *dst, int a, int b, int c, int d) {
     const AVPixFmtDescriptor *desc = av_pix_fmt_desc_get(src->format);
     if (!desc || !(desc->flags & AV_PIX_FMT_FLAG_PLANAR) || (desc->flags & AV_PIX_FMT_FLAG_BITSTREAM) ||

@@ -47,6 +47,14 @@ public struct ThumbsRequest: Sendable {
     /// Decoder threads in all (0: FFmpeg chooses) and how many runs of samples decode in parallel.
     public var decoderThreads: Int
     public var workers: Int
+    /// JPEG/WebP quality (1–100); nil: the format's default.
+    public var quality: Int?
+    /// `--frames-dir` cells' format; nil: the sheet's.
+    public var framesFormat: ImageFormat?
+    /// `--vtt`: a WebVTT thumbnails track beside each sheet.
+    public var writesVTT = false
+    /// `--skip-dull`: a nearly uniform sample gives way to the next frame in its cell's interval that is not.
+    public var skipDull = false
 
     public init(sampling: Sampling, heightPixels: Int, mode: SampleMode, start: TimeSpec?, end: TimeSpec?,
                 columns: Int?, framesFolder: String?, output: OutputNamer, overwrite: Bool, skipExisting: Bool = false,
@@ -68,6 +76,15 @@ public struct ThumbsRequest: Sendable {
 
     /// PNG rows and columns are limited to what common viewers and libraries accept.
     public static let maximumSidePixels = 32_767
+
+    /// The sheet's format, from the output path's extension.
+    public static func format(of path: String) throws(MediaError) -> ImageFormat {
+        guard let format = ImageFormat(path: path) else {
+            throw MediaError(.writeFailed, path: path, operation: "check output",
+                             reason: "vtrim writes \(ImageFormat.supportedExtensions) pictures; the output's extension is none of them")
+        }
+        return format
+    }
 }
 
 /// `vtrim thumbs` for one input: probe, plan the cells, sample, compose, write the PNG atomically.
@@ -98,17 +115,23 @@ public enum ThumbsJob {
                                fields: [("output", .string(target.path))])
             }
             try target.check(input: path)
+            let format = try ThumbsRequest.format(of: target.path)
+            let trackTarget = request.writesVTT
+                ? OutputTarget(path: trackPath(forSheet: target.path), overwrite: request.overwrite, createsFolder: target.createsFolder) : nil
+            try trackTarget?.check(input: path)
             let sampler = try FrameSampler(path: path)
             let info = sampler.info
             warnings += info.warnings
             guard let video = info.video else {
                 throw MediaError(.noVideo, path: path, operation: "av_find_best_stream", reason: "has no video stream")
             }
-            let plan = try ThumbsPlan.make(info: info, video: video, request: request, path: path)
-            let frames = try sampler.sample(SampleRequest(
+            let plan = try ThumbsPlan.make(info: info, video: video, request: request, format: format, path: path)
+            var sampleRequest = SampleRequest(
                 timesSeconds: plan.cells.map(\.timeSeconds), mode: request.mode,
                 cellWidthPixels: plan.cellWidthPixels, cellHeightPixels: plan.cellHeightPixels,
-                fit: plan.fit, decoderThreads: request.decoderThreads, shouldStop: { Interrupt.requested }), workers: request.workers)
+                fit: plan.fit, decoderThreads: request.decoderThreads, shouldStop: { Interrupt.requested })
+            if request.skipDull { sampleRequest.dullSearchEndsSeconds = plan.cells.map(\.windowEndSeconds) }
+            let frames = try sampler.sample(sampleRequest, workers: request.workers)
             if let transfer = video.colorTransfer, ["smpte2084", "arib-std-b67"].contains(transfer) {
                 warnings.append(MediaWarning(code: "hdr_not_tone_mapped",
                                              message: "HDR video (\(transfer == "smpte2084" ? "PQ" : "HLG")) is converted without tone mapping; colours look flat"))
@@ -122,6 +145,12 @@ public enum ThumbsJob {
                 warnings.append(MediaWarning(
                     code: "sample_failed",
                     message: "\(failed.count) of \(frames.count) cells could not be decoded (cells \(cellList(failed)); first: \(frames[first].failure ?? "no picture")); grey placeholders drawn"))
+            }
+            let stillDull = frames.indices.filter { frames[$0].dull == true }
+            if !stillDull.isEmpty {
+                warnings.append(MediaWarning(
+                    code: "dull_kept",
+                    message: "\(stillDull.count) of \(frames.count) cells show a dull frame: nothing else in their part of the range was not dull (cells \(cellList(stillDull)))"))
             }
             let damaged = frames.indices.filter { frames[$0].damaged }
             if !damaged.isEmpty {
@@ -138,20 +167,34 @@ public enum ThumbsJob {
             let text = pngText(path: path, frames: frames)
             try writeAtomically(target, input: path) { temporary throws(MediaError) in
                 do throws(MediaError) {
-                    try PNGFile.write(strip, to: temporary, text: text)
+                    try ImageFile.write(strip, to: temporary, format: format, quality: request.quality, text: text)
                 } catch {
                     throw MediaError(.writeFailed, path: path, operation: error.operation,
-                                     reason: error.reason.replacingOccurrences(of: "cannot write PNG", with: "cannot write \(target.path)"))
+                                     reason: error.reason.replacingOccurrences(of: temporary, with: target.path))
+                }
+            }
+            if let trackTarget {
+                let track = ThumbnailTrack.text(cues: plan.cells.map { cell in
+                    ThumbnailTrack.Cue(startSeconds: cell.windowStartSeconds, endSeconds: cell.windowEndSeconds,
+                                       x: cell.x, y: cell.y, width: cell.width, height: cell.height)
+                }, sheet: (target.path as NSString).lastPathComponent)
+                try writeAtomically(trackTarget, input: path) { temporary throws(MediaError) in
+                    guard FileManager.default.createFile(atPath: temporary, contents: Data(track.utf8)) else {
+                        throw MediaError(.writeFailed, path: path, operation: "write", reason: "cannot write \(trackTarget.path)")
+                    }
                 }
             }
             var framePaths: [String] = []
             if let folder = request.framesFolder {
                 framePaths = try writeFrames(frames, plan: plan, prefix: framesPrefix(for: item, folder: folder), input: path,
-                                             overwrite: request.overwrite)
+                                             format: request.framesFormat ?? format, request: request)
             }
-            return Outcome(path: path, status: .succeeded, warnings: warnings,
-                           fields: fields(target: target.path, plan: plan, frames: frames, request: request, framePaths: framePaths),
-                           lines: ["\(path) → \(target.path) (\(plan.widthPixels)x\(plan.heightPixels), \(plan.cells.count) cells, \(request.mode.rawValue))"])
+            var outputFields = fields(target: target.path, plan: plan, frames: frames, request: request, framePaths: framePaths)
+            outputFields.insert(("format", .string(format.rawValue)), at: 1)
+            if let trackTarget { outputFields.insert(("vtt", .string(trackTarget.path)), at: 2) }
+            return Outcome(path: path, status: .succeeded, warnings: warnings, fields: outputFields,
+                           lines: ["\(path) → \(target.path) (\(plan.widthPixels)x\(plan.heightPixels), \(plan.cells.count) cells, \(request.mode.rawValue))"]
+                               + (trackTarget.map { ["\(path) → \($0.path) (WebVTT thumbnails track)"] } ?? []))
         } catch {
             return .failure(error, warnings: warnings)
         }
@@ -181,22 +224,29 @@ public enum ThumbsJob {
 
     /// What the collision check compares for --frames-dir: one claim per input covers all its cells.
     public static func framesClaim(for item: InputItem, request: ThumbsRequest) -> String? {
-        request.framesFolder.map { framesPrefix(for: item, folder: $0) + ".thumb-*.png" }
+        request.framesFolder.map { framesPrefix(for: item, folder: $0) + ".thumb-*" }
+    }
+
+    /// `--vtt`: the track beside its sheet, `<sheet stem>.vtt`.
+    public static func trackPath(forSheet sheet: String) -> String {
+        (sheet as NSString).deletingPathExtension + ".vtt"
     }
 
     private static func writeFrames(_ frames: [SampledFrame], plan: ThumbsPlan, prefix: String, input: String,
-                                    overwrite: Bool) throws(MediaError) -> [String] {
+                                    format: ImageFormat, request: ThumbsRequest) throws(MediaError) -> [String] {
         let digits = max(3, String(frames.count - 1).count)
         var written: [String] = []
         for (index, frame) in frames.enumerated() {
             let number = String(index)
             let padded = String(repeating: "0", count: max(0, digits - number.count)) + number
-            let target = OutputTarget(path: prefix + ".thumb-\(padded).png", overwrite: overwrite, createsFolder: true)
+            let target = OutputTarget(path: prefix + ".thumb-\(padded).\(format.fileExtension)", overwrite: request.overwrite,
+                                      createsFolder: true)
             try target.check(input: input)
             let cell = plan.cells[index]
             let image = frame.image ?? RGBImage(width: cell.width, height: cell.height, fill: Filmstrip.placeholder)
             try writeAtomically(target, input: input) { temporary throws(MediaError) in
-                try PNGFile.write(image, to: temporary, text: [("Software", "vtrim"), ("vtrim:source", input)])
+                try ImageFile.write(image, to: temporary, format: format, quality: request.quality,
+                                    text: [("Software", "vtrim"), ("vtrim:source", input)])
             }
             written.append(target.path)
         }
@@ -231,6 +281,7 @@ public enum ThumbsJob {
                 ("height", .int(Int64(cell.height))),
             ]
             if let failure = frame.failure { members.append(("error", .string(failure))) }
+            if let dull = frame.dull { members.append(("dull", .bool(dull))) }
             if index < framePaths.count { members.append(("file", .string(framePaths[index]))) }
             return .object(members)
         })))
@@ -240,3 +291,4 @@ public enum ThumbsJob {
 
 /// Re-exported so the command line can name the modes without importing the engine.
 public typealias SampleMode = MediaEngine.SampleMode
+public typealias ImageFormat = MediaEngine.ImageFormat

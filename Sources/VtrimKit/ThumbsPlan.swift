@@ -5,6 +5,11 @@ import TimelineCore
 struct ThumbsPlan {
     struct Cell {
         var timeSeconds: Double
+        /// The part of the range the cell stands for: its WebVTT cue, and where `--skip-dull` may look.
+        /// `--count`: [start + i·span/N, start + (i+1)·span/N); `--every` and VideoLine: [tᵢ, tᵢ₊₁); the last
+        /// one runs to the range's end.
+        var windowStartSeconds: Double
+        var windowEndSeconds: Double
         var x: Int
         var y: Int
         var width: Int
@@ -23,7 +28,8 @@ struct ThumbsPlan {
     var rangeSeconds: ClosedRange<Double>
     var timeSpacingSeconds: Double?
 
-    static func make(info: MediaInfo, video: VideoStreamInfo, request: ThumbsRequest, path: String) throws(MediaError) -> ThumbsPlan {
+    static func make(info: MediaInfo, video: VideoStreamInfo, request: ThumbsRequest, format: ImageFormat,
+                     path: String) throws(MediaError) -> ThumbsPlan {
         let duration = info.durationSeconds
         guard duration > 0 else {
             throw MediaError(.invalidRange, path: path, operation: "plan", reason: "has no duration to sample")
@@ -37,20 +43,33 @@ struct ThumbsPlan {
             let times = try schedule(path: path) { () throws(SampleScheduleError) in
                 try SampleSchedule.count(count, from: range.lowerBound, to: range.upperBound)
             }
-            plan = grid(times: times, range: range, spacing: nil, video: video, request: request)
+            let span = range.upperBound - range.lowerBound
+            let parts = times.indices.map { index in
+                (range.lowerBound + Double(index) * span / Double(times.count),
+                 index == times.count - 1 ? range.upperBound : range.lowerBound + Double(index + 1) * span / Double(times.count))
+            }
+            plan = grid(times: times, windows: parts, range: range, spacing: nil, video: video, request: request)
         case let .every(spacing):
             let range = try resolveRange(request, duration: duration, path: path)
             let times = try schedule(path: path) { () throws(SampleScheduleError) in
                 try SampleSchedule.every(spacingSeconds: spacing, from: range.lowerBound, to: range.upperBound)
             }
-            plan = grid(times: times, range: range, spacing: spacing, video: video, request: request)
+            plan = grid(times: times, windows: windows(startingAt: times, end: range.upperBound), range: range,
+                        spacing: spacing, video: video, request: request)
         }
-        if plan.widthPixels > ThumbsRequest.maximumSidePixels || plan.heightPixels > ThumbsRequest.maximumSidePixels {
-            let hint = plan.layoutName == "videoline" ? "a smaller --scale or a larger --max-duration" : "--columns to wrap it into a grid, or a larger --every"
+        let limit = min(ThumbsRequest.maximumSidePixels, format.maximumSidePixels)
+        if plan.widthPixels > limit || plan.heightPixels > limit {
+            var hint = plan.layoutName == "videoline" ? "a smaller --scale or a larger --max-duration" : "--columns to wrap it into a grid, or a larger --every"
+            if limit < ThumbsRequest.maximumSidePixels { hint += ", or a .png or .jpg output" }
             throw MediaError(.tooLarge, path: path, operation: "plan",
-                             reason: "the strip would be \(plan.widthPixels)x\(plan.heightPixels) px, over the \(ThumbsRequest.maximumSidePixels) px limit; use \(hint)")
+                             reason: "the strip would be \(plan.widthPixels)x\(plan.heightPixels) px, over the \(limit) px limit of \(format == .webp ? "WebP" : "vtrim"); use \(hint)")
         }
         return plan
+    }
+
+    /// Windows that start at each sample time and end at the next one (the last at `end`).
+    private static func windows(startingAt times: [Double], end: Double) -> [(Double, Double)] {
+        times.indices.map { index in (times[index], index + 1 < times.count ? times[index + 1] : end) }
     }
 
     private static func schedule(path: String, _ make: () throws(SampleScheduleError) -> [Double]) throws(MediaError) -> [Double] {
@@ -79,15 +98,16 @@ struct ThumbsPlan {
     }
 
     /// Cells of the display aspect at `--height`, in one row or `--columns` wide.
-    private static func grid(times: [Double], range: ClosedRange<Double>, spacing: Double?, video: VideoStreamInfo,
-                             request: ThumbsRequest) -> ThumbsPlan {
+    private static func grid(times: [Double], windows: [(Double, Double)], range: ClosedRange<Double>, spacing: Double?,
+                             video: VideoStreamInfo, request: ThumbsRequest) -> ThumbsPlan {
         let cellHeight = request.heightPixels
         let aspect = Double(video.displayWidth) / Double(max(video.displayHeight, 1))
         let cellWidth = max(1, Int((Double(cellHeight) * aspect).rounded()))
         let columns = max(1, min(request.columns ?? times.count, times.count))
         let rows = (times.count + columns - 1) / columns
         let cells = times.enumerated().map { index, time in
-            Cell(timeSeconds: time, x: (index % columns) * cellWidth, y: (index / columns) * cellHeight,
+            Cell(timeSeconds: time, windowStartSeconds: windows[index].0, windowEndSeconds: windows[index].1,
+                 x: (index % columns) * cellWidth, y: (index / columns) * cellHeight,
                  width: cellWidth, height: cellHeight)
         }
         return ThumbsPlan(cells: cells, widthPixels: columns * cellWidth, heightPixels: rows * cellHeight,
@@ -121,10 +141,13 @@ struct ThumbsPlan {
             throw MediaError(.tooLarge, path: path, operation: "plan",
                              reason: "the strip would have \(geometry.thumbnailCount) cells; use a smaller --scale or a larger --max-duration")
         }
+        let times = geometry.cells.map(\.sampleTimeSeconds)
+        let cellWindows = windows(startingAt: times, end: duration)
         let cells = geometry.cells.map { cell in
             let x = pixels(cell.xPoints)
             let right = min(totalWidth, pixels(cell.xPoints + cell.widthPoints))
-            return Cell(timeSeconds: cell.sampleTimeSeconds, x: x, y: 0, width: max(1, right - x), height: cellHeight)
+            return Cell(timeSeconds: cell.sampleTimeSeconds, windowStartSeconds: cellWindows[cell.index].0,
+                        windowEndSeconds: cellWindows[cell.index].1, x: x, y: 0, width: max(1, right - x), height: cellHeight)
         }
         return ThumbsPlan(cells: cells, widthPixels: totalWidth, heightPixels: cellHeight, cellWidthPixels: cellWidth,
                           cellHeightPixels: cellHeight, fit: .fillCrop, columns: cells.count, rows: 1,

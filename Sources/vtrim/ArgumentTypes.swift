@@ -36,3 +36,15 @@ struct Seconds: ExpressibleByArgument {
         self.value = value
     }
 }
+
+/// `--frames-format`: png, jpeg (or jpg), webp.
+struct ImageFormatArgument: ExpressibleByArgument {
+    let format: ImageFormat
+
+    init?(argument: String) {
+        guard let format = ImageFormat(pathExtension: argument) else { return nil }
+        self.format = format
+    }
+
+    static var allValueStrings: [String] { ["png", "jpeg", "webp"] }
+}

@@ -6,7 +6,7 @@ import VtrimKit
 struct ThumbsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "thumbs",
-        abstract: "Write a filmstrip PNG of thumbnails, in the orientation a player shows.",
+        abstract: "Write a filmstrip or contact sheet of thumbnails (PNG, JPEG or WebP), in the orientation a player shows.",
         discussion: """
         Samples --count N times at the centres of N equal parts (default 10), or every --every S seconds.
         With --strip-width and --thumb-size, lays the strip out as the VideoLine trimming control does:
@@ -42,8 +42,20 @@ struct ThumbsCommand: ParsableCommand {
     @Option(help: "Wrap the strip into a grid this many cells wide (a contact sheet).")
     var columns: Int?
 
-    @Option(name: .customLong("frames-dir"), help: "Also write each cell as its own PNG into this folder.")
+    @Option(name: .customLong("frames-dir"), help: "Also write each cell as its own picture into this folder.")
     var framesDir: String?
+
+    @Option(name: .customLong("frames-format"), help: "Format of the --frames-dir pictures: png, jpeg or webp (default: the sheet's).")
+    var framesFormat: ImageFormatArgument?
+
+    @Option(help: "JPEG/WebP quality, 1–100 (default: JPEG 92, WebP 80).")
+    var quality: Int?
+
+    @Flag(help: "Also write <sheet stem>.vtt, a WebVTT thumbnails track for web players (cues point into the sheet).")
+    var vtt = false
+
+    @Flag(name: .customLong("skip-dull"), help: "Replace a nearly uniform sample (black fade, blank slate) with the next frame in its cell's part of the range that is not.")
+    var skipDull = false
 
     @Option(name: .customLong("strip-width"), help: "VideoLine layout: width of the control in points.")
     var stripWidth: Double?
@@ -67,6 +79,15 @@ struct ThumbsCommand: ParsableCommand {
         if let count, count < 1 { throw ValidationError("--count must be at least 1") }
         if height < 1 || height > 32_767 { throw ValidationError("--height must be between 1 and 32767 pixels") }
         if let columns, columns < 1 { throw ValidationError("--columns must be at least 1") }
+        if let quality, !(1...100).contains(quality) { throw ValidationError("--quality must be between 1 and 100") }
+        if skipDull, mode == .fast { throw ValidationError("--skip-dull needs --mode accurate (fast mode shows keyframes only)") }
+        // The sheet's format follows the output's extension: checked here when the name is fixed.
+        if let name = outputs.output ?? outputs.name, !name.hasSuffix("}") {
+            let ext = (name as NSString).pathExtension
+            if ImageFormat(pathExtension: ext) == nil {
+                throw ValidationError("\(name): vtrim thumbs writes \(ImageFormat.supportedExtensions); '\(ext.isEmpty ? "(no extension)" : "." + ext)' is none of them")
+            }
+        }
         let videoLine = stripWidth != nil || thumbSize != nil
         if videoLine {
             guard let stripWidth, thumbSize != nil else {
@@ -96,15 +117,21 @@ struct ThumbsCommand: ParsableCommand {
             sampling = .count(count ?? 10)
         }
         let (jobs, threads) = runner.parallelism(count: items.count)
-        let request = ThumbsRequest(
+        var request = ThumbsRequest(
             sampling: sampling, heightPixels: height, mode: mode, start: start, end: end, columns: columns,
             framesFolder: framesDir, output: try outputs.namer(extra: framesDir), overwrite: outputs.overwrite,
             skipExisting: outputs.skipExisting, strict: common.strict,
             decoderThreads: jobs > 1 ? threads : 0, workers: threads)
+        request.quality = quality
+        request.framesFormat = framesFormat?.format
+        request.writesVTT = vtt
+        request.skipDull = skipDull
+        let finished = request
         try runner.run(items, outputs: { index, item in
-            [ThumbsJob.outputPath(for: item, index: index, request: request)] + [ThumbsJob.framesClaim(for: item, request: request)].compactMap { $0 }
+            let sheet = ThumbsJob.outputPath(for: item, index: index, request: finished)
+            return [sheet] + [ThumbsJob.framesClaim(for: item, request: finished), vtt ? ThumbsJob.trackPath(forSheet: sheet) : nil].compactMap { $0 }
         }) { index, item, _ in
-            [ThumbsJob.run(item: item, index: index, request: request)]
+            [ThumbsJob.run(item: item, index: index, request: finished)]
         }
     }
 }

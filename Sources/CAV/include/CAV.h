@@ -48,6 +48,9 @@ void cav_log_clear_last_error(void);
 // buffer of `dst_format` (e.g. AV_PIX_FMT_RGB24) with `dst_stride` bytes per row; returns sws_scale's
 // result (the output height) or a negative AVERROR.
 int cav_sws_scale_frame(struct SwsContext *context, const AVFrame *frame, uint8_t *dst, int dst_stride);
+// The reverse, for the image encoders: scales a packed picture (`src`, `src_stride` bytes per row,
+// `src_height` rows) into the planes of an allocated `frame`.
+int cav_sws_scale_to_frame(struct SwsContext *context, const uint8_t *src, int src_stride, int src_height, AVFrame *frame);
 
 // Moves every plane of a planar frame (8- or 16-bit samples) by the axis-aligned map x' = a·x + c·y,
 // y' = b·x + d·y (a..d in {-1, 0, 1}) into `dst`, which must be allocated with the transformed size and

@@ -80,6 +80,20 @@ struct DecodeSession {
         return shown ?? ahead
     }
 
+    /// The frame after the one `frameShown` returned (which becomes the one shown), or nil at the end.
+    mutating func nextFrame() throws(AVFailure) -> Frame? {
+        if let next = ahead {
+            recycle(shown)
+            shown = next
+            ahead = nil
+            return next
+        }
+        guard !shouldStop(), let frame = try decodeNext() else { return nil }
+        recycle(shown)
+        shown = frame
+        return frame
+    }
+
     /// The first keyframe after seeking backward to `target`, decoding only that packet. Returns
     /// `.same` without decoding when it is the keyframe decoded last time (`previous`, its pts).
     mutating func keyframe(atOrBefore target: Int64, previous: Int64?) throws(AVFailure) -> KeyframeResult {

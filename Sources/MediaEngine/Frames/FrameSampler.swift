@@ -29,6 +29,9 @@ public struct SampleRequest: Sendable {
     public var decoderThreads: Int
     /// Checked between samples: true stops the work (an interrupt).
     public var shouldStop: @Sendable () -> Bool
+    /// `--skip-dull` (accurate mode): for each time, where its cell's window ends. A dull sample
+    /// (`DullFrame`) gives way to the first later frame before that end that is not dull.
+    public var dullSearchEndsSeconds: [Double]?
 
     public init(timesSeconds: [Double], mode: SampleMode, cellWidthPixels: Int, cellHeightPixels: Int,
                 fit: CellFit, decoderThreads: Int = 0, shouldStop: @escaping @Sendable () -> Bool = { false }) {
@@ -51,6 +54,8 @@ public struct SampledFrame: Sendable {
     public var failure: String?
     /// The decoder flagged the frame shown (corrupt, concealed errors): shown, but never silently.
     public var damaged = false
+    /// `--skip-dull`: the frame is dull and nothing in the cell's window was not (nil when not looked at).
+    public var dull: Bool?
 }
 
 /// Pulls pictures for many times from one file. Samples are taken in time order and split into
@@ -271,6 +276,10 @@ private struct SamplingWorker {
                             result.failure = "the video stops at \(Words.seconds(stop)), before this time (damaged or cut short)"
                         } else {
                             result = try render(frame, requested: seconds)
+                            if let ends = request.dullSearchEndsSeconds, let image = result.image {
+                                result = try replacingDull(result, image: image, session: &session,
+                                                           before: streamTimestamp(ends[index]))
+                            }
                         }
                     } else {
                         result.failure = "nothing decodable at \(Words.seconds(seconds))"
@@ -316,6 +325,27 @@ private struct SamplingWorker {
         }
         return SampledFrame(requestedSeconds: requested, frameSeconds: presentationSeconds(frame.timestamp),
                             image: image, failure: nil, damaged: frame.isDamaged)
+    }
+
+    /// `--skip-dull`: the first frame after `sample` and before `end` (stream ticks) that is not dull, or
+    /// `sample` marked dull when there is none.
+    private func replacingDull(_ sample: SampledFrame, image: RGBImage, session: inout DecodeSession,
+                               before end: Int64) throws(AVFailure) -> SampledFrame {
+        var result = sample
+        guard DullFrame.isDull(image) else {
+            result.dull = false
+            return result
+        }
+        while !request.shouldStop(), let next = try session.nextFrame(), next.timestamp < end {
+            let candidate = try render(next, requested: sample.requestedSeconds)
+            if let picture = candidate.image, !DullFrame.isDull(picture) {
+                result = candidate
+                result.dull = false
+                return result
+            }
+        }
+        result.dull = true
+        return result
     }
 
     /// Where the stream's last decoded frame stops (seconds), when that is more than a frame before both
