@@ -28,10 +28,12 @@ let package = Package(
                 .linkedLibrary("swscale"), .linkedLibrary("png16"),
             ]
         ),
+        // FreeType and fontconfig: text on thumbnails (timestamps, contact sheet headers).
+        .systemLibrary(name: "CFreeType", pkgConfig: "freetype2", providers: [.apt(["libfreetype-dev", "libfontconfig-dev"])]),
         // Pure timeline math; imports nothing.
         .target(name: "TimelineCore"),
         // Folders by operation (FFmpeg, Probe, Frames, Cut, Preview); the only Swift module that imports CAV.
-        .target(name: "MediaEngine", dependencies: ["CAV"]),
+        .target(name: "MediaEngine", dependencies: ["CAV", "CFreeType"]),
         // Jobs, inputs, outputs, reports.
         .target(name: "VtrimKit", dependencies: ["MediaEngine", "TimelineCore"]),
         // `vtrim serve`: routes, security, the page; calls VtrimKit, never the engine.

@@ -55,6 +55,10 @@ public struct ThumbsRequest: Sendable {
     public var writesVTT = false
     /// `--skip-dull`: a nearly uniform sample gives way to the next frame in its cell's interval that is not.
     public var skipDull = false
+    /// `--timestamps`: each cell's time in its corner.
+    public var timestamps = false
+    /// `--header`: a band above the sheet about the file.
+    public var header = false
 
     public init(sampling: Sampling, heightPixels: Int, mode: SampleMode, start: TimeSpec?, end: TimeSpec?,
                 columns: Int?, framesFolder: String?, output: OutputNamer, overwrite: Bool, skipExisting: Bool = false,
@@ -125,7 +129,20 @@ public enum ThumbsJob {
             guard let video = info.video else {
                 throw MediaError(.noVideo, path: path, operation: "av_find_best_stream", reason: "has no video stream")
             }
-            let plan = try ThumbsPlan.make(info: info, video: video, request: request, format: format, path: path)
+            var plan = try ThumbsPlan.make(info: info, video: video, request: request, format: format, path: path)
+            let renderer = request.timestamps || request.header ? TextRenderer() : nil
+            if (request.timestamps || request.header) && renderer == nil {
+                warnings.append(MediaWarning(code: "text_unavailable",
+                                             message: "no font found (install fonts-dejavu-core); timestamps and header are left out"))
+            }
+            let headerLines = request.header ? SheetHeaderText.lines(info: info, video: video) : []
+            if let renderer, request.header {
+                plan = plan.withHeader(height: SheetHeader.height(lines: headerLines.count, width: plan.widthPixels, renderer: renderer))
+                if plan.heightPixels > min(ThumbsRequest.maximumSidePixels, format.maximumSidePixels) {
+                    throw MediaError(.tooLarge, path: path, operation: "plan",
+                                     reason: "the sheet with its header would be \(plan.heightPixels) px tall, over the limit; use more --columns")
+                }
+            }
             var sampleRequest = SampleRequest(
                 timesSeconds: plan.cells.map(\.timeSeconds), mode: request.mode,
                 cellWidthPixels: plan.cellWidthPixels, cellHeightPixels: plan.cellHeightPixels,
@@ -161,9 +178,21 @@ public enum ThumbsJob {
             if request.strict, !warnings.isEmpty {
                 return Outcome(path: path, status: .succeeded, warnings: warnings).applyingStrict()
             }
-            let strip = Filmstrip.compose(zip(plan.cells, frames).map { cell, frame in
+            var strip = Filmstrip.compose(zip(plan.cells, frames).map { cell, frame in
                 Filmstrip.Cell(x: cell.x, y: cell.y, width: cell.width, height: cell.height, image: frame.image)
             }, width: plan.widthPixels, height: plan.heightPixels)
+            if let renderer {
+                if request.header {
+                    SheetHeader.draw(headerLines, on: &strip, height: plan.headerHeightPixels, renderer: renderer)
+                }
+                if request.timestamps {
+                    let decimals = CellLabel.decimals(forSpacing: plan.closestSpacingSeconds ?? 1)
+                    for (cell, frame) in zip(plan.cells, frames) where frame.image != nil {
+                        CellLabel.draw(CellLabel.timeText(frame.frameSeconds ?? frame.requestedSeconds, decimals: decimals), on: &strip,
+                                       cell: PixelBox(x: cell.x, y: cell.y, width: cell.width, height: cell.height), renderer: renderer)
+                    }
+                }
+            }
             let text = pngText(path: path, frames: frames)
             try writeAtomically(target, input: path) { temporary throws(MediaError) in
                 do throws(MediaError) {
@@ -192,6 +221,10 @@ public enum ThumbsJob {
             var outputFields = fields(target: target.path, plan: plan, frames: frames, request: request, framePaths: framePaths)
             outputFields.insert(("format", .string(format.rawValue)), at: 1)
             if let trackTarget { outputFields.insert(("vtt", .string(trackTarget.path)), at: 2) }
+            if request.header, renderer != nil {
+                outputFields.append(("header_height", .int(Int64(plan.headerHeightPixels))))
+                outputFields.append(("header", .array(headerLines.map { .string($0) })))
+            }
             return Outcome(path: path, status: .succeeded, warnings: warnings, fields: outputFields,
                            lines: ["\(path) → \(target.path) (\(plan.widthPixels)x\(plan.heightPixels), \(plan.cells.count) cells, \(request.mode.rawValue))"]
                                + (trackTarget.map { ["\(path) → \($0.path) (WebVTT thumbnails track)"] } ?? []))

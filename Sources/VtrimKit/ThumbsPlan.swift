@@ -27,6 +27,27 @@ struct ThumbsPlan {
     var layoutName: String
     var rangeSeconds: ClosedRange<Double>
     var timeSpacingSeconds: Double?
+    /// `--header`: the band above the cells (0: none).
+    var headerHeightPixels = 0
+
+    /// The same sheet with a header band of `height` pixels above the cells.
+    func withHeader(height: Int) -> ThumbsPlan {
+        var plan = self
+        plan.headerHeightPixels = height
+        plan.heightPixels += height
+        plan.cells = cells.map { cell in
+            var moved = cell
+            moved.y += height
+            return moved
+        }
+        return plan
+    }
+
+    /// Nearest distance between two cells' times (nil with one cell): how finely `--timestamps` writes them.
+    var closestSpacingSeconds: Double? {
+        let times = cells.map(\.timeSeconds).sorted()
+        return zip(times, times.dropFirst()).map { $1 - $0 }.min()
+    }
 
     static func make(info: MediaInfo, video: VideoStreamInfo, request: ThumbsRequest, format: ImageFormat,
                      path: String) throws(MediaError) -> ThumbsPlan {

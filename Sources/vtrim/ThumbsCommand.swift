@@ -54,6 +54,12 @@ struct ThumbsCommand: ParsableCommand {
     @Flag(help: "Also write <sheet stem>.vtt, a WebVTT thumbnails track for web players (cues point into the sheet).")
     var vtt = false
 
+    @Flag(help: "Draw each cell's time (h:mm:ss, fractions when cells are under a second apart) in its bottom-right corner.")
+    var timestamps = false
+
+    @Flag(help: "Add a band above the sheet: file name, duration, size, picture size, frame rate, bit rate, codecs.")
+    var header = false
+
     @Flag(name: .customLong("skip-dull"), help: "Replace a nearly uniform sample (black fade, blank slate) with the next frame in its cell's part of the range that is not.")
     var skipDull = false
 
@@ -98,6 +104,7 @@ struct ThumbsCommand: ParsableCommand {
                 throw ValidationError("the VideoLine layout (--strip-width/--thumb-size) takes its times from the timeline; drop --count, --every, --columns, --start and --end")
             }
             if let scale, !(scale.isFinite && scale > 0 && scale <= 16) { throw ValidationError("--scale must be above 0 and at most 16") }
+            if header { throw ValidationError("--header is for contact sheets; the VideoLine strip keeps exactly the control's geometry") }
         } else if maxDuration != nil || minDuration != nil || scale != nil {
             throw ValidationError("--max-duration, --min-duration and --scale belong to the VideoLine layout (--strip-width and --thumb-size)")
         }
@@ -126,6 +133,8 @@ struct ThumbsCommand: ParsableCommand {
         request.framesFormat = framesFormat?.format
         request.writesVTT = vtt
         request.skipDull = skipDull
+        request.timestamps = timestamps
+        request.header = header
         let finished = request
         try runner.run(items, outputs: { index, item in
             let sheet = ThumbsJob.outputPath(for: item, index: index, request: finished)

@@ -1,0 +1,124 @@
+/// A rectangle in pixels.
+public struct PixelBox: Sendable, Equatable {
+    public var x: Int, y: Int, width: Int, height: Int
+
+    public init(x: Int, y: Int, width: Int, height: Int) {
+        self.x = x
+        self.y = y
+        self.width = width
+        self.height = height
+    }
+
+    public func contains(x px: Int, y py: Int) -> Bool { px >= x && px < x + width && py >= y && py < y + height }
+}
+
+extension RGBImage {
+    /// Blends `colour` through `mask`'s coverage with the mask's top-left at (x, y), clipped to `clip`
+    /// and to the picture.
+    public mutating func blend(_ mask: TextMask, x: Int, y: Int, colour: (UInt8, UInt8, UInt8), clip: PixelBox) {
+        let x0 = max(x, clip.x, 0), y0 = max(y, clip.y, 0)
+        let x1 = min(x + mask.width, clip.x + clip.width, width), y1 = min(y + mask.height, clip.y + clip.height, height)
+        guard x1 > x0, y1 > y0 else { return }
+        let rowStride = stride
+        pixels.withUnsafeMutableBufferPointer { target in
+            for row in y0..<y1 {
+                for column in x0..<x1 {
+                    let alpha = Int(mask.coverage[(row - y) * mask.width + (column - x)])
+                    guard alpha > 0 else { continue }
+                    let offset = row * rowStride + column * 3
+                    for (channel, value) in [colour.0, colour.1, colour.2].enumerated() {
+                        let old = Int(target[offset + channel])
+                        target[offset + channel] = UInt8((old * (255 - alpha) + Int(value) * alpha + 127) / 255)
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// `--timestamps`: a cell's time in its bottom-right corner, white on a black outline, sized from the cell
+/// (an eighth of its height, at least 10 px; smaller only when the cell is too narrow for the text).
+public enum CellLabel {
+    /// `h:mm:ss`, with `decimals` digits of fraction; truncated, as a player's clock shows the time.
+    public static func timeText(_ seconds: Double, decimals: Int) -> String {
+        let scale = [1.0, 10, 100, 1000][min(max(decimals, 0), 3)]
+        let units = seconds.isFinite && seconds > 0 ? Int64(min((seconds * scale + 1e-6).rounded(.down), 9e15)) : 0
+        let whole = units / Int64(scale), fraction = units % Int64(scale)
+        let minutes = whole / 60 % 60, hours = whole / 3600, secs = whole % 60
+        func pad(_ value: Int64, _ width: Int) -> String {
+            let text = String(value)
+            return String(repeating: "0", count: max(0, width - text.count)) + text
+        }
+        var text = "\(hours):\(pad(minutes, 2)):\(pad(secs, 2))"
+        if decimals > 0 { text += "." + pad(fraction, decimals) }
+        return text
+    }
+
+    /// Fraction digits for cells `spacingSeconds` apart: none from a second up, then as many as tell
+    /// neighbouring cells apart (at most milliseconds).
+    public static func decimals(forSpacing spacingSeconds: Double) -> Int {
+        if !(spacingSeconds < 1) { return 0 }
+        if spacingSeconds >= 0.1 { return 1 }
+        if spacingSeconds >= 0.01 { return 2 }
+        return 3
+    }
+
+    /// Draws `text` into the cell `cell` of `image`; returns the box it may have changed.
+    @discardableResult
+    public static func draw(_ text: String, on image: inout RGBImage, cell: PixelBox, renderer: TextRenderer) -> PixelBox {
+        var size = max(10, cell.height / 8)
+        var margin = max(2, size / 6)
+        var mask = renderer.render(text, pixelSize: size)
+        let room = cell.width - 2 * margin
+        if mask.width > room, mask.width > 0 {
+            size = max(6, size * room / mask.width)
+            margin = max(2, size / 6)
+            mask = renderer.render(text, pixelSize: size)
+        }
+        let radius = max(1, size / 9)
+        let outline = mask.dilated(radius: radius)
+        let x = cell.x + cell.width - margin - outline.width, y = cell.y + cell.height - margin - outline.height
+        image.blend(outline, x: x, y: y, colour: (0, 0, 0), clip: cell)
+        image.blend(mask, x: x + radius, y: y + radius, colour: (255, 255, 255), clip: cell)
+        let box = PixelBox(x: max(x, cell.x), y: max(y, cell.y), width: 0, height: 0)
+        return PixelBox(x: box.x, y: box.y, width: min(x + outline.width, cell.x + cell.width) - box.x,
+                        height: min(y + outline.height, cell.y + cell.height) - box.y)
+    }
+}
+
+/// `--header`: a band above a contact sheet with lines of text about the file, light on dark grey.
+public enum SheetHeader {
+    public static let background: (UInt8, UInt8, UInt8) = (32, 32, 32)
+
+    /// Text size for a sheet `width` pixels wide: 1/48 of it, between 12 and 28 px.
+    static func pixelSize(width: Int) -> Int { min(28, max(12, width / 48)) }
+
+    /// The band's height for `lines` lines on a sheet `width` pixels wide.
+    public static func height(lines: Int, width: Int, renderer: TextRenderer) -> Int {
+        let size = pixelSize(width: width)
+        let lineHeight = renderer.render("Hg", pixelSize: size).height
+        return 2 * (size / 2) + lines * lineHeight + max(0, lines - 1) * (size / 4)
+    }
+
+    /// Draws the band (the full width of `image`, `height` tall, at the top). A line too long for the width
+    /// is drawn smaller (down to 8 px) and then clipped.
+    public static func draw(_ lines: [String], on image: inout RGBImage, height: Int, renderer: TextRenderer) {
+        let band = PixelBox(x: 0, y: 0, width: image.width, height: height)
+        image.draw(RGBImage(width: image.width, height: height, fill: background), x: 0, y: 0)
+        let size = pixelSize(width: image.width)
+        let lineHeight = renderer.render("Hg", pixelSize: size).height
+        let margin = size / 2
+        var y = margin
+        for (index, line) in lines.enumerated() {
+            var mask = renderer.render(line, pixelSize: size)
+            let room = image.width - 2 * margin
+            if mask.width > room, mask.width > 0 {
+                let smaller = max(8, size * room / mask.width)
+                mask = renderer.render(line, pixelSize: smaller)
+            }
+            let top = y + (lineHeight - mask.height) / 2
+            image.blend(mask, x: margin, y: top, colour: index == 0 ? (255, 255, 255) : (200, 200, 200), clip: band)
+            y += lineHeight + size / 4
+        }
+    }
+}

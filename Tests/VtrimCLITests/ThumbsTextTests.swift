@@ -1,0 +1,124 @@
+import Foundation
+import MediaEngine
+import TestSupport
+import Testing
+
+/// `--timestamps` and `--header`: text drawn with FreeType, checked against the same library's rendering.
+struct ThumbsTextTests {
+    private func run(_ input: String, _ output: String, _ extra: [String]) throws -> [String: Any] {
+        let result = try Run.vtrim(["thumbs", "--json", input, "-o", output] + extra)
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stderr.isEmpty, "\(result)")
+        return try #require(result.jsonLines.first)
+    }
+
+    private func box(_ cell: [String: Any]) -> PixelBox {
+        PixelBox(x: cell["x"] as? Int ?? 0, y: cell["y"] as? Int ?? 0, width: cell["width"] as? Int ?? 0, height: cell["height"] as? Int ?? 0)
+    }
+
+    @Test(arguments: [(96, "grid"), (48, "grid"), (60, "videoline")])
+    func timestampsChangeOnlyTheCornerAndMatchTheLibrarysRendering(_ height: Int, _ layout: String) throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let input = TestPaths.fixture("h264-aac.mp4")
+        let options = layout == "grid" ? ["--count", "8", "--height", String(height), "--columns", "4"]
+            : ["--strip-width", "300", "--thumb-size", "80x\(height)"]
+        let plain = try run(input, folder.file("plain.png"), options)
+        let stamped = try run(input, folder.file("stamped.png"), options + ["--timestamps"])
+        let renderer = try #require(TextRenderer())
+        var expected = try PNGFile.read(folder.file("plain.png"))
+        let actual = try PNGFile.read(folder.file("stamped.png"))
+        let cells = try #require(stamped["cells"] as? [[String: Any]])
+        #expect(cells.count == (plain["cells"] as? [[String: Any]])?.count)
+        let times = cells.compactMap { $0["time"] as? Double }
+        let spacing = zip(times, times.dropFirst()).map { $1 - $0 }.min() ?? 1
+        var boxes: [PixelBox] = []
+        for cell in cells {
+            let pts = try #require(cell["pts"] as? Double)
+            let text = CellLabel.timeText(pts, decimals: spacing < 1 ? 1 : 0)
+            #expect(text.hasPrefix("0:00:0") && text.count == (spacing < 1 ? 9 : 7), "\(text)")
+            let cellBox = box(cell)
+            let drawn = CellLabel.draw(text, on: &expected, cell: cellBox, renderer: renderer)
+            // The corner: the right part of the bottom half of the cell.
+            #expect(drawn.y >= cellBox.y + cellBox.height / 2 && drawn.y + drawn.height <= cellBox.y + cellBox.height)
+            #expect(drawn.x + drawn.width <= cellBox.x + cellBox.width && drawn.x >= cellBox.x)
+            boxes.append(drawn)
+        }
+        #expect(actual == expected, "the stamped sheet differs from the reference rendering")
+        // Nothing outside the text boxes changed, and every box did change.
+        let original = try PNGFile.read(folder.file("plain.png"))
+        var changedOutside = 0
+        var changedInside = Array(repeating: 0, count: boxes.count)
+        for y in 0..<actual.height {
+            for x in 0..<actual.width where actual.pixel(x: x, y: y) != original.pixel(x: x, y: y) {
+                if let index = boxes.firstIndex(where: { $0.contains(x: x, y: y) }) { changedInside[index] += 1 } else { changedOutside += 1 }
+            }
+        }
+        #expect(changedOutside == 0)
+        #expect(changedInside.allSatisfy { $0 > 20 }, "\(changedInside)")
+    }
+
+    @Test func timeTexts() {
+        #expect(CellLabel.timeText(0, decimals: 0) == "0:00:00")
+        #expect(CellLabel.timeText(1.8333, decimals: 1) == "0:00:01.8")
+        #expect(CellLabel.timeText(3725.999, decimals: 2) == "1:02:05.99")
+        #expect(CellLabel.timeText(0.3, decimals: 1) == "0:00:00.3")
+        #expect(CellLabel.timeText(-5, decimals: 0) == "0:00:00")
+        #expect(CellLabel.decimals(forSpacing: 1) == 0 && CellLabel.decimals(forSpacing: 0.5) == 1
+                && CellLabel.decimals(forSpacing: 0.04) == 2 && CellLabel.decimals(forSpacing: 0.001) == 3)
+    }
+
+    @Test func headerListsWhatProbeSaysAboveUnchangedCells() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let input = TestPaths.fixture("h264-aac.mp4")
+        let options = ["--count", "6", "--columns", "3", "--height", "90"]
+        _ = try run(input, folder.file("plain.png"), options)
+        let report = try run(input, folder.file("headed.png"), options + ["--header"])
+        let probe = try #require(try Run.vtrim(["probe", "--json", input]).jsonLines.first)
+        let video = try #require(probe["video"] as? [String: Any])
+        let audio = try #require((probe["audio"] as? [[String: Any]])?.first)
+        let lines = try #require(report["header"] as? [String])
+        #expect(lines.count == 3)
+        #expect(lines[0] == "h264-aac.mp4")
+        let duration = try #require(probe["duration"] as? Double)
+        #expect(lines[1].contains(CellLabel.timeText(duration, decimals: 2)))
+        #expect(lines[1].contains("\(video["display_width"] as? Int ?? 0)x\(video["display_height"] as? Int ?? 0)"))
+        let size = try #require(probe["size"] as? Int), bitRate = try #require(probe["bit_rate"] as? Int)
+        #expect(lines[1].contains("\(Int((Double(size) / 1000).rounded())) kB"))
+        #expect(lines[1].contains("\(Int((Double(bitRate) / 1000).rounded())) kb/s"))
+        #expect(lines[1].contains("\(video["fps"] as? Int ?? 0) fps"))
+        #expect(lines[2] == "video: \(video["codec"] as? String ?? "") (\(video["profile"] as? String ?? "")) · audio: \(audio["codec"] as? String ?? "") 48 kHz 1 ch")
+        let band = try #require(report["header_height"] as? Int)
+        #expect(band >= 40)
+        let plain = try PNGFile.read(folder.file("plain.png")), headed = try PNGFile.read(folder.file("headed.png"))
+        #expect(headed.width == plain.width && headed.height == plain.height + band)
+        #expect(headed.cropped(x: 0, y: band, width: plain.width, height: plain.height) == plain)
+        let cells = try #require(report["cells"] as? [[String: Any]])
+        #expect(cells.first?["y"] as? Int == band && cells.last?["y"] as? Int == band + 90)
+        // The band holds text: light pixels on the dark background.
+        let header = headed.cropped(x: 0, y: 0, width: headed.width, height: band)
+        let light = stride(from: 0, to: header.pixels.count, by: 3).filter { header.pixels[$0] > 150 }.count
+        #expect(light > 200, "\(light) light pixels")
+    }
+
+    @Test func aNameTheFontCannotDrawIsNoFailure() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let input = folder.file("映像 テスト ✓.mp4")
+        try FileManager.default.copyItem(atPath: TestPaths.fixture("h264-aac.mp4"), toPath: input)
+        let report = try run(input, folder.file("sheet.jpg"), ["--count", "2", "--header", "--timestamps"])
+        #expect((report["header"] as? [String])?.first == "映像 テスト ✓.mp4")
+        #expect((report["warnings"] as? [Any])?.isEmpty == true)
+        // The glyphs come from a fallback font or are replacement boxes; either way they are drawn.
+        let renderer = try #require(TextRenderer())
+        #expect(renderer.render("映像", pixelSize: 20).coverage.contains { $0 > 0 })
+    }
+
+    @Test func headerIsForContactSheets() throws {
+        let result = try Run.vtrim(["thumbs", TestPaths.fixture("h264-aac.mp4"), "--strip-width", "300", "--thumb-size", "40x30",
+                                    "--header", "-o", "/tmp/never.png"])
+        #expect(result.status == 64, "\(result)")
+        #expect(!FileManager.default.fileExists(atPath: "/tmp/never.png"))
+    }
+}
