@@ -20,11 +20,11 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
-        // FFmpeg + libpng headers and the C shims Swift cannot import (macros, setjmp, va_list logging).
+        // FFmpeg (libavfilter for HDR tone mapping) + libpng headers and the C shims Swift cannot import (macros, setjmp, va_list logging).
         .target(
             name: "CAV",
             linkerSettings: [
-                .linkedLibrary("avformat"), .linkedLibrary("avcodec"), .linkedLibrary("avutil"),
+                .linkedLibrary("avformat"), .linkedLibrary("avcodec"), .linkedLibrary("avfilter"), .linkedLibrary("avutil"),
                 .linkedLibrary("swscale"), .linkedLibrary("png16"),
             ]
         ),

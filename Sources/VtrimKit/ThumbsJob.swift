@@ -59,6 +59,8 @@ public struct ThumbsRequest: Sendable {
     public var timestamps = false
     /// `--header`: a band above the sheet about the file.
     public var header = false
+    /// HDR sources tone-mapped to SDR (`--no-tonemap` turns it off).
+    public var toneMapsHDR = true
 
     public init(sampling: Sampling, heightPixels: Int, mode: SampleMode, start: TimeSpec?, end: TimeSpec?,
                 columns: Int?, framesFolder: String?, output: OutputNamer, overwrite: Bool, skipExisting: Bool = false,
@@ -148,10 +150,15 @@ public enum ThumbsJob {
                 cellWidthPixels: plan.cellWidthPixels, cellHeightPixels: plan.cellHeightPixels,
                 fit: plan.fit, decoderThreads: request.decoderThreads, shouldStop: { Interrupt.requested })
             if request.skipDull { sampleRequest.dullSearchEndsSeconds = plan.cells.map(\.windowEndSeconds) }
+            sampleRequest.toneMapsHDR = request.toneMapsHDR
             let frames = try sampler.sample(sampleRequest, workers: request.workers)
-            if let transfer = video.colorTransfer, ["smpte2084", "arib-std-b67"].contains(transfer) {
+            let hdrName = video.colorTransfer == "smpte2084" ? "PQ" : video.colorTransfer == "arib-std-b67" ? "HLG" : nil
+            if let failure = frames.first(where: { $0.toneMapFailure != nil })?.toneMapFailure {
                 warnings.append(MediaWarning(code: "hdr_not_tone_mapped",
-                                             message: "HDR video (\(transfer == "smpte2084" ? "PQ" : "HLG")) is converted without tone mapping; colours look flat"))
+                                             message: "HDR video could not be tone-mapped (\(failure)); converted without, colours look flat"))
+            } else if let hdrName, !request.toneMapsHDR {
+                warnings.append(MediaWarning(code: "hdr_not_tone_mapped",
+                                             message: "HDR video (\(hdrName)) is converted without tone mapping (--no-tonemap); colours look flat"))
             }
             let failed = frames.indices.filter { frames[$0].image == nil }
             if failed.count == frames.count {
@@ -221,6 +228,7 @@ public enum ThumbsJob {
             var outputFields = fields(target: target.path, plan: plan, frames: frames, request: request, framePaths: framePaths)
             outputFields.insert(("format", .string(format.rawValue)), at: 1)
             if let trackTarget { outputFields.insert(("vtt", .string(trackTarget.path)), at: 2) }
+            if frames.contains(where: \.toneMapped) { outputFields.append(("tone_mapped", .bool(true))) }
             if request.header, renderer != nil {
                 outputFields.append(("header_height", .int(Int64(plan.headerHeightPixels))))
                 outputFields.append(("header", .array(headerLines.map { .string($0) })))

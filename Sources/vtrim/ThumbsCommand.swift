@@ -60,6 +60,9 @@ struct ThumbsCommand: ParsableCommand {
     @Flag(help: "Add a band above the sheet: file name, duration, size, picture size, frame rate, bit rate, codecs.")
     var header = false
 
+    @Flag(name: .customLong("no-tonemap"), help: "Convert HDR (PQ, HLG) video without tone mapping it to SDR (flat colours, with a warning).")
+    var noToneMap = false
+
     @Flag(name: .customLong("skip-dull"), help: "Replace a nearly uniform sample (black fade, blank slate) with the next frame in its cell's part of the range that is not.")
     var skipDull = false
 
@@ -135,6 +138,7 @@ struct ThumbsCommand: ParsableCommand {
         request.skipDull = skipDull
         request.timestamps = timestamps
         request.header = header
+        request.toneMapsHDR = !noToneMap
         let finished = request
         try runner.run(items, outputs: { index, item in
             let sheet = ThumbsJob.outputPath(for: item, index: index, request: finished)

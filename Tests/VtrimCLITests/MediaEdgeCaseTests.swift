@@ -28,13 +28,15 @@ struct MediaEdgeCaseTests {
         #expect(abs(mean.r - 0x30) < 6 && abs(mean.g - 0x80) < 6 && abs(mean.b - 0xC0) < 6, "\(mean)")
     }
 
-    @Test func tenBitHDRWorksWithAWarning() throws {
+    @Test func tenBitHLGIsToneMappedOrWarnedAbout() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let input = try Self.make(folder, "hlg10.mp4", [
             "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-t", "1", "-c:v", "libx265", "-pix_fmt", "yuv420p10le",
             "-x265-params", "log-level=error", "-color_primaries", "bt2020", "-color_trc", "arib-std-b67", "-colorspace", "bt2020nc"])
-        let result = try Run.vtrim(["thumbs", "--json", input, "--count", "2", "-o", folder.file("t.png")])
+        let mapped = try Run.vtrim(["thumbs", "--json", input, "--count", "2", "-o", folder.file("m.png")])
+        #expect(mapped.status == 0 && mapped.jsonLines.first?["tone_mapped"] as? Bool == true, "\(mapped)")
+        let result = try Run.vtrim(["thumbs", "--json", input, "--count", "2", "--no-tonemap", "-o", folder.file("t.png")])
         #expect(result.status == 0, "\(result)")
         let object = try #require(result.jsonLines.first)
         #expect((object["warnings"] as? [[String: Any]])?.first?["code"] as? String == "hdr_not_tone_mapped")

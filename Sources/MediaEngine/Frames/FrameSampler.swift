@@ -32,6 +32,8 @@ public struct SampleRequest: Sendable {
     /// `--skip-dull` (accurate mode): for each time, where its cell's window ends. A dull sample
     /// (`DullFrame`) gives way to the first later frame before that end that is not dull.
     public var dullSearchEndsSeconds: [Double]?
+    /// HDR (PQ, HLG) frames are tone-mapped to SDR (`ToneMapper`); false keeps the plain conversion.
+    public var toneMapsHDR = true
 
     public init(timesSeconds: [Double], mode: SampleMode, cellWidthPixels: Int, cellHeightPixels: Int,
                 fit: CellFit, decoderThreads: Int = 0, shouldStop: @escaping @Sendable () -> Bool = { false }) {
@@ -56,6 +58,10 @@ public struct SampledFrame: Sendable {
     public var damaged = false
     /// `--skip-dull`: the frame is dull and nothing in the cell's window was not (nil when not looked at).
     public var dull: Bool?
+    /// An HDR frame shown tone-mapped to SDR.
+    public var toneMapped = false
+    /// Why an HDR frame could not be tone-mapped (it is shown converted without).
+    public var toneMapFailure: String?
 }
 
 /// Pulls pictures for many times from one file. Samples are taken in time order and split into
@@ -227,6 +233,7 @@ private struct SamplingWorker {
     let decoder: Decoder
     let packet: Packet
     let scaler = Scaler()
+    let toneMapper: ToneMapper?
     let readableEndSeconds: Double?
     /// The file's duration: where a video stream stating none ends.
     let durationSeconds: Double
@@ -248,6 +255,7 @@ private struct SamplingWorker {
             decoder = try Decoder(stream: stream, threads: request.mode == .fast ? 1 : decoderThreads,
                                   beginning: StreamBeginning.read(input, streamIndex: streamIndex))
             packet = try Packet()
+            toneMapper = request.toneMapsHDR ? try ToneMapper() : nil
         } catch {
             throw MediaError(.unsupportedCodec, path: path, operation: error.operation,
                              reason: "cannot open the video decoder (\(error.text))")
@@ -319,12 +327,25 @@ private struct SamplingWorker {
         }
         let codedWidth = orientation.swapsDimensions ? displayHeight : displayWidth
         let codedHeight = orientation.swapsDimensions ? displayWidth : displayHeight
-        var image = try scaler.scale(frame, width: codedWidth, height: codedHeight).oriented(orientation)
+        var picture = frame
+        var toneMapped = false, toneMapFailure: String?
+        if let toneMapper, ToneMapper.isHDR(frame) {
+            do {
+                picture = try toneMapper.map(frame, width: codedWidth, height: codedHeight)
+                toneMapped = true
+            } catch {
+                toneMapFailure = "\(error.operation): \(error.text)"
+            }
+        }
+        var image = try scaler.scale(picture, width: codedWidth, height: codedHeight).oriented(orientation)
         if image.width != request.cellWidthPixels || image.height != request.cellHeightPixels {
             image = image.centreCropped(width: request.cellWidthPixels, height: request.cellHeightPixels)
         }
-        return SampledFrame(requestedSeconds: requested, frameSeconds: presentationSeconds(frame.timestamp),
-                            image: image, failure: nil, damaged: frame.isDamaged)
+        var sampled = SampledFrame(requestedSeconds: requested, frameSeconds: presentationSeconds(frame.timestamp),
+                                   image: image, failure: nil, damaged: frame.isDamaged)
+        sampled.toneMapped = toneMapped
+        sampled.toneMapFailure = toneMapFailure
+        return sampled
     }
 
     /// `--skip-dull`: the first frame after `sample` and before `end` (stream ticks) that is not dull, or
