@@ -14,6 +14,9 @@ parser = argparse.ArgumentParser(description=__doc__)
 parser.add_argument("--runs", type=int, default=5)
 parser.add_argument("--cells", type=int, default=20)
 parser.add_argument("--height", type=int, default=160)
+parser.add_argument("--storyboard-runs", type=int, default=3,
+                    help="runs of the storyboard row (--every 1.7 over the 10-minute file; ffmpeg takes ~90 s a run)")
+parser.add_argument("--only", choices=["cells", "storyboard"], help="run one part only")
 parser.add_argument("--vtrim", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".build", "release", "vtrim"))
 args = parser.parse_args()
 
@@ -23,7 +26,7 @@ work = tempfile.mkdtemp(prefix="vtrim-bench-thumbs-")
 vtrim = os.path.abspath(args.vtrim)
 q = benchlib.quote
 
-for path in media:
+for path in media if args.only != "storyboard" else []:
     duration = benchlib.probe_duration(path)
     n, h = args.cells, args.height
     times = [(i + 0.5) * duration / n for i in range(n)]
@@ -59,3 +62,27 @@ for path in media:
     reference_rss = results[rows[-1][0]][1]
     print(f"\nvtrim peak RSS ÷ single-frame ffmpeg: accurate {va[1] / reference_rss:.2f}, fast {vf[1] / reference_rss:.2f}")
     sys.stdout.flush()
+
+# Storyboard: a cell every 1.7 s (mid-GOP samples in a 2 s GOP) over the whole 10-minute film, as a web
+# player's scrubbing sheet, JPEG; vtrim against ffmpeg's fps+scale+tile, which decodes every frame.
+if args.only != "cells":
+    path = media[0]
+    duration = benchlib.probe_duration(path)
+    spacing, h, columns = 1.7, args.height, 20
+    cells = int(duration // spacing) + (1 if duration % spacing > 0 else 0)
+    rows_count = -(-cells // columns)
+    out = os.path.join(work, "story")
+    rows = [
+        ("vtrim accurate --every 1.7 (storyboard)",
+         f"{q(vtrim)} thumbs {q(path)} --every {spacing} --height {h} --columns {columns} --vtt -o {q(out)}-v.jpg --overwrite"),
+        ("ffmpeg fps=1/1.7,scale,tile (decodes everything)",
+         f"ffmpeg -v error -y -i {q(path)} -vf fps=1/{spacing},scale=-2:{h},tile={columns}x{rows_count} -frames:v 1 {q(out)}-f.jpg"),
+    ]
+    print(f"bench: storyboard of {os.path.basename(path)}, {cells} cells, {args.storyboard_runs} alternating runs",
+          file=sys.stderr, flush=True)
+    results = benchlib.run_alternating(rows, args.storyboard_runs, "storyboard")
+    print(f"\n### Storyboard: {os.path.basename(path)} ({duration:.0f} s), a cell every {spacing} s ({cells} cells) at {h} px, "
+          f"{columns} columns, JPEG, median of {args.storyboard_runs} alternating runs\n")
+    print(benchlib.table(results, rows, {"vtrim": rows[0][0]}))
+    ratio = results[rows[1][0]][0] / results[rows[0][0]][0]
+    print(f"\nffmpeg fps+tile ÷ vtrim = {ratio:.2f} (target ≥ 3)")
