@@ -264,8 +264,9 @@ public enum ThumbsJob {
     }
 
     /// What the collision check compares for --frames-dir: one claim per input covers all its cells.
-    public static func framesClaim(for item: InputItem, request: ThumbsRequest) -> String? {
-        request.framesFolder.map { framesPrefix(for: item, folder: $0) + ".thumb-*" }
+    public static func framesClaim(for item: InputItem, index: Int, request: ThumbsRequest) -> String? {
+        let format = request.framesFormat ?? ImageFormat(path: outputPath(for: item, index: index, request: request)) ?? .png
+        return request.framesFolder.map { framesPrefix(for: item, folder: $0) + ".thumb-*.\(format.fileExtension)" }
     }
 
     /// `--vtt`: the track beside its sheet, `<sheet stem>.vtt`.

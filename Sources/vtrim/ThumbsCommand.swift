@@ -142,7 +142,7 @@ struct ThumbsCommand: ParsableCommand {
         let finished = request
         try runner.run(items, outputs: { index, item in
             let sheet = ThumbsJob.outputPath(for: item, index: index, request: finished)
-            return [sheet] + [ThumbsJob.framesClaim(for: item, request: finished), vtt ? ThumbsJob.trackPath(forSheet: sheet) : nil].compactMap { $0 }
+            return [sheet] + [ThumbsJob.framesClaim(for: item, index: index, request: finished), vtt ? ThumbsJob.trackPath(forSheet: sheet) : nil].compactMap { $0 }
         }) { index, item, _ in
             [ThumbsJob.run(item: item, index: index, request: finished)]
         }

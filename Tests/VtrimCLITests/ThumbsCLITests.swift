@@ -147,15 +147,21 @@ struct ThumbsCLITests {
     @Test func theInputIsNeverTheOutput() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let input = folder.file("clip.mp4")
+        // A video named like a picture, so the output names pass the extension check and reach the file check.
+        let input = folder.file("clip.png")
         try FileManager.default.copyItem(atPath: TestPaths.fixture("hevc.mp4"), toPath: input)
         let before = try Data(contentsOf: URL(fileURLWithPath: input))
-        try FileManager.default.createSymbolicLink(atPath: folder.file("link.mp4"), withDestinationPath: input)
-        for output in [input, "./clip.mp4", folder.file("link.mp4")] {
+        try FileManager.default.createSymbolicLink(atPath: folder.file("link.png"), withDestinationPath: input)
+        for output in [input, "./clip.png", folder.file("link.png")] {
             let result = try Run.vtrim(["thumbs", "--json", input, "-o", output, "--overwrite"], in: folder.path)
             #expect(result.status == 1, "\(output)")
             #expect((result.jsonLines.first?["error"] as? [String: Any])?["code"] as? String == "output_is_input")
         }
+        // A video's own name is no picture name: refused before anything is opened.
+        let video = folder.file("clip.mp4")
+        try FileManager.default.copyItem(atPath: TestPaths.fixture("hevc.mp4"), toPath: video)
+        #expect(try Run.vtrim(["thumbs", video, "-o", video, "--overwrite"], in: folder.path).status == 64)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: video)) == before)
         #expect(try Data(contentsOf: URL(fileURLWithPath: input)) == before)
     }
 

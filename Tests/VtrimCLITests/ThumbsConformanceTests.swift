@@ -55,8 +55,11 @@ struct ThumbsConformanceTests {
         }
         // ffmpeg's CLI moves the input to start at 0 (without -copyts), as vtrim's times count from the container start.
         let absolute = pts
+        // HDR cells are tone-mapped: the reference is ffmpeg's rendering with the same standard recipe.
+        let toneMap = object["tone_mapped"] as? Bool == true
+            ? "zscale=t=linear:npl=100,format=gbrpf32le,zscale=p=bt709,tonemap=tonemap=hable:desat=0,zscale=t=bt709:m=bt709:r=tv,format=yuv420p," : ""
         let raw = try Run.tool("ffmpeg", ["-v", "quiet", "-i", row.path, "-map", "0:v:0", "-vf",
-                                          "select='gte(t,\(absolute - 0.0005))',scale=\(cellWidth):\(cellHeight):flags=bicubic",
+                                          "select='gte(t,\(absolute - 0.0005))',\(toneMap)scale=\(cellWidth):\(cellHeight):flags=bicubic",
                                           "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "rgb24", "-"])
         guard raw.stdoutData.count == cellWidth * cellHeight * 3 else {
             Issue.record("\(row.file): ffmpeg gave no frame at \(pts) s")

@@ -67,6 +67,11 @@ final class ExactVideoWriter: VideoWriter {
         encoder = try Encoder(name: name, settings: settings)
         let out = try output.addStream()
         try encoder.copyParameters(to: out)
+        // Every parameter set the encoder writes is in the sample entry (global header), none in the samples:
+        // say so with `hvc1`, which Apple's players require (FFmpeg 5.1's muxer tags HEVC `hev1` by default).
+        if muxer.supportsEditLists, out.pointee.codecpar.pointee.codec_id == AV_CODEC_ID_HEVC {
+            out.pointee.codecpar.pointee.codec_tag = SmartVideoWriter.tag("hvc1")
+        }
         av_dict_copy(&out.pointee.metadata, stream.pointee.metadata, 0)
         OutputFile.dropTimecode(&out.pointee.metadata)
         out.pointee.disposition = stream.pointee.disposition

@@ -1,0 +1,153 @@
+import Foundation
+
+/// A small MP4/MOV reader for structural checks of what vtrim writes: the video track's sample entries,
+/// the parameter sets their avcC/hvcC records hold, and the NAL unit types inside every sample
+/// (located through stsz, stsc and stco/co64). Non-fragmented files only.
+public struct MP4VideoTrack: Sendable {
+    public struct Entry: Sendable {
+        /// `avc1`, `avc3`, `hvc1`, `hev1`, …
+        public var type: String
+        /// NAL unit types of the parameter sets in the record (H.264: 7 SPS, 8 PPS; HEVC: 32 VPS, 33 SPS, 34 PPS).
+        public var recordNALTypes: [Int]
+        public var lengthSize: Int
+    }
+
+    public var entries: [Entry]
+    /// For each sample (in order): the 1-based sample description index `stsc` gives it.
+    public var sampleEntryIndices: [Int]
+    /// For each sample: the NAL unit types it holds.
+    public var sampleNALTypes: [[Int]]
+
+    public var isHEVC: Bool { entries.first.map { ["hvc1", "hev1"].contains($0.type) } ?? false }
+
+    /// Parameter-set NAL types of this codec.
+    public var parameterSetTypes: Set<Int> { isHEVC ? [32, 33, 34] : [7, 8] }
+
+    public static func read(_ path: String) throws -> MP4VideoTrack {
+        let data = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        guard let moov = MP4Box.children(data, 0..<data.count).first(where: { $0.type == "moov" }) else { throw MP4Error("no moov") }
+        for trak in MP4Box.children(data, moov.body) where trak.type == "trak" {
+            guard let mdia = MP4Box.child(data, trak, "mdia"), let hdlr = MP4Box.child(data, mdia, "hdlr"),
+                  hdlr.body.count >= 12, String(decoding: data[(hdlr.body.lowerBound + 8)..<(hdlr.body.lowerBound + 12)], as: UTF8.self) == "vide",
+                  let minf = MP4Box.child(data, mdia, "minf"), let stbl = MP4Box.child(data, minf, "stbl") else { continue }
+            return try track(data, stbl)
+        }
+        throw MP4Error("no video track")
+    }
+
+    private static func track(_ data: [UInt8], _ stbl: MP4Box) throws -> MP4VideoTrack {
+        guard let stsd = MP4Box.child(data, stbl, "stsd") else { throw MP4Error("no stsd") }
+        var entries: [Entry] = []
+        for entry in MP4Box.children(data, (stsd.body.lowerBound + 8)..<stsd.body.upperBound) {
+            // VisualSampleEntry: 78 bytes of fields before its child boxes.
+            let children = MP4Box.children(data, min(entry.body.lowerBound + 78, entry.body.upperBound)..<entry.body.upperBound)
+            var types: [Int] = [], lengthSize = 4
+            if let avcC = children.first(where: { $0.type == "avcC" }) {
+                var at = avcC.body.lowerBound + 4
+                lengthSize = Int(data[at] & 3) + 1
+                at += 1
+                for countMask in [0x1F, 0xFF] {
+                    let count = Int(data[at]) & countMask
+                    at += 1
+                    for _ in 0..<count {
+                        let length = Int(data[at]) << 8 | Int(data[at + 1])
+                        types.append(Int(data[at + 2] & 0x1F))
+                        at += 2 + length
+                    }
+                }
+            } else if let hvcC = children.first(where: { $0.type == "hvcC" }) {
+                lengthSize = Int(data[hvcC.body.lowerBound + 21] & 3) + 1
+                var at = hvcC.body.lowerBound + 23
+                for _ in 0..<Int(data[hvcC.body.lowerBound + 22]) {
+                    let count = Int(data[at + 1]) << 8 | Int(data[at + 2])
+                    at += 3
+                    for _ in 0..<count {
+                        let length = Int(data[at]) << 8 | Int(data[at + 1])
+                        types.append(Int(data[at + 2] >> 1) & 0x3F)
+                        at += 2 + length
+                    }
+                }
+            }
+            entries.append(Entry(type: entry.type, recordNALTypes: types, lengthSize: lengthSize))
+        }
+        guard !entries.isEmpty, let stsz = MP4Box.child(data, stbl, "stsz"), let stsc = MP4Box.child(data, stbl, "stsc") else {
+            throw MP4Error("no sample tables")
+        }
+        let sizes: [Int] = {
+            let fixed = MP4Box.u32(data, stsz.body.lowerBound + 4), count = MP4Box.u32(data, stsz.body.lowerBound + 8)
+            return (0..<count).map { fixed != 0 ? fixed : MP4Box.u32(data, stsz.body.lowerBound + 12 + 4 * $0) }
+        }()
+        var offsets: [Int] = []
+        if let stco = MP4Box.child(data, stbl, "stco") {
+            offsets = (0..<MP4Box.u32(data, stco.body.lowerBound + 4)).map { MP4Box.u32(data, stco.body.lowerBound + 8 + 4 * $0) }
+        } else if let co64 = MP4Box.child(data, stbl, "co64") {
+            offsets = (0..<MP4Box.u32(data, co64.body.lowerBound + 4)).map {
+                MP4Box.u32(data, co64.body.lowerBound + 8 + 8 * $0) << 32 | MP4Box.u32(data, co64.body.lowerBound + 12 + 8 * $0)
+            }
+        }
+        let runs = (0..<MP4Box.u32(data, stsc.body.lowerBound + 4)).map { index -> (first: Int, count: Int, entry: Int) in
+            let at = stsc.body.lowerBound + 8 + 12 * index
+            return (MP4Box.u32(data, at), MP4Box.u32(data, at + 4), MP4Box.u32(data, at + 8))
+        }
+        var entryIndices: [Int] = [], nalTypes: [[Int]] = []
+        var sample = 0
+        for (chunkIndex, chunkOffset) in offsets.enumerated() {
+            guard let run = runs.last(where: { $0.first <= chunkIndex + 1 }) else { throw MP4Error("stsc does not cover chunk \(chunkIndex + 1)") }
+            var at = chunkOffset
+            for _ in 0..<run.count where sample < sizes.count {
+                let entry = entries[max(0, min(entries.count - 1, run.entry - 1))]
+                var types: [Int] = []
+                var nal = at
+                while nal + entry.lengthSize < at + sizes[sample] {
+                    let length = (0..<entry.lengthSize).reduce(0) { $0 << 8 | Int(data[nal + $1]) }
+                    let header = data[nal + entry.lengthSize]
+                    types.append(["hvc1", "hev1"].contains(entry.type) ? Int(header >> 1) & 0x3F : Int(header & 0x1F))
+                    nal += entry.lengthSize + length
+                }
+                entryIndices.append(run.entry)
+                nalTypes.append(types)
+                at += sizes[sample]
+                sample += 1
+            }
+        }
+        guard sample == sizes.count else { throw MP4Error("chunks hold \(sample) of \(sizes.count) samples") }
+        return MP4VideoTrack(entries: entries, sampleEntryIndices: entryIndices, sampleNALTypes: nalTypes)
+    }
+}
+
+public struct MP4Error: Error, CustomStringConvertible {
+    public let description: String
+    init(_ description: String) { self.description = description }
+}
+
+struct MP4Box {
+    var type: String
+    var body: Range<Int>
+
+    static func u32(_ data: [UInt8], _ at: Int) -> Int {
+        guard at + 4 <= data.count else { return 0 }
+        return Int(data[at]) << 24 | Int(data[at + 1]) << 16 | Int(data[at + 2]) << 8 | Int(data[at + 3])
+    }
+
+    static func children(_ data: [UInt8], _ range: Range<Int>) -> [MP4Box] {
+        var boxes: [MP4Box] = [], at = range.lowerBound
+        while at + 8 <= range.upperBound {
+            var size = u32(data, at), header = 8
+            let type = String(decoding: data[(at + 4)..<(at + 8)], as: UTF8.self)
+            if size == 1 {
+                size = u32(data, at + 8) << 32 | u32(data, at + 12)
+                header = 16
+            } else if size == 0 {
+                size = range.upperBound - at
+            }
+            guard size >= header, at + size <= range.upperBound else { break }
+            boxes.append(MP4Box(type: type, body: (at + header)..<(at + size)))
+            at += size
+        }
+        return boxes
+    }
+
+    static func child(_ data: [UInt8], _ box: MP4Box, _ type: String) -> MP4Box? {
+        children(data, box.body).first { $0.type == type }
+    }
+}
