@@ -112,7 +112,10 @@ public enum ImageFile {
         defer { sws_freeContext(scaler) }
         let coefficients = sws_getCoefficients(SWS_CS_ITU601)
         _ = sws_setColorspaceDetails(scaler, coefficients, 1, coefficients, format == .jpeg ? 1 : 0, 0, 1 << 16, 1 << 16)
-        status = image.pixels.withUnsafeBufferPointer { pixels in
+        // swscale's SIMD input readers may read up to 16 bytes past the last pixel: give them padding.
+        var padded = image.pixels
+        padded.append(contentsOf: repeatElement(0, count: Int(AV_INPUT_BUFFER_PADDING_SIZE)))
+        status = padded.withUnsafeBufferPointer { pixels in
             cav_sws_scale_to_frame(scaler, pixels.baseAddress, Int32(image.stride), Int32(image.height), frame.pointer)
         }
         if status < 0 { throw AVFailure(code: status, operation: "sws_scale") }
