@@ -46,6 +46,36 @@ public enum TimeFormatting: Sendable {
         return sign + "\(minutes):" + twoDigits(secs) + fraction
     }
 
+    /// A thumbnail's clock, `h:mm:ss` with `fractionDigits` (0–3) of fraction, truncated as a player's clock
+    /// shows the time ("0:00:01.8" for 1.8333 s). Negative and non-finite times give "0:00:00".
+    public static func truncatedClock(seconds: Double, fractionDigits: Int) -> String {
+        let digits = min(max(fractionDigits, 0), 3)
+        let scale = [1.0, 10, 100, 1000][digits]
+        let units = seconds.isFinite && seconds > 0 ? UInt64(min((seconds * scale + 1e-6).rounded(.down), 9e15)) : 0
+        let whole = units / UInt64(scale), fraction = units % UInt64(scale)
+        var text = "\(whole / 3600):" + twoDigits(whole % 3600 / 60) + ":" + twoDigits(whole % 60)
+        if digits > 0 { text += "." + String(repeating: "0", count: digits - String(fraction).count) + String(fraction) }
+        return text
+    }
+
+    /// Fraction digits that tell apart times `spacingSeconds` apart: none from a second up, then tenths,
+    /// hundredths, thousandths.
+    public static func fractionDigits(forSpacing spacingSeconds: Double) -> Int {
+        if !(spacingSeconds < 1) { return 0 }
+        if spacingSeconds >= 0.1 { return 1 }
+        if spacingSeconds >= 0.01 { return 2 }
+        return 3
+    }
+
+    /// A WebVTT timestamp, `hh:mm:ss.ttt` with the hours always written, rounded to the millisecond;
+    /// negative and non-finite times give "00:00:00.000".
+    public static func webVTT(seconds: Double) -> String {
+        let milliseconds = seconds.isFinite && seconds > 0 ? UInt64(min((seconds * 1000).rounded(), 9e15)) : 0
+        let whole = milliseconds / 1000, fraction = milliseconds % 1000
+        return twoDigits(whole / 3600) + ":" + twoDigits(whole % 3600 / 60) + ":" + twoDigits(whole % 60)
+            + "." + String(repeating: "0", count: 3 - String(fraction).count) + String(fraction)
+    }
+
     private static func twoDigits(_ value: UInt64) -> String {
         value < 10 ? "0\(value)" : "\(value)"
     }

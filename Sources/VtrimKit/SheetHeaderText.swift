@@ -1,11 +1,12 @@
 import Foundation
 import MediaEngine
+import TimelineCore
 
 /// What `--header` says about a file, from its probe: the name; duration, size, picture, frame rate and
 /// overall bit rate; the codecs.
 enum SheetHeaderText {
     static func lines(info: MediaInfo, video: VideoStreamInfo) -> [String] {
-        var facts = [CellLabel.timeText(info.durationSeconds, decimals: 2), megabytes(info.sizeBytes),
+        var facts = [TimeFormatting.truncatedClock(seconds: info.durationSeconds, fractionDigits: 2), megabytes(info.sizeBytes),
                      "\(video.displayWidth)x\(video.displayHeight)"]
         if let fps = video.framesPerSecond, fps > 0 { facts.append("\(JSON.format((fps * 100).rounded() / 100)) fps") }
         if let bitRate = info.bitRate { facts.append("\(Int((Double(bitRate) / 1000).rounded())) kb/s") }

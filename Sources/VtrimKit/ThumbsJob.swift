@@ -84,10 +84,10 @@ public struct ThumbsRequest: Sendable {
     public static let maximumSidePixels = 32_767
 
     /// The sheet's format, from the output path's extension.
-    public static func format(of path: String) throws(MediaError) -> ImageFormat {
+    public static func format(of path: String, input: String) throws(MediaError) -> ImageFormat {
         guard let format = ImageFormat(path: path) else {
-            throw MediaError(.writeFailed, path: path, operation: "check output",
-                             reason: "vtrim writes \(ImageFormat.supportedExtensions) pictures; the output's extension is none of them")
+            throw MediaError(.writeFailed, path: input, operation: "check output",
+                             reason: "\(path): vtrim writes \(ImageFormat.supportedExtensions) pictures; its extension is none of them")
         }
         return format
     }
@@ -121,7 +121,7 @@ public enum ThumbsJob {
                                fields: [("output", .string(target.path))])
             }
             try target.check(input: path)
-            let format = try ThumbsRequest.format(of: target.path)
+            let format = try ThumbsRequest.format(of: target.path, input: path)
             let trackTarget = request.writesVTT
                 ? OutputTarget(path: trackPath(forSheet: target.path), overwrite: request.overwrite, createsFolder: target.createsFolder) : nil
             try trackTarget?.check(input: path)
@@ -159,6 +159,10 @@ public enum ThumbsJob {
             } else if let hdrName, !request.toneMapsHDR {
                 warnings.append(MediaWarning(code: "hdr_not_tone_mapped",
                                              message: "HDR video (\(hdrName)) is converted without tone mapping (--no-tonemap); colours look flat"))
+            } else if let hdrName, !frames.contains(where: \.toneMapped), frames.contains(where: { $0.image != nil }) {
+                // The stream says HDR but its frames do not: they were converted as they say (SDR).
+                warnings.append(MediaWarning(code: "hdr_not_tone_mapped",
+                                             message: "the stream is marked HDR (\(hdrName)) but its frames are not; converted without tone mapping"))
             }
             let failed = frames.indices.filter { frames[$0].image == nil }
             if failed.count == frames.count {
@@ -193,9 +197,9 @@ public enum ThumbsJob {
                     SheetHeader.draw(headerLines, on: &strip, height: plan.headerHeightPixels, renderer: renderer)
                 }
                 if request.timestamps {
-                    let decimals = CellLabel.decimals(forSpacing: plan.closestSpacingSeconds ?? 1)
+                    let digits = TimeFormatting.fractionDigits(forSpacing: plan.closestSpacingSeconds ?? 1)
                     for (cell, frame) in zip(plan.cells, frames) where frame.image != nil {
-                        CellLabel.draw(CellLabel.timeText(frame.frameSeconds ?? frame.requestedSeconds, decimals: decimals), on: &strip,
+                        CellLabel.draw(TimeFormatting.truncatedClock(seconds: frame.frameSeconds ?? frame.requestedSeconds, fractionDigits: digits), on: &strip,
                                        cell: PixelBox(x: cell.x, y: cell.y, width: cell.width, height: cell.height), renderer: renderer)
                     }
                 }

@@ -48,7 +48,7 @@ struct ThumbsCommand: ParsableCommand {
     @Option(name: .customLong("frames-format"), help: "Format of the --frames-dir pictures: png, jpeg or webp (default: the sheet's).")
     var framesFormat: ImageFormatArgument?
 
-    @Option(help: "JPEG/WebP quality, 1–100 (default: JPEG 92, WebP 80).")
+    @Option(help: "JPEG/WebP quality, 1–100 (default: JPEG \(ImageFormat.jpeg.defaultQuality), WebP \(ImageFormat.webp.defaultQuality); WebP 100 is lossless).")
     var quality: Int?
 
     @Flag(help: "Also write <sheet stem>.vtt, a WebVTT thumbnails track for web players (cues point into the sheet).")

@@ -2,6 +2,7 @@ import Foundation
 import MediaEngine
 import TestSupport
 import Testing
+import TimelineCore
 
 /// `--timestamps` and `--header`: text drawn with FreeType, checked against the same library's rendering.
 struct ThumbsTextTests {
@@ -35,7 +36,7 @@ struct ThumbsTextTests {
         var boxes: [PixelBox] = []
         for cell in cells {
             let pts = try #require(cell["pts"] as? Double)
-            let text = CellLabel.timeText(pts, decimals: spacing < 1 ? 1 : 0)
+            let text = TimeFormatting.truncatedClock(seconds: pts, fractionDigits: spacing < 1 ? 1 : 0)
             #expect(text.hasPrefix("0:00:0") && text.count == (spacing < 1 ? 9 : 7), "\(text)")
             let cellBox = box(cell)
             let drawn = CellLabel.draw(text, on: &expected, cell: cellBox, renderer: renderer)
@@ -59,13 +60,13 @@ struct ThumbsTextTests {
     }
 
     @Test func timeTexts() {
-        #expect(CellLabel.timeText(0, decimals: 0) == "0:00:00")
-        #expect(CellLabel.timeText(1.8333, decimals: 1) == "0:00:01.8")
-        #expect(CellLabel.timeText(3725.999, decimals: 2) == "1:02:05.99")
-        #expect(CellLabel.timeText(0.3, decimals: 1) == "0:00:00.3")
-        #expect(CellLabel.timeText(-5, decimals: 0) == "0:00:00")
-        #expect(CellLabel.decimals(forSpacing: 1) == 0 && CellLabel.decimals(forSpacing: 0.5) == 1
-                && CellLabel.decimals(forSpacing: 0.04) == 2 && CellLabel.decimals(forSpacing: 0.001) == 3)
+        #expect(TimeFormatting.truncatedClock(seconds: 0, fractionDigits: 0) == "0:00:00")
+        #expect(TimeFormatting.truncatedClock(seconds: 1.8333, fractionDigits: 1) == "0:00:01.8")
+        #expect(TimeFormatting.truncatedClock(seconds: 3725.999, fractionDigits: 2) == "1:02:05.99")
+        #expect(TimeFormatting.truncatedClock(seconds: 0.3, fractionDigits: 1) == "0:00:00.3")
+        #expect(TimeFormatting.truncatedClock(seconds: -5, fractionDigits: 0) == "0:00:00")
+        #expect(TimeFormatting.fractionDigits(forSpacing: 1) == 0 && TimeFormatting.fractionDigits(forSpacing: 0.5) == 1
+                && TimeFormatting.fractionDigits(forSpacing: 0.04) == 2 && TimeFormatting.fractionDigits(forSpacing: 0.001) == 3)
     }
 
     @Test func headerListsWhatProbeSaysAboveUnchangedCells() throws {
@@ -82,7 +83,7 @@ struct ThumbsTextTests {
         #expect(lines.count == 3)
         #expect(lines[0] == "h264-aac.mp4")
         let duration = try #require(probe["duration"] as? Double)
-        #expect(lines[1].contains(CellLabel.timeText(duration, decimals: 2)))
+        #expect(lines[1].contains(TimeFormatting.truncatedClock(seconds: duration, fractionDigits: 2)))
         #expect(lines[1].contains("\(video["display_width"] as? Int ?? 0)x\(video["display_height"] as? Int ?? 0)"))
         let size = try #require(probe["size"] as? Int), bitRate = try #require(probe["bit_rate"] as? Int)
         #expect(lines[1].contains("\(Int((Double(size) / 1000).rounded())) kB"))

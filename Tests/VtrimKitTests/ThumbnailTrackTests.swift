@@ -1,11 +1,12 @@
 import Testing
+import TimelineCore
 @testable import VtrimKit
 
 struct ThumbnailTrackTests {
     @Test(arguments: [(0.0, "00:00:00.000"), (1.2345, "00:00:01.235"), (59.9996, "00:01:00.000"), (3661.5, "01:01:01.500"),
                       (360_000.0, "100:00:00.000"), (-1.0, "00:00:00.000"), (Double.nan, "00:00:00.000")])
     func timestamps(_ seconds: Double, _ text: String) {
-        #expect(ThumbnailTrack.timestamp(seconds) == text)
+        #expect(TimeFormatting.webVTT(seconds: seconds) == text)
     }
 
     @Test func cuesShareTheirBoundariesAndEscapeTheSheetName() {

@@ -36,33 +36,9 @@ extension RGBImage {
     }
 }
 
-/// `--timestamps`: a cell's time in its bottom-right corner, white on a black outline, sized from the cell
+/// `--timestamps`: a cell's time (`TimeFormatting.truncatedClock`) in its bottom-right corner, white on a black outline, sized from the cell
 /// (an eighth of its height, at least 10 px; smaller only when the cell is too narrow for the text).
 public enum CellLabel {
-    /// `h:mm:ss`, with `decimals` digits of fraction; truncated, as a player's clock shows the time.
-    public static func timeText(_ seconds: Double, decimals: Int) -> String {
-        let scale = [1.0, 10, 100, 1000][min(max(decimals, 0), 3)]
-        let units = seconds.isFinite && seconds > 0 ? Int64(min((seconds * scale + 1e-6).rounded(.down), 9e15)) : 0
-        let whole = units / Int64(scale), fraction = units % Int64(scale)
-        let minutes = whole / 60 % 60, hours = whole / 3600, secs = whole % 60
-        func pad(_ value: Int64, _ width: Int) -> String {
-            let text = String(value)
-            return String(repeating: "0", count: max(0, width - text.count)) + text
-        }
-        var text = "\(hours):\(pad(minutes, 2)):\(pad(secs, 2))"
-        if decimals > 0 { text += "." + pad(fraction, decimals) }
-        return text
-    }
-
-    /// Fraction digits for cells `spacingSeconds` apart: none from a second up, then as many as tell
-    /// neighbouring cells apart (at most milliseconds).
-    public static func decimals(forSpacing spacingSeconds: Double) -> Int {
-        if !(spacingSeconds < 1) { return 0 }
-        if spacingSeconds >= 0.1 { return 1 }
-        if spacingSeconds >= 0.01 { return 2 }
-        return 3
-    }
-
     /// Draws `text` into the cell `cell` of `image`; returns the box it may have changed.
     @discardableResult
     public static func draw(_ text: String, on image: inout RGBImage, cell: PixelBox, renderer: TextRenderer) -> PixelBox {
