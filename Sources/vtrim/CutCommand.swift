@@ -61,6 +61,11 @@ struct CutCommand: ParsableCommand {
     @Flag(help: "MP4/MOV: put the index before the media, so playback can start while the file downloads.")
     var faststart = false
 
+    @Option(name: .customLong("sample-entry"),
+            help: ArgumentHelp("H.264/HEVC in MP4/MOV, copy and smart cuts: out-of-band (avc1/hvc1, every parameter set in the sample entry: what Apple's players need) or in-band (avc3/hev1, sets in the samples). avc1, hvc1, avc3 and hev1 name the same choices.",
+                               valueName: "placement"))
+    var sampleEntry: SampleEntryChoice = .outOfBand
+
     func validate() throws {
         try BatchRun(common: common, batch: batch).validateInputs(inputs)
         try outputs.validate(inputs: inputs, recursive: common.recursive)
@@ -114,11 +119,24 @@ struct CutCommand: ParsableCommand {
             minDurationSeconds: minDuration?.value, maxDurationSeconds: maxDuration?.value, clamp: clamp,
             output: try outputs.namer(), overwrite: outputs.overwrite, skipExisting: outputs.skipExisting,
             dryRun: dryRun, strict: common.strict,
-            threads: .share(cores: ProcessInfo.processInfo.activeProcessorCount, jobs: jobs), faststart: faststart)
+            threads: .share(cores: ProcessInfo.processInfo.activeProcessorCount, jobs: jobs), faststart: faststart,
+            sampleEntry: sampleEntry.placement)
         try runner.run(items, outputs: { index, item in
             request.segments.indices.map { request.outputPath(for: item, index: index, segment: $0) }
         }) { index, item, writer in
             CutJob.run(item: item, index: index, request: request) { writer.advanced(index, fraction: $0) }
+        }
+    }
+}
+
+/// `--sample-entry`: where an H.264/HEVC video's parameter sets go.
+enum SampleEntryChoice: String, ExpressibleByArgument, CaseIterable {
+    case outOfBand = "out-of-band", inBand = "in-band", avc1, hvc1, avc3, hev1
+
+    var placement: ParameterSetPlacement {
+        switch self {
+        case .outOfBand, .avc1, .hvc1: return .outOfBand
+        case .inBand, .avc3, .hev1: return .inBand
         }
     }
 }

@@ -295,10 +295,10 @@ struct CutPlannerTests {
 
     @Test func smartRefusalFallsBackWithItsReason() throws {
         var facts = syntheticFacts(Self.ibbp, start: 700, end: 1500, mode: .smart)
-        facts.video?.smartRefusal = .annexB
+        facts.video?.smartRefusal = .interlaced
         let plan = try CutPlanner.plan(facts)
         #expect(plan.mode == .exact)
-        #expect(plan.smartFallback == .annexB)
+        #expect(plan.smartFallback == .interlaced)
         #expect(plan.warnings.map(\.code) == ["smart_fallback"])
     }
 

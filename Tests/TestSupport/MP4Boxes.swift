@@ -9,6 +9,10 @@ public struct MP4VideoTrack: Sendable {
         public var type: String
         /// NAL unit types of the parameter sets in the record (H.264: 7 SPS, 8 PPS; HEVC: 32 VPS, 33 SPS, 34 PPS).
         public var recordNALTypes: [Int]
+        /// The record's parameter-set NAL units.
+        public var recordUnits: [[UInt8]]
+        /// The record's profile (H.264 AVCProfileIndication; HEVC general_profile_idc), tier (HEVC) and level.
+        public var recordProfile: (profile: Int, tier: Int, level: Int)
         public var lengthSize: Int
     }
 
@@ -17,6 +21,8 @@ public struct MP4VideoTrack: Sendable {
     public var sampleEntryIndices: [Int]
     /// For each sample: the NAL unit types it holds.
     public var sampleNALTypes: [[Int]]
+    /// For each sample: the PPS id of each slice in it (nil where a slice header cannot be read).
+    public var sampleSlicePPSIds: [[Int?]]
 
     public var isHEVC: Bool { entries.first.map { ["hvc1", "hev1"].contains($0.type) } ?? false }
 
@@ -41,8 +47,9 @@ public struct MP4VideoTrack: Sendable {
         for entry in MP4Box.children(data, (stsd.body.lowerBound + 8)..<stsd.body.upperBound) {
             // VisualSampleEntry: 78 bytes of fields before its child boxes.
             let children = MP4Box.children(data, min(entry.body.lowerBound + 78, entry.body.upperBound)..<entry.body.upperBound)
-            var types: [Int] = [], lengthSize = 4
+            var types: [Int] = [], lengthSize = 4, units: [[UInt8]] = [], profile = (profile: 0, tier: 0, level: 0)
             if let avcC = children.first(where: { $0.type == "avcC" }) {
+                profile = (Int(data[avcC.body.lowerBound + 1]), 0, Int(data[avcC.body.lowerBound + 3]))
                 var at = avcC.body.lowerBound + 4
                 lengthSize = Int(data[at] & 3) + 1
                 at += 1
@@ -52,11 +59,14 @@ public struct MP4VideoTrack: Sendable {
                     for _ in 0..<count {
                         let length = Int(data[at]) << 8 | Int(data[at + 1])
                         types.append(Int(data[at + 2] & 0x1F))
+                        units.append(Array(data[(at + 2)..<(at + 2 + length)]))
                         at += 2 + length
                     }
                 }
             } else if let hvcC = children.first(where: { $0.type == "hvcC" }) {
                 lengthSize = Int(data[hvcC.body.lowerBound + 21] & 3) + 1
+                let general = Int(data[hvcC.body.lowerBound + 1])
+                profile = (general & 0x1F, general >> 5 & 1, Int(data[hvcC.body.lowerBound + 12]))
                 var at = hvcC.body.lowerBound + 23
                 for _ in 0..<Int(data[hvcC.body.lowerBound + 22]) {
                     let count = Int(data[at + 1]) << 8 | Int(data[at + 2])
@@ -64,11 +74,12 @@ public struct MP4VideoTrack: Sendable {
                     for _ in 0..<count {
                         let length = Int(data[at]) << 8 | Int(data[at + 1])
                         types.append(Int(data[at + 2] >> 1) & 0x3F)
+                        units.append(Array(data[(at + 2)..<(at + 2 + length)]))
                         at += 2 + length
                     }
                 }
             }
-            entries.append(Entry(type: entry.type, recordNALTypes: types, lengthSize: lengthSize))
+            entries.append(Entry(type: entry.type, recordNALTypes: types, recordUnits: units, recordProfile: profile, lengthSize: lengthSize))
         }
         guard !entries.isEmpty, let stsz = MP4Box.child(data, stbl, "stsz"), let stsc = MP4Box.child(data, stbl, "stsc") else {
             throw MP4Error("no sample tables")
@@ -89,29 +100,36 @@ public struct MP4VideoTrack: Sendable {
             let at = stsc.body.lowerBound + 8 + 12 * index
             return (MP4Box.u32(data, at), MP4Box.u32(data, at + 4), MP4Box.u32(data, at + 8))
         }
-        var entryIndices: [Int] = [], nalTypes: [[Int]] = []
+        var entryIndices: [Int] = [], nalTypes: [[Int]] = [], slicePPS: [[Int?]] = []
         var sample = 0
         for (chunkIndex, chunkOffset) in offsets.enumerated() {
             guard let run = runs.last(where: { $0.first <= chunkIndex + 1 }) else { throw MP4Error("stsc does not cover chunk \(chunkIndex + 1)") }
             var at = chunkOffset
             for _ in 0..<run.count where sample < sizes.count {
                 let entry = entries[max(0, min(entries.count - 1, run.entry - 1))]
-                var types: [Int] = []
+                var types: [Int] = [], ppsIds: [Int?] = []
+                let hevc = ["hvc1", "hev1"].contains(entry.type)
                 var nal = at
                 while nal + entry.lengthSize < at + sizes[sample] {
                     let length = (0..<entry.lengthSize).reduce(0) { $0 << 8 | Int(data[nal + $1]) }
                     let header = data[nal + entry.lengthSize]
-                    types.append(["hvc1", "hev1"].contains(entry.type) ? Int(header >> 1) & 0x3F : Int(header & 0x1F))
+                    let type = hevc ? Int(header >> 1) & 0x3F : Int(header & 0x1F)
+                    types.append(type)
+                    if hevc ? (0...9).contains(type) || (16...21).contains(type) : (1...5).contains(type) {
+                        let start = nal + entry.lengthSize
+                        ppsIds.append(NALSyntax.slicePPSId(Array(data[start..<min(start + length, start + 64, data.count)]), hevc: hevc))
+                    }
                     nal += entry.lengthSize + length
                 }
                 entryIndices.append(run.entry)
                 nalTypes.append(types)
+                slicePPS.append(ppsIds)
                 at += sizes[sample]
                 sample += 1
             }
         }
         guard sample == sizes.count else { throw MP4Error("chunks hold \(sample) of \(sizes.count) samples") }
-        return MP4VideoTrack(entries: entries, sampleEntryIndices: entryIndices, sampleNALTypes: nalTypes)
+        return MP4VideoTrack(entries: entries, sampleEntryIndices: entryIndices, sampleNALTypes: nalTypes, sampleSlicePPSIds: slicePPS)
     }
 }
 

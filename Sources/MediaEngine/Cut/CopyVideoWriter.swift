@@ -12,8 +12,11 @@ final class CopyVideoWriter: VideoWriter {
     private(set) var reachedPlannedEnd = false
     private(set) var latestPresentedEnd = Int64.min
     let notices: [CutNotice] = []
+    /// Puts samples in the sample entry's form (Annex B to lengths, sets out of band); nil copies them as they are.
+    private let repackager: SampleRepackager?
 
-    init(output: OutputFile, outputIndex: Int, stream: UnsafeMutablePointer<AVStream>, video: VideoCut) {
+    init(output: OutputFile, outputIndex: Int, stream: UnsafeMutablePointer<AVStream>, video: VideoCut, repackager: SampleRepackager?) {
+        self.repackager = repackager
         self.output = output
         self.outputIndex = outputIndex
         self.timeBase = stream.pointee.time_base
@@ -28,6 +31,7 @@ final class CopyVideoWriter: VideoWriter {
             if video.carriesEncoderInfo { try packet.setBytes(video.beginning.carried(into: packet.bytes)) }
         }
         if timing.pts < video.keyframe.pts, !timing.isKeyframe { return false }
+        if let repackager, let bytes = try repackager.repackage(packet.bytes) { try packet.setBytes(bytes) }
         latestPresentedEnd = max(latestPresentedEnd, timing.pts.plus(max(0, timing.duration)))
         // A missing presentation time (AVI) takes the decode time; a missing decode time (Matroska's first
         // blocks) stays missing, and the muxer derives it from the presentation times.
@@ -42,4 +46,26 @@ final class CopyVideoWriter: VideoWriter {
     }
 
     func finish() throws {}
+
+    /// Gives the output stream the planned sample entry. Out of band, a source whose samples may hold sets
+    /// (Annex B, avc3/hev1) gets a record of every set met in the range and its samples repackaged; an
+    /// avc1/hvc1 source keeps its record, and the copies of its sets some writers repeat in samples are
+    /// dropped (one that differs from the record fails the cut: the record was written with the header).
+    /// In band, the sets stay where they are (FFmpeg's muxer turns Annex B into lengths itself).
+    static func applySampleEntry(_ entry: SampleEntryPlan?, to out: UnsafeMutablePointer<AVStream>) throws -> SampleRepackager? {
+        guard let entry, let sets = entry.sourceSets else { return nil }
+        out.pointee.codecpar.pointee.codec_tag = SmartVideoWriter.tag(entry.type)
+        guard entry.placement == .outOfBand else { return nil }
+        guard sets.isAnnexB || sets.scanned else {
+            return SampleRepackager(codec: sets.codec, sourceLengthSize: sets.lengthSize, outputLengthSize: sets.lengthSize ?? 4,
+                                    recordSets: sets.all)
+        }
+        let lengthSize = sets.lengthSize ?? 4
+        let extra = sets.codec == .hevc ? sets.recordBytes.map { DecoderConfiguration.extraArrays(ofHEVCRecord: $0) } ?? [] : []
+        guard let record = DecoderConfiguration.record(sets.all, codec: sets.codec, lengthSize: lengthSize, extraArrays: extra) else {
+            throw SampleEntryFailure(reason: "no configuration record can be made from the source's parameter sets")
+        }
+        try OutputFile.setExtradata(record, of: out)
+        return SampleRepackager(codec: sets.codec, sourceLengthSize: sets.lengthSize, outputLengthSize: lengthSize, recordSets: sets.all)
+    }
 }

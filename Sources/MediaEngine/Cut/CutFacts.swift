@@ -14,6 +14,7 @@ struct CutFacts: Sendable {
     public var crf: Int
     public var preset: String
     public var faststart: Bool
+    public var sampleEntry: SampleEntryPlan.Placement = .outOfBand
     /// Where a truncated input's readable media ends (container µs, origin included) and why; nil when whole.
     public var readableEnd: (micro: Int64, why: String)?
 
@@ -90,6 +91,8 @@ struct VideoFacts: Sendable {
     public var pixelFormatConversion: (from: String, to: String)?
     /// What the stream's first access unit tells decoders (x264's version SEI).
     var beginning = StreamBeginning.unknown
+    /// H.264/HEVC going into MP4/MOV: the source's parameter sets (record, and those in band over the range).
+    var parameterSets: SourceParameterSets?
 
     public init(index: Int, timeBase: Rational, codec: String, width: Int, height: Int, orientation: Orientation,
                 decoderAvailable: Bool, startTicks: Int64, endTicks: Int64,

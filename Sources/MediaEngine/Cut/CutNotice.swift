@@ -28,6 +28,8 @@ public enum CutNotice: Sendable, Equatable {
     /// No keyframe at or before `start`: the video starts later than asked.
     case startsLate(keyframeSeconds: Double, requestedSeconds: Double)
     case smartFallback(SmartFallback)
+    /// H.264/HEVC into MP4/MOV: the parameter sets could not go where `--sample-entry` asked.
+    case sampleEntry(type: String, reason: SampleEntryReason)
     case streamDropped(index: Int, codec: String, container: String)
 
     // Warnings (run-time).
@@ -64,6 +66,7 @@ public enum CutNotice: Sendable, Equatable {
         case .firstFrameWhole: return "first_frame_whole"
         case .startsLate: return "starts_late"
         case .smartFallback: return "smart_fallback"
+        case .sampleEntry: return "sample_entry"
         case .streamDropped: return "stream_dropped"
         case .decodeErrors: return "decode_errors"
         case .truncated, .pastReadableEnd: return "truncated"
@@ -73,7 +76,7 @@ public enum CutNotice: Sendable, Equatable {
 
     public var isWarning: Bool {
         switch self {
-        case .startsLate, .smartFallback, .streamDropped, .decodeErrors, .truncated, .pastReadableEnd: return true
+        case .startsLate, .smartFallback, .sampleEntry, .streamDropped, .decodeErrors, .truncated, .pastReadableEnd: return true
         default: return false
         }
     }
@@ -93,7 +96,7 @@ public enum CutNotice: Sendable, Equatable {
         ("head_reencoded", false, .plan), ("tail_reencoded", false, .plan), ("audio_packets_split", false, .plan),
         ("encoder_info_carried", false, .plan),
         ("first_frame_whole", false, .plan), ("input_truncated", false, .plan), ("truncated", true, .plan),
-        ("starts_late", true, .plan), ("smart_fallback", true, .plan), ("stream_dropped", true, .plan),
+        ("starts_late", true, .plan), ("smart_fallback", true, .plan), ("sample_entry", true, .plan), ("stream_dropped", true, .plan),
         ("decode_errors", true, .run), ("truncated", true, .run),
     ]
 
@@ -140,6 +143,8 @@ public enum CutNotice: Sendable, Equatable {
             return "no keyframe at or before \(Words.seconds(requested)): the video starts at the first keyframe after it, \(Words.seconds(keyframe))"
         case let .smartFallback(reason):
             return "cut exactly instead of smartly: \(reason.description)"
+        case let .sampleEntry(type, reason):
+            return "the video is written as `\(type)`: \(reason.description)"
         case let .streamDropped(index, codec, container):
             return "audio stream #\(index) (\(codec)) cannot be stored in \(container); it is left out"
         case let .decodeErrors(count):
@@ -156,13 +161,34 @@ public enum CutNotice: Sendable, Equatable {
     public var asWarning: MediaWarning { MediaWarning(code: code, message: message) }
 }
 
+/// Why a video's parameter sets do not go where `--sample-entry` asked.
+public enum SampleEntryReason: Sendable, Equatable, CustomStringConvertible {
+    /// The source changes a set's contents under the same id inside the range.
+    case setChanges(kind: String, id: Int, seconds: Double?)
+    /// Every id a re-encoded part could take is used by the source.
+    case noFreeIds
+    /// Exact cuts always put the encoder's sets in the sample entry.
+    case exactOutOfBand
+
+    public var description: String {
+        switch self {
+        case let .setChanges(kind, id, seconds):
+            let when = seconds.map { " at \(Words.seconds($0))" } ?? ""
+            return "the source changes \(kind) \(id)\(when) inside the range, and one sample entry cannot hold both versions, so the parameter sets stay in the samples (players that need every set in the sample entry, such as Apple's, may refuse it)"
+        case .noFreeIds:
+            return "the source uses every parameter set id the re-encoded parts could take, so their sets go in the samples"
+        case .exactOutOfBand:
+            return "exact cuts keep every parameter set in the sample entry (--sample-entry in-band applies to copy and smart cuts)"
+        }
+    }
+}
+
 /// Why a smart cut cannot be made, so the cut is made exactly instead.
 public enum SmartFallback: Error, Sendable, Equatable, CustomStringConvertible {
     case codec(String)
     case container(String)
     case pixelFormat(String)
     case interlaced
-    case annexB
     case configurationRecord
     case lengthSize(Int)
     case encoderRefused(encoder: String, detail: String)
@@ -177,7 +203,6 @@ public enum SmartFallback: Error, Sendable, Equatable, CustomStringConvertible {
         case .container: return "container"
         case .pixelFormat: return "pixel_format"
         case .interlaced: return "interlaced"
-        case .annexB: return "annex_b"
         case .configurationRecord: return "configuration_record"
         case .lengthSize: return "nal_length_size"
         case .encoderRefused: return "encoder_refused"
@@ -196,8 +221,6 @@ public enum SmartFallback: Error, Sendable, Equatable, CustomStringConvertible {
             return "the encoder cannot match the pixel format \(name) and profile of the source"
         case .interlaced:
             return "interlaced video cannot be joined seamlessly"
-        case .annexB:
-            return "the source carries the video as an Annex B stream (as MPEG-TS does), which smart cuts do not repackage yet"
         case .configurationRecord:
             return "the source's avcC/hvcC configuration record cannot be read"
         case let .lengthSize(size):

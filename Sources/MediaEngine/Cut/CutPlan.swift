@@ -19,6 +19,8 @@ public struct CutPlan: Sendable, Equatable {
     public var video: VideoCut?
     public var smart: SmartCutPlan?
     public var smartFallback: SmartFallback?
+    /// H.264/HEVC into MP4/MOV: the sample entry written and where the parameter sets go.
+    public var sampleEntry: SampleEntryPlan?
     public var streams: [KeptStream]
     public var notices: [CutNotice]
     public var container: ContainerFacts
@@ -68,12 +70,6 @@ public struct CutPlan: Sendable, Equatable {
 
     /// An output time plus this is the source time (seconds): how measured times map back.
     public var sourceOffsetSeconds: Double { seconds(micro: companionsShiftMicro) }
-
-    /// The sample entry a smart cut writes.
-    public var sampleEntry: String? {
-        guard mode == .smart, let video else { return nil }
-        return video.codec == "hevc" ? "hev1" : "avc3"
-    }
 
     func seconds(micro: Int64) -> Double { Micro.seconds(micro.minus(originMicro)) }
 }
@@ -207,7 +203,7 @@ public struct SmartCutSummary: Sendable, Equatable {
 
 extension CutPlan {
     public var smartSummary: SmartCutSummary? {
-        guard let smart, let video, let entry = sampleEntry else { return nil }
+        guard let smart, let video, let entry = sampleEntry?.type else { return nil }
         let end = seconds(micro: endMicro)
         func time(_ ticks: Int64) -> Double { min(seconds(micro: video.micro(ticks)), end) }
         func span(_ from: Double, _ to: Double) -> ClosedRange<Double> { min(from, to)...max(from, to) }

@@ -49,7 +49,7 @@ enum CutPlanner {
                 mode = .copy
                 notices.append(.audioOnly)
             }
-            return CutPlan(requestedMode: facts.requestedMode, mode: mode, video: nil, smart: nil, smartFallback: nil,
+            return CutPlan(requestedMode: facts.requestedMode, mode: mode, video: nil, smart: nil, smartFallback: nil, sampleEntry: nil,
                            streams: streams, notices: notices, container: container, encoder: nil, threads: facts.threads,
                            crf: facts.crf, preset: facts.preset, faststart: facts.faststart, startMicro: facts.startMicro,
                            endMicro: facts.endMicro, originMicro: facts.originMicro,
@@ -203,8 +203,21 @@ enum CutPlanner {
         let exactFromStart = mode == .exact && !start.startsLate
         let companionsStart = exactFromStart ? facts.startMicro : video.micro(cut.firstShown)
         let companionsShift = exactFromStart ? facts.startMicro : video.micro(cut.outputZero)
+        // H.264/HEVC into MP4/MOV: where the parameter sets go.
+        var sampleEntry: SampleEntryPlan?
+        if container.editLists {
+            let choice = mode == .exact ? SampleEntryPlan.exact(encoder: encoder, requested: facts.sampleEntry)
+                : video.parameterSets.map { sets in
+                    // The sets the copied samples see: from the first copied to the last (smart: K1 up to K2).
+                    let range = smart.map { sets.restricted(startDts: $0.firstCopied.dts, endDts: $0.copiesToEnd ? nil : $0.copyEnd.dts) }
+                        ?? sets.restricted(startDts: cut.keyframe.dts, endDts: cut.lastNeeded.dts.plus(1))
+                    return SampleEntryPlan.choose(sets: range, mode: mode, requested: facts.sampleEntry)
+                }
+            sampleEntry = choice?.0
+            if let notice = choice?.1 { notices.append(notice) }
+        }
         return CutPlan(requestedMode: facts.requestedMode, mode: mode, video: cut, smart: smart, smartFallback: fallback,
-                       streams: streams, notices: notices, container: container, encoder: encoder, threads: facts.threads,
+                       sampleEntry: sampleEntry, streams: streams, notices: notices, container: container, encoder: encoder, threads: facts.threads,
                        crf: facts.crf, preset: facts.preset, faststart: facts.faststart, startMicro: facts.startMicro,
                        endMicro: facts.endMicro, originMicro: facts.originMicro, companionsStartMicro: companionsStart,
                        companionsEndMicro: video.micro(cut.presentedEnd), companionsShiftMicro: companionsShift)

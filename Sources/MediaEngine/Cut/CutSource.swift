@@ -9,9 +9,13 @@ public struct CutSpec: Sendable {
     public var threads: ThreadBudget
     /// MP4/MOV: put the index before the media (for playback while downloading).
     public var faststart: Bool
+    /// H.264/HEVC into MP4/MOV: parameter sets in the sample entry (avc1/hvc1) or in the samples (avc3/hev1).
+    public var sampleEntry: SampleEntryPlan.Placement
 
     public init(startSeconds: Double, endSeconds: Double, mode: CutPlan.Mode, crf: Int = 20, preset: String = "veryfast",
-                threads: ThreadBudget = .share(cores: 1, jobs: 1), faststart: Bool = false) {
+                threads: ThreadBudget = .share(cores: 1, jobs: 1), faststart: Bool = false,
+                sampleEntry: SampleEntryPlan.Placement = .outOfBand) {
+        self.sampleEntry = sampleEntry
         self.startSeconds = startSeconds
         self.endSeconds = endSeconds
         self.mode = mode

@@ -27,6 +27,7 @@ struct CutSurvey {
         var facts = CutFacts(path: path, requestedMode: spec.mode, startMicro: start.partialValue, endMicro: end.partialValue,
                              originMicro: origin, container: container, streams: streams(muxer: muxer, video: videoIndex),
                              video: nil, threads: spec.threads, crf: spec.crf, preset: spec.preset, faststart: spec.faststart)
+        facts.sampleEntry = spec.sampleEntry
         if let videoIndex, let stream = input.stream(videoIndex) {
             facts.video = try video(stream, index: videoIndex, spec: spec, muxer: muxer, startMicro: start.partialValue,
                                     endMicro: end.partialValue)
@@ -102,6 +103,10 @@ struct CutSurvey {
                           smartRefusal: refusal, exactEncoder: smart ? (SmartEncoding.encoder(for: parameters.codec_id) ?? encoder) : encoder,
                           pixelFormatConversion: conversion)
         facts.beginning = beginning
+        if muxer.supportsEditLists {
+            facts.parameterSets = try reader.parameterSets(parameters, mode: spec.mode, from: edge.keyframe, through: end.packets.last,
+                                                          origin: input.originMicro)
+        }
         return facts
     }
 }
@@ -210,13 +215,50 @@ struct PacketReader {
                          reason: "cannot get back to the keyframe the cut starts from to read the range")
     }
 
+    /// The stream's parameter sets: its record's and those inside the samples from `keyframe` through `last`
+    /// — a read of the range's packets, without decoding — for smart cuts, and for copies of a source whose
+    /// samples may carry sets of their own (Annex B, or a sample entry other than avc1/hvc1; an avc1/hvc1
+    /// copy drops in-band duplicates of its record's sets as it writes, see `CopyVideoWriter`). Nil for
+    /// other codecs.
+    func parameterSets(_ parameters: AVCodecParameters, mode: CutPlan.Mode, from keyframe: VideoPacket, through last: VideoPacket?,
+                       origin: Int64) throws(MediaError) -> SourceParameterSets? {
+        guard parameters.codec_id == AV_CODEC_ID_H264 || parameters.codec_id == AV_CODEC_ID_HEVC else { return nil }
+        let codec: NALUnits.Codec = parameters.codec_id == AV_CODEC_ID_HEVC ? .hevc : .h264
+        let extradata = parameters.extradata.map { Array(UnsafeBufferPointer(start: $0, count: Int(parameters.extradata_size))) } ?? []
+        let tag = parameters.codec_tag == 0 ? nil : Probe.fourCC(parameters.codec_tag)
+        guard let sets = SourceParameterSets.read(extradata: extradata, codec: codec, tag: tag) else { return nil }
+        guard mode != .exact, mode == .smart || sets.isAnnexB || !["avc1", "hvc1"].contains(tag ?? "") else { return sets }
+        let timeBase = stream.pointee.time_base
+        for target in [keyframe.pts, keyframe.pts.minus(5 * second), keyframe.pts.minus(60 * second)] as [Int64?] + [nil] {
+            var scan = sets
+            let window = try read(from: target, startingAt: keyframe, verdict: { _, _ in .more }, inspecting: { packet in
+                let bytes = packet.bytes
+                let units = scan.lengthSize.map { NALUnits.splitLengthPrefixed(bytes, lengthSize: $0) ?? [] } ?? NALUnits.splitAnnexB(bytes)
+                let micro = av_rescale_q(packet.timing.pts, timeBase, AVRational(num: 1, den: 1_000_000))
+                for unit in units {
+                    if let set = ParameterSet.parse(unit, codec: codec) {
+                        scan.scanned(set, dts: packet.dts == CAV_NOPTS_VALUE ? packet.timing.pts : packet.dts,
+                                     seconds: Micro.seconds(micro.minus(origin)))
+                    }
+                }
+                return !(last.map { packet.timing.isSame(as: $0) } ?? false)
+            })
+            if window != nil {
+                scan.scanned = true
+                return scan
+            }
+        }
+        return sets
+    }
+
     enum Verdict { case more, done, giveUp }
 
     /// Reads video packets from a seek to `target` (nil: the beginning), from the first keyframe on (or
     /// from `startingAt`, a keyframe that must come up), asking `verdict` after each. Nil when it gave up
     /// or the seek failed.
     private func read(from target: Int64?, startingAt first: VideoPacket? = nil,
-                      verdict: (_ packets: [VideoPacket], _ latest: VideoPacket) -> Verdict) throws(MediaError) -> Window? {
+                      verdict: (_ packets: [VideoPacket], _ latest: VideoPacket) -> Verdict,
+                      inspecting: ((Packet) -> Bool)? = nil) throws(MediaError) -> Window? {
         do {
             if let target {
                 try input.seek(streamIndex: index, timestamp: target)
@@ -232,6 +274,7 @@ struct PacketReader {
         var packets: [VideoPacket] = []
         var hiddenFrom: Int64?
         var latestShown: Int64?
+        var reachedFirst = false
         while true {
             let result: InputFile.ReadResult
             do { result = try input.read(into: packet) } catch {
@@ -245,18 +288,23 @@ struct PacketReader {
             // A missing decode time (Matroska's first blocks) is no later than the one before it: the edge
             // rules, which wait for decode times to pass a point, then wait rather than stop early.
             if packet.dts == CAV_NOPTS_VALUE, let previous = packets.last { timing.dts = min(timing.pts, previous.dts) }
-            if packets.isEmpty, let first {
+            if !reachedFirst, let first {
                 guard timing.isSame(as: first) else {
                     if timing.dts > first.dts { return nil }
                     continue
                 }
             }
+            reachedFirst = true
             if timing.isKeyframe { timing.isClean = clean.isClean(packet) }
             // The source's edit list ends before its last frames: those after a shown frame are hidden.
             if packet.isDiscarded {
                 if let shown = latestShown, timing.pts > shown { hiddenFrom = min(hiddenFrom ?? .max, timing.pts) }
             } else {
                 latestShown = max(latestShown ?? .min, timing.pts)
+            }
+            if let inspecting {
+                if !inspecting(packet) { return Window(packets: [], reachesEndOfStream: false, hiddenFrom: nil) }
+                continue
             }
             packets.append(timing)
             switch verdict(packets, timing) {

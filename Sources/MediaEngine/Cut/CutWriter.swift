@@ -29,6 +29,8 @@ final class CutWriter {
             return try write()
         } catch let error as MediaError {
             throw error
+        } catch let failure as SampleEntryFailure {
+            throw MediaError(.decodeFailed, path: path, operation: "sample entry", reason: failure.reason)
         } catch is CutInterrupted {
             throw MediaError(.interrupted, path: path, operation: "signal", reason: "interrupted; nothing written")
         } catch let failure as AVFailure {
@@ -65,8 +67,9 @@ final class CutWriter {
                 case .exact:
                     writer = try ExactVideoWriter(stream: stream, output: output, plan: plan, video: video, shouldStop: shouldStop)
                 case .copy, .keyframe:
-                    writer = CopyVideoWriter(output: output, outputIndex: Int(try output.addCopy(of: stream).pointee.index),
-                                             stream: stream, video: video)
+                    let out = try output.addCopy(of: stream)
+                    writer = CopyVideoWriter(output: output, outputIndex: Int(out.pointee.index), stream: stream, video: video,
+                                             repackager: try CopyVideoWriter.applySampleEntry(plan.sampleEntry, to: out))
                 }
                 videoWriter = writer
                 videoOutputIndex = writer.outputIndex

@@ -12,7 +12,9 @@ enum SmartEncoding {
     }
 
     /// Options that match the source: profile and level no higher, no B-frames, one IDR at the start.
-    static func options(name: String, source: AVCodecParameters, crf: Int, preset: String, threads: Int) -> [String: String] {
+    /// `spsId`: x264's SPS and PPS id (its PPS takes the SPS's), so its sets sit beside the source's in one
+    /// record; nil for x264's default 0.
+    static func options(name: String, source: AVCodecParameters, crf: Int, preset: String, threads: Int, spsId: Int? = nil) -> [String: String] {
         var options = ["crf": String(crf), "preset": preset]
         if name == "libx264", losslessH264(source) {
             // A lossless source (transform bypass) gets a lossless head and tail: the quality it was made
@@ -24,9 +26,10 @@ enum SmartEncoding {
         if let profile = profile(name: name, source: source) { options["profile"] = profile }
         if name == "libx264" {
             if source.level > 0 { options["level"] = "\(source.level / 10).\(source.level % 10)" }
-            options["x264-params"] = "bframes=0:keyint=100000:min-keyint=100000:scenecut=0"
+            options["x264-params"] = "bframes=0:keyint=100000:min-keyint=100000:scenecut=0" + (spsId.map { ":sps-id=\($0)" } ?? "")
         } else {
-            var parameters = ["log-level=error", "bframes=0", "keyint=100000", "min-keyint=100000", "scenecut=0", "repeat-headers=1"]
+            // wpp=0: no entry points in slice headers, so their PPS id can be renumbered (HEVCRenumbering).
+            var parameters = ["log-level=error", "bframes=0", "keyint=100000", "min-keyint=100000", "scenecut=0", "repeat-headers=1", "wpp=0"]
             if source.level > 0 { parameters.append("level-idc=\(source.level / 30).\(source.level % 30 / 3)") }
             options["x265-params"] = EncoderChoice.x265Parameters(parameters, threads: threads)
         }
@@ -82,7 +85,8 @@ enum SmartEncoding {
             return .pixelFormat(FFmpegText.string(av_get_pix_fmt_name(format)) ?? "?")
         }
         guard source.field_order == AV_FIELD_PROGRESSIVE || source.field_order == AV_FIELD_UNKNOWN else { return .interlaced }
-        guard let extradata = source.extradata, source.extradata_size > 6, extradata[0] == 1 else { return .annexB }
+        // Annex B (MPEG-TS): the copied samples are repackaged with 4-byte lengths.
+        guard let extradata = source.extradata, source.extradata_size > 6, extradata[0] == 1 else { return nil }
         let record = Array(UnsafeBufferPointer(start: extradata, count: Int(source.extradata_size)))
         guard let configuration = NALUnits.configuration(record, codec: source.codec_id == AV_CODEC_ID_HEVC ? .hevc : .h264) else {
             return .configurationRecord
@@ -96,7 +100,8 @@ enum SmartEncoding {
 /// Encodes one re-encoded part of a smart cut (the head or the tail) so that it joins the copied
 /// packets: same codec, size, pixel format, colour, time base, profile and level (no higher), no
 /// B-frames (its decode times are set one reorder delay early, so they stay below the copied ones), and
-/// its own parameter sets in-band before its IDR. Packets come out length-prefixed like MP4's.
+/// its own parameter sets in-band before its IDR, or (out of band) in the record under ids of their own.
+/// Packets come out length-prefixed like MP4's.
 final class SegmentEncoder {
     private let encoder: Encoder
     private let output: OutputFile
@@ -113,9 +118,13 @@ final class SegmentEncoder {
     private(set) var frames = 0
     private let shouldStop: @Sendable () -> Bool
 
+    /// Out of band: drops the encoder's parameter sets and renumbers HEVC slices; nil keeps them in band.
+    private let rewriter: EncoderUnitRewriter?
+
     init(name: String, source: AVCodecParameters, stream: UnsafeMutablePointer<AVStream>, output: OutputFile, outputIndex: Int,
          lengthSize: Int, decodeDelay: Int64, crf: Int, preset: String, threads: Int, trailer: [UInt8]? = nil,
-         shouldStop: @escaping @Sendable () -> Bool) throws {
+         rewriter: EncoderUnitRewriter?, shouldStop: @escaping @Sendable () -> Bool) throws {
+        self.rewriter = rewriter
         self.trailer = trailer
         self.shouldStop = shouldStop
         self.output = output
@@ -125,15 +134,16 @@ final class SegmentEncoder {
         self.decodeDelay = decodeDelay
         packet = try Packet()
         encoder = try Encoder(name: name, settings: Self.settings(name: name, source: source, stream: stream, crf: crf, preset: preset,
-                                                                  threads: threads))
+                                                                  threads: threads, spsId: rewriter.map { $0.codec == .h264 ? $0.ids.sps : nil } ?? nil))
     }
 
     /// The encoder set up like the source (size, SAR, pixel format, colour, frame rate, time base).
     static func settings(name: String, source: AVCodecParameters, stream: UnsafeMutablePointer<AVStream>, crf: Int, preset: String,
-                         threads: Int) -> Encoder.Settings {
+                         threads: Int, spsId: Int? = nil, globalHeader: Bool = false) -> Encoder.Settings {
         var settings = Encoder.Settings(source: source, stream: stream, pixelFormat: AVPixelFormat(rawValue: source.format),
-                                        threads: threads)
-        settings.options = EncoderChoice.withHDRMetadata(SmartEncoding.options(name: name, source: source, crf: crf, preset: preset, threads: threads),
+                                        threads: threads, globalHeader: globalHeader)
+        settings.options = EncoderChoice.withHDRMetadata(SmartEncoding.options(name: name, source: source, crf: crf, preset: preset, threads: threads,
+                                                                               spsId: spsId),
                                                          encoder: name, stream: stream)
         return settings
     }
@@ -180,8 +190,10 @@ final class SegmentEncoder {
     private func drain() throws {
         while try encoder.receive(into: packet) {
             if shouldStop() { throw CutInterrupted() }
-            // Annex B with in-band parameter sets → length-prefixed, as the copied samples are.
-            let units = NALUnits.splitAnnexB(packet.bytes)
+            // Annex B with in-band parameter sets → length-prefixed, as the copied samples are; out of band,
+            // without the sets (the record holds them).
+            var units = NALUnits.splitAnnexB(packet.bytes)
+            if let rewriter { units = try units.compactMap { try rewriter.rewrite($0).map { $0[...] } } }
             try packet.setBytes(NALUnits.lengthPrefixed(units, lengthSize: lengthSize))
             packet.pointer.pointee.dts = packet.pts.minus(decodeDelay)
             durations.apply(to: packet)

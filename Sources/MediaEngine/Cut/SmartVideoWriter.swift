@@ -3,11 +3,14 @@ import CAV
 /// A smart cut's video, in one pass over the packets from the plan's keyframe:
 /// - the head decoder takes every packet from there through K1's leading pictures; its frames from the
 ///   frame at `start` up to K1 are re-encoded (the first shown from output time 0);
-/// - packets from K1 up to K2 (decode order) are copied as they are, the source's parameter sets put
-///   in-band in K1's sample (the head carried its own); K1's leading pictures are left out;
+/// - packets from K1 up to K2 (decode order) are copied as they are (Annex B repackaged with lengths);
+///   K1's leading pictures are left out;
 /// - the tail decoder takes packets from where the tail can be decoded; its frames from the tail's
 ///   start to `end` are re-encoded.
 /// Copied packets wait until the head is written, so decode times reach the muxer in order.
+/// Parameter sets follow the plan's sample entry: out of band (avc1/hvc1) the record holds the source's
+/// sets and the encoder's under ids of their own, and no sample holds any; in band (avc3/hev1) each part
+/// carries its own, the source's put into K1's sample after the head.
 final class SmartVideoWriter: VideoWriter {
     let outputIndex: Int
     private let stream: UnsafeMutablePointer<AVStream>
@@ -21,6 +24,9 @@ final class SmartVideoWriter: VideoWriter {
     private let codec: NALUnits.Codec
     private let lengthSize: Int
     private let sourceParameterSets: [ArraySlice<UInt8>]
+    private let repackager: SampleRepackager
+    private let rewriter: EncoderUnitRewriter?
+    private var inBand: Bool { rewriter == nil }
     private var started = false
     private var finished = false
     private var head: Segment?
@@ -53,20 +59,43 @@ final class SmartVideoWriter: VideoWriter {
         startFrame = StartFrameHold(startTicks: video.shift)
         self.encoderName = encoderName
         timeBase = stream.pointee.time_base
-        guard let parameters = stream.pointee.codecpar?.pointee, let extradata = parameters.extradata else {
-            throw AVFailure(code: CAV_AVERROR_INVALIDDATA, operation: "codecpar")
+        guard let parameters = stream.pointee.codecpar?.pointee, let entry = plan.sampleEntry, let sets = entry.sourceSets else {
+            throw SampleEntryFailure(reason: "no sample entry was planned for the smart cut")
         }
-        codec = parameters.codec_id == AV_CODEC_ID_HEVC ? .hevc : .h264
-        let record = Array(UnsafeBufferPointer(start: extradata, count: Int(parameters.extradata_size)))
-        guard let configuration = NALUnits.configuration(record, codec: codec) else {
-            throw AVFailure(code: CAV_AVERROR_INVALIDDATA, operation: "parse avcC/hvcC")
-        }
-        lengthSize = configuration.lengthSize
-        sourceParameterSets = configuration.parameterSets
+        codec = sets.codec
+        // Re-encoded units can outgrow short length fields: 4-byte lengths (the planner refuses other sizes
+        // in a source record; Annex B gets them).
+        lengthSize = 4
+        sourceParameterSets = sets.record.map { $0.unit[...] }
         frame = try Frame()
         let out = try output.addCopy(of: stream)
-        // avc3/hev1: parameter sets may change in-band, as they do at each seam.
-        out.pointee.codecpar.pointee.codec_tag = Self.tag(codec == .h264 ? "avc3" : "hev1")
+        var recordSets = sets.all
+        if entry.placement == .outOfBand, let ids = entry.encoderIds {
+            // The encoder's sets, as the head and tail encoders will write them, from one opened with a global
+            // header before anything is muxed: the record is written with the header.
+            let trial = try Encoder(name: encoderName, settings: SegmentEncoder.settings(
+                name: encoderName, source: parameters, stream: stream, crf: plan.crf, preset: plan.preset, threads: plan.threads.encoder,
+                spsId: codec == .h264 ? ids.sps : nil, globalHeader: true))
+            let context = trial.codecContext.pointee
+            let extradata = context.extradata.map { Array(UnsafeBufferPointer(start: $0, count: Int(context.extradata_size))) } ?? []
+            guard let encoderSets = EncoderUnitRewriter.encoderSets(extradata: extradata, codec: codec, ids: ids) else {
+                throw SampleEntryFailure(reason: "\(encoderName)'s parameter sets cannot be read or renumbered")
+            }
+            rewriter = EncoderUnitRewriter(codec: codec, ids: ids, sets: encoderSets)
+            recordSets += encoderSets
+            repackager = SampleRepackager(codec: codec, sourceLengthSize: sets.lengthSize, outputLengthSize: lengthSize, recordSets: sets.all)
+        } else {
+            rewriter = nil
+            repackager = SampleRepackager(codec: codec, sourceLengthSize: sets.lengthSize, outputLengthSize: lengthSize, recordSets: nil)
+        }
+        if entry.placement == .outOfBand || sets.isAnnexB {
+            let extra = codec == .hevc ? sets.recordBytes.map { DecoderConfiguration.extraArrays(ofHEVCRecord: $0) } ?? [] : []
+            guard let record = DecoderConfiguration.record(recordSets, codec: codec, lengthSize: lengthSize, extraArrays: extra) else {
+                throw SampleEntryFailure(reason: "no configuration record can be made from the parameter sets")
+            }
+            try OutputFile.setExtradata(record, of: out)
+        }
+        out.pointee.codecpar.pointee.codec_tag = Self.tag(entry.type)
         outputIndex = Int(out.pointee.index)
     }
 
@@ -161,7 +190,7 @@ final class SmartVideoWriter: VideoWriter {
         let decoder = try Decoder(stream: stream, threads: plan.threads.decoder, beginning: video.beginning)
         let encoder = try SegmentEncoder(name: encoderName, source: parameters, stream: stream, output: output, outputIndex: outputIndex,
                                          lengthSize: lengthSize, decodeDelay: max(0, decodeDelay), crf: plan.crf, preset: plan.preset,
-                                         threads: plan.threads.encoder, trailer: trailer, shouldStop: shouldStop)
+                                         threads: plan.threads.encoder, trailer: trailer, rewriter: rewriter, shouldStop: shouldStop)
         return Segment(decoder: decoder, encoder: encoder)
     }
 
@@ -186,7 +215,8 @@ final class SmartVideoWriter: VideoWriter {
     /// Copies a packet; while the head is still being encoded it waits (its decode time is later).
     private func copy(_ packet: Packet) throws {
         let held = try packet.clone()
-        if copied == 0 {
+        if let repackaged = try repackager.repackage(held.bytes) { try held.setBytes(repackaged) }
+        if copied == 0, inBand {
             // Back to the source's parameter sets after the re-encoded head (avc3/hev1 allow in-band ones),
             // after an access unit delimiter if the sample starts with one (it must come first).
             let sets = NALUnits.lengthPrefixed(sourceParameterSets, lengthSize: lengthSize)
@@ -198,8 +228,8 @@ final class SmartVideoWriter: VideoWriter {
             } else {
                 try held.setBytes(sets + bytes)
             }
-            if video.carriesEncoderInfo { try held.setBytes(video.beginning.carried(into: held.bytes)) }
         }
+        if copied == 0, video.carriesEncoderInfo { try held.setBytes(video.beginning.carried(into: held.bytes)) }
         copied += 1
         held.pointer.pointee.pts = held.presentationTime
         held.shift(by: video.shift)

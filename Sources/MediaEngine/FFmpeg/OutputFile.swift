@@ -68,6 +68,18 @@ final class OutputFile {
         return stream
     }
 
+    /// Replaces a stream's extradata (a configuration record), padded as FFmpeg requires.
+    static func setExtradata(_ bytes: [UInt8], of stream: UnsafeMutablePointer<AVStream>) throws(AVFailure) {
+        guard let parameters = stream.pointee.codecpar,
+              let memory = av_mallocz(bytes.count + Int(AV_INPUT_BUFFER_PADDING_SIZE))?.assumingMemoryBound(to: UInt8.self) else {
+            throw AVFailure(code: CAV_AVERROR_ENOMEM, operation: "av_mallocz")
+        }
+        memory.update(from: bytes, count: bytes.count)
+        av_freep(&parameters.pointee.extradata)
+        parameters.pointee.extradata = memory
+        parameters.pointee.extradata_size = Int32(bytes.count)
+    }
+
     func copySideData(from input: UnsafeMutablePointer<AVStream>, to stream: UnsafeMutablePointer<AVStream>,
                       only: AVPacketSideDataType? = nil) throws(AVFailure) {
         guard let entries = input.pointee.side_data else { return }

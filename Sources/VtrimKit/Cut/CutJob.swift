@@ -51,7 +51,8 @@ public enum CutJob {
                                              path: path)
             warnings += range.warnings
             let spec = CutSpec(startSeconds: range.effectiveStart, endSeconds: range.effectiveEnd, mode: request.mode,
-                               crf: request.crf, preset: request.preset, threads: request.threads, faststart: request.faststart)
+                               crf: request.crf, preset: request.preset, threads: request.threads, faststart: request.faststart,
+                               sampleEntry: request.sampleEntry)
             let plan = try source.plan(spec, outputName: target.path)
             warnings += plan.warnings.map(\.asWarning)
             let report = CutReport(path: path, output: target.path, plan: plan, range: range)

@@ -51,6 +51,10 @@ struct CutReport {
             })),
         ]
         if let encoder = plan.encoder { fields.append(("encoder", .string(encoder))) }
+        // H.264/HEVC in MP4/MOV: {type, parameter_sets: "out_of_band" | "in_band"}; null otherwise.
+        fields.append(("sample_entry", plan.sampleEntry.map { entry in
+            .object([("type", .string(entry.type)), ("parameter_sets", .string(entry.placement.rawValue))])
+        } ?? .null))
         if plan.requestedMode == .smart { fields.append(("smart", smartJSON)) }
         return fields
     }
@@ -104,6 +108,9 @@ struct CutReport {
             let head = smart.headSeconds.map { "\(Human.seconds($0.lowerBound))–\(Human.seconds($0.upperBound))" } ?? "nothing"
             let tail = smart.tailSeconds.map { "\(Human.seconds($0.lowerBound))–\(Human.seconds($0.upperBound))" } ?? "nothing"
             lines.append("  smart     re-encode \(head) and \(tail); copy \(Human.seconds(smart.copiedSeconds.lowerBound))–\(Human.seconds(smart.copiedSeconds.upperBound)) (\(smart.sampleEntry))")
+        }
+        if let entry = plan.sampleEntry {
+            lines.append("  entry     \(entry.type): parameter sets \(entry.placement == .outOfBand ? "in the sample entry" : "in the samples")")
         }
         let start = plan.presentedStartSeconds, end = plan.presentedEndSeconds
         lines.append("  shows     \(Human.seconds(start)) to \(Human.seconds(end)), \(Human.seconds(end - start))")

@@ -4,6 +4,7 @@ import TimelineCore
 
 public typealias CutMode = CutPlan.Mode
 public typealias ThreadBudget = MediaEngine.ThreadBudget
+public typealias ParameterSetPlacement = SampleEntryPlan.Placement
 
 /// One segment to cut: from the command line (`--start/--end|--length`) or a row of a cut list.
 public struct CutSegment: Sendable, Equatable {
@@ -40,11 +41,15 @@ public struct CutRequest: Sendable {
     public var threads: ThreadBudget
     /// MP4/MOV: the index before the media.
     public var faststart: Bool
+    /// H.264/HEVC into MP4/MOV: parameter sets in the sample entry or in the samples.
+    public var sampleEntry: SampleEntryPlan.Placement
 
     public init(segments: [CutSegment], fromList: Bool = false, mode: CutMode, crf: Int, preset: String,
                 minDurationSeconds: Double?, maxDurationSeconds: Double?, clamp: Bool, output: OutputNamer,
                 overwrite: Bool, skipExisting: Bool = false, dryRun: Bool, strict: Bool,
-                threads: ThreadBudget = .share(cores: 1, jobs: 1), faststart: Bool = false) {
+                threads: ThreadBudget = .share(cores: 1, jobs: 1), faststart: Bool = false,
+                sampleEntry: SampleEntryPlan.Placement = .outOfBand) {
+        self.sampleEntry = sampleEntry
         self.segments = segments
         self.fromList = fromList
         self.mode = mode

@@ -1,7 +1,7 @@
 /// H.264/HEVC NAL units as MP4 stores them (each prefixed by its length) and as encoders emit them
 /// (Annex B start codes), and the parameter sets of an avcC/hvcC configuration record. Pure byte work.
-enum NALUnits {
-    enum Codec { case h264, hevc }
+public enum NALUnits {
+    public enum Codec: Sendable { case h264, hevc }
 
     /// The NAL units of an Annex B stream (00 00 01 / 00 00 00 01 start codes).
     static func splitAnnexB(_ bytes: [UInt8]) -> [ArraySlice<UInt8>] {
@@ -120,5 +120,52 @@ enum NALUnits {
             }
             return (lengthSize, sets)
         }
+    }
+}
+
+extension NALUnits {
+    /// A NAL unit's bytes from its payload as the syntax reads it: 00 00 03 inserted before any byte ≤ 3
+    /// that follows two zeros, and after a final zero.
+    static func addingEmulationPrevention(_ rbsp: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(rbsp.count + rbsp.count / 64)
+        var zeros = 0
+        for byte in rbsp {
+            if zeros >= 2, byte <= 3 {
+                out.append(3)
+                zeros = 0
+            }
+            out.append(byte)
+            zeros = byte == 0 ? zeros + 1 : 0
+        }
+        if out.last == 0 { out.append(3) }
+        return out
+    }
+
+    /// The NAL header's size: one byte in H.264, two in HEVC.
+    static func headerSize(_ codec: Codec) -> Int { codec == .h264 ? 1 : 2 }
+
+    /// VPS/SPS/PPS (HEVC 32–34; H.264 7, 8).
+    static func isParameterSet(_ unit: ArraySlice<UInt8>, codec: Codec) -> Bool {
+        let kind = type(unit, codec: codec)
+        return codec == .h264 ? kind == 7 || kind == 8 : (32...34).contains(kind)
+    }
+
+    /// A coded slice (H.264 1–5; HEVC 0–9, 16–21).
+    static func isSlice(_ unit: ArraySlice<UInt8>, codec: Codec) -> Bool {
+        let kind = type(unit, codec: codec)
+        return codec == .h264 ? (1...5).contains(kind) : (0...9).contains(kind) || (16...21).contains(kind)
+    }
+
+    /// The PPS id a slice refers to; nil when the header cannot be read.
+    static func slicePPSId(_ unit: ArraySlice<UInt8>, codec: Codec) -> Int? {
+        var bits = RBSPBits(Array(unit.dropFirst(headerSize(codec)).prefix(64)))
+        if codec == .h264 {
+            guard bits.readUE() != nil, bits.readUE() != nil else { return nil }
+            return bits.readUE()
+        }
+        guard bits.read(1) != nil else { return nil }
+        if (16...23).contains(type(unit, codec: .hevc)), bits.read(1) == nil { return nil }
+        return bits.readUE()
     }
 }

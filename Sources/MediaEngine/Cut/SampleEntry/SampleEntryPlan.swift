@@ -1,0 +1,63 @@
+/// Which sample entry an H.264/HEVC video in MP4/MOV gets, and where its parameter sets go — decided
+/// before anything is written.
+/// - Out of band (`avc1`/`hvc1`, the default): every set in the sample entry's record, none in the
+///   samples (ISO/IEC 14496-15); what Apple's players and strict consumers need. A smart cut's re-encoded
+///   parts get set ids no source set uses, so one record holds both.
+/// - In band (`avc3`/`hev1`): sets stay in the samples, and a smart cut puts them there at each seam.
+///   Asked for with `--sample-entry in-band`, or when the source changes a set's contents under the same
+///   id inside the range (one record cannot hold both), with a warning.
+public struct SampleEntryPlan: Sendable, Equatable {
+    public enum Placement: String, Sendable { case outOfBand = "out_of_band", inBand = "in_band" }
+
+    public var type: String
+    public var placement: Placement
+    /// Copies and smart cuts: the source's sets the output's record holds (record first, then those met in
+    /// band); nil for exact cuts, whose sets are the encoder's.
+    public var sourceSets: SourceParameterSets?
+    /// Smart cuts out of band: the ids the re-encoded parts' sets take.
+    public var encoderIds: HEVCRenumbering.Ids?
+
+    public static func type(codec: NALUnits.Codec, placement: Placement) -> String {
+        switch (codec, placement) {
+        case (.h264, .outOfBand): return "avc1"
+        case (.h264, .inBand): return "avc3"
+        case (.hevc, .outOfBand): return "hvc1"
+        case (.hevc, .inBand): return "hev1"
+        }
+    }
+
+    /// An exact cut's: its encoder's sets in the sample entry (a global header); nil for other encoders.
+    static func exact(encoder: String?, requested: Placement) -> (SampleEntryPlan, CutNotice?)? {
+        let codec: NALUnits.Codec
+        switch encoder {
+        case "libx264": codec = .h264
+        case "libx265": codec = .hevc
+        default: return nil
+        }
+        let type = type(codec: codec, placement: .outOfBand)
+        return (SampleEntryPlan(type: type, placement: .outOfBand, sourceSets: nil, encoderIds: nil),
+                requested == .inBand ? .sampleEntry(type: type, reason: .exactOutOfBand) : nil)
+    }
+
+    /// The plan for a copy or smart cut, or why the sets stay in band.
+    static func choose(sets: SourceParameterSets, mode: CutPlan.Mode, requested: Placement) -> (SampleEntryPlan, CutNotice?) {
+        var placement = requested
+        var notice: CutNotice?
+        var ids: HEVCRenumbering.Ids?
+        if requested == .outOfBand {
+            if let conflict = sets.conflict {
+                placement = .inBand
+                notice = .sampleEntry(type: type(codec: sets.codec, placement: .inBand),
+                                      reason: .setChanges(kind: conflict.kind.rawValue.uppercased(), id: conflict.id, seconds: conflict.seconds))
+            } else if mode == .smart {
+                ids = sets.freeEncoderIds
+                if ids == nil {
+                    placement = .inBand
+                    notice = .sampleEntry(type: type(codec: sets.codec, placement: .inBand), reason: .noFreeIds)
+                }
+            }
+        }
+        return (SampleEntryPlan(type: type(codec: sets.codec, placement: placement), placement: placement, sourceSets: sets,
+                                encoderIds: ids), notice)
+    }
+}

@@ -1,0 +1,89 @@
+/// Why a sample could not be put in the planned sample entry's form (a set the record lacks, a slice
+/// header that cannot be renumbered): the cut fails rather than write a file that lies about its sets.
+struct SampleEntryFailure: Error {
+    let reason: String
+}
+
+/// Puts samples into the output's form, as the plan's sample entry wants: NAL units with 4-byte lengths
+/// (from Annex B or other length sizes) and, out of band, no parameter sets inside — each one dropped
+/// must be one the record holds. Written here, not with FFmpeg's `filter_units` bitstream filter, because
+/// the sets it drops must be checked against the record, and Annex B needs converting in the same pass.
+struct SampleRepackager {
+    let codec: NALUnits.Codec
+    /// The source's NAL length size; nil for Annex B.
+    let sourceLengthSize: Int?
+    let outputLengthSize: Int
+    /// Sets to drop from samples (out of band); nil keeps them (in band).
+    let recordSets: [ParameterSet]?
+
+    /// The sample in the output's form; nil when it is already.
+    func repackage(_ bytes: [UInt8]) throws -> [UInt8]? {
+        let units: [ArraySlice<UInt8>]
+        if let sourceLengthSize {
+            guard let split = NALUnits.splitLengthPrefixed(bytes, lengthSize: sourceLengthSize) else {
+                throw SampleEntryFailure(reason: "a sample's NAL unit lengths do not add up")
+            }
+            let hasSets = recordSets != nil && split.contains { NALUnits.isParameterSet($0, codec: codec) }
+            if sourceLengthSize == outputLengthSize, !hasSets { return nil }
+            units = split
+        } else {
+            units = NALUnits.splitAnnexB(bytes)
+        }
+        var kept: [ArraySlice<UInt8>] = []
+        kept.reserveCapacity(units.count)
+        for unit in units {
+            if let recordSets, NALUnits.isParameterSet(unit, codec: codec) {
+                guard recordSets.contains(where: { $0.unit[...] == unit }) else {
+                    let name = ParameterSet.parse(unit, codec: codec)?.description ?? "a parameter set"
+                    throw SampleEntryFailure(reason: "\(name) inside a sample differs from the one in the sample entry; cut with --sample-entry in-band")
+                }
+                continue
+            }
+            kept.append(unit)
+        }
+        return NALUnits.lengthPrefixed(kept, lengthSize: outputLengthSize)
+    }
+}
+
+/// The re-encoded parts' NAL units in the form a smart cut's out-of-band record wants: their parameter
+/// sets dropped (each must equal the one planned into the record) and, for HEVC, their slices pointed at
+/// the renumbered PPS.
+struct EncoderUnitRewriter {
+    let codec: NALUnits.Codec
+    let ids: HEVCRenumbering.Ids
+    /// The encoder's sets as the record holds them (renumbered).
+    let sets: [ParameterSet]
+
+    /// The encoder's sets from its global header (Annex B), renumbered for HEVC; nil when they cannot be read
+    /// or do not carry the planned ids (H.264: x264's `sps-id`).
+    static func encoderSets(extradata: [UInt8], codec: NALUnits.Codec, ids: HEVCRenumbering.Ids) -> [ParameterSet]? {
+        var sets: [ParameterSet] = []
+        for unit in NALUnits.splitAnnexB(extradata) where NALUnits.isParameterSet(unit, codec: codec) {
+            let bytes = codec == .hevc ? HEVCRenumbering.renumber(set: unit, to: ids) : Array(unit)
+            guard let bytes, let set = ParameterSet.parse(bytes[...], codec: codec) else { return nil }
+            let expected = set.kind == .vps ? ids.vps : set.kind == .sps ? ids.sps : ids.pps
+            guard set.id == expected else { return nil }
+            sets.append(set)
+        }
+        guard sets.contains(where: { $0.kind == .sps }), sets.contains(where: { $0.kind == .pps }) else { return nil }
+        return sets
+    }
+
+    /// The unit as written: nil to drop it (a parameter set, which the record holds).
+    func rewrite(_ unit: ArraySlice<UInt8>) throws -> [UInt8]? {
+        if NALUnits.isParameterSet(unit, codec: codec) {
+            let renumbered = codec == .hevc ? HEVCRenumbering.renumber(set: unit, to: ids) : Array(unit)
+            guard let renumbered, sets.contains(where: { $0.unit == renumbered }) else {
+                throw SampleEntryFailure(reason: "the encoder wrote a parameter set other than the one planned into the sample entry")
+            }
+            return nil
+        }
+        if codec == .hevc, NALUnits.isSlice(unit, codec: .hevc) {
+            guard let slice = HEVCRenumbering.renumber(slice: unit, pps: ids.pps) else {
+                throw SampleEntryFailure(reason: "an encoded slice header could not be renumbered")
+            }
+            return slice
+        }
+        return Array(unit)
+    }
+}
