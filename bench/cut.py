@@ -33,8 +33,15 @@ middle = duration / 2
 # for ffmpeg's truncate-and-overwrite, and users mostly cut to new files.
 # Both edges 1 s into a 2 s GOP (the file's keyframes are on even seconds), so a smart cut has a head
 # and a tail to re-encode (on keyframes it would be a plain copy).
-segments = [("60 s", middle - 29, middle + 31, True), ("5 min", middle - 149, middle + 151, args.exact_long)]
-for label, start, end, with_exact in segments:
+# The same stream in MPEG-TS (Annex B, sets in band), as cameras and recorders write it: copies and smart
+# cuts into MP4 repackage it (lengths, sets into the sample entry).
+ts_path = os.path.splitext(path)[0] + ".ts"
+if not os.path.exists(ts_path) or os.path.getmtime(ts_path) < os.path.getmtime(path):
+    subprocess.run(["ffmpeg", "-v", "error", "-y", "-i", path, "-map", "0", "-c", "copy", ts_path + ".part.ts"], check=True)
+    os.replace(ts_path + ".part.ts", ts_path)
+segments = [("60 s", path, middle - 29, middle + 31, True), ("5 min", path, middle - 149, middle + 151, args.exact_long),
+            ("60 s MPEG-TS", ts_path, middle - 29, middle + 31, True)]
+for label, path, start, end, with_exact in segments:
     s, e = f"{start:.3f}", f"{end:.3f}"
     out = os.path.join(work, label.replace(" ", ""))
     rows = [
@@ -63,7 +70,7 @@ for label, start, end, with_exact in segments:
         results.update(benchlib.run_alternating(exact_rows, args.runs, label))
     rows += exact_rows
     with_exact = bool(exact_rows)
-    print(f"\n### {label} from the middle of {os.path.basename(path)} ({duration:.0f} s 1080p30), median of {args.runs} alternating runs\n")
+    print(f"\n### {label} from the middle of {os.path.basename(path)} ({duration:.0f} s 1080p30) into MP4, median of {args.runs} alternating runs\n")
     print(benchlib.table(results, rows, baselines))
     copy, ffcopy = results[rows[0][0]], results[rows[1][0]]
     print(f"\ncopy: speed ratio ffmpeg/vtrim {ffcopy[0] / copy[0]:.2f} (target ≥ 0.95), peak RSS vtrim/ffmpeg {copy[1] / ffcopy[1]:.2f}")
@@ -75,5 +82,5 @@ for label, start, end, with_exact in segments:
         exact, ffexact = results[exact_name], results[exact_rows[1][0]]
         print(f"exact: time vtrim/ffmpeg {exact[0] / ffexact[0]:.3f} (target ≤ 1.05), peak RSS vtrim/ffmpeg {exact[1] / ffexact[1]:.2f}")
         if smart:
-            print(f"smart: exact/smart speed-up {exact[0] / smart[0]:.1f}× (target ≥ 10 for 60 s)")
+            print(f"smart: exact/smart speed-up {exact[0] / smart[0]:.1f}× (target ≥ 15 for 60 s)")
     sys.stdout.flush()

@@ -280,3 +280,38 @@ def test_the_library_follows_files_that_appear_and_vanish(browser, server, clips
     finally:
         os.unlink(added)
     wait_for(lambda: count() == 3, timeout=15, message="the card gone with its file")
+
+
+def test_a_smart_cut_plays_to_its_end(browser, server):
+    """A smart cut (re-encoded head and tail, copied middle, one avc1 record holding both encoders' sets)
+    plays through in Chromium to its last frame with no media error."""
+    open_page(browser, server)
+    clip = clip_of(browser, "h264-aac.mp4")
+    job = js(browser, """
+        return fetch('/api/cuts', {method: 'POST', headers: {'Content-Type': 'application/json'},
+                                   body: JSON.stringify({clip: arguments[0], start: 0.5, end: 3.5, mode: 'smart'})})
+            .then(r => r.json())""", clip)
+    finished = wait_for(lambda: (lambda j: j if j["status"] not in ("queued", "running") else None)(
+        js(browser, "return fetch('/api/cuts/' + arguments[0]).then(r => r.json())", job["id"])), timeout=60, message="the smart cut")
+    assert finished["status"] == "done" and finished["mode"] == "smart", finished
+    assert finished["sample_entry"] == {"type": "avc1", "parameter_sets": "out_of_band"}, finished
+    js(browser, """
+        const video = document.createElement('video');
+        video.id = 'smart-check';
+        video.muted = true;
+        window.smartCheck = {ended: false, error: null, frames: 0};
+        video.addEventListener('ended', () => { window.smartCheck.ended = true; });
+        video.addEventListener('error', () => { window.smartCheck.error = video.error && video.error.code; });
+        video.src = '/media/cuts/' + arguments[0];
+        document.body.appendChild(video);
+        video.play();""", job["id"])
+    state = "const v = document.getElementById('smart-check'); return [window.smartCheck, v.currentTime, v.duration, v.readyState]"
+    wait_for(lambda: js(browser, "return window.smartCheck.ended || window.smartCheck.error !== null"), timeout=30,
+             message=f"the end of the smart cut ({js(browser, state)})")
+    check, current, duration, _ = js(browser, state)
+    assert check["error"] is None, check
+    assert abs(current - 3.0) < 0.05 and abs(duration - 3.0) < 0.05, (current, duration)
+    frames = js(browser, "return document.getElementById('smart-check').getVideoPlaybackQuality().totalVideoFrames")
+    assert frames >= 85, f"{frames} frames shown of 90"
+    js(browser, "document.getElementById('smart-check').remove()")
+    os.unlink(finished["output"])

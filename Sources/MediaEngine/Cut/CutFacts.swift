@@ -93,6 +93,8 @@ struct VideoFacts: Sendable {
     var beginning = StreamBeginning.unknown
     /// H.264/HEVC going into MP4/MOV: the source's parameter sets (record, and those in band over the range).
     var parameterSets: SourceParameterSets?
+    /// The stream has a Dolby Vision configuration (dvcC/dvvC).
+    var hasDolbyVision = false
 
     public init(index: Int, timeBase: Rational, codec: String, width: Int, height: Int, orientation: Orientation,
                 decoderAvailable: Bool, startTicks: Int64, endTicks: Int64,

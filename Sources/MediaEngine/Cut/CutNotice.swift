@@ -30,6 +30,8 @@ public enum CutNotice: Sendable, Equatable {
     case smartFallback(SmartFallback)
     /// H.264/HEVC into MP4/MOV: the parameter sets could not go where `--sample-entry` asked.
     case sampleEntry(type: String, reason: SampleEntryReason)
+    /// A smart cut of a Dolby Vision stream keeps its HDR10/HLG base layer only.
+    case dolbyVisionDropped
     case streamDropped(index: Int, codec: String, container: String)
 
     // Warnings (run-time).
@@ -67,6 +69,7 @@ public enum CutNotice: Sendable, Equatable {
         case .startsLate: return "starts_late"
         case .smartFallback: return "smart_fallback"
         case .sampleEntry: return "sample_entry"
+        case .dolbyVisionDropped: return "dolby_vision_dropped"
         case .streamDropped: return "stream_dropped"
         case .decodeErrors: return "decode_errors"
         case .truncated, .pastReadableEnd: return "truncated"
@@ -94,7 +97,7 @@ public enum CutNotice: Sendable, Equatable {
         ("stream_left_out", false, .plan), ("audio_only", false, .plan), ("turned_upright", false, .plan),
         ("pixel_format_converted", false, .plan), ("leading_frames_left_out", false, .plan),
         ("head_reencoded", false, .plan), ("tail_reencoded", false, .plan), ("audio_packets_split", false, .plan),
-        ("encoder_info_carried", false, .plan),
+        ("encoder_info_carried", false, .plan), ("dolby_vision_dropped", false, .plan),
         ("first_frame_whole", false, .plan), ("input_truncated", false, .plan), ("truncated", true, .plan),
         ("starts_late", true, .plan), ("smart_fallback", true, .plan), ("sample_entry", true, .plan), ("stream_dropped", true, .plan),
         ("decode_errors", true, .run), ("truncated", true, .run),
@@ -143,6 +146,8 @@ public enum CutNotice: Sendable, Equatable {
             return "no keyframe at or before \(Words.seconds(requested)): the video starts at the first keyframe after it, \(Words.seconds(keyframe))"
         case let .smartFallback(reason):
             return "cut exactly instead of smartly: \(reason.description)"
+        case .dolbyVisionDropped:
+            return "the re-encoded edges carry no Dolby Vision metadata, so the cut drops the Dolby Vision configuration and plays as its HDR10/HLG base layer"
         case let .sampleEntry(type, reason):
             return "the video is written as `\(type)`: \(reason.description)"
         case let .streamDropped(index, codec, container):

@@ -103,6 +103,7 @@ struct CutSurvey {
                           smartRefusal: refusal, exactEncoder: smart ? (SmartEncoding.encoder(for: parameters.codec_id) ?? encoder) : encoder,
                           pixelFormatConversion: conversion)
         facts.beginning = beginning
+        facts.hasDolbyVision = av_stream_get_side_data(stream, AV_PKT_DATA_DOVI_CONF, nil) != nil
         if muxer.supportsEditLists {
             facts.parameterSets = try reader.parameterSets(parameters, mode: spec.mode, from: edge.keyframe, through: end.packets.last,
                                                           origin: input.originMicro)

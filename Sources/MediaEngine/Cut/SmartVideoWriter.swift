@@ -68,7 +68,10 @@ final class SmartVideoWriter: VideoWriter {
         lengthSize = 4
         sourceParameterSets = sets.record.map { $0.unit[...] }
         frame = try Frame()
-        let out = try output.addCopy(of: stream)
+        // Dolby Vision: the re-encoded edges carry none of its metadata, so the configuration is dropped and
+        // the stream stays the HDR10/HLG base layer (note `dolby_vision_dropped`).
+        let out = try output.addCopy(of: stream, keepSideData: false)
+        try output.copySideData(from: stream, to: out, except: AV_PKT_DATA_DOVI_CONF)
         var recordSets = sets.all
         if entry.placement == .outOfBand, let ids = entry.encoderIds {
             // The encoder's sets, as the head and tail encoders will write them, from one opened with a global

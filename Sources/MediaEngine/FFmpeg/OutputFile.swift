@@ -81,11 +81,12 @@ final class OutputFile {
     }
 
     func copySideData(from input: UnsafeMutablePointer<AVStream>, to stream: UnsafeMutablePointer<AVStream>,
-                      only: AVPacketSideDataType? = nil) throws(AVFailure) {
+                      only: AVPacketSideDataType? = nil, except: AVPacketSideDataType? = nil) throws(AVFailure) {
         guard let entries = input.pointee.side_data else { return }
         for index in 0..<Int(input.pointee.nb_side_data) {
             let entry = entries[index]
             if let only, entry.type != only { continue }
+            if let except, entry.type == except { continue }
             guard let data = av_stream_new_side_data(stream, entry.type, entry.size) else {
                 throw AVFailure(code: CAV_AVERROR_ENOMEM, operation: "av_stream_new_side_data")
             }

@@ -20,7 +20,10 @@ struct SampleRepackager {
     func repackage(_ bytes: [UInt8]) throws -> [UInt8]? {
         let units: [ArraySlice<UInt8>]
         if let sourceLengthSize {
+            // A damaged sample (lengths that do not add up) is copied as the source has it: a copy does not
+            // repair, and its sets cannot be told apart anyway.
             guard let split = NALUnits.splitLengthPrefixed(bytes, lengthSize: sourceLengthSize) else {
+                if sourceLengthSize == outputLengthSize { return nil }
                 throw SampleEntryFailure(reason: "a sample's NAL unit lengths do not add up")
             }
             let hasSets = recordSets != nil && split.contains { NALUnits.isParameterSet($0, codec: codec) }
