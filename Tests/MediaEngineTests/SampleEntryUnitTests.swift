@@ -154,4 +154,18 @@ struct SampleEntryUnitTests {
         #expect(hvcC[22] == 3 && hvcC[23] == 0x80 | 32)
         #expect(NALUnits.configuration(hvcC, codec: .hevc)?.parameterSets.count == 6)
     }
+
+    @Test(arguments: [[0, 0, 0, 1, 0x67, 1, 2, 0, 0, 1, 0x68, 3, 0, 0, 0, 1, 0x65, 4, 5, 0, 0],
+                      [0, 0, 1, 0x09, 0x10, 0, 0, 0, 1, 0x41, 1, 0, 0, 3, 1, 2, 0, 0, 1],
+                      [1, 0, 1, 0, 0, 1], [0, 0, 1], []] as [[UInt8]])
+    func annexBRangesMatchTheSplit(_ stream: [UInt8]) {
+        let ranges = stream.withUnsafeBufferPointer { NALUnits.unitRanges($0, lengthSize: nil) } ?? []
+        #expect(ranges.map { Array(stream[$0]) } == NALUnits.splitAnnexB(stream).map { Array($0) })
+    }
+
+    @Test func lengthRangesRefuseLengthsThatDoNotAddUp() {
+        let good: [UInt8] = [0, 0, 0, 2, 0x65, 1, 0, 0, 0, 1, 0x06]
+        #expect(good.withUnsafeBufferPointer { NALUnits.unitRanges($0, lengthSize: 4) } == [4..<6, 10..<11])
+        #expect(Array(good.dropLast()).withUnsafeBufferPointer { NALUnits.unitRanges($0, lengthSize: 4) } == nil)
+    }
 }

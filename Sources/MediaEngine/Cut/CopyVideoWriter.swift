@@ -31,7 +31,7 @@ final class CopyVideoWriter: VideoWriter {
             if video.carriesEncoderInfo { try packet.setBytes(video.beginning.carried(into: packet.bytes)) }
         }
         if timing.pts < video.keyframe.pts, !timing.isKeyframe { return false }
-        if let repackager, let bytes = try repackager.repackage(packet.bytes) { try packet.setBytes(bytes) }
+        if let repackager, let bytes = try repackager.repackage(packet.data) { try packet.setBytes(bytes) }
         latestPresentedEnd = max(latestPresentedEnd, timing.pts.plus(max(0, timing.duration)))
         // A missing presentation time (AVI) takes the decode time; a missing decode time (Matroska's first
         // blocks) stays missing, and the muxer derives it from the presentation times.

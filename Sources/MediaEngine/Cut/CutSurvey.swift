@@ -233,11 +233,11 @@ struct PacketReader {
         for target in [keyframe.pts, keyframe.pts.minus(5 * second), keyframe.pts.minus(60 * second)] as [Int64?] + [nil] {
             var scan = sets
             let window = try read(from: target, startingAt: keyframe, verdict: { _, _ in .more }, inspecting: { packet in
-                let bytes = packet.bytes
-                let units = scan.lengthSize.map { NALUnits.splitLengthPrefixed(bytes, lengthSize: $0) ?? [] } ?? NALUnits.splitAnnexB(bytes)
+                let bytes = packet.data
                 let micro = av_rescale_q(packet.timing.pts, timeBase, AVRational(num: 1, den: 1_000_000))
-                for unit in units {
-                    if let set = ParameterSet.parse(unit, codec: codec) {
+                for range in NALUnits.unitRanges(bytes, lengthSize: scan.lengthSize) ?? []
+                    where NALUnits.isParameterSet(type: NALUnits.type(ofUnitStartingWith: bytes[range.lowerBound], codec: codec), codec: codec) {
+                    if let set = ParameterSet.parse(ArraySlice(bytes[range]), codec: codec) {
                         scan.scanned(set, dts: packet.dts == CAV_NOPTS_VALUE ? packet.timing.pts : packet.dts,
                                      seconds: Micro.seconds(micro.minus(origin)))
                     }

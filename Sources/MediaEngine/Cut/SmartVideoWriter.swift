@@ -218,7 +218,7 @@ final class SmartVideoWriter: VideoWriter {
     /// Copies a packet; while the head is still being encoded it waits (its decode time is later).
     private func copy(_ packet: Packet) throws {
         let held = try packet.clone()
-        if let repackaged = try repackager.repackage(held.bytes) { try held.setBytes(repackaged) }
+        if let repackaged = try repackager.repackage(held.data) { try held.setBytes(repackaged) }
         if copied == 0, inBand {
             // Back to the source's parameter sets after the re-encoded head (avc3/hev1 allow in-band ones),
             // after an access unit delimiter if the sample starts with one (it must come first).

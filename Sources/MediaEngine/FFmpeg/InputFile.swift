@@ -139,6 +139,11 @@ final class Packet {
         return Array(UnsafeBufferPointer(start: data, count: Int(pointer.pointee.size)))
     }
 
+    /// The payload in place, without a copy: valid until the packet changes.
+    var data: UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(start: pointer.pointee.data, count: pointer.pointee.data == nil ? 0 : max(0, Int(pointer.pointee.size)))
+    }
+
     /// Replaces the payload (keeping timestamps and flags).
     func setBytes(_ bytes: [UInt8]) throws(AVFailure) {
         let replacement = try Packet()

@@ -1,3 +1,5 @@
+import Glibc
+
 /// H.264/HEVC NAL units as MP4 stores them (each prefixed by its length) and as encoders emit them
 /// (Annex B start codes), and the parameter sets of an avcC/hvcC configuration record. Pure byte work.
 public enum NALUnits {
@@ -147,8 +149,7 @@ extension NALUnits {
 
     /// VPS/SPS/PPS (HEVC 32–34; H.264 7, 8).
     static func isParameterSet(_ unit: ArraySlice<UInt8>, codec: Codec) -> Bool {
-        let kind = type(unit, codec: codec)
-        return codec == .h264 ? kind == 7 || kind == 8 : (32...34).contains(kind)
+        isParameterSet(type: type(unit, codec: codec), codec: codec)
     }
 
     /// A coded slice (H.264 1–5; HEVC 0–9, 16–21).
@@ -167,5 +168,51 @@ extension NALUnits {
         guard bits.read(1) != nil else { return nil }
         if (16...23).contains(type(unit, codec: .hevc)), bits.read(1) == nil { return nil }
         return bits.readUE()
+    }
+}
+
+extension NALUnits {
+    /// Where each NAL unit lies in a sample, without copying it: length-prefixed (`lengthSize`), or Annex B
+    /// when nil. Nil when the lengths do not add up. Start codes are found with memchr (whole samples of
+    /// 1080p video pass through here on copies from MPEG-TS).
+    static func unitRanges(_ bytes: UnsafeBufferPointer<UInt8>, lengthSize: Int?) -> [Range<Int>]? {
+        var ranges: [Range<Int>] = []
+        guard let base = bytes.baseAddress else { return ranges }
+        if let lengthSize {
+            var index = 0
+            while index < bytes.count {
+                guard index + lengthSize <= bytes.count else { return nil }
+                var length = 0
+                for offset in 0..<lengthSize { length = length << 8 | Int(bytes[index + offset]) }
+                index += lengthSize
+                guard length > 0, index + length <= bytes.count else { return nil }
+                ranges.append(index..<(index + length))
+                index += length
+            }
+            return ranges
+        }
+        var start: Int?
+        var from = 0
+        while from < bytes.count, let found = memchr(base + from, 1, bytes.count - from) {
+            let one = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+            from = one + 1
+            guard one >= 2, bytes[one - 1] == 0, bytes[one - 2] == 0 else { continue }
+            if let begin = start {
+                var end = one - 2
+                while end > begin, bytes[end - 1] == 0 { end -= 1 }
+                if end > begin { ranges.append(begin..<end) }
+            }
+            start = one + 1
+        }
+        if let begin = start, begin < bytes.count { ranges.append(begin..<bytes.count) }
+        return ranges
+    }
+
+    static func type(ofUnitStartingWith header: UInt8, codec: Codec) -> Int {
+        codec == .h264 ? Int(header & 0x1f) : Int((header >> 1) & 0x3f)
+    }
+
+    static func isParameterSet(type: Int, codec: Codec) -> Bool {
+        codec == .h264 ? type == 7 || type == 8 : (32...34).contains(type)
     }
 }

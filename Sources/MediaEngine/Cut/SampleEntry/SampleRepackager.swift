@@ -16,35 +16,33 @@ struct SampleRepackager {
     /// Sets to drop from samples (out of band); nil keeps them (in band).
     let recordSets: [ParameterSet]?
 
-    /// The sample in the output's form; nil when it is already.
-    func repackage(_ bytes: [UInt8]) throws -> [UInt8]? {
-        let units: [ArraySlice<UInt8>]
-        if let sourceLengthSize {
+    /// The sample in the output's form; nil when it is already (checked in place, without a copy).
+    func repackage(_ bytes: UnsafeBufferPointer<UInt8>) throws -> [UInt8]? {
+        guard let ranges = NALUnits.unitRanges(bytes, lengthSize: sourceLengthSize) else {
             // A damaged sample (lengths that do not add up) is copied as the source has it: a copy does not
             // repair, and its sets cannot be told apart anyway.
-            guard let split = NALUnits.splitLengthPrefixed(bytes, lengthSize: sourceLengthSize) else {
-                if sourceLengthSize == outputLengthSize { return nil }
-                throw SampleEntryFailure(reason: "a sample's NAL unit lengths do not add up")
-            }
-            let hasSets = recordSets != nil && split.contains { NALUnits.isParameterSet($0, codec: codec) }
-            if sourceLengthSize == outputLengthSize, !hasSets { return nil }
-            units = split
-        } else {
-            units = NALUnits.splitAnnexB(bytes)
+            if sourceLengthSize == outputLengthSize { return nil }
+            throw SampleEntryFailure(reason: "a sample's NAL unit lengths do not add up")
         }
-        var kept: [ArraySlice<UInt8>] = []
-        kept.reserveCapacity(units.count)
-        for unit in units {
-            if let recordSets, NALUnits.isParameterSet(unit, codec: codec) {
-                guard recordSets.contains(where: { $0.unit[...] == unit }) else {
-                    let name = ParameterSet.parse(unit, codec: codec)?.description ?? "a parameter set"
+        func isSet(_ range: Range<Int>) -> Bool {
+            NALUnits.isParameterSet(type: NALUnits.type(ofUnitStartingWith: bytes[range.lowerBound], codec: codec), codec: codec)
+        }
+        if sourceLengthSize == outputLengthSize, recordSets == nil || !ranges.contains(where: isSet) { return nil }
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count + ranges.count * outputLengthSize)
+        for range in ranges {
+            if let recordSets, isSet(range) {
+                let unit = bytes[range]
+                guard recordSets.contains(where: { $0.unit.elementsEqual(unit) }) else {
+                    let name = ParameterSet.parse(ArraySlice(unit), codec: codec)?.description ?? "a parameter set"
                     throw SampleEntryFailure(reason: "\(name) inside a sample differs from the one in the sample entry; cut with --sample-entry in-band")
                 }
                 continue
             }
-            kept.append(unit)
+            for shift in stride(from: (outputLengthSize - 1) * 8, through: 0, by: -8) { out.append(UInt8((range.count >> shift) & 0xff)) }
+            out.append(contentsOf: bytes[range])
         }
-        return NALUnits.lengthPrefixed(kept, lengthSize: outputLengthSize)
+        return out
     }
 }
 
