@@ -20,11 +20,12 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
-        // FFmpeg (libavfilter for HDR tone mapping) + libpng headers and the C shims Swift cannot import (macros, setjmp, va_list logging).
+        // FFmpeg + libpng headers and the C shims Swift cannot import (macros, setjmp, va_list logging);
+        // libavfilter (HDR tone mapping) is loaded on first use, not linked (see CAV.h).
         .target(
             name: "CAV",
             linkerSettings: [
-                .linkedLibrary("avformat"), .linkedLibrary("avcodec"), .linkedLibrary("avfilter"), .linkedLibrary("avutil"),
+                .linkedLibrary("avformat"), .linkedLibrary("avcodec"), .linkedLibrary("avutil"),
                 .linkedLibrary("swscale"), .linkedLibrary("png16"),
             ]
         ),

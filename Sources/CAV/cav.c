@@ -229,3 +229,72 @@ void cav_free(void *p) { free(p); }
 const char *cav_png_version(void) {
     return png_get_libpng_ver(NULL);
 }
+
+// ---- libavfilter through dlopen (see CAV.h) ----
+#include <dlfcn.h>
+#include <pthread.h>
+
+#define CAV_STRINGIFY2(x) #x
+#define CAV_STRINGIFY(x) CAV_STRINGIFY2(x)
+
+static struct {
+    AVFilterGraph *(*graph_alloc)(void);
+    void (*graph_free)(AVFilterGraph **);
+    const AVFilter *(*get_by_name)(const char *);
+    int (*graph_create_filter)(AVFilterContext **, const AVFilter *, const char *, const char *, void *, AVFilterGraph *);
+    AVFilterInOut *(*inout_alloc)(void);
+    void (*inout_free)(AVFilterInOut **);
+    int (*graph_parse_ptr)(AVFilterGraph *, const char *, AVFilterInOut **, AVFilterInOut **, void *);
+    int (*graph_config)(AVFilterGraph *, void *);
+    int (*buffersrc_add_frame_flags)(AVFilterContext *, AVFrame *, int);
+    int (*buffersink_get_frame)(AVFilterContext *, AVFrame *);
+    int loaded;
+} cav_filter;
+static pthread_once_t cav_filter_once = PTHREAD_ONCE_INIT;
+
+static void cav_filter_load(void) {
+    // The same major version the headers describe: Debian 12's FFmpeg 5.1 is libavfilter.so.8.
+    void *library = dlopen("libavfilter.so." CAV_STRINGIFY(LIBAVFILTER_VERSION_MAJOR), RTLD_NOW | RTLD_LOCAL);
+    if (!library) return;
+#define CAV_LOAD(field, symbol) *(void **)(&cav_filter.field) = dlsym(library, symbol); if (!cav_filter.field) return;
+    CAV_LOAD(graph_alloc, "avfilter_graph_alloc")
+    CAV_LOAD(graph_free, "avfilter_graph_free")
+    CAV_LOAD(get_by_name, "avfilter_get_by_name")
+    CAV_LOAD(graph_create_filter, "avfilter_graph_create_filter")
+    CAV_LOAD(inout_alloc, "avfilter_inout_alloc")
+    CAV_LOAD(inout_free, "avfilter_inout_free")
+    CAV_LOAD(graph_parse_ptr, "avfilter_graph_parse_ptr")
+    CAV_LOAD(graph_config, "avfilter_graph_config")
+    CAV_LOAD(buffersrc_add_frame_flags, "av_buffersrc_add_frame_flags")
+    CAV_LOAD(buffersink_get_frame, "av_buffersink_get_frame")
+#undef CAV_LOAD
+    cav_filter.loaded = 1;
+}
+
+int cav_avfilter_available(void) {
+    pthread_once(&cav_filter_once, cav_filter_load);
+    return cav_filter.loaded;
+}
+
+AVFilterGraph *cav_avfilter_graph_alloc(void) { return cav_avfilter_available() ? cav_filter.graph_alloc() : NULL; }
+void cav_avfilter_graph_free(AVFilterGraph **graph) { if (cav_avfilter_available()) cav_filter.graph_free(graph); }
+const AVFilter *cav_avfilter_get_by_name(const char *name) { return cav_avfilter_available() ? cav_filter.get_by_name(name) : NULL; }
+int cav_avfilter_graph_create_filter(AVFilterContext **context, const AVFilter *filter, const char *name, const char *args,
+                                     void *opaque, AVFilterGraph *graph) {
+    return cav_avfilter_available() ? cav_filter.graph_create_filter(context, filter, name, args, opaque, graph) : AVERROR(ENOSYS);
+}
+AVFilterInOut *cav_avfilter_inout_alloc(void) { return cav_avfilter_available() ? cav_filter.inout_alloc() : NULL; }
+void cav_avfilter_inout_free(AVFilterInOut **inout) { if (cav_avfilter_available()) cav_filter.inout_free(inout); }
+int cav_avfilter_graph_parse_ptr(AVFilterGraph *graph, const char *filters, AVFilterInOut **inputs, AVFilterInOut **outputs,
+                                 void *log_context) {
+    return cav_avfilter_available() ? cav_filter.graph_parse_ptr(graph, filters, inputs, outputs, log_context) : AVERROR(ENOSYS);
+}
+int cav_avfilter_graph_config(AVFilterGraph *graph, void *log_context) {
+    return cav_avfilter_available() ? cav_filter.graph_config(graph, log_context) : AVERROR(ENOSYS);
+}
+int cav_av_buffersrc_add_frame_flags(AVFilterContext *context, AVFrame *frame, int flags) {
+    return cav_avfilter_available() ? cav_filter.buffersrc_add_frame_flags(context, frame, flags) : AVERROR(ENOSYS);
+}
+int cav_av_buffersink_get_frame(AVFilterContext *context, AVFrame *frame) {
+    return cav_avfilter_available() ? cav_filter.buffersink_get_frame(context, frame) : AVERROR(ENOSYS);
+}

@@ -79,3 +79,20 @@ int cav_png_read_rgb24(const char *path, uint8_t **out_rgb, int *width, int *hei
 void cav_free(void *p);
 
 #endif
+
+// libavfilter, loaded on first use (dlopen): it is needed only to tone-map HDR thumbnails, and linking it
+// costs every run ~45 ms of start-up and ~8 MiB (Debian's build pulls in Vulkan, rubberband, zmq, …).
+// cav_avfilter_available() loads it once (thread-safe); the other calls need it to have returned 1.
+int cav_avfilter_available(void);
+AVFilterGraph *cav_avfilter_graph_alloc(void);
+void cav_avfilter_graph_free(AVFilterGraph **graph);
+const AVFilter *cav_avfilter_get_by_name(const char *name);
+int cav_avfilter_graph_create_filter(AVFilterContext **context, const AVFilter *filter, const char *name, const char *args,
+                                     void *opaque, AVFilterGraph *graph);
+AVFilterInOut *cav_avfilter_inout_alloc(void);
+void cav_avfilter_inout_free(AVFilterInOut **inout);
+int cav_avfilter_graph_parse_ptr(AVFilterGraph *graph, const char *filters, AVFilterInOut **inputs, AVFilterInOut **outputs,
+                                 void *log_context);
+int cav_avfilter_graph_config(AVFilterGraph *graph, void *log_context);
+int cav_av_buffersrc_add_frame_flags(AVFilterContext *context, AVFrame *frame, int flags);
+int cav_av_buffersink_get_frame(AVFilterContext *context, AVFrame *frame);

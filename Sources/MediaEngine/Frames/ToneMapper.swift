@@ -21,7 +21,7 @@ final class ToneMapper {
     }
 
     deinit {
-        avfilter_graph_free(&graph)
+        cav_avfilter_graph_free(&graph)
     }
 
     /// Whether a frame needs tone mapping: its transfer is PQ (SMPTE ST 2084) or HLG (ARIB STD-B67).
@@ -37,10 +37,10 @@ final class ToneMapper {
         let wanted = Key(width: input.width, height: input.height, format: input.format, targetWidth: width, targetHeight: height)
         if wanted != key { try build(wanted, timeBase: AVRational(num: 1, den: 1)) }
         // The source keeps its own reference: the caller still owns `frame`.
-        var status = av_buffersrc_add_frame_flags(source, frame.pointer, Int32(AV_BUFFERSRC_FLAG_KEEP_REF))
+        var status = cav_av_buffersrc_add_frame_flags(source, frame.pointer, Int32(AV_BUFFERSRC_FLAG_KEEP_REF))
         if status < 0 { throw AVFailure(code: status, operation: "av_buffersrc_add_frame_flags") }
         output.unref()
-        status = av_buffersink_get_frame(sink, output.pointer)
+        status = cav_av_buffersink_get_frame(sink, output.pointer)
         if status < 0 {
             key = nil
             throw AVFailure(code: status, operation: "av_buffersink_get_frame (tone mapping)")
@@ -49,25 +49,28 @@ final class ToneMapper {
     }
 
     private func build(_ key: Key, timeBase: AVRational) throws(AVFailure) {
-        avfilter_graph_free(&graph)
+        cav_avfilter_graph_free(&graph)
         self.key = nil
-        guard let graph = avfilter_graph_alloc() else { throw AVFailure(code: CAV_AVERROR_ENOMEM, operation: "avfilter_graph_alloc") }
+        guard cav_avfilter_available() != 0 else {
+            throw AVFailure(code: cav_averror(ENOSYS), operation: "dlopen libavfilter (tone mapping)")
+        }
+        guard let graph = cav_avfilter_graph_alloc() else { throw AVFailure(code: CAV_AVERROR_ENOMEM, operation: "avfilter_graph_alloc") }
         self.graph = graph
         // The sampler's decoder threads are the thread budget; the graph stays on this one.
         graph.pointee.nb_threads = 1
         let arguments = "video_size=\(key.width)x\(key.height):pix_fmt=\(key.format):time_base=\(timeBase.num)/\(timeBase.den):pixel_aspect=1/1"
-        var status = avfilter_graph_create_filter(&source, avfilter_get_by_name("buffer"), "in", arguments, nil, graph)
+        var status = cav_avfilter_graph_create_filter(&source, cav_avfilter_get_by_name("buffer"), "in", arguments, nil, graph)
         if status < 0 { throw AVFailure(code: status, operation: "avfilter_graph_create_filter(buffer)") }
-        status = avfilter_graph_create_filter(&sink, avfilter_get_by_name("buffersink"), "out", nil, nil, graph)
+        status = cav_avfilter_graph_create_filter(&sink, cav_avfilter_get_by_name("buffersink"), "out", nil, nil, graph)
         if status < 0 { throw AVFailure(code: status, operation: "avfilter_graph_create_filter(buffersink)") }
         let chain = "zscale=w=\(key.targetWidth):h=\(key.targetHeight):filter=bicubic:t=linear:npl=100,format=gbrpf32le,"
             + "zscale=p=bt709,tonemap=tonemap=hable:desat=0,zscale=t=bt709:m=bt709:r=pc,format=gbrp"
         // As FFmpeg's filtering example: parse_ptr takes both lists and leaves in them what it did not
         // link; whatever they hold afterwards is freed here.
-        var outputs = avfilter_inout_alloc(), inputs = avfilter_inout_alloc()
+        var outputs = cav_avfilter_inout_alloc(), inputs = cav_avfilter_inout_alloc()
         defer {
-            avfilter_inout_free(&outputs)
-            avfilter_inout_free(&inputs)
+            cav_avfilter_inout_free(&outputs)
+            cav_avfilter_inout_free(&inputs)
         }
         guard let outputList = outputs, let inputList = inputs else {
             throw AVFailure(code: CAV_AVERROR_ENOMEM, operation: "avfilter_inout_alloc")
@@ -80,9 +83,9 @@ final class ToneMapper {
         inputList.pointee.filter_ctx = sink
         inputList.pointee.pad_idx = 0
         inputList.pointee.next = nil
-        status = avfilter_graph_parse_ptr(graph, chain, &inputs, &outputs, nil)
+        status = cav_avfilter_graph_parse_ptr(graph, chain, &inputs, &outputs, nil)
         if status < 0 { throw AVFailure(code: status, operation: "avfilter_graph_parse_ptr(zscale, tonemap)") }
-        status = avfilter_graph_config(graph, nil)
+        status = cav_avfilter_graph_config(graph, nil)
         if status < 0 { throw AVFailure(code: status, operation: "avfilter_graph_config") }
         self.key = key
     }
