@@ -277,14 +277,14 @@ int cav_avfilter_available(void) {
 }
 
 AVFilterGraph *cav_avfilter_graph_alloc(void) { return cav_avfilter_available() ? cav_filter.graph_alloc() : NULL; }
-void cav_avfilter_graph_free(AVFilterGraph **graph) { if (cav_avfilter_available()) cav_filter.graph_free(graph); }
+void cav_avfilter_graph_free(AVFilterGraph **graph) { if (graph && *graph && cav_avfilter_available()) cav_filter.graph_free(graph); }
 const AVFilter *cav_avfilter_get_by_name(const char *name) { return cav_avfilter_available() ? cav_filter.get_by_name(name) : NULL; }
 int cav_avfilter_graph_create_filter(AVFilterContext **context, const AVFilter *filter, const char *name, const char *args,
                                      void *opaque, AVFilterGraph *graph) {
     return cav_avfilter_available() ? cav_filter.graph_create_filter(context, filter, name, args, opaque, graph) : AVERROR(ENOSYS);
 }
 AVFilterInOut *cav_avfilter_inout_alloc(void) { return cav_avfilter_available() ? cav_filter.inout_alloc() : NULL; }
-void cav_avfilter_inout_free(AVFilterInOut **inout) { if (cav_avfilter_available()) cav_filter.inout_free(inout); }
+void cav_avfilter_inout_free(AVFilterInOut **inout) { if (inout && *inout && cav_avfilter_available()) cav_filter.inout_free(inout); }
 int cav_avfilter_graph_parse_ptr(AVFilterGraph *graph, const char *filters, AVFilterInOut **inputs, AVFilterInOut **outputs,
                                  void *log_context) {
     return cav_avfilter_available() ? cav_filter.graph_parse_ptr(graph, filters, inputs, outputs, log_context) : AVERROR(ENOSYS);

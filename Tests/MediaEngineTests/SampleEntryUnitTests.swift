@@ -157,10 +157,20 @@ struct SampleEntryUnitTests {
 
     @Test(arguments: [[0, 0, 0, 1, 0x67, 1, 2, 0, 0, 1, 0x68, 3, 0, 0, 0, 1, 0x65, 4, 5, 0, 0],
                       [0, 0, 1, 0x09, 0x10, 0, 0, 0, 1, 0x41, 1, 0, 0, 3, 1, 2, 0, 0, 1],
-                      [1, 0, 1, 0, 0, 1], [0, 0, 1], []] as [[UInt8]])
+                      [0, 0, 1], []] as [[UInt8]])
     func annexBRangesMatchTheSplit(_ stream: [UInt8]) {
         let ranges = stream.withUnsafeBufferPointer { NALUnits.unitRanges($0, lengthSize: nil) } ?? []
         #expect(ranges.map { Array(stream[$0]) } == NALUnits.splitAnnexB(stream).map { Array($0) })
+    }
+
+    /// Bytes before the first start code (a damaged sample) are kept as a unit: a copy drops nothing.
+    @Test func annexBKeepsWhatComesBeforeTheFirstStartCode() {
+        func units(_ stream: [UInt8]) -> [[UInt8]] {
+            (stream.withUnsafeBufferPointer { NALUnits.unitRanges($0, lengthSize: nil) } ?? []).map { Array(stream[$0]) }
+        }
+        #expect(units([1, 0, 1, 0, 0, 1, 0x65, 7]) == [[1, 0, 1], [0x65, 7]])
+        #expect(units([0x41, 9, 9]) == [[0x41, 9, 9]])
+        #expect(units([0, 0, 0]) == [])
     }
 
     @Test func lengthRangesRefuseLengthsThatDoNotAddUp() {

@@ -203,4 +203,27 @@ struct SampleEntryTests {
         // A Sony A7 III AVCHD clip: two PPS 0 of different contents alternate (checked in its Annex B stream).
         "metadata-extractor-images/Sony_ILCE-7M3_A7M3.mts": "PPS 0",
     ]
+
+    /// Files joined by stream copy into MP4 keep the later parts' sets in their samples under avc1: a copy
+    /// drops the duplicates of the record's sets and keeps the others where they are, with a run-time
+    /// warning, rather than fail or drop them.
+    @Test func joinedFileKeepsItsLaterSetsWithAWarning() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let joined = folder.file("joined.mp4")
+        let remux = try Run.tool("ffmpeg", ["-v", "error", "-i", TestPaths.fixture("sps-change.ts"), "-c", "copy", joined])
+        #expect(remux.status == 0, "\(remux.stderr)")
+        let source = try MP4VideoTrack.read(joined)
+        #expect(source.entries.map(\.type) == ["avc1"] && source.sampleNALTypes.contains { $0.contains(7) }, "the fixture has sets in band")
+        let (whole, report) = try Self.cut(joined, "copy", "mp4", start: "0.4", end: "3.5", in: folder)
+        let warnings = (report["warnings"] as? [[String: Any]]) ?? []
+        #expect(warnings.compactMap { $0["code"] as? String } == ["sample_entry"], "\(report)")
+        let track = try MP4VideoTrack.read(whole)
+        #expect(track.sampleNALTypes.contains { $0.contains(7) }, "the second part's SPS is still in band")
+        try Self.expectDecodesCleanly(whole, hevc: false, "joined, whole")
+        // Before the join only the record's own sets come in band: all dropped, no warning.
+        let (first, quiet) = try Self.cut(joined, "copy", "mp4", start: "0.4", end: "1.9", in: folder)
+        #expect((quiet["warnings"] as? [Any])?.isEmpty ?? true, "\(quiet)")
+        try Self.expectOutOfBand(first, entry: "avc1", "joined, first part")
+    }
 }

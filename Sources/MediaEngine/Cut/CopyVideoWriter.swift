@@ -11,7 +11,10 @@ final class CopyVideoWriter: VideoWriter {
     private var started = false
     private(set) var reachedPlannedEnd = false
     private(set) var latestPresentedEnd = Int64.min
-    let notices: [CutNotice] = []
+    var notices: [CutNotice] {
+        guard let kept = repackager?.keptUnknownSets, kept > 0 else { return [] }
+        return [.setsKeptInSamples(count: kept)]
+    }
     /// Puts samples in the sample entry's form (Annex B to lengths, sets out of band); nil copies them as they are.
     private let repackager: SampleRepackager?
 
@@ -50,7 +53,8 @@ final class CopyVideoWriter: VideoWriter {
     /// Gives the output stream the planned sample entry. Out of band, a source whose samples may hold sets
     /// (Annex B, avc3/hev1) gets a record of every set met in the range and its samples repackaged; an
     /// avc1/hvc1 source keeps its record, and the copies of its sets some writers repeat in samples are
-    /// dropped (one that differs from the record fails the cut: the record was written with the header).
+    /// dropped; a set the record lacks (joined files) stays in its sample, with a run-time `sample_entry`
+    /// warning (the record was written with the header).
     /// In band, the sets stay where they are (FFmpeg's muxer turns Annex B into lengths itself).
     static func applySampleEntry(_ entry: SampleEntryPlan?, to out: UnsafeMutablePointer<AVStream>) throws -> SampleRepackager? {
         guard let entry, let sets = entry.sourceSets else { return nil }
@@ -58,7 +62,7 @@ final class CopyVideoWriter: VideoWriter {
         guard entry.placement == .outOfBand else { return nil }
         guard sets.isAnnexB || sets.scanned else {
             return SampleRepackager(codec: sets.codec, sourceLengthSize: sets.lengthSize, outputLengthSize: sets.lengthSize ?? 4,
-                                    recordSets: sets.all)
+                                    recordSets: sets.all, keepsUnknownSets: true)
         }
         let lengthSize = sets.lengthSize ?? 4
         let extra = sets.codec == .hevc ? sets.recordBytes.map { DecoderConfiguration.extraArrays(ofHEVCRecord: $0) } ?? [] : []

@@ -30,6 +30,8 @@ public enum CutNotice: Sendable, Equatable {
     case smartFallback(SmartFallback)
     /// H.264/HEVC into MP4/MOV: the parameter sets could not go where `--sample-entry` asked.
     case sampleEntry(type: String, reason: SampleEntryReason)
+    /// A copy of an avc1/hvc1 source met parameter sets in its samples that its record lacks: kept there.
+    case setsKeptInSamples(count: Int)
     /// A smart cut of a Dolby Vision stream keeps its HDR10/HLG base layer only.
     case dolbyVisionDropped
     case streamDropped(index: Int, codec: String, container: String)
@@ -68,7 +70,7 @@ public enum CutNotice: Sendable, Equatable {
         case .firstFrameWhole: return "first_frame_whole"
         case .startsLate: return "starts_late"
         case .smartFallback: return "smart_fallback"
-        case .sampleEntry: return "sample_entry"
+        case .sampleEntry, .setsKeptInSamples: return "sample_entry"
         case .dolbyVisionDropped: return "dolby_vision_dropped"
         case .streamDropped: return "stream_dropped"
         case .decodeErrors: return "decode_errors"
@@ -79,14 +81,14 @@ public enum CutNotice: Sendable, Equatable {
 
     public var isWarning: Bool {
         switch self {
-        case .startsLate, .smartFallback, .sampleEntry, .streamDropped, .decodeErrors, .truncated, .pastReadableEnd: return true
+        case .startsLate, .smartFallback, .sampleEntry, .setsKeptInSamples, .streamDropped, .decodeErrors, .truncated, .pastReadableEnd: return true
         default: return false
         }
     }
 
     public var timing: Timing {
         switch self {
-        case .decodeErrors, .truncated: return .run
+        case .decodeErrors, .truncated, .setsKeptInSamples: return .run
         default: return .plan
         }
     }
@@ -100,7 +102,7 @@ public enum CutNotice: Sendable, Equatable {
         ("encoder_info_carried", false, .plan), ("dolby_vision_dropped", false, .plan),
         ("first_frame_whole", false, .plan), ("input_truncated", false, .plan), ("truncated", true, .plan),
         ("starts_late", true, .plan), ("smart_fallback", true, .plan), ("sample_entry", true, .plan), ("stream_dropped", true, .plan),
-        ("decode_errors", true, .run), ("truncated", true, .run),
+        ("decode_errors", true, .run), ("truncated", true, .run), ("sample_entry", true, .run),
     ]
 
     public var message: String {
@@ -146,6 +148,8 @@ public enum CutNotice: Sendable, Equatable {
             return "no keyframe at or before \(Words.seconds(requested)): the video starts at the first keyframe after it, \(Words.seconds(keyframe))"
         case let .smartFallback(reason):
             return "cut exactly instead of smartly: \(reason.description)"
+        case let .setsKeptInSamples(count):
+            return "\(count) parameter set(s) inside the source's samples are not in its sample entry (joined files?); they stay in the samples, which players that read only the sample entry ignore"
         case .dolbyVisionDropped:
             return "the re-encoded edges carry no Dolby Vision metadata, so the cut drops the Dolby Vision configuration and plays as its HDR10/HLG base layer"
         case let .sampleEntry(type, reason):

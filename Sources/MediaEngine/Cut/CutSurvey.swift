@@ -107,6 +107,8 @@ struct CutSurvey {
         if muxer.supportsEditLists {
             facts.parameterSets = try reader.parameterSets(parameters, mode: spec.mode, from: edge.keyframe, through: end.packets.last,
                                                           origin: input.originMicro)
+            // A smart cut needs every set placed in its record (or put back in band): unreadable ones refuse it.
+            if smart, facts.smartRefusal == nil, facts.parameterSets == nil { facts.smartRefusal = .configurationRecord }
         }
         return facts
     }

@@ -218,6 +218,8 @@ final class SmartVideoWriter: VideoWriter {
     /// Copies a packet; while the head is still being encoded it waits (its decode time is later).
     private func copy(_ packet: Packet) throws {
         let held = try packet.clone()
+        // The x264 version SEI goes in while the sample is still in the source's form (Annex B or lengths).
+        if copied == 0, video.carriesEncoderInfo { try held.setBytes(video.beginning.carried(into: held.bytes)) }
         if let repackaged = try repackager.repackage(held.data) { try held.setBytes(repackaged) }
         if copied == 0, inBand {
             // Back to the source's parameter sets after the re-encoded head (avc3/hev1 allow in-band ones),
@@ -232,7 +234,6 @@ final class SmartVideoWriter: VideoWriter {
                 try held.setBytes(sets + bytes)
             }
         }
-        if copied == 0, video.carriesEncoderInfo { try held.setBytes(video.beginning.carried(into: held.bytes)) }
         copied += 1
         held.pointer.pointee.pts = held.presentationTime
         held.shift(by: video.shift)

@@ -21,7 +21,8 @@ final class ToneMapper {
     }
 
     deinit {
-        cav_avfilter_graph_free(&graph)
+        // Only a graph that was built: freeing nothing must not load libavfilter.
+        if graph != nil { cav_avfilter_graph_free(&graph) }
     }
 
     /// Whether a frame needs tone mapping: its transfer is PQ (SMPTE ST 2084) or HLG (ARIB STD-B67).

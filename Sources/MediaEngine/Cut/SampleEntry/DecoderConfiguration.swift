@@ -4,12 +4,22 @@
 /// Annex B, which the copied samples are not.
 enum DecoderConfiguration {
     /// The record for `sets` (sorted VPS, SPS, PPS by id), NAL lengths of `lengthSize` bytes; nil when an
-    /// SPS cannot be read. `extraArrays`: hvcC arrays other than VPS/SPS/PPS (declarative SEI) to keep.
+    /// SPS cannot be read or the record's count and length fields cannot hold them. `extraArrays`: hvcC
+    /// arrays other than VPS/SPS/PPS (declarative SEI) to keep.
     static func record(_ sets: [ParameterSet], codec: NALUnits.Codec, lengthSize: Int = 4,
                        extraArrays: [(type: Int, units: [[UInt8]])] = []) -> [UInt8]? {
         let sorted = sets.sorted { ($0.kind, $0.id) < ($1.kind, $1.id) }
         let profiles = sorted.filter { $0.kind == .sps }.compactMap { SPSProfile.read($0, codec: codec) }
         guard let first = profiles.first, profiles.count == sorted.filter({ $0.kind == .sps }).count else { return nil }
+        // 16-bit unit lengths; H.264 counts of 5 bits (SPS) and 8 bits (PPS); HEVC 8-bit array and 16-bit unit counts.
+        let units = sorted.map(\.unit) + extraArrays.flatMap(\.units)
+        guard units.allSatisfy({ $0.count <= 0xffff }) else { return nil }
+        if codec == .h264 {
+            guard sorted.filter({ $0.kind == .sps }).count <= 31, sorted.filter({ $0.kind == .pps }).count <= 255 else { return nil }
+        } else {
+            guard extraArrays.count <= 252, extraArrays.allSatisfy({ $0.units.count <= 0xffff }),
+                  ParameterSet.Kind.allCases.allSatisfy({ kind in sorted.filter { $0.kind == kind }.count <= 0xffff }) else { return nil }
+        }
         return codec == .h264 ? avcC(sorted, profiles: profiles, first: first, lengthSize: lengthSize)
                               : hvcC(sorted, profiles: profiles, first: first, lengthSize: lengthSize, extraArrays: extraArrays)
     }
@@ -30,7 +40,8 @@ enum DecoderConfiguration {
         for set in sps { append16(set.unit.count, to: &out); out += set.unit }
         out.append(UInt8(pps.count))
         for set in pps { append16(set.unit.count, to: &out); out += set.unit }
-        if [100, 110, 122, 144].contains(Int(profile)) {
+        // The extension (chroma format, bit depths) for every profile but Baseline, Main and Extended.
+        if ![66, 77, 88].contains(Int(profile)) {
             out += [0xfc | UInt8(first.chromaFormat & 3), 0xf8 | UInt8((first.bitDepthLuma - 8) & 7),
                     0xf8 | UInt8((first.bitDepthChroma - 8) & 7), 0]
         }

@@ -174,7 +174,8 @@ extension NALUnits {
 extension NALUnits {
     /// Where each NAL unit lies in a sample, without copying it: length-prefixed (`lengthSize`), or Annex B
     /// when nil. Nil when the lengths do not add up. Start codes are found with memchr (whole samples of
-    /// 1080p video pass through here on copies from MPEG-TS).
+    /// 1080p video pass through here on copies from MPEG-TS). Annex B bytes before the first start code (a
+    /// damaged sample) count as a unit of their own: a copy keeps what the source has.
     static func unitRanges(_ bytes: UnsafeBufferPointer<UInt8>, lengthSize: Int?) -> [Range<Int>]? {
         var ranges: [Range<Int>] = []
         guard let base = bytes.baseAddress else { return ranges }
@@ -193,10 +194,16 @@ extension NALUnits {
         }
         var start: Int?
         var from = 0
+        func appendPrefix(until end: Int) {
+            var last = end
+            while last > 0, bytes[last - 1] == 0 { last -= 1 }
+            if last > 0 { ranges.append(0..<last) }
+        }
         while from < bytes.count, let found = memchr(base + from, 1, bytes.count - from) {
             let one = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
             from = one + 1
             guard one >= 2, bytes[one - 1] == 0, bytes[one - 2] == 0 else { continue }
+            if start == nil { appendPrefix(until: one - 2) }
             if let begin = start {
                 var end = one - 2
                 while end > begin, bytes[end - 1] == 0 { end -= 1 }
@@ -205,6 +212,7 @@ extension NALUnits {
             start = one + 1
         }
         if let begin = start, begin < bytes.count { ranges.append(begin..<bytes.count) }
+        if start == nil { appendPrefix(until: bytes.count) }
         return ranges
     }
 

@@ -1,6 +1,6 @@
 /// An H.264/HEVC parameter set: its kind, id, the id of the set it refers to, and its NAL unit.
 public struct ParameterSet: Sendable, Equatable, CustomStringConvertible {
-    public enum Kind: String, Sendable, Comparable {
+    public enum Kind: String, Sendable, Comparable, CaseIterable {
         case vps, sps, pps
         public static func < (a: Kind, b: Kind) -> Bool { a.order < b.order }
         private var order: Int { self == .vps ? 0 : self == .sps ? 1 : 2 }
@@ -18,6 +18,8 @@ public struct ParameterSet: Sendable, Equatable, CustomStringConvertible {
     /// The set a NAL unit holds; nil when it is not a parameter set or cannot be read.
     static func parse(_ unit: ArraySlice<UInt8>, codec: NALUnits.Codec) -> ParameterSet? {
         guard NALUnits.isParameterSet(unit, codec: codec) else { return nil }
+        // HEVC sets of layers above the base (multi-layer streams) are not handled.
+        if codec == .hevc, unit.count >= 2, (unit[unit.startIndex] & 1) << 5 | unit[unit.startIndex + 1] >> 3 != 0 { return nil }
         var bits = RBSPBits(Array(unit.dropFirst(NALUnits.headerSize(codec)).prefix(128)))
         let kind = NALUnits.type(unit, codec: codec)
         switch (codec, kind) {

@@ -8,13 +8,25 @@ struct SampleEntryFailure: Error {
 /// (from Annex B or other length sizes) and, out of band, no parameter sets inside — each one dropped
 /// must be one the record holds. Written here, not with FFmpeg's `filter_units` bitstream filter, because
 /// the sets it drops must be checked against the record, and Annex B needs converting in the same pass.
-struct SampleRepackager {
+final class SampleRepackager {
     let codec: NALUnits.Codec
     /// The source's NAL length size; nil for Annex B.
     let sourceLengthSize: Int?
     let outputLengthSize: Int
     /// Sets to drop from samples (out of band); nil keeps them (in band).
     let recordSets: [ParameterSet]?
+    /// A set the record lacks is kept in its sample (and counted) rather than failing the cut: for copies
+    /// of avc1/hvc1 sources, whose samples were not read while planning.
+    let keepsUnknownSets: Bool
+    private(set) var keptUnknownSets = 0
+
+    init(codec: NALUnits.Codec, sourceLengthSize: Int?, outputLengthSize: Int, recordSets: [ParameterSet]?, keepsUnknownSets: Bool = false) {
+        self.codec = codec
+        self.sourceLengthSize = sourceLengthSize
+        self.outputLengthSize = outputLengthSize
+        self.recordSets = recordSets
+        self.keepsUnknownSets = keepsUnknownSets
+    }
 
     /// The sample in the output's form; nil when it is already (checked in place, without a copy).
     func repackage(_ bytes: UnsafeBufferPointer<UInt8>) throws -> [UInt8]? {
@@ -33,11 +45,14 @@ struct SampleRepackager {
         for range in ranges {
             if let recordSets, isSet(range) {
                 let unit = bytes[range]
-                guard recordSets.contains(where: { $0.unit.elementsEqual(unit) }) else {
+                if keepsUnknownSets, !recordSets.contains(where: { $0.unit.elementsEqual(unit) }) {
+                    keptUnknownSets += 1
+                } else if !recordSets.contains(where: { $0.unit.elementsEqual(unit) }) {
                     let name = ParameterSet.parse(ArraySlice(unit), codec: codec)?.description ?? "a parameter set"
                     throw SampleEntryFailure(reason: "\(name) inside a sample differs from the one in the sample entry; cut with --sample-entry in-band")
+                } else {
+                    continue
                 }
-                continue
             }
             for shift in stride(from: (outputLengthSize - 1) * 8, through: 0, by: -8) { out.append(UInt8((range.count >> shift) & 0xff)) }
             out.append(contentsOf: bytes[range])

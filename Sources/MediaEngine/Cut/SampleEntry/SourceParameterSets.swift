@@ -15,6 +15,8 @@ public struct SourceParameterSets: Sendable, Equatable {
     public private(set) var added: [ParameterSet] = []
     /// The first set met inside a sample whose id an earlier set has, with other contents.
     public private(set) var conflict: Conflict?
+    /// Two sets of one id with different contents in the record itself (or the Annex B extradata).
+    private var recordConflict: Conflict?
     /// Whether the range's samples were read for sets (sources that may carry them in band).
     public var scanned = false
     /// Sets met inside samples, in decode order: each one's first appearance and every change.
@@ -58,7 +60,7 @@ public struct SourceParameterSets: Sendable, Equatable {
         var result = self
         result.occurrences = []
         result.added = []
-        result.conflict = nil
+        result.conflict = recordConflict
         for occurrence in occurrences where occurrence.dts <= startDts {
             if let index = result.record.firstIndex(where: { $0.kind == occurrence.set.kind && $0.id == occurrence.set.id }) {
                 result.record[index] = occurrence.set
@@ -101,17 +103,19 @@ public struct SourceParameterSets: Sendable, Equatable {
 
     /// The sets of an avcC/hvcC record, or of Annex B extradata.
     static func read(extradata: [UInt8], codec: NALUnits.Codec, tag: String?) -> SourceParameterSets? {
-        if extradata.first == 1 {
-            guard let configuration = NALUnits.configuration(extradata, codec: codec) else { return nil }
-            let sets = configuration.parameterSets.compactMap { ParameterSet.parse($0, codec: codec) }
-            return SourceParameterSets(codec: codec, record: sets, recordBytes: extradata, lengthSize: configuration.lengthSize,
-                                       sourceTag: tag)
-        }
-        var source = SourceParameterSets(codec: codec, record: [], recordBytes: nil, lengthSize: nil, sourceTag: tag)
-        for unit in NALUnits.splitAnnexB(extradata) {
-            if let set = ParameterSet.parse(unit, codec: codec) { source.meet(set, seconds: nil) }
+        let record = extradata.first == 1 ? NALUnits.configuration(extradata, codec: codec) : nil
+        if extradata.first == 1, record == nil { return nil }
+        var source = SourceParameterSets(codec: codec, record: [], recordBytes: record == nil ? nil : extradata,
+                                         lengthSize: record?.lengthSize, sourceTag: tag)
+        // Declarative SEI arrays of an hvcC are carried over as they are (DecoderConfiguration.extraArrays).
+        let units = (record?.parameterSets ?? NALUnits.splitAnnexB(extradata)).filter { NALUnits.isParameterSet($0, codec: codec) }
+        for unit in units {
+            // A set that cannot be read (or of a layer above the base) could not be placed in a new record.
+            guard let set = ParameterSet.parse(unit, codec: codec) else { return nil }
+            source.meet(set, seconds: nil)
         }
         source.record = source.added
+        source.recordConflict = source.conflict
         source.added = []
         return source
     }
