@@ -7,7 +7,7 @@ import Testing
 /// players that read only the HEVC stream find them.
 @Suite(.serialized)
 struct HDRCutTests {
-    /// 4 s of 10-bit PQ HEVC (a keyframe every second) with x265's SEI, plus `mdcv`/`clli` boxes (fixtures/tools/add-hdr10-boxes.py).
+    /// 4 s of 10-bit PQ HEVC (a keyframe every second) with x265's SEI, plus `mdcv`/`clli` boxes (fixtures/tools/add-entry-boxes.py).
     static func hdr10File(_ folder: TemporaryFolder) throws -> String {
         let encoded = folder.file("pq.mp4"), path = folder.file("hdr10.mp4")
         let x265 = "log-level=error:keyint=30:min-keyint=30:colorprim=bt2020:transfer=smpte2084:colormatrix=bt2020nc"
@@ -16,7 +16,7 @@ struct HDRCutTests {
                                           "-pix_fmt", "yuv420p10le", "-c:v", "libx265", "-x265-params", x265, "-color_primaries", "bt2020",
                                           "-color_trc", "smpte2084", "-colorspace", "bt2020nc", "-tag:v", "hvc1", encoded])
         try #require(run.status == 0, "\(run.stderr)")
-        let boxes = try Run.tool("python3", [TestPaths.packageRoot + "/fixtures/tools/add-hdr10-boxes.py", encoded, path])
+        let boxes = try Run.tool("python3", [TestPaths.packageRoot + "/fixtures/tools/add-entry-boxes.py", encoded, path, "hdr10"])
         try #require(boxes.status == 0, "\(boxes.stderr)")
         return path
     }

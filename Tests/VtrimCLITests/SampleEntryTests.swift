@@ -226,4 +226,25 @@ struct SampleEntryTests {
         #expect((quiet["warnings"] as? [Any])?.isEmpty ?? true, "\(quiet)")
         try Self.expectOutOfBand(first, entry: "avc1", "joined, first part")
     }
+
+    /// A Dolby Vision source (an HEVC fixture given an iPhone-style profile 8.4 `dvvC`): smart and copy cuts
+    /// say the configuration is dropped, and the output has none, only the hvc1 stream.
+    @Test func dolbyVisionConfigurationIsDroppedWithANote() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let source = folder.file("dovi.mp4")
+        let boxes = try Run.tool("python3", [TestPaths.packageRoot + "/fixtures/tools/add-entry-boxes.py", TestPaths.fixture("hevc.mp4"), source, "dovi"])
+        #expect(boxes.status == 0, "\(boxes.stderr)")
+        let probe = try Run.tool("ffprobe", ["-v", "error", "-show_streams", "-select_streams", "v", source])
+        #expect(probe.stdout.contains("DOVI configuration record"), "the fixture carries Dolby Vision")
+        for (mode, end) in [("smart", "2"), ("copy", "1.5")] {
+            let (output, report) = try Self.cut(source, mode, "mp4", start: "0.3", end: end, in: folder)
+            #expect(report["mode"] as? String == mode)
+            let notes = (report["notes"] as? [[String: Any]])?.compactMap { $0["code"] as? String } ?? []
+            #expect(notes.contains("dolby_vision_dropped"), "\(mode): \(report)")
+            let written = try Run.tool("ffprobe", ["-v", "error", "-show_streams", "-select_streams", "v", output])
+            #expect(!written.stdout.contains("DOVI"), "\(mode)")
+            try Self.expectOutOfBand(output, entry: "hvc1", "\(mode) of a Dolby Vision source")
+        }
+    }
 }

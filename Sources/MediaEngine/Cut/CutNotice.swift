@@ -32,8 +32,8 @@ public enum CutNotice: Sendable, Equatable {
     case sampleEntry(type: String, reason: SampleEntryReason)
     /// A copy of an avc1/hvc1 source met parameter sets in its samples that its record lacks: kept there.
     case setsKeptInSamples(count: Int)
-    /// A smart cut of a Dolby Vision stream keeps its HDR10/HLG base layer only.
-    case dolbyVisionDropped
+    /// A cut of a Dolby Vision stream into MP4/MOV keeps its HDR10/HLG base layer only.
+    case dolbyVisionDropped(smart: Bool)
     case streamDropped(index: Int, codec: String, container: String)
 
     // Warnings (run-time).
@@ -150,8 +150,9 @@ public enum CutNotice: Sendable, Equatable {
             return "cut exactly instead of smartly: \(reason.description)"
         case let .setsKeptInSamples(count):
             return "\(count) parameter set(s) inside the source's samples are not in its sample entry (joined files?); they stay in the samples, which players that read only the sample entry ignore"
-        case .dolbyVisionDropped:
-            return "the re-encoded edges carry no Dolby Vision metadata, so the cut drops the Dolby Vision configuration and plays as its HDR10/HLG base layer"
+        case let .dolbyVisionDropped(smart):
+            let why = smart ? "a smart cut's re-encoded edges carry no Dolby Vision metadata" : "FFmpeg 5.1's MP4 muxer writes the Dolby Vision box only in its unofficial mode"
+            return "the cut has no Dolby Vision configuration (\(why)): players show its HDR10/HLG base layer"
         case let .sampleEntry(type, reason):
             return "the video is written as `\(type)`: \(reason.description)"
         case let .streamDropped(index, codec, container):

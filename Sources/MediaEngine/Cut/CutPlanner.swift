@@ -203,7 +203,7 @@ enum CutPlanner {
         let exactFromStart = mode == .exact && !start.startsLate
         let companionsStart = exactFromStart ? facts.startMicro : video.micro(cut.firstShown)
         let companionsShift = exactFromStart ? facts.startMicro : video.micro(cut.outputZero)
-        if mode == .smart, video.hasDolbyVision { notices.append(.dolbyVisionDropped) }
+        if container.editLists, video.hasDolbyVision { notices.append(.dolbyVisionDropped(smart: mode == .smart)) }
         // H.264/HEVC into MP4/MOV: where the parameter sets go.
         var sampleEntry: SampleEntryPlan?
         if container.editLists {

@@ -69,7 +69,7 @@ final class SmartVideoWriter: VideoWriter {
         sourceParameterSets = sets.record.map { $0.unit[...] }
         frame = try Frame()
         // Dolby Vision: the re-encoded edges carry none of its metadata, so the configuration is dropped and
-        // the stream stays the HDR10/HLG base layer (note `dolby_vision_dropped`).
+        // the stream stays the HDR10/HLG base layer (note `dolby_vision_dropped`), whatever the muxer's mode.
         let out = try output.addCopy(of: stream, keepSideData: false)
         try output.copySideData(from: stream, to: out, except: AV_PKT_DATA_DOVI_CONF)
         var recordSets = sets.all
