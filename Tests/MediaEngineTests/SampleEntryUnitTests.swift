@@ -1,4 +1,5 @@
 @testable import MediaEngine
+import TestSupport
 import Testing
 
 /// The pure parts of out-of-band sample entries: bit rewriting, x265's renumbered sets and slices,
@@ -69,11 +70,11 @@ struct SampleEntryUnitTests {
     }
 
     @Test func slicesTakeAPPSIdOfWholeBytesMore() throws {
-        #expect(NALUnits.slicePPSId(Self.slice[...], codec: .hevc) == 0)
+        #expect(NALSyntax.slicePPSId(Self.slice, hevc: true) == 0)
         for pps in [15, 22, 30] {
             let renumbered = try #require(HEVCRenumbering.renumber(slice: Self.slice[...], pps: pps))
             #expect(renumbered.count == Self.slice.count + 1)
-            #expect(NALUnits.slicePPSId(renumbered[...], codec: .hevc) == pps)
+            #expect(NALSyntax.slicePPSId(renumbered, hevc: true) == pps)
             // The slice data after the header is the same bytes.
             #expect(renumbered.suffix(Self.slice.count - 4) == Self.slice.suffix(Self.slice.count - 4))
             #expect(HEVCRenumbering.renumber(slice: renumbered[...], pps: 0) == Self.slice)

@@ -86,22 +86,6 @@ enum DecoderConfiguration {
 
     /// The hvcC arrays of a record other than VPS/SPS/PPS (declarative SEI), to carry into a new record.
     static func extraArrays(ofHEVCRecord record: [UInt8]) -> [(type: Int, units: [[UInt8]])] {
-        guard record.count >= 23, record[0] == 1 else { return [] }
-        var arrays: [(type: Int, units: [[UInt8]])] = []
-        var offset = 23
-        func read16(_ at: Int) -> Int? { at + 1 < record.count ? Int(record[at]) << 8 | Int(record[at + 1]) : nil }
-        for _ in 0..<Int(record[22]) {
-            guard offset + 3 <= record.count, let count = read16(offset + 1) else { return arrays }
-            let type = Int(record[offset] & 0x3f)
-            offset += 3
-            var units: [[UInt8]] = []
-            for _ in 0..<count {
-                guard let length = read16(offset), offset + 2 + length <= record.count else { return arrays }
-                units.append(Array(record[(offset + 2)..<(offset + 2 + length)]))
-                offset += 2 + length
-            }
-            if !(32...34).contains(type) { arrays.append((type, units)) }
-        }
-        return arrays
+        (NALUnits.hevcArrays(record) ?? []).filter { !(32...34).contains($0.type) }.map { ($0.type, $0.units.map(Array.init)) }
     }
 }

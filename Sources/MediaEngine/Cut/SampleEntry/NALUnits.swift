@@ -28,18 +28,7 @@ public enum NALUnits {
 
     /// The NAL units of a length-prefixed sample; nil when the lengths do not add up.
     static func splitLengthPrefixed(_ bytes: [UInt8], lengthSize: Int) -> [ArraySlice<UInt8>]? {
-        var units: [ArraySlice<UInt8>] = []
-        var index = 0
-        while index < bytes.count {
-            guard index + lengthSize <= bytes.count else { return nil }
-            var length = 0
-            for byte in bytes[index..<(index + lengthSize)] { length = length << 8 | Int(byte) }
-            index += lengthSize
-            guard length > 0, index + length <= bytes.count else { return nil }
-            units.append(bytes[index..<(index + length)])
-            index += length
-        }
-        return units
+        bytes.withUnsafeBufferPointer { unitRanges($0, lengthSize: lengthSize) }.map { $0.map { bytes[$0] } }
     }
 
     static func lengthPrefixed<S: Sequence>(_ units: S, lengthSize: Int) -> [UInt8] where S.Element == ArraySlice<UInt8> {
@@ -108,21 +97,34 @@ public enum NALUnits {
             }
             return (lengthSize, sets)
         case .hevc:
-            guard record.count >= 23, record[0] == 1 else { return nil }
-            let lengthSize = Int(record[21] & 3) + 1
-            var offset = 23
-            for _ in 0..<Int(record[22]) {
-                guard offset + 3 <= record.count, let count = read16(offset + 1) else { return nil }
-                offset += 3
-                for _ in 0..<count {
-                    guard let length = read16(offset), offset + 2 + length <= record.count else { return nil }
-                    sets.append(record[(offset + 2)..<(offset + 2 + length)])
-                    offset += 2 + length
-                }
-            }
-            return (lengthSize, sets)
+            guard let arrays = hevcArrays(record) else { return nil }
+            return (Int(record[21] & 3) + 1, arrays.flatMap(\.units))
         }
     }
+
+    /// The NAL unit arrays of an hvcC record (type, units), in order; nil when it is malformed.
+    static func hevcArrays(_ record: [UInt8]) -> [(type: Int, units: [ArraySlice<UInt8>])]? {
+        func read16(_ offset: Int) -> Int? {
+            offset + 1 < record.count ? Int(record[offset]) << 8 | Int(record[offset + 1]) : nil
+        }
+        guard record.count >= 23, record[0] == 1 else { return nil }
+        var arrays: [(type: Int, units: [ArraySlice<UInt8>])] = []
+        var offset = 23
+        for _ in 0..<Int(record[22]) {
+            guard offset + 3 <= record.count, let count = read16(offset + 1) else { return nil }
+            let type = Int(record[offset] & 0x3f)
+            offset += 3
+            var units: [ArraySlice<UInt8>] = []
+            for _ in 0..<count {
+                guard let length = read16(offset), offset + 2 + length <= record.count else { return nil }
+                units.append(record[(offset + 2)..<(offset + 2 + length)])
+                offset += 2 + length
+            }
+            arrays.append((type, units))
+        }
+        return arrays
+    }
+
 }
 
 extension NALUnits {
@@ -156,18 +158,6 @@ extension NALUnits {
     static func isSlice(_ unit: ArraySlice<UInt8>, codec: Codec) -> Bool {
         let kind = type(unit, codec: codec)
         return codec == .h264 ? (1...5).contains(kind) : (0...9).contains(kind) || (16...21).contains(kind)
-    }
-
-    /// The PPS id a slice refers to; nil when the header cannot be read.
-    static func slicePPSId(_ unit: ArraySlice<UInt8>, codec: Codec) -> Int? {
-        var bits = RBSPBits(Array(unit.dropFirst(headerSize(codec)).prefix(64)))
-        if codec == .h264 {
-            guard bits.readUE() != nil, bits.readUE() != nil else { return nil }
-            return bits.readUE()
-        }
-        guard bits.read(1) != nil else { return nil }
-        if (16...23).contains(type(unit, codec: .hevc)), bits.read(1) == nil { return nil }
-        return bits.readUE()
     }
 }
 
