@@ -40,9 +40,9 @@ public enum ProbeJob {
             ("profile", .optional(video.profile)),
             ("width", .int(Int64(video.width))),
             ("height", .int(Int64(video.height))),
-            ("sar", .string(video.sampleAspectRatio.description)),
-            ("display_width", .int(Int64(video.displayWidth))),
-            ("display_height", .int(Int64(video.displayHeight))),
+            ("sar", .string(video.storedSampleAspectRatio.description)),
+            ("display_width", video.sizeIsValid ? .int(Int64(video.displayWidth)) : .null),
+            ("display_height", video.sizeIsValid ? .int(Int64(video.displayHeight)) : .null),
             ("rotation", .int(Int64(video.orientation.rotationDegrees))),
             ("mirrored", .bool(video.orientation.mirrored)),
             ("display_matrix", video.orientation.matrix.map { .array($0.map { .int(Int64($0)) }) } ?? .null),
@@ -98,14 +98,14 @@ public enum ProbeJob {
             var text = "  video     #\(video.index) \(video.codec)"
             if let profile = video.profile { text += " (\(profile))" }
             text += " \(video.width)x\(video.height)"
-            if video.sampleAspectRatio.numerator != video.sampleAspectRatio.denominator {
-                text += " SAR \(video.sampleAspectRatio)"
+            if video.storedSampleAspectRatio.numerator != video.storedSampleAspectRatio.denominator {
+                text += " SAR \(video.storedSampleAspectRatio)"
             }
             if let fps = video.framesPerSecond { text += ", \(Human.decimal(fps, places: 3)) fps" }
             if let pixelFormat = video.pixelFormat { text += ", \(pixelFormat)" }
             text += ", B-frames \(video.hasBFrames)"
             lines.append(text)
-            var shown = "            shown \(video.displayWidth)x\(video.displayHeight)"
+            var shown = video.sizeIsValid ? "            shown \(video.displayWidth)x\(video.displayHeight)" : "            shown at no valid size"
             let orientation = video.orientation
             if orientation.rotationDegrees != 0 { shown += ", rotated \(orientation.rotationDegrees)° clockwise" }
             if orientation.mirrored { shown += ", mirrored" }

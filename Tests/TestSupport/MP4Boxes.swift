@@ -14,6 +14,8 @@ public struct MP4VideoTrack: Sendable {
         /// The record's profile (H.264 AVCProfileIndication; HEVC general_profile_idc), tier (HEVC) and level.
         public var recordProfile: (profile: Int, tier: Int, level: Int)
         public var lengthSize: Int
+        /// hvcC: each array's NAL unit type and its array_completeness bit.
+        public var arrayCompleteness: [(type: Int, complete: Bool)] = []
     }
 
     public var entries: [Entry]
@@ -48,6 +50,7 @@ public struct MP4VideoTrack: Sendable {
             // VisualSampleEntry: 78 bytes of fields before its child boxes.
             let children = MP4Box.children(data, min(entry.body.lowerBound + 78, entry.body.upperBound)..<entry.body.upperBound)
             var types: [Int] = [], lengthSize = 4, units: [[UInt8]] = [], profile = (profile: 0, tier: 0, level: 0)
+            var completeness: [(type: Int, complete: Bool)] = []
             if let avcC = children.first(where: { $0.type == "avcC" }) {
                 profile = (Int(data[avcC.body.lowerBound + 1]), 0, Int(data[avcC.body.lowerBound + 3]))
                 var at = avcC.body.lowerBound + 4
@@ -69,6 +72,7 @@ public struct MP4VideoTrack: Sendable {
                 profile = (general & 0x1F, general >> 5 & 1, Int(data[hvcC.body.lowerBound + 12]))
                 var at = hvcC.body.lowerBound + 23
                 for _ in 0..<Int(data[hvcC.body.lowerBound + 22]) {
+                    completeness.append((Int(data[at] & 0x3F), data[at] & 0x80 != 0))
                     let count = Int(data[at + 1]) << 8 | Int(data[at + 2])
                     at += 3
                     for _ in 0..<count {
@@ -79,7 +83,8 @@ public struct MP4VideoTrack: Sendable {
                     }
                 }
             }
-            entries.append(Entry(type: entry.type, recordNALTypes: types, recordUnits: units, recordProfile: profile, lengthSize: lengthSize))
+            entries.append(Entry(type: entry.type, recordNALTypes: types, recordUnits: units, recordProfile: profile, lengthSize: lengthSize,
+                                 arrayCompleteness: completeness))
         }
         guard !entries.isEmpty, let stsz = MP4Box.child(data, stbl, "stsz"), let stsc = MP4Box.child(data, stbl, "stsc") else {
             throw MP4Error("no sample tables")

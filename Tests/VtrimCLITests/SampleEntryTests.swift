@@ -17,6 +17,11 @@ struct SampleEntryTests {
         #expect(record.isSuperset(of: wanted), "\(context): record holds \(record.sorted())")
         let inBand = track.sampleNALTypes.enumerated().filter { !$0.element.allSatisfy { !track.parameterSetTypes.contains($0) } }.map(\.offset)
         #expect(inBand.isEmpty, "\(context): parameter sets inside samples \(inBand.prefix(5))")
+        if entry == "hvc1" {
+            // ISO/IEC 14496-15: in hvc1 every VPS/SPS/PPS array says it is complete (FFmpeg 5.1 writes 0).
+            let incomplete = (track.entries.first?.arrayCompleteness ?? []).filter { (32...34).contains($0.type) && !$0.complete }
+            #expect(incomplete.isEmpty, "\(context): hvcC arrays not marked complete: \(incomplete.map(\.type))")
+        }
         try expectSlicesResolve(track, context)
     }
 

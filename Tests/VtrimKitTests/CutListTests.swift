@@ -24,4 +24,23 @@ struct CutListTests {
     @Test func headerOnlyFirst() {
         #expect(throws: CutList.ParseError.self) { try CutList.parse("1,2\nstart,end\n") }
     }
+
+    /// RFC 4180 quoting, as LosslessCut writes labels: `""` inside quotes is one quote, commas inside
+    /// quotes stay in the field.
+    @Test(arguments: [
+        ("a,b,c", ["a", "b", "c"]),
+        ("1,2,\"a\"\"b\"", ["1", "2", "a\"b"]),
+        ("1,2,\"x, y\"", ["1", "2", "x, y"]),
+        ("1,2,\"\"\"quoted\"\"\"", ["1", "2", "\"quoted\""]),
+        ("1,2,\"\"", ["1", "2", ""]),
+        ("1,,", ["1", "", ""]),
+    ])
+    func csvFields(line: String, expected: [String]) {
+        #expect(CutList.fieldsOf(line) == expected)
+    }
+
+    @Test func quotedLabelWithEscapedQuote() throws {
+        let segments = try CutList.parse("1,2,\"the \"\"best\"\" part\"\n")
+        #expect(segments.first?.label == "the \"best\" part")
+    }
 }

@@ -64,7 +64,7 @@ public enum CutVerifier {
         } else {
             try scan.read(until: { $0.headComplete })
             let origin = input.originMicro
-            let tail = origin + duration - 4 * Int64(AV_TIME_BASE)
+            let tail = origin.plus(duration).minus(4 * Int64(AV_TIME_BASE))
             if av_seek_frame(input.format, -1, tail, AVSEEK_FLAG_BACKWARD) >= 0 {
                 scan.resetLastFrames()
                 try scan.read(until: nil)
@@ -161,7 +161,7 @@ public enum CutVerifier {
                 }
                 if duration == 0 { videoDurationsMissing = true }
                 videoStart = min(videoStart, start)
-                videoEnd = max(videoEnd, start + duration)
+                videoEnd = max(videoEnd, start.plus(duration))
             } else {
                 // Without stream analysis Matroska's audio blocks carry no duration: one codec frame, or as
                 // long as the packet before.
@@ -169,7 +169,7 @@ public enum CutVerifier {
                 if length == 0, let parameters = stream.pointee.codecpar?.pointee, parameters.frame_size > 0, parameters.sample_rate > 0 {
                     length = av_rescale_q(Int64(parameters.frame_size), AVRational(num: 1, den: parameters.sample_rate), cav_time_base_q())
                 }
-                if length == 0, previousAudioStart != Int64.min, start > previousAudioStart { length = start - previousAudioStart }
+                if length == 0, previousAudioStart != Int64.min, start > previousAudioStart { length = start.minus(previousAudioStart) }
                 previousAudioStart = start
                 let end = start.plus(length)
                 start = start.plus(CutVerifier.skippedMicro(packet, stream))
@@ -180,14 +180,14 @@ public enum CutVerifier {
 
         private mutating func finish() {
             if videoDurationsMissing, lastVideoStart != Int64.min {
-                var frame = previousVideoStart != Int64.min ? lastVideoStart - previousVideoStart : 0
+                var frame = previousVideoStart != Int64.min ? lastVideoStart.minus(previousVideoStart) : 0
                 if frame <= 0, let stream = video.flatMap(input.stream) { frame = CutVerifier.frameDurationMicro(stream) }
-                var end = lastVideoStart + frame
+                var end = lastVideoStart.plus(frame)
                 // The track's own duration, where it ends after the last frame starts, bounds it too
                 // (MP4's sample durations add up to it; with B-frames and a varying rate they may not).
                 if let stream = video.flatMap(input.stream), stream.pointee.duration != CAV_NOPTS_VALUE, stream.pointee.duration > 0 {
                     let first = stream.startTicksOrZero
-                    let trackEnd = av_rescale_q(first + stream.pointee.duration, stream.pointee.time_base, cav_time_base_q())
+                    let trackEnd = av_rescale_q(first.plus(stream.pointee.duration), stream.pointee.time_base, cav_time_base_q())
                     if trackEnd > lastVideoStart { end = min(end, trackEnd) }
                 }
                 videoEnd = max(videoEnd, end)

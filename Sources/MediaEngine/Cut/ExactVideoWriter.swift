@@ -159,6 +159,8 @@ final class ExactVideoWriter: VideoWriter {
                                              AVPixelFormat(rawValue: frame.pointer.pointee.format),
                                              frame.pointer.pointee.width, frame.pointer.pointee.height, targetFormat,
                                              SWS_BICUBIC, nil, nil, nil)
+            // NULL for a size or format swscale refuses (a damaged stream's frame): an error, never a crash.
+            guard converter != nil else { throw AVFailure(code: cav_averror(EINVAL), operation: "sws_getCachedContext") }
             status = sws_scale_frame(converter, converted.pointer, frame.pointer)
             if status < 0 { throw AVFailure(code: status, operation: "sws_scale_frame") }
             av_frame_copy_props(converted.pointer, frame.pointer)

@@ -19,11 +19,16 @@ enum MovieBoxes {
             let type = String(decoding: bytes[(position + 4)..<(position + 8)], as: UTF8.self)
             if size == 1, position + 16 <= to { size = Int(clamping: read(bytes, at: position + 8, bytes: 8)) }
             if size == 0 { size = to - position }
-            guard size >= 8, position + size <= to else { break }
+            guard size >= 8, size <= to - position else { break }
             found.append(Box(type: type, start: position, end: position + size))
             position += size
         }
         return found
+    }
+
+    /// A full box's version byte (0 when the box is too short to have one).
+    static func version(_ bytes: [UInt8], of box: Box) -> UInt8 {
+        box.end - box.start > 8 ? UInt8(truncatingIfNeeded: read(bytes, at: box.start + 8, bytes: 1)) : 0
     }
 
     static func findMovieBox(_ descriptor: Int32) throws(AVFailure) -> (Int, Int)? {
@@ -46,8 +51,9 @@ enum MovieBoxes {
         return nil
     }
 
+    /// The big-endian number at `offset`, or 0 where the bytes are not all there.
     static func read(_ bytes: [UInt8], at offset: Int, bytes count: Int) -> UInt64 {
-        guard offset >= 0, offset + count <= bytes.count else { return 0 }
+        guard offset >= 0, count >= 0, count <= bytes.count, offset <= bytes.count - count else { return 0 }
         return bytes[offset..<(offset + count)].reduce(0) { $0 << 8 | UInt64($1) }
     }
 
@@ -62,13 +68,13 @@ enum MovieBoxes {
         guard pread(descriptor, &moov, size, off_t(offset)) == size else { return [:] }
         let children = boxes(in: moov, from: 8, to: moov.count)
         guard let mvhd = children.first(where: { $0.type == "mvhd" }) else { return [:] }
-        let version = moov[mvhd.start + 8]
-        let scale = Double(read(moov, at: mvhd.start + (version == 1 ? 28 : 20), bytes: 4))
+        let mvhdVersion = version(moov, of: mvhd)
+        let scale = Double(read(moov, at: mvhd.start + (mvhdVersion == 1 ? 28 : 20), bytes: 4))
         guard scale > 0 else { return [:] }
         var lengths: [Int: Double] = [:]
         for trak in children where trak.type == "trak" {
             guard let tkhd = boxes(in: moov, from: trak.start + 8, to: trak.end).first(where: { $0.type == "tkhd" }) else { continue }
-            let tkhdVersion = moov[tkhd.start + 8]
+            let tkhdVersion = version(moov, of: tkhd)
             let id = Int(read(moov, at: tkhd.start + (tkhdVersion == 1 ? 28 : 20), bytes: 4))
             let duration = read(moov, at: tkhd.start + (tkhdVersion == 1 ? 36 : 28), bytes: tkhdVersion == 1 ? 8 : 4)
             lengths[id] = Double(duration) / scale

@@ -31,7 +31,7 @@ enum MovieHeaderPatch {
     static func patch(_ moov: inout [UInt8], videoTrackID: Int, videoEditTicks: Int64, timeBase: Rational) throws(AVFailure) {
         let children = MovieBoxes.boxes(in: moov, from: 8, to: moov.count)
         guard let mvhd = children.first(where: { $0.type == "mvhd" }) else { throw failure(EINVAL, "no mvhd box") }
-        let mvhdVersion = moov[mvhd.start + 8]
+        let mvhdVersion = MovieBoxes.version(moov, of: mvhd)
         let movieScale = Int64(MovieBoxes.read(moov, at: mvhd.start + (mvhdVersion == 1 ? 28 : 20), bytes: 4))
         guard movieScale > 0 else { throw failure(EINVAL, "movie timescale 0") }
         // The edit's length in movie ticks (exact when the movie timescale is the track's), rounded down so
@@ -41,7 +41,7 @@ enum MovieHeaderPatch {
         for trak in children where trak.type == "trak" {
             let parts = MovieBoxes.boxes(in: moov, from: trak.start + 8, to: trak.end)
             guard let tkhd = parts.first(where: { $0.type == "tkhd" }) else { continue }
-            let version = moov[tkhd.start + 8]
+            let version = MovieBoxes.version(moov, of: tkhd)
             let id = Int(MovieBoxes.read(moov, at: tkhd.start + (version == 1 ? 28 : 20), bytes: 4))
             let elst = parts.first(where: { $0.type == "edts" }).flatMap { edts in
                 MovieBoxes.boxes(in: moov, from: edts.start + 8, to: edts.end).first { $0.type == "elst" }
@@ -63,15 +63,15 @@ enum MovieHeaderPatch {
     }
 
     private static func trackDuration(_ moov: [UInt8], _ tkhd: MovieBoxes.Box) -> Int64 {
-        let version = moov[tkhd.start + 8]
+        let version = MovieBoxes.version(moov, of: tkhd)
         return Int64(clamping: MovieBoxes.read(moov, at: tkhd.start + (version == 1 ? 36 : 28), bytes: version == 1 ? 8 : 4))
     }
 
     /// Sets a track's presented length: its tkhd duration, and the last edit (after any empty ones).
     private static func setTrack(_ moov: inout [UInt8], tkhd: MovieBoxes.Box, elst: MovieBoxes.Box, to length: Int64) throws(AVFailure) {
-        let version = moov[tkhd.start + 8]
+        let version = MovieBoxes.version(moov, of: tkhd)
         try write(&moov, at: tkhd.start + (version == 1 ? 36 : 28), value: length, bytes: version == 1 ? 8 : 4)
-        let editVersion = moov[elst.start + 8]
+        let editVersion = MovieBoxes.version(moov, of: elst)
         let count = Int(MovieBoxes.read(moov, at: elst.start + 12, bytes: 4))
         let entrySize = editVersion == 1 ? 20 : 12
         guard count > 0, elst.start + 16 + count * entrySize <= elst.end else { throw failure(EINVAL, "malformed elst") }

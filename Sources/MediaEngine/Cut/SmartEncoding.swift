@@ -38,10 +38,8 @@ enum SmartEncoding {
 
     /// Whether an H.264 source's first SPS sets qpprime_y_zero_transform_bypass_flag (lossless coding).
     static func losslessH264(_ source: AVCodecParameters) -> Bool {
-        guard source.codec_id == AV_CODEC_ID_H264, let extradata = source.extradata, source.extradata_size > 6, extradata[0] == 1 else {
-            return false
-        }
-        let record = Array(UnsafeBufferPointer(start: extradata, count: Int(source.extradata_size)))
+        let record = source.extradataBytes
+        guard source.codec_id == AV_CODEC_ID_H264, record.count > 6, record[0] == 1 else { return false }
         guard let sps = NALUnits.configuration(record, codec: .h264)?.parameterSets.first(where: { NALUnits.type($0, codec: .h264) == 7 }) else {
             return false
         }
@@ -86,8 +84,8 @@ enum SmartEncoding {
         }
         guard source.field_order == AV_FIELD_PROGRESSIVE || source.field_order == AV_FIELD_UNKNOWN else { return .interlaced }
         // Annex B (MPEG-TS): the copied samples are repackaged with 4-byte lengths.
-        guard let extradata = source.extradata, source.extradata_size > 6, extradata[0] == 1 else { return nil }
-        let record = Array(UnsafeBufferPointer(start: extradata, count: Int(source.extradata_size)))
+        let record = source.extradataBytes
+        guard record.count > 6, record[0] == 1 else { return nil }
         guard let configuration = NALUnits.configuration(record, codec: source.codec_id == AV_CODEC_ID_HEVC ? .hevc : .h264) else {
             return .configurationRecord
         }

@@ -102,7 +102,8 @@ extension Encoder.Settings {
     init(source: AVCodecParameters, stream: UnsafeMutablePointer<AVStream>, pixelFormat: AVPixelFormat, threads: Int,
          swapsDimensions: Bool = false, globalHeader: Bool = false, options: [String: String] = [:]) {
         var sar = av_guess_sample_aspect_ratio(nil, stream, nil)
-        if sar.num <= 0 || sar.den <= 0 { sar = AVRational(num: 1, den: 1) }
+        // A ratio players ignore (`sar_ignored`) is not passed on to the re-encoded picture.
+        if !DisplaySize.isPlausibleSampleAspect(Int(sar.num), Int(sar.den)) { sar = AVRational(num: 1, den: 1) }
         if swapsDimensions { sar = AVRational(num: sar.den, den: sar.num) }
         var rate = stream.pointee.avg_frame_rate
         if rate.num <= 0 || rate.den <= 0 { rate = stream.pointee.r_frame_rate }

@@ -3,7 +3,7 @@ import Dispatch
 import Foundation
 
 /// How a thumbnail is chosen for a time.
-public enum SampleMode: String, Sendable, CaseIterable {
+public enum SampleMode: String, Sendable, CaseIterable, Codable {
     /// The frame a player shows at t (the last frame whose presentation time is ≤ t).
     case accurate
     /// The keyframe at or before t, decoding nothing else.
@@ -96,7 +96,7 @@ public final class FrameSampler {
                              reason: tooLarge ? "its picture size is refused (\(detail ?? "")); vtrim decodes up to \(Limits.maximumSideText)"
                                               : "the video's picture size is unknown" + (detail.map { " (\($0))" } ?? ""))
         }
-        if video.width * video.height > Limits.maximumPixels {
+        if video.width * video.height > Limits.maximumPixels || !video.sizeIsValid {
             throw MediaError(.tooLarge, path: path, operation: "picture size",
                              reason: "its picture is \(video.width)x\(video.height), larger than vtrim decodes (\(Limits.maximumSideText))")
         }
@@ -315,32 +315,25 @@ private struct SamplingWorker {
 
     private func render(_ frame: Frame, requested: Double) throws(AVFailure) -> SampledFrame {
         let orientation = video.orientation
-        var displayWidth = request.cellWidthPixels, displayHeight = request.cellHeightPixels
-        if request.fit == .fillCrop {
-            let aspect = Double(video.displayWidth) / Double(max(video.displayHeight, 1))
-            let cellAspect = Double(request.cellWidthPixels) / Double(request.cellHeightPixels)
-            if aspect > cellAspect {
-                displayWidth = max(request.cellWidthPixels, Int((Double(request.cellHeightPixels) * aspect).rounded()))
-            } else {
-                displayHeight = max(request.cellHeightPixels, Int((Double(request.cellWidthPixels) / aspect).rounded()))
-            }
-        }
-        let codedWidth = orientation.swapsDimensions ? displayHeight : displayWidth
-        let codedHeight = orientation.swapsDimensions ? displayWidth : displayHeight
-        var picture = frame
+        // The cell in the frame's own (coded) orientation.
+        let codedWidth = orientation.swapsDimensions ? request.cellHeightPixels : request.cellWidthPixels
+        let codedHeight = orientation.swapsDimensions ? request.cellWidthPixels : request.cellHeightPixels
+        // Fill and crop: cut the frame to the cell's aspect first, then scale only what is shown (scaling
+        // the whole picture to cover the cell would make a picture of any size a file's aspect asks for).
+        let source = request.fit == .fillCrop
+            ? try frame.croppedToAspect(Double(codedWidth) / Double(codedHeight), sampleAspectRatio: video.sampleAspectRatio.doubleValue)
+            : frame
+        var picture = source
         var toneMapped = false, toneMapFailure: String?
         if let toneMapper, ToneMapper.isHDR(frame) {
             do {
-                picture = try toneMapper.map(frame, width: codedWidth, height: codedHeight)
+                picture = try toneMapper.map(source, width: codedWidth, height: codedHeight)
                 toneMapped = true
             } catch {
                 toneMapFailure = "\(error.operation): \(error.text)"
             }
         }
-        var image = try scaler.scale(picture, width: codedWidth, height: codedHeight).oriented(orientation)
-        if image.width != request.cellWidthPixels || image.height != request.cellHeightPixels {
-            image = image.centreCropped(width: request.cellWidthPixels, height: request.cellHeightPixels)
-        }
+        let image = try scaler.scale(picture, width: codedWidth, height: codedHeight).oriented(orientation)
         var sampled = SampledFrame(requestedSeconds: requested, frameSeconds: presentationSeconds(frame.timestamp),
                                    image: image, failure: nil, damaged: frame.isDamaged)
         sampled.toneMapped = toneMapped

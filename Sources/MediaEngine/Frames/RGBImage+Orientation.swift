@@ -27,9 +27,4 @@ extension RGBImage {
         }
         return result
     }
-
-    /// The centred sub-picture of the given size (for cells that crop rather than stretch).
-    public func centreCropped(width w: Int, height h: Int) -> RGBImage {
-        cropped(x: (width - w) / 2, y: (height - h) / 2, width: w, height: h)
-    }
 }

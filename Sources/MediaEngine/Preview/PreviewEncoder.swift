@@ -130,6 +130,7 @@ public enum PreviewEncoder {
             scaler = sws_getCachedContext(scaler, decoded.pointer.pointee.width, decoded.pointer.pointee.height,
                                           AVPixelFormat(rawValue: decoded.pointer.pointee.format), width, height, AV_PIX_FMT_YUV420P,
                                           SWS_BILINEAR, nil, nil, nil)
+            guard scaler != nil else { throw AVFailure(code: cav_averror(EINVAL), operation: "sws_getCachedContext") }
             status = sws_scale_frame(scaler, scaled.pointer, decoded.pointer)
             if status < 0 { throw AVFailure(code: status, operation: "sws_scale_frame") }
             scaled.pointer.pointee.pts = decoded.timestamp.minus(shift)

@@ -27,7 +27,7 @@ public struct MediaInfo: Sendable, Equatable {
     public var warnings: [MediaWarning]
 }
 
-public struct Rational: Sendable, Equatable, Hashable, CustomStringConvertible {
+public struct Rational: Sendable, Equatable, Hashable, Codable, CustomStringConvertible {
     public var numerator: Int
     public var denominator: Int
 
@@ -50,10 +50,15 @@ public struct VideoStreamInfo: Sendable, Equatable {
     /// Coded (stored) size, before rotation and SAR.
     public var width: Int
     public var height: Int
+    /// The ratio the file states (ffprobe's `sample_aspect_ratio`; 1:1 when it states none).
+    public var storedSampleAspectRatio: Rational
+    /// The ratio vtrim shows the picture with: the stored one, or 1:1 where it is outside 1:16…16:1 (`sar_ignored`).
     public var sampleAspectRatio: Rational
-    /// Size a player shows: SAR applied to the width, then rotated.
+    /// Size a player shows: SAR applied to the width, then rotated; 1…32767 (1×1 when `sizeIsValid` is false).
     public var displayWidth: Int
     public var displayHeight: Int
+    /// The stored size is 1…32767 on both sides (`size_invalid` otherwise: nothing can be laid out from it).
+    public var sizeIsValid: Bool
     public var orientation: Orientation
     public var framesPerSecond: Double?
     /// Reorder depth (ffprobe's has_b_frames).

@@ -150,17 +150,12 @@ public enum Probe {
                 message: "this FFmpeg has no decoder for the video codec \(codec == "unknown" ? (tag ?? codec) : codec); thumbnails and re-encoding are unavailable"))
         }
 
-        var sar = av_guess_sample_aspect_ratio(input.format, stream, nil)
-        if sar.num <= 0 || sar.den <= 0 { sar = AVRational(num: 1, den: 1) }
-
+        let stored = av_guess_sample_aspect_ratio(input.format, stream, nil)
         let orientation = readOrientation(stream, warnings: &warnings)
         let width = Int(parameters.width), height = Int(parameters.height)
-        var displayWidth = width
-        if sar.num != sar.den {
-            displayWidth = Int((Double(width) * Double(sar.num) / Double(sar.den)).rounded())
-        }
-        var displayHeight = height
-        if orientation.swapsDimensions { swap(&displayWidth, &displayHeight) }
+        let display = DisplaySize.resolve(codedWidth: width, codedHeight: height, sar: (Int(stored.num), Int(stored.den)),
+                                          swapsDimensions: orientation.swapsDimensions)
+        warnings += display.warnings
 
         let pixelFormat = AVPixelFormat(rawValue: parameters.format)
         let descriptor = parameters.format >= 0 ? av_pix_fmt_desc_get(pixelFormat) : nil
@@ -173,9 +168,11 @@ public enum Probe {
             profile: FFmpegText.string(avcodec_profile_name(codecID, parameters.profile)),
             width: width,
             height: height,
-            sampleAspectRatio: Rational(Int(sar.num), Int(sar.den)),
-            displayWidth: displayWidth,
-            displayHeight: displayHeight,
+            storedSampleAspectRatio: stored.num > 0 && stored.den > 0 ? Rational(Int(stored.num), Int(stored.den)) : Rational(1, 1),
+            sampleAspectRatio: display.sampleAspectRatio,
+            displayWidth: display.width,
+            displayHeight: display.height,
+            sizeIsValid: display.storedSizeValid,
             orientation: orientation,
             framesPerSecond: rate,
             hasBFrames: Int(parameters.video_delay),

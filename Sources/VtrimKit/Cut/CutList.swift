@@ -37,22 +37,30 @@ public enum CutList {
         return segments
     }
 
-    /// Splits one CSV line (double quotes around fields, "" inside them).
-    private static func fieldsOf(_ line: String) -> [String] {
+    /// Splits one CSV line (RFC 4180: double quotes around a field, `""` inside it for one quote).
+    static func fieldsOf(_ line: String) -> [String] {
         var fields: [String] = []
         var current = ""
         var quoted = false
-        var iterator = Array(line).makeIterator()
-        var previousWasQuote = false
-        while let character = iterator.next() {
-            if character == "\"" {
-                if quoted, previousWasQuote { current.append("\""); previousWasQuote = false; continue }
-                quoted.toggle()
-                previousWasQuote = !quoted
-                continue
-            }
-            previousWasQuote = false
-            if character == ",", !quoted {
+        let characters = Array(line)
+        var index = 0
+        while index < characters.count {
+            let character = characters[index]
+            index += 1
+            if quoted {
+                if character == "\"" {
+                    if index < characters.count, characters[index] == "\"" {
+                        current.append("\"")
+                        index += 1
+                    } else {
+                        quoted = false
+                    }
+                } else {
+                    current.append(character)
+                }
+            } else if character == "\"" {
+                quoted = true
+            } else if character == "," {
                 fields.append(current)
                 current = ""
             } else {
@@ -63,4 +71,3 @@ public enum CutList {
         return fields
     }
 }
-
