@@ -61,6 +61,7 @@ enum SyntheticStream {
         var made = packets(order, delay: 2)
         for index in made.indices where made[index].isKeyframe {
             made[index].isClean = cleanPoints || made[index].pts == 0
+            made[index].isSplicePoint = made[index].isClean
         }
         return made
     }
@@ -133,6 +134,8 @@ struct CutPlannerTests {
     static let ibbp = SyntheticStream.ibbp(gops: 4)
     static let pyramid = SyntheticStream.pyramid(gops: 3)
     static let open = SyntheticStream.openGOP(gops: 4)
+    /// Open GOPs whose I-frames are clean starts (HEVC CRAs, H.264 recovery points).
+    static let openClean = SyntheticStream.openGOP(gops: 4, cleanPoints: true)
     static let vfr = SyntheticStream.vfr(durations: [40, 40, 40, 100, 100, 100, 20, 20, 20, 20, 40, 40, 40, 40])
 
     static let cases: [Case] = [
@@ -192,7 +195,7 @@ struct CutPlannerTests {
              mode: .smart, container: .mp4, ran: .smart, keyframe: 480, firstShown: 680, lastNeeded: 1840, presentedEnd: 1920,
              shift: 680, edit: 1240, codes: ["head_reencoded"]),
         // Open GOP: the keyframe at 480 has leading pictures 400 and 440, which a copy leaves out.
-        Case(name: "copy from an open-GOP keyframe leaves its leading pictures out", packets: open, start: 500, end: 700,
+        Case(name: "copy from an open-GOP clean start leaves its leading pictures out", packets: openClean, start: 500, end: 700,
              mode: .copy, container: .mp4, ran: .copy, keyframe: 480, firstShown: 480, lastNeeded: 680, presentedEnd: 720,
              shift: 480, edit: 240, codes: ["leading_frames_left_out"]),
         // VFR, no B-frames: frames at 0 40 80 120 220 320 420 440 460 480 500 540 580 620.
@@ -225,6 +228,19 @@ struct CutPlannerTests {
         }
         #expect(plan.notices.map(\.code) == example.codes)
         #expect(plan.warnings.allSatisfy { $0.timing == .plan })
+    }
+
+    /// I-frames that are not clean starts (open GOPs without recovery points) are passed over: the cut
+    /// decodes from the clean start before them, silently for up to two of them, with `clean_start_far`
+    /// beyond (the stream's only clean start is its first frame).
+    @Test func uncleanKeyframesArePassedOver() throws {
+        let near = try CutPlanner.plan(syntheticFacts(Self.open, start: 500, end: 700, mode: .copy, container: .mp4))
+        #expect(near.video?.keyframe.pts == 0)
+        #expect(near.warnings.isEmpty)
+        let far = try CutPlanner.plan(syntheticFacts(Self.open, start: 1500, end: 1700, mode: .copy, container: .mp4))
+        #expect(far.video?.keyframe.pts == 0)
+        #expect(far.warnings.map(\.code) == ["clean_start_far"])
+        #expect(far.warnings.first?.timing == .plan)
     }
 
     @Test func noKeyframeBeforeStartStartsLateWithAWarning() throws {
@@ -360,8 +376,9 @@ struct ReaderWindows {
     var endReachesEnd: Bool
 
     init(packets: [VideoPacket], start: Int64, end: Int64, smart: Bool) {
-        // Start: from the last keyframe at or before `start` (else the first), until settled.
-        let keyframe = packets.lastIndex { $0.isKeyframe && $0.pts <= start } ?? packets.firstIndex(where: \.isKeyframe) ?? 0
+        // Start: from the last clean start at or before `start` (else the first), until settled.
+        let keyframe = packets.lastIndex { $0.isKeyframe && $0.isClean && $0.pts <= start }
+            ?? packets.firstIndex { $0.isKeyframe && $0.isClean } ?? 0
         var count = 1
         while keyframe + count < packets.count,
               !StartEdge.isSettled(Array(packets[keyframe..<(keyframe + count)]), start: start, end: end, smart: smart) {

@@ -37,14 +37,32 @@ struct StreamStartTests {
         #expect(beginning.decoderOptions == ["x264_build": "142"])
     }
 
+    /// DESIGN.md's clean start, and the stricter splice point of smart cuts, on Annex B access units.
+    @Test(arguments: [
+        ("H.264 IDR", NALUnits.Codec.h264, [0x65, 0x88], true, true),
+        ("H.264 I with recovery point 0", .h264, [0x06, 0x06, 0x01, 0x84, 0x80, 0, 0, 0, 1, 0x41, 0x88], true, false),
+        ("H.264 I with recovery point 4", .h264, [0x06, 0x06, 0x02, 0x2C, 0x40, 0x80, 0, 0, 0, 1, 0x41, 0x88], false, false),
+        ("H.264 I without a recovery point", .h264, [0x41, 0x88], false, false),
+        ("HEVC IDR_W_RADL", .hevc, [0x26, 0x01, 0xAF], true, true),
+        ("HEVC CRA", .hevc, [0x2A, 0x01, 0xAF], true, true),
+        ("HEVC BLA", .hevc, [0x20, 0x01, 0xAF], true, true),
+        ("HEVC TRAIL_R I slice", .hevc, [0x02, 0x01, 0xAF], false, false),
+    ] as [(String, NALUnits.Codec, [UInt8], Bool, Bool)])
+    func cleanStartsAndSplicePoints(name: String, codec: NALUnits.Codec, unit: [UInt8], clean: Bool, splice: Bool) {
+        let rule = CleanStart(codec: codec, lengthSize: nil)
+        let sample = [0, 0, 0, 1] + unit
+        #expect(rule.isClean(bytes: sample) == clean, "\(name)")
+        #expect(rule.isSplicePoint(bytes: sample) == splice, "\(name)")
+    }
+
     @Test func recoveryPointWithZeroFramesIsACleanStart() {
         // SEI payload type 6 (recovery point), size 1: recovery_frame_cnt ue(v) = 0 is a single 1 bit.
-        #expect(RandomAccess.hasRecoveryPointZero([0x06, 0x06, 0x01, 0x84, 0x80][...]))
+        #expect(CleanStart.hasRecoveryPointZero([0x06, 0x06, 0x01, 0x84, 0x80][...]))
         // recovery_frame_cnt = 1 (bits 010): not clean.
-        #expect(!RandomAccess.hasRecoveryPointZero([0x06, 0x06, 0x01, 0x44, 0x80][...]))
+        #expect(!CleanStart.hasRecoveryPointZero([0x06, 0x06, 0x01, 0x44, 0x80][...]))
         // Another payload first (user data, 3 bytes), then the recovery point.
-        #expect(RandomAccess.hasRecoveryPointZero([0x06, 0x05, 0x03, 1, 2, 3, 0x06, 0x01, 0x84, 0x80][...]))
-        #expect(!RandomAccess.hasRecoveryPointZero([0x06, 0x05, 0x03, 1, 2, 3, 0x80][...]))
+        #expect(CleanStart.hasRecoveryPointZero([0x06, 0x05, 0x03, 1, 2, 3, 0x06, 0x01, 0x84, 0x80][...]))
+        #expect(!CleanStart.hasRecoveryPointZero([0x06, 0x05, 0x03, 1, 2, 3, 0x80][...]))
     }
 
     @Test func expGolombFields() {

@@ -79,4 +79,50 @@ struct CleanStartTests {
             #expect(psnr >= 45, "output frame at \(frame.seconds) s (source \(frame.seconds + start) s): \(psnr) dB")
         }
     }
+
+    /// One clean-start rule for every cut mode: `fixtures/unclean-keyframes.ts` flags I frames at 1, 2, 3 and
+    /// 4 s as keyframes (recovery points with a count, so MPEG-TS random-access indicators too) whose later
+    /// frames refer back past them. Copy, keyframe and exact cuts starting after the one at 1 s decode from
+    /// the IDR at 0 instead: no decode errors, and every frame is the one ffmpeg decodes from the start.
+    @Test(arguments: [("copy", "mp4", 45.0), ("keyframe", "mp4", 45.0), ("exact", "mp4", 35.0), ("copy", "mkv", 45.0)])
+    func cutsAfterAnUncleanKeyframeStartFromTheCleanOne(mode: String, container: String, minimumPSNR: Double) throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let input = TestPaths.fixture("unclean-keyframes.ts")
+        let output = folder.file("cut.\(container)")
+        let run = try Run.vtrim(["cut", "--json", "--mode", mode, "--preset", "ultrafast", "--start", "1.2", "--end", "2.5", "-o", output, input])
+        #expect(run.status == 0, "\(run)")
+        let object = try #require(run.jsonLines.first)
+        #expect(object["keyframe"] as? Double == 0, "\(run.stdout)")
+        #expect((object["warnings"] as? [[String: Any]] ?? []).isEmpty, "\(run.stdout)")
+        #expect(try MediaFacts.decodeErrors(output).isEmpty)
+        let actual = try #require(object["actual"] as? [String: Any])
+        let start = try #require(actual["start"] as? Double)
+        let source = try Reference.frames(input, width: Self.width, height: Self.height)
+        let cut = try Reference.frames(output, width: Self.width, height: Self.height)
+        try #require(cut.count >= 30, "\(cut.count) frames")
+        for frame in cut {
+            // Matroska keeps milliseconds: a frame's time may read up to 1 ms early.
+            let reference = try #require(Reference.frameShown(at: frame.seconds + start + 1e-3, in: source))
+            let psnr = ImageCompare.psnr(frame.image, reference.image)
+            #expect(psnr >= minimumPSNR, "\(mode) output frame at \(frame.seconds) s (source \(frame.seconds + start) s): \(psnr) dB")
+        }
+    }
+
+    /// Past four unclean keyframes the clean start is far back: a plan-time `clean_start_far` warning with
+    /// the extra seconds, which `--strict` refuses before anything is written.
+    @Test func aFarCleanStartIsWarnedAndStrictRefuses() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let input = TestPaths.fixture("unclean-keyframes.ts")
+        let dry = try Run.vtrim(["cut", "--json", "--dry-run", "--start", "4.2", "--end", "4.8", "-o", folder.file("far.mp4"), input])
+        let object = try #require(dry.jsonLines.first)
+        let warnings = object["warnings"] as? [[String: Any]] ?? []
+        #expect(warnings.map { $0["code"] as? String } == ["clean_start_far"], "\(dry.stdout)")
+        #expect((warnings.first?["message"] as? String)?.contains("4.000 s earlier") == true, "\(dry.stdout)")
+        let strict = try Run.vtrim(["cut", "--strict", "--start", "4.2", "--end", "4.8", "-o", folder.file("far.mp4"), input])
+        #expect(strict.status == 1)
+        #expect(strict.stderr.contains("clean start"), "\(strict.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
+    }
 }

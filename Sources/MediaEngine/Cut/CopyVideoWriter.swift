@@ -17,6 +17,7 @@ final class CopyVideoWriter: VideoWriter {
     }
     /// Puts samples in the sample entry's form (Annex B to lengths, sets out of band); nil copies them as they are.
     private let repackager: SampleRepackager?
+    private let cleanStart: CleanStart
 
     init(output: OutputFile, outputIndex: Int, stream: UnsafeMutablePointer<AVStream>, video: VideoCut, repackager: SampleRepackager?) {
         self.repackager = repackager
@@ -24,6 +25,7 @@ final class CopyVideoWriter: VideoWriter {
         self.outputIndex = outputIndex
         self.timeBase = stream.pointee.time_base
         self.video = video
+        cleanStart = CleanStart(stream: stream)
     }
 
     func consume(_ packet: Packet) throws -> Bool {
@@ -34,7 +36,8 @@ final class CopyVideoWriter: VideoWriter {
             if video.carriesEncoderInfo { try packet.setBytes(video.beginning.carried(into: packet.bytes)) }
         }
         if timing.pts < video.keyframe.pts, !timing.isKeyframe { return false }
-        if let repackager, let bytes = try repackager.repackage(packet.data) { try packet.setBytes(bytes) }
+        packet.keepKeyframeFlagOnlyIfClean(cleanStart)
+        if let repackager, let bytes = try packet.withData({ try repackager.repackage($0) }) { try packet.setBytes(bytes) }
         latestPresentedEnd = max(latestPresentedEnd, timing.pts.plus(max(0, timing.duration)))
         // A missing presentation time (AVI) takes the decode time; a missing decode time (Matroska's first
         // blocks) stays missing, and the muxer derives it from the presentation times.

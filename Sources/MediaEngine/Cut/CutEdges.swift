@@ -1,9 +1,14 @@
 /// Where a cut starts, from the video packets around `start` (decode order). Pure.
 ///
-/// The keyframe is the last one shown at or before `start` (else the first after it); the frame at `start`
-/// is the last frame from the keyframe on whose presentation time is ≤ `start` (DESIGN.md).
+/// The keyframe is the last clean start (`CleanStart`) shown at or before `start` (else the first after it);
+/// the frame at `start` is the last frame from the keyframe on whose presentation time is ≤ `start`
+/// (DESIGN.md). Keyframes the demuxer flags that are not clean starts are passed over.
 struct StartEdge: Sendable, Equatable {
     public var keyframe: VideoPacket
+    /// Flagged keyframes after `keyframe` shown at or before `start` that are not clean starts (decoding
+    /// from them shows broken pictures), and the latest of them.
+    public var uncleanKeyframesPassed = 0
+    public var latestUnclean: VideoPacket?
     /// The frame shown at `start` (pts); the keyframe's when it lies after `start`.
     public var frameAtStart: Int64
     /// The frame shown after it (pts), when known: the first frame's own duration ends there.
@@ -15,7 +20,7 @@ struct StartEdge: Sendable, Equatable {
 
     /// - Parameter packets: decode order, from a point at or before the keyframe.
     public static func make(packets: [VideoPacket], start: Int64) -> StartEdge? {
-        let keyframes = packets.indices.filter { packets[$0].isKeyframe }
+        let keyframes = packets.indices.filter { packets[$0].isKeyframe && packets[$0].isClean }
         var startsLate = false
         guard let chosen = keyframes.last(where: { packets[$0].pts <= start })
             ?? keyframes.first(where: { packets[$0].pts > start }).map({ index -> Int in startsLate = true; return index })
@@ -30,8 +35,9 @@ struct StartEdge: Sendable, Equatable {
             if packet.isKeyframe { break }
             if packet.pts < keyframe.pts { leading += 1 }
         }
-        return StartEdge(keyframe: keyframe, frameAtStart: frameAtStart, nextFrame: nextFrame, startsLate: startsLate,
-                         leadingPictures: leading)
+        let unclean = packets[chosen...].filter { $0.isKeyframe && !$0.isClean && $0.pts > keyframe.pts && $0.pts <= start }
+        return StartEdge(keyframe: keyframe, uncleanKeyframesPassed: unclean.count, latestUnclean: unclean.max { $0.pts < $1.pts },
+                         frameAtStart: frameAtStart, nextFrame: nextFrame, startsLate: startsLate, leadingPictures: leading)
     }
 
     /// Whether `packets` (decode order) settle the start: a keyframe at or before `start` (or the first
@@ -48,7 +54,7 @@ struct StartEdge: Sendable, Equatable {
         }
         guard smart else { return true }
         if last.dts >= end { return true }
-        guard let clean = packets.first(where: { $0.isClean && $0.isKeyframe && $0.pts >= edge.frameAtStart && $0.pts < end }) else {
+        guard let clean = packets.first(where: { $0.isSplicePoint && $0.isKeyframe && $0.pts >= edge.frameAtStart && $0.pts < end }) else {
             return false
         }
         return last.dts >= clean.pts

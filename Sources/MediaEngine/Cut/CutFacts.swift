@@ -95,6 +95,8 @@ struct VideoFacts: Sendable {
     var parameterSets: SourceParameterSets?
     /// The stream has a Dolby Vision configuration (dvcC/dvvC).
     var hasDolbyVision = false
+    /// No clean start lies at or before the start: `startPackets` count flagged keyframes as starts.
+    var startsUnclean = false
 
     public init(index: Int, timeBase: Rational, codec: String, width: Int, height: Int, orientation: Orientation,
                 decoderAvailable: Bool, startTicks: Int64, endTicks: Int64,

@@ -1,6 +1,6 @@
 /// What a cut tells its user besides the file: a typed value with a stable code. The engine decides
 /// which notices apply; `message` is the one place where they become words.
-public enum CutNotice: Sendable, Equatable {
+public enum CutNotice: Sendable, Equatable, Codable {
     /// When a notice is known: plan-time ones before anything is read or written (a dry run shows them,
     /// `--strict` refuses on a plan-time warning), run-time ones only while reading or decoding.
     public enum Timing: String, Sendable { case plan, run }
@@ -27,6 +27,12 @@ public enum CutNotice: Sendable, Equatable {
     // Warnings (plan-time).
     /// No keyframe at or before `start`: the video starts later than asked.
     case startsLate(keyframeSeconds: Double, requestedSeconds: Double)
+    /// The keyframe before `start` is not a clean start and the clean one lies more than two groups of
+    /// pictures earlier: that much more is read and decoded (and, in keyframe mode, shown).
+    case cleanStartFar(uncleanSeconds: Double, cleanSeconds: Double, keyframesPassed: Int)
+    /// No clean start lies at or before `start` (a capture that begins mid-stream): decoding starts at a
+    /// flagged keyframe that is not one, so frames after it may refer to pictures the cut does not have.
+    case uncleanStart(keyframeSeconds: Double)
     case smartFallback(SmartFallback)
     /// H.264/HEVC into MP4/MOV: the parameter sets could not go where `--sample-entry` asked.
     case sampleEntry(type: String, reason: SampleEntryReason)
@@ -45,7 +51,7 @@ public enum CutNotice: Sendable, Equatable {
     /// The input is truncated, but after the range: the cut is whole.
     case truncatedAfterRange(readableSeconds: Double)
 
-    public enum LeftOut: String, Sendable {
+    public enum LeftOut: String, Sendable, Codable {
         case coverArt = "cover_art"
         case secondVideo = "second_video"
         case dataTrack = "data_track"
@@ -69,6 +75,8 @@ public enum CutNotice: Sendable, Equatable {
         case .encoderInfoCarried: return "encoder_info_carried"
         case .firstFrameWhole: return "first_frame_whole"
         case .startsLate: return "starts_late"
+        case .cleanStartFar: return "clean_start_far"
+        case .uncleanStart: return "unclean_start"
         case .smartFallback: return "smart_fallback"
         case .sampleEntry, .setsKeptInSamples: return "sample_entry"
         case .dolbyVisionDropped: return "dolby_vision_dropped"
@@ -81,7 +89,7 @@ public enum CutNotice: Sendable, Equatable {
 
     public var isWarning: Bool {
         switch self {
-        case .startsLate, .smartFallback, .sampleEntry, .setsKeptInSamples, .streamDropped, .decodeErrors, .truncated, .pastReadableEnd: return true
+        case .startsLate, .cleanStartFar, .uncleanStart, .smartFallback, .sampleEntry, .setsKeptInSamples, .streamDropped, .decodeErrors, .truncated, .pastReadableEnd: return true
         default: return false
         }
     }
@@ -101,7 +109,7 @@ public enum CutNotice: Sendable, Equatable {
         ("head_reencoded", false, .plan), ("tail_reencoded", false, .plan), ("audio_packets_split", false, .plan),
         ("encoder_info_carried", false, .plan), ("dolby_vision_dropped", false, .plan),
         ("first_frame_whole", false, .plan), ("input_truncated", false, .plan), ("truncated", true, .plan),
-        ("starts_late", true, .plan), ("smart_fallback", true, .plan), ("sample_entry", true, .plan), ("stream_dropped", true, .plan),
+        ("starts_late", true, .plan), ("clean_start_far", true, .plan), ("unclean_start", true, .plan), ("smart_fallback", true, .plan), ("sample_entry", true, .plan), ("stream_dropped", true, .plan),
         ("decode_errors", true, .run), ("truncated", true, .run), ("sample_entry", true, .run),
     ]
 
@@ -146,6 +154,10 @@ public enum CutNotice: Sendable, Equatable {
             return "the start falls late in a frame: that frame is shown whole, \(Words.seconds(seconds)) longer, and the last frame as much shorter"
         case let .startsLate(keyframe, requested):
             return "no keyframe at or before \(Words.seconds(requested)): the video starts at the first keyframe after it, \(Words.seconds(keyframe))"
+        case let .cleanStartFar(unclean, clean, passed):
+            return "the keyframe at \(Words.seconds(unclean)) is not a clean start (frames after it refer to earlier ones), nor are the \(passed - 1) before it: decoding starts at the clean start at \(Words.seconds(clean)), \(Words.seconds(unclean - clean)) earlier"
+        case let .uncleanStart(keyframe):
+            return "no clean start (IDR, CRA, or recovery point) lies at or before the start: decoding starts at the keyframe at \(Words.seconds(keyframe)), and frames after it may show damage"
         case let .smartFallback(reason):
             return "cut exactly instead of smartly: \(reason.description)"
         case let .setsKeptInSamples(count):
@@ -172,7 +184,7 @@ public enum CutNotice: Sendable, Equatable {
 }
 
 /// Why a video's parameter sets do not go where `--sample-entry` asked.
-public enum SampleEntryReason: Sendable, Equatable, CustomStringConvertible {
+public enum SampleEntryReason: Sendable, Equatable, Codable, CustomStringConvertible {
     /// The source changes a set's contents under the same id inside the range.
     case setChanges(kind: String, id: Int, seconds: Double?)
     /// Every id a re-encoded part could take is used by the source.
@@ -194,7 +206,7 @@ public enum SampleEntryReason: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// Why a smart cut cannot be made, so the cut is made exactly instead.
-public enum SmartFallback: Error, Sendable, Equatable, CustomStringConvertible {
+public enum SmartFallback: Error, Sendable, Equatable, Codable, CustomStringConvertible {
     case codec(String)
     case container(String)
     case pixelFormat(String)

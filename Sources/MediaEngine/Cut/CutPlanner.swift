@@ -2,6 +2,9 @@
 /// written and shown, which streams are kept, and every plan-time note and warning. Pure: a function of
 /// `CutFacts`, so `--dry-run` and the real run get the same plan, and tests build the facts by hand.
 enum CutPlanner {
+    /// Flagged keyframes that are not clean starts a cut may pass over silently (two groups of pictures).
+    static let uncleanKeyframesAllowed = 2
+
     public static func plan(_ facts: CutFacts) throws(MediaError) -> CutPlan {
         var mode = facts.requestedMode
         var notices: [CutNotice] = []
@@ -92,6 +95,13 @@ enum CutPlanner {
         let requestedStartSeconds = Micro.seconds(facts.startMicro.minus(facts.originMicro))
         if start.startsLate {
             notices.append(.startsLate(keyframeSeconds: seconds(start.keyframe.pts), requestedSeconds: requestedStartSeconds))
+        }
+        if video.startsUnclean {
+            notices.append(.uncleanStart(keyframeSeconds: seconds(start.keyframe.pts)))
+        }
+        if let unclean = start.latestUnclean, start.uncleanKeyframesPassed > Self.uncleanKeyframesAllowed {
+            notices.append(.cleanStartFar(uncleanSeconds: seconds(unclean.pts), cleanSeconds: seconds(start.keyframe.pts),
+                                          keyframesPassed: start.uncleanKeyframesPassed))
         }
 
         // Smart, or why not.

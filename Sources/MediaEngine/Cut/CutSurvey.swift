@@ -103,6 +103,7 @@ struct CutSurvey {
                           smartRefusal: refusal, exactEncoder: smart ? (SmartEncoding.encoder(for: parameters.codec_id) ?? encoder) : encoder,
                           pixelFormatConversion: conversion)
         facts.beginning = beginning
+        facts.startsUnclean = start.startsUnclean
         facts.hasDolbyVision = av_stream_get_side_data(stream, AV_PKT_DATA_DOVI_CONF, nil) != nil
         if muxer.supportsEditLists {
             facts.parameterSets = try reader.parameterSets(parameters, mode: spec.mode, from: edge.keyframe, through: end.packets.last,
@@ -126,27 +127,43 @@ struct PacketReader {
         var reachesEndOfStream: Bool
         /// The first packet the source's edit list hides after the range's keyframe (pts), if any.
         var hiddenFrom: Int64?
+        /// No clean start lies at or before the start: the window's flagged keyframes count as starts.
+        var startsUnclean = false
     }
 
     private var second: Int64 { av_rescale_q(1, AVRational(num: 1, den: 1), stream.pointee.time_base) }
 
-    /// Packets from the keyframe shown at or before `start` (or, with none, the first one after it) until
+    /// Packets from the clean start shown at or before `start` (or, with none, the first one after it) until
     /// `StartEdge.isSettled`. Files without a precise index make the demuxer land late: it backs off, then
-    /// reads from the beginning.
+    /// reads from the beginning. A stream with no clean start at or before `start` at all (a capture that
+    /// begins mid-broadcast) starts at the flagged keyframe before it (`startsUnclean`) rather than late.
     func startWindow(start: Int64, end: Int64, smart: Bool) throws(MediaError) -> Window {
+        if let window = try startWindow(start: start, end: end, smart: smart, acceptingUnclean: false) { return window }
+        if var window = try startWindow(start: start, end: end, smart: smart, acceptingUnclean: true) {
+            window.startsUnclean = true
+            return window
+        }
+        return Window(packets: [], reachesEndOfStream: true, hiddenFrom: nil)
+    }
+
+    /// Nil when no clean start lies at or before `start` but a flagged keyframe does.
+    private func startWindow(start: Int64, end: Int64, smart: Bool, acceptingUnclean: Bool) throws(MediaError) -> Window? {
         var backoff: Int64 = 0
         for attempt in 0..<5 {
             let fromBeginning = attempt == 4
             let target: Int64? = fromBeginning ? nil : start.minus(backoff)
             backoff = backoff == 0 ? 2 * second : backoff.plus(backoff.plus(backoff))
-            var sawKeyframeBefore = false
-            let window = try read(from: target) { packets, latest in
-                if latest.isKeyframe, latest.pts <= start { sawKeyframeBefore = true }
+            var sawKeyframeBefore = false, sawUncleanBefore = false, sawClean = false
+            let window = try read(from: target, acceptingUnclean: acceptingUnclean) { packets, latest in
+                if latest.isKeyframe, latest.isClean { sawClean = true }
+                if latest.isKeyframe, latest.pts <= start {
+                    if latest.isClean { sawKeyframeBefore = true } else { sawUncleanBefore = true }
+                }
                 if !sawKeyframeBefore {
                     // Landed past the start: back off. From the beginning with no keyframe at or before the
                     // start, the first keyframe after it starts the cut.
                     if !fromBeginning { return latest.dts > start ? .giveUp : .more }
-                    if latest.dts <= start || !packets.contains(where: \.isKeyframe) { return .more }
+                    if latest.dts <= start || !sawClean { return .more }
                 } else if latest.dts <= start {
                     return .more
                 }
@@ -154,14 +171,15 @@ struct PacketReader {
                 if smart, !latest.isKeyframe, latest.dts < end, packets.count % 64 != 0 { return .more }
                 return StartEdge.isSettled(packets, start: start, end: end, smart: smart) ? .done : .more
             }
-            guard var window, window.packets.contains(where: \.isKeyframe), sawKeyframeBefore || fromBeginning else { continue }
+            if fromBeginning, !sawKeyframeBefore, sawUncleanBefore, !acceptingUnclean { return nil }
+            guard var window, sawClean, sawKeyframeBefore || fromBeginning else { continue }
             if let edge = StartEdge.make(packets: window.packets, start: start),
                let position = window.packets.firstIndex(where: { $0.isSame(as: edge.keyframe) }) {
                 window.packets.removeFirst(position)
             }
             return window
         }
-        return Window(packets: [], reachesEndOfStream: true, hiddenFrom: nil)
+        return acceptingUnclean ? nil : Window(packets: [], reachesEndOfStream: true, hiddenFrom: nil)
     }
 
     /// Packets from a keyframe shown before `end` (at or after the cut's keyframe) until `EndEdge.make`
@@ -227,7 +245,7 @@ struct PacketReader {
                        origin: Int64) throws(MediaError) -> SourceParameterSets? {
         guard parameters.codec_id == AV_CODEC_ID_H264 || parameters.codec_id == AV_CODEC_ID_HEVC else { return nil }
         let codec: NALUnits.Codec = parameters.codec_id == AV_CODEC_ID_HEVC ? .hevc : .h264
-        let extradata = parameters.extradata.map { Array(UnsafeBufferPointer(start: $0, count: Int(parameters.extradata_size))) } ?? []
+        let extradata = parameters.extradataBytes
         let tag = parameters.codec_tag == 0 ? nil : Probe.fourCC(parameters.codec_tag)
         guard let sets = SourceParameterSets.read(extradata: extradata, codec: codec, tag: tag) else { return nil }
         guard mode != .exact, mode == .smart || sets.isAnnexB || !["avc1", "hvc1"].contains(tag ?? "") else { return sets }
@@ -235,13 +253,14 @@ struct PacketReader {
         for target in [keyframe.pts, keyframe.pts.minus(5 * second), keyframe.pts.minus(60 * second)] as [Int64?] + [nil] {
             var scan = sets
             let window = try read(from: target, startingAt: keyframe, verdict: { _, _ in .more }, inspecting: { packet in
-                let bytes = packet.data
                 let micro = av_rescale_q(packet.timing.pts, timeBase, AVRational(num: 1, den: 1_000_000))
-                for range in NALUnits.unitRanges(bytes, lengthSize: scan.lengthSize) ?? []
-                    where NALUnits.isParameterSet(type: NALUnits.type(ofUnitStartingWith: bytes[range.lowerBound], codec: codec), codec: codec) {
-                    if let set = ParameterSet.parse(ArraySlice(bytes[range]), codec: codec) {
-                        scan.scanned(set, dts: packet.dts == CAV_NOPTS_VALUE ? packet.timing.pts : packet.dts,
-                                     seconds: Micro.seconds(micro.minus(origin)))
+                packet.withData { bytes in
+                    for range in NALUnits.unitRanges(bytes, lengthSize: scan.lengthSize) ?? []
+                        where NALUnits.isParameterSet(type: NALUnits.type(ofUnitStartingWith: bytes[range.lowerBound], codec: codec), codec: codec) {
+                        if let set = ParameterSet.parse(ArraySlice(bytes[range]), codec: codec) {
+                            scan.scanned(set, dts: packet.dts == CAV_NOPTS_VALUE ? packet.timing.pts : packet.dts,
+                                         seconds: Micro.seconds(micro.minus(origin)))
+                        }
                     }
                 }
                 return !(last.map { packet.timing.isSame(as: $0) } ?? false)
@@ -259,7 +278,7 @@ struct PacketReader {
     /// Reads video packets from a seek to `target` (nil: the beginning), from the first keyframe on (or
     /// from `startingAt`, a keyframe that must come up), asking `verdict` after each. Nil when it gave up
     /// or the seek failed.
-    private func read(from target: Int64?, startingAt first: VideoPacket? = nil,
+    private func read(from target: Int64?, startingAt first: VideoPacket? = nil, acceptingUnclean: Bool = false,
                       verdict: (_ packets: [VideoPacket], _ latest: VideoPacket) -> Verdict,
                       inspecting: ((Packet) -> Bool)? = nil) throws(MediaError) -> Window? {
         do {
@@ -271,7 +290,7 @@ struct PacketReader {
         } catch {
             if target != nil { return nil }
         }
-        let clean = CleanPoints(stream: stream)
+        let clean = CleanStart(stream: stream)
         let packet: Packet
         do { packet = try Packet() } catch { throw MediaError(.decodeFailed, path: path, operation: error.operation, reason: "out of memory") }
         var packets: [VideoPacket] = []
@@ -298,7 +317,10 @@ struct PacketReader {
                 }
             }
             reachedFirst = true
-            if timing.isKeyframe { timing.isClean = clean.isClean(packet) }
+            if timing.isKeyframe {
+                timing.isClean = acceptingUnclean || clean.isClean(packet)
+                timing.isSplicePoint = clean.isSplicePoint(packet)
+            }
             // The source's edit list ends before its last frames: those after a shown frame are hidden.
             if packet.isDiscarded {
                 if let shown = latestShown, timing.pts > shown { hiddenFrom = min(hiddenFrom ?? .max, timing.pts) }
@@ -318,36 +340,4 @@ struct PacketReader {
         }
     }
 
-}
-
-/// Whether a keyframe packet is a clean random-access point by its NAL units (H.264 IDR, HEVC IDR/BLA/CRA);
-/// for other codecs every keyframe is.
-struct CleanPoints {
-    private let codec: NALUnits.Codec?
-    private let lengthSize: Int?
-
-    init(stream: UnsafeMutablePointer<AVStream>) {
-        guard let parameters = stream.pointee.codecpar?.pointee,
-              parameters.codec_id == AV_CODEC_ID_H264 || parameters.codec_id == AV_CODEC_ID_HEVC else {
-            codec = nil
-            lengthSize = nil
-            return
-        }
-        let codec: NALUnits.Codec = parameters.codec_id == AV_CODEC_ID_HEVC ? .hevc : .h264
-        self.codec = codec
-        if let extradata = parameters.extradata, parameters.extradata_size > 0, extradata[0] == 1 {
-            let record = Array(UnsafeBufferPointer(start: extradata, count: Int(parameters.extradata_size)))
-            lengthSize = NALUnits.configuration(record, codec: codec)?.lengthSize ?? 4
-        } else {
-            lengthSize = nil // Annex B
-        }
-    }
-
-    func isClean(_ packet: Packet) -> Bool {
-        guard packet.isKeyframe else { return false }
-        guard let codec else { return true }
-        let bytes = packet.bytes
-        let units = lengthSize.map { NALUnits.splitLengthPrefixed(bytes, lengthSize: $0) ?? [] } ?? NALUnits.splitAnnexB(bytes)
-        return NALUnits.isInstantaneousRefresh(units, codec: codec) || NALUnits.isCleanRandomAccessCandidate(units, codec: codec)
-    }
 }

@@ -6,7 +6,7 @@
 /// K1 is the first clean random-access point at or after the frame shown at `start`, K2 the last one
 /// before `end` (or exactly at `end`, then there is no tail). Clean: nothing decoded after it refers to
 /// anything before it — an IDR (or BLA), or an HEVC CRA, whose leading pictures go to the head or tail.
-public struct SmartCutPlan: Sendable, Equatable {
+public struct SmartCutPlan: Sendable, Equatable, Codable {
     /// The frame shown at `start`: the first frame of the output.
     public var frameAtStart: Int64
     /// Where copying starts (K1). Its leading pictures (shown before it, decoded after it) are not
@@ -38,7 +38,7 @@ public struct SmartCutPlan: Sendable, Equatable {
     ///   - reachesEndOfStream: `endPackets` run to the end of the stream.
     public static func make(start: [VideoPacket], end endPackets: [VideoPacket], frameAtStart: Int64, end: Int64,
                             reachesEndOfStream: Bool) -> Result<SmartCutPlan, SmartFallback> {
-        func isPoint(_ packet: VideoPacket) -> Bool { packet.isKeyframe && packet.isClean }
+        func isPoint(_ packet: VideoPacket) -> Bool { packet.isKeyframe && packet.isSplicePoint }
         guard let first = (start + endPackets).first(where: { isPoint($0) && $0.pts >= frameAtStart && $0.pts < end }) else {
             return .failure(.noCleanKeyframe)
         }
@@ -78,6 +78,6 @@ public struct SmartCutPlan: Sendable, Equatable {
     /// Whether `packets` (decode order, read backwards from `end` in steps) hold enough for the tail: two
     /// clean points shown before `end`, so K2's leading pictures can be decoded from the one before it.
     static func endWindowSuffices(_ packets: [VideoPacket], end: Int64) -> Bool {
-        packets.filter { $0.isKeyframe && $0.isClean && $0.pts < end }.count >= 2
+        packets.filter { $0.isKeyframe && $0.isSplicePoint && $0.pts < end }.count >= 2
     }
 }

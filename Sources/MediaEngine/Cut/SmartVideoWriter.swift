@@ -25,6 +25,7 @@ final class SmartVideoWriter: VideoWriter {
     private let lengthSize: Int
     private let sourceParameterSets: [ArraySlice<UInt8>]
     private let repackager: SampleRepackager
+    private let cleanStart: CleanStart
     private let rewriter: EncoderUnitRewriter?
     private var inBand: Bool { rewriter == nil }
     private var started = false
@@ -52,6 +53,7 @@ final class SmartVideoWriter: VideoWriter {
          smart: SmartCutPlan, encoderName: String, shouldStop: @escaping @Sendable () -> Bool) throws {
         self.shouldStop = shouldStop
         self.stream = stream
+        cleanStart = CleanStart(stream: stream)
         self.output = output
         self.plan = plan
         self.video = video
@@ -80,7 +82,7 @@ final class SmartVideoWriter: VideoWriter {
                 name: encoderName, source: parameters, stream: stream, crf: plan.crf, preset: plan.preset, threads: plan.threads.encoder,
                 spsId: codec == .h264 ? ids.sps : nil, globalHeader: true))
             let context = trial.codecContext.pointee
-            let extradata = context.extradata.map { Array(UnsafeBufferPointer(start: $0, count: Int(context.extradata_size))) } ?? []
+            let extradata = context.extradataBytes
             guard let encoderSets = EncoderUnitRewriter.encoderSets(extradata: extradata, codec: codec, ids: ids) else {
                 throw SampleEntryFailure(reason: "\(encoderName)'s parameter sets cannot be read or renumbered")
             }
@@ -217,10 +219,11 @@ final class SmartVideoWriter: VideoWriter {
 
     /// Copies a packet; while the head is still being encoded it waits (its decode time is later).
     private func copy(_ packet: Packet) throws {
+        packet.keepKeyframeFlagOnlyIfClean(cleanStart)
         let held = try packet.clone()
         // The x264 version SEI goes in while the sample is still in the source's form (Annex B or lengths).
         if copied == 0, video.carriesEncoderInfo { try held.setBytes(video.beginning.carried(into: held.bytes)) }
-        if let repackaged = try repackager.repackage(held.data) { try held.setBytes(repackaged) }
+        if let repackaged = try held.withData({ try repackager.repackage($0) }) { try held.setBytes(repackaged) }
         if copied == 0, inBand {
             // Back to the source's parameter sets after the re-encoded head (avc3/hev1 allow in-band ones),
             // after an access unit delimiter if the sample starts with one (it must come first).

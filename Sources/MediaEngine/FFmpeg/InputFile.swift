@@ -139,9 +139,11 @@ final class Packet {
         return Array(UnsafeBufferPointer(start: data, count: Int(pointer.pointee.size)))
     }
 
-    /// The payload in place, without a copy: valid until the packet changes.
-    var data: UnsafeBufferPointer<UInt8> {
-        UnsafeBufferPointer(start: pointer.pointee.data, count: pointer.pointee.data == nil ? 0 : max(0, Int(pointer.pointee.size)))
+    /// Lends the payload in place, without a copy, for the duration of `body` only (the bytes belong to
+    /// the packet and change with it).
+    func withData<Result>(_ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows -> Result {
+        let count = pointer.pointee.data == nil ? 0 : max(0, Int(pointer.pointee.size))
+        return try withExtendedLifetime(self) { try body(UnsafeBufferPointer(start: pointer.pointee.data, count: count)) }
     }
 
     /// Replaces the payload (keeping timestamps and flags).
@@ -171,6 +173,12 @@ final class Packet {
     var dts: Int64 { pointer.pointee.dts }
     var duration: Int64 { pointer.pointee.duration }
     var isKeyframe: Bool { pointer.pointee.flags & AV_PKT_FLAG_KEY != 0 }
+
+    /// Copies keep the keyframe flag (a sync sample, a random-access indicator) only on clean starts:
+    /// players seek to flagged samples and begin decoding there.
+    func keepKeyframeFlagOnlyIfClean(_ rule: CleanStart) {
+        if isKeyframe, !rule.isClean(self) { pointer.pointee.flags &= ~AV_PKT_FLAG_KEY }
+    }
     /// Decoded but not shown: outside the source's edit list.
     var isDiscarded: Bool { pointer.pointee.flags & AV_PKT_FLAG_DISCARD != 0 }
 }

@@ -10,7 +10,7 @@ import CAV
 /// unit only. Its `x264_build` option tells it when the SEI was never seen. (Other state of this kind in
 /// FFmpeg 5.1 — MPEG-4 part 2's Xvid/DivX build numbers from user data — lives in the VOL header, which MP4
 /// and Matroska keep in the codec's extradata, so every decoder sees it.)
-struct StreamBeginning: Sendable, Equatable {
+struct StreamBeginning: Sendable, Equatable, Codable {
     /// The x264 build named by the stream's first access unit.
     var x264Build: Int?
     /// That SEI NAL unit (header byte and payload, no length prefix or start code).
@@ -34,7 +34,7 @@ struct StreamBeginning: Sendable, Equatable {
     static func read(_ input: InputFile, streamIndex: Int) -> StreamBeginning {
         guard let stream = input.stream(streamIndex), let parameters = stream.pointee.codecpar?.pointee,
               parameters.codec_id == AV_CODEC_ID_H264 else { return .unknown }
-        let record = parameters.extradata.map { Array(UnsafeBufferPointer(start: $0, count: Int(max(0, parameters.extradata_size)))) } ?? []
+        let record = parameters.extradataBytes
         let lengthSize = record.first == 1 ? NALUnits.configuration(record, codec: .h264)?.lengthSize : nil
         guard (try? input.seekToStart()) != nil, let packet = try? Packet() else { return .unknown }
         defer { try? input.seekToStart() }

@@ -16,6 +16,10 @@ struct DecodeSession {
     private var positioned = false
     /// The time being decoded towards; packets that end before it may skip non-reference frames.
     private var target = Int64.max
+    /// Backing up from a seek found no clean start, not even at the stream's beginning (a capture that
+    /// starts mid-broadcast): every frame is then decoded forward from the beginning, as a player does,
+    /// instead of seeking back to the beginning for every sample.
+    private var noCleanStartInStream = false
     private(set) var decodeErrors = 0
     private(set) var framesDecoded = 0
     /// Without an index, decode forward rather than seek when the next target is this close (ticks).
@@ -53,6 +57,8 @@ struct DecodeSession {
         if positioned, let decodedUpTo {
             if target < (shown?.timestamp ?? decodedUpTo) {
                 mustSeek = true
+            } else if noCleanStartInStream {
+                mustSeek = false
             } else if let keyframe {
                 mustSeek = keyframe > decodedUpTo
             } else {
@@ -135,14 +141,15 @@ struct DecodeSession {
         try backUpToCleanStart()
     }
 
-    /// After a seek: when the first packet of the stream is not a clean start (`RandomAccess`), seek a
+    /// After a seek: when the first packet of the stream is not a clean start (`CleanStart`), seek a
     /// second further back each time until it is (or from the start); the packet found is sent first.
     private mutating func backUpToCleanStart() throws(AVFailure) {
-        guard let stream = input.stream(streamIndex), let access = RandomAccess(stream: stream) else { return }
+        guard let stream = input.stream(streamIndex) else { return }
+        let access = CleanStart(stream: stream)
         let second = av_rescale_q(1, AVRational(num: 1, den: 1), stream.pointee.time_base)
         for _ in 0..<30 {
             guard let first = try firstPacketOfStream() else { return }
-            if access.isCleanStart(first.bytes) {
+            if access.isClean(bytes: first.bytes) {
                 pendingPacket = true
                 return
             }
@@ -152,6 +159,10 @@ struct DecodeSession {
             decoder.flush()
         }
         try seekToStart()
+        if let first = try firstPacketOfStream() {
+            noCleanStartInStream = !access.isClean(bytes: first.bytes)
+            pendingPacket = true
+        }
     }
 
     /// Reads up to the stream's next packet (into `packet`), or nil at the end of the input.

@@ -1,0 +1,87 @@
+import CAV
+
+/// DESIGN.md's clean start — the one rule for every place decoding begins (a thumbnail after a seek, the
+/// start of every cut mode, a smart cut's copied middle): an H.264 IDR, or an I picture carrying a
+/// recovery-point SEI whose recovery_frame_cnt is 0; an HEVC IRAP (IDR, BLA, CRA; a CRA's leading pictures
+/// are the planner's to handle). Demuxers flag more than that: MPEG-TS flags keyframes from the transport's
+/// random-access indicator, which encoders also set on I pictures that later frames decode across
+/// (ts_sample_h265.ts: B frames after its second I reference the first), and FFmpeg's H.264 parser flags
+/// every recovery point, whatever its count. Decoding from those gives grey, broken pictures that no error
+/// flags. For other codecs the demuxer's keyframe flag is taken as it is.
+struct CleanStart {
+    private let codec: NALUnits.Codec?
+    /// avcC/hvcC NAL length size; nil for Annex B samples.
+    private let lengthSize: Int?
+
+    init(stream: UnsafeMutablePointer<AVStream>) {
+        guard let parameters = stream.pointee.codecpar?.pointee,
+              parameters.codec_id == AV_CODEC_ID_H264 || parameters.codec_id == AV_CODEC_ID_HEVC else {
+            codec = nil
+            lengthSize = nil
+            return
+        }
+        let codec: NALUnits.Codec = parameters.codec_id == AV_CODEC_ID_HEVC ? .hevc : .h264
+        self.codec = codec
+        let record = parameters.extradataBytes
+        if record.first == 1 {
+            lengthSize = NALUnits.configuration(record, codec: codec)?.lengthSize ?? 4
+        } else {
+            lengthSize = nil
+        }
+    }
+
+    init(codec: NALUnits.Codec?, lengthSize: Int?) {
+        self.codec = codec
+        self.lengthSize = lengthSize
+    }
+
+    /// Whether decoding can begin at `packet`: a flagged keyframe that is a clean start.
+    func isClean(_ packet: Packet) -> Bool {
+        guard packet.isKeyframe else { return false }
+        guard codec != nil else { return true }
+        return isClean(bytes: packet.bytes)
+    }
+
+    /// Whether a sample's NAL units make a clean start (H.264/HEVC; true for other codecs).
+    func isClean(bytes: [UInt8]) -> Bool {
+        guard let codec else { return true }
+        let units = lengthSize.map { NALUnits.splitLengthPrefixed(bytes, lengthSize: $0) ?? [] } ?? NALUnits.splitAnnexB(bytes)
+        if NALUnits.isInstantaneousRefresh(units, codec: codec) || NALUnits.isCleanRandomAccessCandidate(units, codec: codec) {
+            return true
+        }
+        guard codec == .h264 else { return false }
+        return units.contains { NALUnits.type($0, codec: .h264) == 6 && Self.hasRecoveryPointZero($0) }
+    }
+
+    /// Whether a smart cut's copied frames may start at `packet` after re-encoded ones: a clean start that
+    /// also begins a new coded video sequence — an H.264 IDR, an HEVC IRAP (a CRA after the head's
+    /// end-of-sequence unit). An H.264 recovery point is a clean start but not this: its frame numbers
+    /// continue the source's sequence, which the re-encoded head does not. Other codecs: never.
+    func isSplicePoint(_ packet: Packet) -> Bool {
+        packet.isKeyframe && isSplicePoint(bytes: packet.bytes)
+    }
+
+    func isSplicePoint(bytes: [UInt8]) -> Bool {
+        guard let codec else { return false }
+        let units = lengthSize.map { NALUnits.splitLengthPrefixed(bytes, lengthSize: $0) ?? [] } ?? NALUnits.splitAnnexB(bytes)
+        return NALUnits.isInstantaneousRefresh(units, codec: codec) || NALUnits.isCleanRandomAccessCandidate(units, codec: codec)
+    }
+
+    /// An H.264 SEI NAL unit holding a recovery point whose recovery_frame_cnt is 0 (its ue(v) starts with a 1 bit).
+    static func hasRecoveryPointZero(_ unit: ArraySlice<UInt8>) -> Bool {
+        let bytes = NALUnits.removingEmulationPrevention(unit.dropFirst())
+        var index = 0
+        while index < bytes.count, bytes[index] != 0x80 {
+            var type = 0, size = 0
+            while index < bytes.count, bytes[index] == 0xFF { type += 255; index += 1 }
+            guard index < bytes.count else { return false }
+            type += Int(bytes[index]); index += 1
+            while index < bytes.count, bytes[index] == 0xFF { size += 255; index += 1 }
+            guard index < bytes.count else { return false }
+            size += Int(bytes[index]); index += 1
+            if type == 6 { return index < bytes.count && bytes[index] & 0x80 != 0 }
+            index += size
+        }
+        return false
+    }
+}
