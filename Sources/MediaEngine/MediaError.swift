@@ -20,6 +20,8 @@ public struct MediaError: Error, Sendable, Equatable, CustomStringConvertible {
         case unsupportedContainer = "unsupported_container"
         /// A warning under `--strict`.
         case strictWarning = "strict_warning"
+        /// The file changed (size or modification time) between the plan and the cut that runs it.
+        case planStale = "plan_stale"
     }
 
     public let code: Code
@@ -39,7 +41,7 @@ public struct MediaError: Error, Sendable, Equatable, CustomStringConvertible {
 }
 
 /// Something worth telling the user that does not stop the job (`--strict` turns it into a failure).
-public struct MediaWarning: Sendable, Equatable, Hashable {
+public struct MediaWarning: Sendable, Equatable, Hashable, Codable {
     public let code: String
     public let message: String
 

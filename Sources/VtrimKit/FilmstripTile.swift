@@ -5,7 +5,7 @@ import MediaEngine
 /// … --thumb-size …` lays out (the same cells, times and pixels), for a page that loads only what scrolls
 /// into view — a 10-minute clip has over a thousand cells, wider than any single PNG may be.
 public enum FilmstripTile {
-    public struct Request: Sendable, Hashable {
+    public struct Request: Sendable, Hashable, Codable {
         public var layout: ThumbsRequest.VideoLineLayout
         public var first: Int
         public var count: Int

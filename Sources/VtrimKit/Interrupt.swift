@@ -32,9 +32,9 @@ public enum Interrupt {
     /// How long running jobs get to stop at their checkpoints before the watchdog exits anyway.
     static let graceSeconds = 3.0
 
-    static func install() {
+    static func install(signals: [Int32] = [SIGINT, SIGTERM]) {
         guard sources.isEmpty else { return }
-        for number in [SIGINT, SIGTERM] {
+        for number in signals {
             Glibc.signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
             source.setEventHandler {

@@ -73,6 +73,16 @@ public enum ServeSupport {
         }
     }
 
+    /// The request of a cut `vtrim serve` makes: one range into the named output, never over an existing
+    /// file; smart cuts at CRF 16 (their edges sit beside copied frames), others at 20; the veryfast preset.
+    public static func cutRequest(output: String, start: Double, end: Double, mode: CutMode, threads: ThreadBudget,
+                                  dryRun: Bool) -> CutRequest {
+        CutRequest(segments: [CutSegment(start: .seconds(start), end: .seconds(end), lengthSeconds: nil)], mode: mode,
+                   crf: mode == .smart ? 16 : 20, preset: "veryfast", minDurationSeconds: nil, maxDurationSeconds: nil,
+                   clamp: false, output: OutputNamer(choice: .file(output), template: nil), overwrite: false, dryRun: dryRun,
+                   strict: false, threads: threads)
+    }
+
     /// Makes a browser-playable preview of `path` into `output` (see `PreviewEncoder`).
     public static func preview(path: String, to output: String, threads: Int, shouldStop: () -> Bool,
                                progress: (Double) -> Void) -> MediaError? {

@@ -13,7 +13,7 @@ public struct ThumbsRequest: Sendable {
         case videoLine(VideoLineLayout)
     }
 
-    public struct VideoLineLayout: Sendable, Hashable {
+    public struct VideoLineLayout: Sendable, Hashable, Codable {
         public var stripWidthPoints: Double
         public var thumbWidthPoints: Double
         public var thumbHeightPoints: Double

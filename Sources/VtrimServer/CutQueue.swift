@@ -1,85 +1,137 @@
 import Foundation
+import Hummingbird
 import Synchronization
 import VtrimKit
 
-/// Cuts posted from the page: planned at once (the plan `vtrim cut --dry-run` prints), then run a few at a
-/// time on their own threads by the same code as `vtrim cut` (not a child process), with progress. Outputs
-/// follow the command line's rules (temporary file renamed into place, never over an existing file, never
-/// the input), named `{stem}.{start}-{end}.cut.{ext}`, then `-2`, `-3`… so repeated cuts never collide.
+/// Cuts posted from the page. The POST waits for the plan (made by an interactive worker, the plan
+/// `vtrim cut --dry-run` prints) and answers with it; the cut then waits for a long-work worker, which
+/// executes exactly that plan — or fails with `plan_stale` if the clip changed in between. Outputs follow
+/// the command line's rules (temporary file renamed into place, never over an existing file, never the
+/// input), named `{stem}.{start}-{end}.cut.{ext}`, then `-2`, `-3`… so repeated cuts never collide.
+/// `cancel` withdraws a queued cut or stops a running one (its temporary file is removed).
 final class CutQueue: Sendable {
     enum Status: String, Sendable { case queued, running, done, failed, cancelled }
 
     struct Job: Sendable {
         let id: String
         let clip: String
-        let path: String
         let output: String
         var status: Status
         var progress: Double
-        /// The dry run's report, then the real run's (`vtrim cut --json`'s object).
+        /// The plan's report, then the run's (`vtrim cut --json`'s object), or an engine error.
         var report: JSON
     }
 
-    private let library: Library
+    enum SubmitError: Error {
+        /// The engine refused to plan (its failure report, 422).
+        case refused(JSON)
+        /// The engine itself failed (crashed, timed out, unavailable).
+        case engine(EngineAnswer)
+    }
+
     private let outputFolder: String?
-    private let pool: EnginePool
+    private let interactive: WorkerPool
+    private let pool: WorkerPool
+    private let quarantine: Quarantine
     private let threads: ThreadBudget
     private let jobs = Mutex<[String: Job]>([:])
     private let order = Mutex<[String]>([])
+    private let tickets = Mutex<[String: WorkerPool.Ticket]>([:])
     private let reserved = Mutex<Set<String>>([])
-    private let cancelled = Atomic<Bool>(false)
-    private let active = Atomic<Int>(0)
     private let counter = Atomic<Int>(0)
 
-    init(library: Library, outputFolder: String?, running: Int, cores: Int) {
-        self.library = library
+    init(outputFolder: String?, interactive: WorkerPool, pool: WorkerPool, quarantine: Quarantine, threads: ThreadBudget) {
         self.outputFolder = outputFolder
-        pool = EnginePool(name: "vtrim-cut", threads: running)
-        threads = .share(cores: cores, jobs: running)
+        self.interactive = interactive
+        self.pool = pool
+        self.quarantine = quarantine
+        self.threads = threads
     }
 
-    enum SubmitError: Error {
-        case plan(JSON)
-    }
-
-    /// Plans the cut (answered at once) and queues it; a plan that fails is the answer instead.
-    func submit(clip: Library.Clip, start: Double, end: Double, mode: CutMode, through engine: EnginePool) async throws(SubmitError) -> Job {
+    /// Plans the cut and queues it; the plan's report is the answer (or why there is no plan).
+    func submit(clip: Library.Clip, start: Double, end: Double, mode: CutMode) async throws(SubmitError) -> Job {
         let output = reserveName(for: clip, start: start, end: end)
-        let request = cutRequest(output: output, start: start, end: end, mode: mode, dryRun: true)
-        let plan = await engine.run { CutJob.run(path: clip.path, request: request, shouldStop: { false }) }
-        guard !plan.failed else {
+        let result = await interactive.run(.plan(path: clip.path, output: output, startSeconds: start, endSeconds: end, mode: mode,
+                                                 threads: threads))
+        let planned: PlannedCut
+        switch EngineAnswer.from(result, clip: clip, quarantine: quarantine) {
+        case let .result(_, message):
+            guard case let .string(text)? = message.member("planned"),
+                  let decoded = try? JSONDecoder().decode(PlannedCut.self, from: Data(text.utf8)) else {
+                release(output)
+                throw .engine(.failed(APIError.response(.internalServerError, code: "engine_unavailable",
+                                                        message: "the engine's plan cannot be read")))
+            }
+            planned = decoded
+        case let .refused(report):
             release(output)
-            throw .plan(plan.json)
+            throw .refused(report)
+        case let answer:
+            release(output)
+            throw .engine(answer)
         }
+        let report = planned.dryRunOutcome.json
         let id = String(format: "c%04d", counter.add(1, ordering: .relaxed).newValue)
-        let job = Job(id: id, clip: clip.id, path: clip.path, output: output, status: .queued, progress: 0, report: plan.json)
+        let job = Job(id: id, clip: clip.id, output: output, status: .queued, progress: 0, report: report)
         jobs.withLock { $0[id] = job }
         order.withLock { $0.append(id) }
-        active.add(1, ordering: .relaxed)
-        let run = cutRequest(output: output, start: start, end: end, mode: mode, dryRun: false)
-        pool.start { [self] in
-            defer {
-                release(output)
-                active.subtract(1, ordering: .relaxed)
-            }
-            guard !cancelled.load(ordering: .acquiring) else {
-                update(id) { $0.status = .cancelled }
+        let ticket = pool.makeTicket(.cut(planned),
+                                     progress: { [self] fraction in update(id) { if $0.status == .queued { $0.status = .running }; $0.progress = fraction } },
+                                     cleanup: { OutputTarget(path: output, overwrite: false).removeStaleTemporaries() })
+        tickets.withLock { $0[id] = ticket }
+        Task { await run(id, ticket: ticket, clip: clip, planned: planned) }
+        return job
+    }
+
+    private func run(_ id: String, ticket: WorkerPool.Ticket, clip: Library.Clip, planned: PlannedCut) async {
+        defer {
+            release(planned.output)
+            tickets.withLock { _ = $0.removeValue(forKey: id) }
+        }
+        let result = await pool.run(ticket)
+        update(id) { job in
+            if case .cancelled = result {
+                job.status = .cancelled
                 return
             }
-            update(id) { $0.status = .running }
-            let outcome = CutJob.run(path: clip.path, request: run, shouldStop: { [self] in cancelled.load(ordering: .relaxed) },
-                                     progress: { [self] fraction in update(id) { $0.progress = fraction } })
-            update(id) { job in
-                job.report = outcome.json
-                job.progress = outcome.failed ? job.progress : 1
-                if case let .failed(error) = outcome.status {
-                    job.status = error.code == .interrupted ? .cancelled : .failed
-                } else {
-                    job.status = .done
-                }
+            switch EngineAnswer.from(result, clip: clip, quarantine: quarantine) {
+            case let .result(report, _):
+                job.report = report
+                job.progress = 1
+                job.status = .done
+            case let .refused(report):
+                job.report = report
+                job.status = report.member("error")?.member("code") == .string("interrupted") ? .cancelled : .failed
+            case let .failed(response):
+                job.status = .failed
+                job.report = .object([("path", .string(planned.path)), ("error", Self.errorObject(response, result: result, clip: clip))])
+            case .bytes:
+                job.status = .failed
             }
         }
-        return job
+    }
+
+    /// The `{code, message}` of an engine error, for the cut's status.
+    private static func errorObject(_ response: Response, result: WorkerPool.Result, clip: Library.Clip) -> JSON {
+        switch result {
+        case let .crashed(how):
+            return .object([("code", .string("engine_crashed")), ("message", .string("the engine crashed on \(clip.relativePath) (\(how))"))])
+        case let .timedOut(seconds):
+            return .object([("code", .string("engine_timeout")),
+                            ("message", .string("the cut made no progress for \(Int(seconds)) s and was stopped"))])
+        case let .unavailable(why):
+            return .object([("code", .string("engine_unavailable")), ("message", .string(why))])
+        default:
+            return .object([("code", .string("failed")), ("message", .string("HTTP \(response.status.code)"))])
+        }
+    }
+
+    /// Withdraws a queued cut or stops a running one; false when there is no such cut or it has ended.
+    func cancel(_ id: String) -> Bool {
+        guard let job = job(id), job.status == .queued || job.status == .running else { return false }
+        update(id) { $0.status = .cancelled }
+        tickets.withLock { $0[id] }?.cancel()
+        return true
     }
 
     func job(_ id: String) -> Job? { jobs.withLock { $0[id] } }
@@ -89,29 +141,15 @@ final class CutQueue: Sendable {
         return jobs.withLock { table in ids.compactMap { table[$0] } }
     }
 
-    /// At shutdown: running cuts stop at their next packet (their temporary files are removed), queued
-    /// ones do not start.
-    func cancelAll() { cancelled.store(true, ordering: .releasing) }
-
-    func waitUntilIdle() {
-        while active.load(ordering: .acquiring) > 0 { usleep(20_000) }
-        pool.stop()
-    }
-
     private func update(_ id: String, _ change: (inout Job) -> Void) {
         jobs.withLock { table in
-            if var job = table[id] {
-                change(&job)
-                table[id] = job
-            }
+            guard var job = table[id] else { return }
+            // A cancelled cut stays cancelled whatever its worker reports on the way out.
+            let wasCancelled = job.status == .cancelled
+            change(&job)
+            if wasCancelled, job.status != .done { job.status = .cancelled }
+            table[id] = job
         }
-    }
-
-    private func cutRequest(output: String, start: Double, end: Double, mode: CutMode, dryRun: Bool) -> CutRequest {
-        CutRequest(segments: [CutSegment(start: .seconds(start), end: .seconds(end), lengthSeconds: nil)], mode: mode,
-                   crf: mode == .smart ? 16 : 20, preset: "veryfast", minDurationSeconds: nil, maxDurationSeconds: nil,
-                   clamp: false, output: OutputNamer(choice: .file(output), template: nil), overwrite: false, dryRun: dryRun,
-                   strict: false, threads: threads)
     }
 
     /// `{stem}.{start}-{end}.cut.{ext}` beside the input (or in --output-dir), then `-2`, `-3`… past names

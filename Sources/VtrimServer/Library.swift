@@ -4,65 +4,102 @@ import VtrimKit
 
 /// The clips `vtrim serve` offers: the media files under its folders (the walker and filters of
 /// `vtrim … -r`), each with a stable id derived from its folder and relative path — the client never
-/// sends a path. Listing walks again every time (cheap: names and sizes only), so files that appear or
-/// vanish show up; probes are cached per file version (size and modification time) and made lazily.
+/// sends a path. The walk is cached and repeated at most every `refreshSeconds` (a request for an id the
+/// last walk did not see walks at once, at most once a second), so files that appear or vanish show up
+/// without every request — a player's Range reads above all — stat'ing the whole library. Probes are
+/// cached per file version (size and modification time) and dropped when the walk sees a new version.
 final class Library: Sendable {
     struct Clip: Sendable {
         let id: String
         /// Below the served folder ("trip/beach.mp4"); with several folders, prefixed by the folder's name.
         let relativePath: String
         let path: String
-        let size: Int64
-        let modified: Double
+        let version: FileVersion
+
+        var size: Int64 { version.sizeBytes }
+        var modifiedSeconds: Double { Double(version.modifiedNanoseconds) / 1e9 }
     }
 
+    static let refreshSeconds = 2.0
     let roots: [String]
     private let resolvedRoots: [String]
-    private let probes = Mutex<[String: (version: String, json: JSON)]>([:])
+    private struct Snapshot {
+        var clips: [Clip] = []
+        var byID: [String: Clip] = [:]
+        var walkedAt = -Double.infinity
+    }
+    private let snapshot = Mutex(Snapshot())
+    private let walking = Mutex(false)
+    private let probes = Mutex<[String: (version: FileVersion, json: JSON)]>([:])
 
     init(folders: [String]) {
         roots = folders
         resolvedRoots = folders.map { URL(fileURLWithPath: $0).resolvingSymlinksInPath().standardizedFileURL.path }
     }
 
-    /// Every clip, sorted by relative path. Files whose real location is outside the served folders
-    /// (reached through a symlink) are not offered.
+    /// Every clip, sorted by relative path, as of a walk at most `refreshSeconds` old.
     func clips() -> [Clip] {
+        refreshIfOlder(than: Self.refreshSeconds)
+        return snapshot.withLock { $0.clips }
+    }
+
+    func clip(id: String) -> Clip? {
+        guard id.count == 16, id.allSatisfy(\.isHexDigit) else { return nil }
+        if let known = snapshot.withLock({ $0.byID[id] }) { return known }
+        refreshIfOlder(than: 1)
+        return snapshot.withLock { $0.byID[id] }
+    }
+
+    private func refreshIfOlder(than seconds: Double) {
+        let now = ProcessInfo.processInfo.systemUptime
+        guard snapshot.withLock({ now - $0.walkedAt >= seconds }) else { return }
+        // One walk at a time; callers meanwhile use the last one.
+        guard walking.withLock({ busy -> Bool in
+            if busy { return false }
+            busy = true
+            return true
+        }) else { return }
+        defer { walking.withLock { $0 = false } }
+        let clips = walk()
+        let versions = Dictionary(clips.map { ($0.path, $0.version) }, uniquingKeysWith: { a, _ in a })
+        probes.withLock { table in table = table.filter { versions[$0.key] == $0.value.version } }
+        snapshot.withLock { state in
+            state.clips = clips
+            state.byID = Dictionary(clips.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+            state.walkedAt = ProcessInfo.processInfo.systemUptime
+        }
+    }
+
+    /// Files whose real location is outside the served folders (reached through a symlink) are not offered.
+    private func walk() -> [Clip] {
         var clips: [Clip] = []
         let walker = InputWalker(recursive: true)
         for (index, root) in roots.enumerated() {
             guard let items = try? walker.items([root]) else { continue }
             let prefix = roots.count > 1 ? (root as NSString).lastPathComponent + "/" : ""
             for item in items {
-                guard isInside(item.path, root: resolvedRoots[index]) else { continue }
-                guard let attributes = try? FileManager.default.attributesOfItem(atPath: item.path) else { continue }
-                let size = (attributes[.size] as? NSNumber)?.int64Value ?? 0
-                let modified = (attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
-                let relative = prefix + item.relativePath
-                clips.append(Clip(id: Self.identifier(root: resolvedRoots[index], relative: item.relativePath), relativePath: relative,
-                                  path: item.path, size: size, modified: modified))
+                guard isInside(item.path, root: resolvedRoots[index]), let version = FileVersion.of(item.path) else { continue }
+                clips.append(Clip(id: Self.identifier(root: resolvedRoots[index], relative: item.relativePath),
+                                  relativePath: prefix + item.relativePath, path: item.path, version: version))
             }
         }
         return clips
     }
 
-    func clip(id: String) -> Clip? {
-        guard id.count == 16, id.allSatisfy(\.isHexDigit) else { return nil }
-        return clips().first { $0.id == id }
+    /// The clip as it is on disk now (its current version), for work that must see a change at once.
+    func current(_ clip: Clip) -> Clip {
+        guard let version = FileVersion.of(clip.path), version != clip.version else { return clip }
+        return Clip(id: clip.id, relativePath: clip.relativePath, path: clip.path, version: version)
     }
 
-    /// The cached probe of a clip's current version, if any.
+    /// The cached probe of a clip's version, if any.
     func cachedProbe(_ clip: Clip) -> JSON? {
-        let version = Self.version(clip)
-        return probes.withLock { $0[clip.path].flatMap { $0.version == version ? $0.json : nil } }
+        probes.withLock { $0[clip.path].flatMap { $0.version == clip.version ? $0.json : nil } }
     }
 
     func storeProbe(_ clip: Clip, _ json: JSON) {
-        let version = Self.version(clip)
-        probes.withLock { $0[clip.path] = (version, json) }
+        probes.withLock { $0[clip.path] = (clip.version, json) }
     }
-
-    private static func version(_ clip: Clip) -> String { "\(clip.size)-\(clip.modified)" }
 
     /// Whether `path`'s real location is below `root` (already resolved).
     func isInside(_ path: String, root: String) -> Bool {
@@ -79,5 +116,20 @@ final class Library: Sendable {
         }
         let text = String(hash, radix: 16)
         return String(repeating: "0", count: 16 - text.count) + text
+    }
+}
+
+/// Files that crashed a worker: not handed to the engine again until their size or modification time
+/// changes (or the server restarts), so one bad file cannot keep killing workers.
+final class Quarantine: Sendable {
+    private let crashed = Mutex<[String: (version: FileVersion, reason: String)]>([:])
+
+    func add(_ clip: Library.Clip, reason: String) {
+        crashed.withLock { $0[clip.path] = (clip.version, reason) }
+    }
+
+    /// Why the clip's current version is not given to the engine, or nil.
+    func reason(_ clip: Library.Clip) -> String? {
+        crashed.withLock { $0[clip.path].flatMap { $0.version == clip.version ? $0.reason : nil } }
     }
 }

@@ -1,9 +1,11 @@
 import Foundation
-import VtrimKit
+import Glibc
 import Synchronization
+import VtrimKit
 
-/// Preview stand-ins for clips the browser cannot play (HEVC in Chromium on Linux): made once per clip
-/// version on their own thread, cached in the XDG cache folder, served while they are being written.
+/// Preview stand-ins for clips the browser cannot play (HEVC in Chromium on Linux): made on request (a
+/// POST; a GET never starts one) by a long-work worker, once per clip version, kept in the disk cache and
+/// served while they are being written.
 final class Previews: Sendable {
     enum State: Sendable {
         case running(progress: Double)
@@ -15,77 +17,91 @@ final class Previews: Sendable {
         var state: State
         let partial: String
         let final: String
+        let name: String
     }
 
-    private let folder: String
-    private let pool: EnginePool
+    private let cache: DiskCache
+    private let pool: WorkerPool
     private let threads: Int
     private let entries = Mutex<[String: Entry]>([:])
-    private let cancelled = Atomic<Bool>(false)
-    private let active = Atomic<Int>(0)
+    private let tickets = Mutex<[String: WorkerPool.Ticket]>([:])
 
-    init(folder: String, cores: Int) {
-        self.folder = folder
-        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        pool = EnginePool(name: "vtrim-preview", threads: 1)
-        threads = max(1, cores / 2)
+    init(cache: DiskCache, pool: WorkerPool, threads: Int) {
+        self.cache = cache
+        self.pool = pool
+        self.threads = threads
     }
 
-    /// The preview's file name for this version of the clip.
-    private func key(_ clip: Library.Clip) -> String { "\(clip.id)-\(clip.size)-\(Int64(clip.modified))" }
+    /// The cache name of a clip version's preview.
+    private func name(_ clip: Library.Clip) -> String { "previews/\(clip.id)-\(clip.version).mp4" }
 
-    /// The clip's preview: done (from cache), being made, or started now.
-    func entry(for clip: Library.Clip) -> Entry {
-        let key = key(clip)
-        let final = folder + "/" + key + ".mp4"
-        let partial = folder + "/" + key + ".partial.mp4"
-        return entries.withLock { table in
-            if let known = table[key] {
-                if case .failed = known.state {} else { return known }
-            }
-            if FileManager.default.fileExists(atPath: final) {
-                let entry = Entry(state: .done, partial: partial, final: final)
-                table[key] = entry
-                return entry
-            }
-            let entry = Entry(state: .running(progress: 0), partial: partial, final: final)
-            table[key] = entry
-            start(clip, key: key, entry: entry)
-            return entry
+    /// The clip's preview as it stands: done (from the cache), being made, failed, or nil (none yet).
+    func state(for clip: Library.Clip) -> Entry? {
+        let name = name(clip)
+        if let known = entries.withLock({ $0[name] }) { return known }
+        guard let file = cache.lookup(name) else { return nil }
+        let entry = Entry(state: .done, partial: file + ".partial.mp4", final: file, name: name)
+        entries.withLock { $0[name] = entry }
+        return entry
+    }
+
+    /// Starts making the clip's preview unless it exists or is being made (a failed one is tried again).
+    func start(_ clip: Library.Clip) -> Entry {
+        let name = name(clip)
+        if let existing = state(for: clip), !isFailed(existing.state) { return existing }
+        let final = cache.path(name)
+        let entry = Entry(state: .running(progress: 0), partial: final + ".partial.mp4", final: final, name: name)
+        let started = entries.withLock { table -> Bool in
+            if let current = table[name], !isFailed(current.state) { return false }
+            table[name] = entry
+            return true
         }
-    }
-
-    func state(for clip: Library.Clip) -> State? { entries.withLock { $0[key(clip)]?.state } }
-
-    private func start(_ clip: Library.Clip, key: String, entry: Entry) {
-        active.add(1, ordering: .relaxed)
-        let threads = self.threads
-        pool.start { [self] in
-            defer { active.subtract(1, ordering: .relaxed) }
-            unlink(entry.partial)
-            let failure = ServeSupport.preview(path: clip.path, to: entry.partial, threads: threads,
-                                               shouldStop: { [self] in cancelled.load(ordering: .relaxed) },
-                                               progress: { [self] fraction in set(key, .running(progress: fraction)) })
-            if let failure {
-                unlink(entry.partial)
-                set(key, .failed(failure.reason))
-            } else if rename(entry.partial, entry.final) != 0 {
-                unlink(entry.partial)
-                set(key, .failed("cannot keep the preview in \(folder)"))
-            } else {
-                set(key, .done)
+        guard started else { return state(for: clip) ?? entry }
+        try? FileManager.default.createDirectory(atPath: (final as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        cache.pin(name)
+        let partial = entry.partial
+        let ticket = pool.makeTicket(.preview(path: clip.path, output: partial, threads: threads),
+                                     progress: { [self] fraction in set(name, .running(progress: fraction)) },
+                                     cleanup: { unlink(partial) })
+        tickets.withLock { $0[name] = ticket }
+        let cache = self.cache
+        Task {
+            let result = await pool.run(ticket)
+            tickets.withLock { _ = $0.removeValue(forKey: name) }
+            defer { cache.unpin(name) }
+            switch result {
+            case let .reply(message, _) where message.member("result") != nil:
+                guard rename(partial, final) == 0 else {
+                    unlink(partial)
+                    set(name, .failed("cannot keep the preview in \(cache.folder)"))
+                    return
+                }
+                let bytes = (try? FileManager.default.attributesOfItem(atPath: final)[.size] as? NSNumber)?.int64Value ?? 0
+                cache.add(name, bytes: bytes)
+                set(name, .done)
+            case let .reply(message, _):
+                unlink(partial)
+                set(name, .failed(EngineAnswer.failureMessage(message) ?? "the preview could not be made"))
+            case let .crashed(how):
+                set(name, .failed("the engine crashed making it (\(how))"))
+            case let .timedOut(seconds):
+                set(name, .failed("the engine made no progress for \(Int(seconds)) s and was stopped"))
+            case .cancelled:
+                unlink(partial)
+                entries.withLock { _ = $0.removeValue(forKey: name) }
+            case let .unavailable(why):
+                set(name, .failed(why))
             }
         }
+        return entry
     }
 
-    private func set(_ key: String, _ state: State) {
-        entries.withLock { table in table[key]?.state = state }
+    private func isFailed(_ state: State) -> Bool {
+        if case .failed = state { return true }
+        return false
     }
 
-    func cancelAll() { cancelled.store(true, ordering: .releasing) }
-
-    func waitUntilIdle() {
-        while active.load(ordering: .acquiring) > 0 { usleep(20_000) }
-        pool.stop()
+    private func set(_ name: String, _ state: State) {
+        entries.withLock { table in table[name]?.state = state }
     }
 }

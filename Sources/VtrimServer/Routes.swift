@@ -4,16 +4,23 @@ import TimelineCore
 import VtrimKit
 
 /// The HTTP API (DESIGN.md): clips, probe and timeline objects identical to the command line's,
-/// filmstrip tiles, media with Range, cuts posted as JSON — and the page itself.
+/// filmstrip tiles, media with Range, cuts posted as JSON — and the page itself. Everything the engine
+/// does on a file runs in a worker process (`WorkerPool`); a route only waits for its answer.
 struct Routes {
     let server: Server
+
+    /// Bounds on what one request may ask for: a page's strip is a few thousand points wide with cells of
+    /// tens of points; beyond these a request could only ask for gigabytes.
+    static let maximumThumbPoints = 2048.0
+    static let maximumStripPoints = 1_000_000.0
+    static let maximumTimelineCells = 100_000
 
     func register(on router: Router<BasicRequestContext>) {
         router.get("/") { _, _ in Self.asset(PageAssets.html, type: "text/html; charset=utf-8") }
         router.get("/app.js") { _, _ in Self.asset(PageAssets.script, type: "text/javascript; charset=utf-8") }
         router.get("/app.css") { _, _ in Self.asset(PageAssets.style, type: "text/css; charset=utf-8") }
 
-        router.get("/api/clips") { _, _ in try await self.clips() }
+        router.get("/api/clips") { _, _ in self.clips() }
         router.get("/api/clips/:id") { _, context in try await self.probe(context) }
         router.get("/api/clips/:id/timeline") { request, context in try await self.timeline(request, context) }
         router.get("/api/clips/:id/filmstrip.png") { request, context in try await self.filmstrip(request, context) }
@@ -33,20 +40,28 @@ struct Routes {
             guard let job = self.server.cuts.job(try context.parameters.require("id")) else { return Self.notFound("no such cut") }
             return Self.json(Self.cutJSON(job))
         }
+        router.delete("/api/cuts/:id") { request, context in
+            _ = try await Self.body(request)
+            let id = try context.parameters.require("id")
+            guard self.server.cuts.job(id) != nil else { return Self.notFound("no such cut") }
+            guard self.server.cuts.cancel(id), let job = self.server.cuts.job(id) else {
+                return APIError.response(.conflict, code: "not_running", message: "the cut has already ended")
+            }
+            return Self.json(Self.cutJSON(job))
+        }
     }
 
     // MARK: - Clips
 
-    private func clips() async throws -> Response {
-        let clips = server.library.clips()
-        return Self.json(.array(clips.map { clip in
+    private func clips() -> Response {
+        Self.json(.array(server.library.clips().map { clip in
             let probe = server.library.cachedProbe(clip)
             return .object([
                 ("id", .string(clip.id)),
                 ("path", .string(clip.relativePath)),
                 ("name", .string((clip.relativePath as NSString).lastPathComponent)),
                 ("size", .int(clip.size)),
-                ("modified", .number(clip.modified)),
+                ("modified", .number(clip.modifiedSeconds)),
                 ("duration", probe?.member("duration") ?? .null),
                 ("probed", .bool(probe != nil)),
             ])
@@ -57,81 +72,137 @@ struct Routes {
         server.library.clip(id: try context.parameters.require("id"))
     }
 
-    /// `vtrim probe --json`'s object, with the clip's id, relative path and the MIME type for `canPlayType`.
-    private func probeJSON(_ clip: Library.Clip) async -> JSON {
-        if let cached = server.library.cachedProbe(clip) { return cached }
-        let (outcome, mime) = await server.interactive.run { ServeSupport.probe(path: clip.path) }
-        var members: [(String, JSON)] = [("id", .string(clip.id)), ("name", .string(clip.relativePath)), ("mime", .optional(mime))]
-        if case let .object(fields) = outcome.json { members += fields.map { $0.0 == "path" ? ("path", .string(clip.relativePath)) : $0 } }
-        let json = JSON.object(members)
-        if !outcome.failed { server.library.storeProbe(clip, json) }
-        return json
+    /// The clip as it is on disk now (one stat): engine work and its caches follow a file that changed
+    /// at once, without waiting for the next walk.
+    private func currentClip(_ context: BasicRequestContext) throws -> Library.Clip? {
+        try clip(context).map(server.library.current)
+    }
+
+    /// Runs `request` about `clip` in a worker — unless the clip's current version crashed one before.
+    private func engine(_ clip: Library.Clip, _ request: WorkerRequest, pool: WorkerPool) async -> EngineAnswer {
+        if let how = server.quarantine.reason(clip) { return .failed(EngineAnswer.crashed(clip, how: how)) }
+        return EngineAnswer.from(await pool.run(request), clip: clip, quarantine: server.quarantine)
+    }
+
+    /// `vtrim probe --json`'s object, with the clip's id, relative path and the MIME type for `canPlayType`;
+    /// an engine failure as the response to give.
+    private func probeJSON(_ clip: Library.Clip) async -> Swift.Result<JSON, EngineFailure> {
+        if let cached = server.library.cachedProbe(clip) { return .success(cached) }
+        switch await engine(clip, .probe(path: clip.path), pool: server.interactive) {
+        case let .result(report, message):
+            var members: [(String, JSON)] = [("id", .string(clip.id)), ("name", .string(clip.relativePath)),
+                                             ("mime", message.member("mime") ?? .null)]
+            if case let .object(fields) = report { members += fields.map { $0.0 == "path" ? ("path", .string(clip.relativePath)) : $0 } }
+            let json = JSON.object(members)
+            server.library.storeProbe(clip, json)
+            return .success(json)
+        case let .refused(report):
+            return .failure(EngineFailure(response: Self.unprocessable(Self.relative(report, clip))))
+        case let .failed(response):
+            return .failure(EngineFailure(response: response))
+        case .bytes:
+            return .failure(EngineFailure(response: APIError.response(.internalServerError, code: "engine_unavailable",
+                                                                      message: "the engine answered a probe with bytes")))
+        }
+    }
+
+    struct EngineFailure: Error {
+        let response: Response
     }
 
     private func probe(_ context: BasicRequestContext) async throws -> Response {
-        guard let clip = try clip(context) else { return Self.notFound("no such clip") }
-        return Self.json(await probeJSON(clip))
+        guard let clip = try currentClip(context) else { return Self.notFound("no such clip") }
+        switch await probeJSON(clip) {
+        case let .success(json): return Self.json(json)
+        case let .failure(failure): return failure.response
+        }
     }
 
     /// `vtrim timeline --json` for the clip: geometry, cells, and the selection after `ops` (slider drags and
     /// scrolls replayed through TimelineCore, so the page's clamping is exactly the command line's).
     private func timeline(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
-        guard let clip = try clip(context) else { return Self.notFound("no such clip") }
+        guard let clip = try currentClip(context) else { return Self.notFound("no such clip") }
         let query = request.uri.queryParameters
         guard let width = query.get("strip_width", as: Double.self), let thumbWidth = query.get("thumb_width", as: Double.self),
               let thumbHeight = query.get("thumb_height", as: Double.self) else {
-            return APIError.response(.badRequest, code: "bad_request", message: "give strip_width, thumb_width and thumb_height (points)")
+            return Self.badRequest("give strip_width, thumb_width and thumb_height (points)")
         }
+        if let problem = Self.sizeProblem(stripWidth: width, thumbWidth: thumbWidth, thumbHeight: thumbHeight) { return Self.badRequest(problem) }
         guard let operations = TimelineOperationText.parseList(query.get("ops") ?? "") else {
-            return APIError.response(.badRequest, code: "bad_request", message: "ops: name:value[,name:value…] with name one of \(TimelineOperationText.names.joined(separator: ", "))")
+            return Self.badRequest("ops: name:value[,name:value…] with name one of \(TimelineOperationText.names.joined(separator: ", "))")
         }
-        let probe = await probeJSON(clip)
-        guard case let .number(duration)? = probe.member("duration") else { return Self.unprocessable(probe) }
+        let probe: JSON
+        switch await probeJSON(clip) {
+        case let .success(json): probe = json
+        case let .failure(failure): return failure.response
+        }
+        guard let duration = probe.member("duration")?.doubleValue else { return Self.unprocessable(probe) }
         let timelineRequest = TimelineRequest(
             stripWidthPoints: width, thumbWidthPoints: thumbWidth, thumbHeightPoints: thumbHeight,
             minDurationSeconds: query.get("min", as: Double.self), maxDurationSeconds: query.get("max", as: Double.self),
             start: nil, end: nil, operations: operations)
+        // Pure TimelineCore arithmetic, no engine: it runs here. Its cells are what the page lays out, so
+        // their number is bounded (a 10-hour clip in 5 s windows would be hundreds of thousands).
         let outcome = TimelineJob.run(durationSeconds: duration, request: timelineRequest)
         guard !outcome.failed else { return Self.unprocessable(outcome.json) }
+        if case let .int(count)? = outcome.json.member("thumbnail_count"), count > Self.maximumTimelineCells {
+            return APIError.response(.unprocessableContent, code: "too_large",
+                                     message: "the strip would have \(count) cells (at most \(Self.maximumTimelineCells)); use a larger max or wider thumbnails")
+        }
         return Self.json(outcome.json)
     }
 
-    /// A tile of the VideoLine strip: cells `first ..< first + count` (cached on disk per clip version).
+    /// A tile of the VideoLine strip: cells `first ..< first + count`, cached on disk per clip version.
     private func filmstrip(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
-        guard let clip = try clip(context) else { return Self.notFound("no such clip") }
+        guard let clip = try currentClip(context) else { return Self.notFound("no such clip") }
         let query = request.uri.queryParameters
         guard let width = query.get("strip_width", as: Double.self), let thumbWidth = query.get("thumb_width", as: Double.self),
               let thumbHeight = query.get("thumb_height", as: Double.self), let first = query.get("first", as: Int.self),
               let count = query.get("count", as: Int.self), first >= 0, (1...64).contains(count) else {
-            return APIError.response(.badRequest, code: "bad_request", message: "give strip_width, thumb_width, thumb_height, first and count (1–64)")
+            return Self.badRequest("give strip_width, thumb_width, thumb_height, first and count (1–64)")
         }
+        if let problem = Self.sizeProblem(stripWidth: width, thumbWidth: thumbWidth, thumbHeight: thumbHeight) { return Self.badRequest(problem) }
         let scale = query.get("scale", as: Double.self) ?? 1
-        guard let mode = SampleMode(rawValue: query.get("mode") ?? "accurate") else {
-            return APIError.response(.badRequest, code: "bad_request", message: "mode is accurate or fast")
-        }
-        guard scale > 0, scale <= 4 else { return APIError.response(.badRequest, code: "bad_request", message: "scale is 0–4") }
+        guard let mode = SampleMode(rawValue: query.get("mode") ?? "accurate") else { return Self.badRequest("mode is accurate or fast") }
+        guard scale.isFinite, scale > 0, scale <= 4 else { return Self.badRequest("scale is 0–4") }
         let layout = ThumbsRequest.VideoLineLayout(stripWidthPoints: width, thumbWidthPoints: thumbWidth, thumbHeightPoints: thumbHeight,
                                                   minDurationSeconds: query.get("min", as: Double.self),
                                                   maxDurationSeconds: query.get("max", as: Double.self), pixelsPerPoint: scale)
-        let name = [width, thumbWidth, thumbHeight, scale, layout.minDurationSeconds ?? -1, layout.maxDurationSeconds ?? -1]
-            .map { JSON.format($0) }.joined(separator: "_") + "-\(first)-\(count)-\(mode.rawValue).png"
-        let folder = "\(server.cache)/tiles/\(clip.id)-\(clip.size)-\(Int64(clip.modified))"
-        let file = folder + "/" + name
-        if !FileManager.default.fileExists(atPath: file) {
-            try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            let tileRequest = FilmstripTile.Request(layout: layout, first: first, count: count, mode: mode, workers: 2)
-            if let failure = await server.interactive.run({ ServeSupport.renderTile(path: clip.path, request: tileRequest, output: file) }) {
-                return Self.unprocessable(failure.json)
-            }
+        let parameters = [width, thumbWidth, thumbHeight, scale, layout.minDurationSeconds ?? -1, layout.maxDurationSeconds ?? -1]
+            .map { JSON.format($0) }.joined(separator: "_")
+        let name = "tiles/\(clip.id)-\(clip.version)/\(parameters)-\(first)-\(count)-\(mode.rawValue).png"
+        if let cached = server.cache.lookup(name) {
+            return try await FileResponses.serve(cached, request: request, context: context, cache: "private, max-age=86400")
         }
-        return try await FileResponses.serve(file, request: request, context: context, cache: "private, max-age=86400")
+        let tile = FilmstripTile.Request(layout: layout, first: first, count: count, mode: mode, workers: 2)
+        switch await engine(clip, .tile(path: clip.path, request: tile), pool: server.interactive) {
+        case let .bytes(png):
+            guard let file = try? server.cache.store(name, data: png) else {
+                return Response(status: .ok, headers: [.contentType: "image/png", .cacheControl: "no-store"],
+                                body: .init(byteBuffer: ByteBuffer(bytes: png)))
+            }
+            return try await FileResponses.serve(file, request: request, context: context, cache: "private, max-age=86400")
+        case let .refused(report):
+            return Self.unprocessable(Self.relative(report, clip))
+        case let .failed(response):
+            return response
+        case .result:
+            return APIError.response(.internalServerError, code: "engine_unavailable", message: "the engine answered a tile without its picture")
+        }
     }
 
     private func frames(_ context: BasicRequestContext) async throws -> Response {
-        guard let clip = try clip(context) else { return Self.notFound("no such clip") }
-        let read = await server.interactive.run { ServeSupport.frameTimes(path: clip.path) }
-        guard let times = read.times else { return Self.unprocessable(read.failure?.json ?? .null) }
-        return Self.json(.object([("id", .string(clip.id)), ("times", .array(times.map(JSON.number)))]))
+        guard let clip = try currentClip(context) else { return Self.notFound("no such clip") }
+        switch await engine(clip, .frames(path: clip.path), pool: server.interactive) {
+        case let .result(value, _):
+            return Self.json(.object([("id", .string(clip.id)), ("times", value.member("times") ?? .array([]))]))
+        case let .refused(report):
+            return Self.unprocessable(Self.relative(report, clip))
+        case let .failed(response):
+            return response
+        case .bytes:
+            return APIError.response(.internalServerError, code: "engine_unavailable", message: "the engine answered frames with bytes")
+        }
     }
 
     // MARK: - Media
@@ -142,10 +213,11 @@ struct Routes {
     }
 
     private func previewStatus(_ context: BasicRequestContext, start: Bool) throws -> Response {
-        guard let clip = try clip(context) else { return Self.notFound("no such clip") }
-        let state = start ? server.previews.entry(for: clip).state : server.previews.state(for: clip)
+        guard let known = try clip(context) else { return Self.notFound("no such clip") }
+        let clip = server.library.current(known)
         var members: [(String, JSON)] = [("id", .string(clip.id))]
-        switch state {
+        if start, let how = server.quarantine.reason(clip) { return EngineAnswer.crashed(clip, how: how) }
+        switch (start ? server.previews.start(clip) : server.previews.state(for: clip))?.state {
         case nil: members.append(("status", .string("none")))
         case let .running(progress)?: members += [("status", .string("running")), ("progress", .number(progress))]
         case .done?: members += [("status", .string("done")), ("progress", .number(1))]
@@ -155,10 +227,14 @@ struct Routes {
         return Self.json(.object(members))
     }
 
-    /// The preview stand-in: from the cache with Range once made; while being made, streamed as it grows.
+    /// The preview stand-in: from the cache with Range once made; while being made, streamed as it grows;
+    /// 404 when none was asked for (only a POST starts one).
     private func preview(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
-        guard let clip = try clip(context) else { return Self.notFound("no such clip") }
-        let entry = server.previews.entry(for: clip)
+        guard let known = try clip(context) else { return Self.notFound("no such clip") }
+        let clip = server.library.current(known)
+        guard let entry = server.previews.state(for: clip) else {
+            return Self.notFound("no preview of this clip; POST /api/clips/\(clip.id)/preview makes one")
+        }
         switch entry.state {
         case .done:
             return try await FileResponses.serve(entry.final, request: request, context: context, cache: "private, max-age=3600")
@@ -167,7 +243,7 @@ struct Routes {
         case .running:
             let previews = server.previews
             return FileResponses.streamGrowing(entry.partial) {
-                if case .running? = previews.state(for: clip) { return false }
+                if case .running? = previews.state(for: clip)?.state { return false }
                 return true
             }
         }
@@ -197,19 +273,22 @@ struct Routes {
         } catch {
             return APIError.response(.badRequest, code: "bad_json", message: "expected {\"clip\": id, \"start\": seconds, \"end\": seconds, \"mode\": \"copy|keyframe|exact|smart\"}")
         }
-        guard let clip = server.library.clip(id: body.clip) else { return Self.notFound("no such clip") }
-        guard let mode = CutMode(rawValue: body.mode ?? "copy") else {
-            return APIError.response(.badRequest, code: "bad_request", message: "mode is one of copy, keyframe, exact, smart")
-        }
+        guard let known = server.library.clip(id: body.clip) else { return Self.notFound("no such clip") }
+        let clip = server.library.current(known)
+        guard let mode = CutMode(rawValue: body.mode ?? "copy") else { return Self.badRequest("mode is one of copy, keyframe, exact, smart") }
         guard body.start.isFinite, body.end.isFinite, body.start >= 0, body.end > body.start else {
-            return APIError.response(.badRequest, code: "bad_request", message: "start and end are seconds with start < end")
+            return Self.badRequest("start and end are seconds with start < end")
         }
+        if let how = server.quarantine.reason(clip) { return EngineAnswer.crashed(clip, how: how) }
         do throws(CutQueue.SubmitError) {
-            let job = try await server.cuts.submit(clip: clip, start: body.start, end: body.end, mode: mode, through: server.interactive)
+            let job = try await server.cuts.submit(clip: clip, start: body.start, end: body.end, mode: mode)
             return Self.json(Self.cutJSON(job), status: .accepted)
         } catch {
-            guard case let .plan(report) = error else { return Self.notFound("no such clip") }
-            return Self.unprocessable(report)
+            switch error {
+            case let .refused(report): return Self.unprocessable(report)
+            case .engine(.failed(let response)): return response
+            case .engine: return APIError.response(.internalServerError, code: "engine_unavailable", message: "no plan")
+            }
         }
     }
 
@@ -224,11 +303,29 @@ struct Routes {
 
     // MARK: - Helpers
 
+    /// Why a strip or tile request's sizes cannot be served, or nil.
+    static func sizeProblem(stripWidth: Double, thumbWidth: Double, thumbHeight: Double) -> String? {
+        guard stripWidth.isFinite, thumbWidth.isFinite, thumbHeight.isFinite, stripWidth > 0, thumbWidth > 0, thumbHeight > 0 else {
+            return "strip_width, thumb_width and thumb_height are positive numbers of points"
+        }
+        if thumbWidth > maximumThumbPoints || thumbHeight > maximumThumbPoints {
+            return "thumb_width and thumb_height are at most \(Int(maximumThumbPoints)) points"
+        }
+        if stripWidth > maximumStripPoints { return "strip_width is at most \(Int(maximumStripPoints)) points" }
+        return nil
+    }
+
+    /// A failure report about a clip names it by its relative path (the page never sees server paths).
+    static func relative(_ report: JSON, _ clip: Library.Clip) -> JSON {
+        guard case let .object(fields) = report else { return report }
+        return .object(fields.map { $0.0 == "path" ? ("path", .string(clip.relativePath)) : $0 })
+    }
+
     /// A JSON request body (at most 64 KiB); anything that is not valid JSON is a 400.
     static func body(_ request: Request) async throws -> Data {
         let buffer = try await request.body.collect(upTo: 64 << 10)
         let data = Data(buffer.readableBytesView)
-        guard (try? JSONSerialization.jsonObject(with: data.isEmpty ? Data("{}".utf8) : data, options: [.fragmentsAllowed])) != nil else {
+        guard (try? JSON(parsing: data.isEmpty ? "{}" : String(decoding: data, as: UTF8.self))) != nil else {
             throw HTTPError(.badRequest, message: "the body is not valid JSON")
         }
         return data
@@ -243,6 +340,10 @@ struct Routes {
         APIError.response(.notFound, code: "not_found", message: message)
     }
 
+    static func badRequest(_ message: String) -> Response {
+        APIError.response(.badRequest, code: "bad_request", message: message)
+    }
+
     /// An engine error about the media: the command line's failure object, as 422.
     static func unprocessable(_ report: JSON) -> Response { json(report, status: .unprocessableContent) }
 
@@ -250,13 +351,5 @@ struct Routes {
         Response(status: .ok, headers: [.contentType: type, .cacheControl: "no-cache",
                                         .contentSecurityPolicy: "default-src 'self'; img-src 'self' blob:; media-src 'self' blob:"],
                  body: .init(byteBuffer: ByteBuffer(string: text)))
-    }
-}
-
-extension JSON {
-    /// An object's member by key.
-    func member(_ key: String) -> JSON? {
-        guard case let .object(members) = self else { return nil }
-        return members.first { $0.0 == key }?.1
     }
 }

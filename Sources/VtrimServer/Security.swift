@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Hummingbird
 import Synchronization
 import VtrimKit
@@ -23,14 +24,44 @@ final class Security: Sendable {
     /// would otherwise overwrite each other's.
     var cookieName: String { "vtrim_token_\(boundPort)" }
 
-    /// Host headers this server answers: the loopback names, and the address it is bound to.
+    /// Host headers this server answers: the loopback names, and — when it is bound elsewhere — the
+    /// address it is bound to; bound to all addresses (0.0.0.0, ::), every address of this machine and its
+    /// host name. Anything else is a DNS-rebinding page's name for us and is refused.
     var allowedHosts: Set<String> {
         let port = boundPort
         var names = ["127.0.0.1", "localhost", "[::1]"]
-        if !["127.0.0.1", "localhost", "::1", "0.0.0.0", "::"].contains(host) {
+        if ["0.0.0.0", "::"].contains(host) {
+            names += Self.machineAddresses().map { $0.contains(":") ? "[\($0)]" : $0 }
+        } else if !["127.0.0.1", "localhost", "::1"].contains(host) {
             names.append(host.contains(":") ? "[\(host)]" : host)
         }
         return Set(names.map { "\($0):\(port)".lowercased() })
+    }
+
+    /// This machine's interface addresses (IPv4 and IPv6, link-local scope ids dropped) and host names.
+    static func machineAddresses() -> [String] {
+        var names: [String] = []
+        var buffer = [CChar](repeating: 0, count: 256)
+        if gethostname(&buffer, buffer.count) == 0 {
+            let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            if !name.isEmpty { names.append(name) }
+        }
+        var list: UnsafeMutablePointer<ifaddrs>?
+        guard getifaddrs(&list) == 0, let first = list else { return names }
+        defer { freeifaddrs(list) }
+        var cursor: UnsafeMutablePointer<ifaddrs>? = first
+        while let entry = cursor {
+            defer { cursor = entry.pointee.ifa_next }
+            guard let address = entry.pointee.ifa_addr else { continue }
+            let family = Int32(address.pointee.sa_family)
+            guard family == AF_INET || family == AF_INET6 else { continue }
+            let length = socklen_t(family == AF_INET ? MemoryLayout<sockaddr_in>.size : MemoryLayout<sockaddr_in6>.size)
+            var host = [CChar](repeating: 0, count: Int(NI_MAXHOST))
+            guard getnameinfo(address, length, &host, socklen_t(host.count), nil, 0, NI_NUMERICHOST) == 0 else { continue }
+            let text = String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            names.append(String(text.split(separator: "%").first ?? Substring(text)))
+        }
+        return names
     }
 
     func hostAllowed(_ header: String?) -> Bool {

@@ -16,9 +16,19 @@ public struct ServeOptions: Sendable {
     public var token: String?
     public var json: Bool
     public var verbose: Bool
+    /// Bytes of tiles and previews kept on disk (least recently used go first).
+    public var cacheSizeBytes: Int64
+    /// Worker processes for cuts and previews (nil: the default, `defaultCutWorkers`).
+    public var cutWorkers: Int?
+    /// Seconds an interactive engine request (probe, tile, frame list, plan) may take.
+    public var workerTimeoutSeconds: Double
 
     public init(folders: [String], host: String = "127.0.0.1", port: Int = 0, outputFolder: String? = nil, token: String? = nil,
-                json: Bool = false, verbose: Bool = false) {
+                json: Bool = false, verbose: Bool = false, cacheSizeBytes: Int64 = 1 << 30,
+                cutWorkers: Int? = nil, workerTimeoutSeconds: Double = 30) {
+        self.cacheSizeBytes = cacheSizeBytes
+        self.cutWorkers = cutWorkers
+        self.workerTimeoutSeconds = workerTimeoutSeconds
         self.folders = folders
         self.host = host
         self.port = port
@@ -48,31 +58,42 @@ public enum VtrimServe {
     }
 }
 
-/// The running server: the clips, the engine's thread pools, the cut queue, the previews.
+/// The running server: the clips, the engine's worker processes, the cut queue, the previews, the cache.
 final class Server: Sendable {
     let options: ServeOptions
     let security: Security
     let library: Library
-    /// Short engine work a page waits for (probes, filmstrip tiles, frame lists).
-    let interactive: EnginePool
+    let quarantine = Quarantine()
+    /// Engine work a page waits for (probes, filmstrip tiles, frame lists, cut plans): one worker at least,
+    /// always there for them whatever the cuts do.
+    let interactive: WorkerPool
+    /// Cuts and previews: at most cores − 1 workers.
+    let long: WorkerPool
     let cuts: CutQueue
     let previews: Previews
-    let cache: String
+    let cache: DiskCache
     /// The signal that stopped the server (0 while running).
     let stoppedBy = Atomic<Int32>(0)
+
+    /// Cut workers when `--cut-workers` is not given: two where the cores allow, one on two cores.
+    static func defaultCutWorkers(cores: Int) -> Int { max(1, min(2, cores - 1)) }
 
     init(options: ServeOptions) {
         self.options = options
         security = Security(token: options.token ?? Security.newToken(), host: options.host)
         library = Library(folders: options.folders)
-        let cores = ProcessInfo.processInfo.activeProcessorCount
-        interactive = EnginePool(name: "vtrim-engine", threads: max(2, cores))
+        let cores = max(1, ProcessInfo.processInfo.activeProcessorCount)
+        let cutWorkers = options.cutWorkers ?? Self.defaultCutWorkers(cores: cores)
+        interactive = WorkerPool(name: "vtrim-interactive", size: max(1, min(4, cores - cutWorkers)),
+                                 deadline: .total(seconds: options.workerTimeoutSeconds), verbose: options.verbose)
+        long = WorkerPool(name: "vtrim-cuts", size: cutWorkers, deadline: .progress(seconds: 60), verbose: options.verbose)
         let environment = ProcessInfo.processInfo.environment
         let base = environment["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? (NSHomeDirectory() + "/.cache")
-        cache = base + "/vtrim/serve"
-        try? FileManager.default.createDirectory(atPath: cache, withIntermediateDirectories: true)
-        cuts = CutQueue(library: library, outputFolder: options.outputFolder, running: 2, cores: cores)
-        previews = Previews(folder: cache + "/previews", cores: cores)
+        cache = DiskCache(folder: base + "/vtrim/serve", limitBytes: options.cacheSizeBytes)
+        // Each cut worker's share of the cores (an encoder's threads, its decoder half of them).
+        let share = ThreadBudget.share(cores: cores, jobs: cutWorkers)
+        cuts = CutQueue(outputFolder: options.outputFolder, interactive: interactive, pool: long, quarantine: quarantine, threads: share)
+        previews = Previews(cache: cache, pool: long, threads: share.encoder)
     }
 
     func run() async -> Int32 {
@@ -102,11 +123,7 @@ final class Server: Sendable {
             return 1
         }
         signals.forEach { $0.cancel() }
-        cuts.cancelAll()
-        previews.cancelAll()
-        cuts.waitUntilIdle()
-        previews.waitUntilIdle()
-        interactive.stop()
+        stopEngine()
         let signal = stoppedBy.load(ordering: .acquiring)
         return signal == SIGTERM ? 143 : signal == SIGINT ? 130 : 0
     }
@@ -121,17 +138,25 @@ final class Server: Sendable {
             let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
             source.setEventHandler { [self] in
                 if stoppedBy.compareExchange(expected: 0, desired: number, ordering: .acquiringAndReleasing).exchanged {
-                    cuts.cancelAll()
-                    previews.cancelAll()
+                    interactive.shutdown()
+                    long.shutdown()
                     Task { await group.triggerGracefulShutdown() }
                 } else {
-                    TemporaryFiles.shared.removeAll()
                     _exit(number == SIGTERM ? 143 : 130)
                 }
             }
             source.resume()
             return source
         }
+    }
+
+    /// Stops the workers: queued work is withdrawn, running work is stopped (workers remove their temporary
+    /// files; a worker that does not end within two seconds is killed and its files removed for it).
+    private func stopEngine() {
+        interactive.shutdown()
+        long.shutdown()
+        interactive.waitUntilIdle()
+        long.waitUntilIdle()
     }
 
     /// The first stdout line: the address to open (with the token), or `{"url","port","token"}` with --json.

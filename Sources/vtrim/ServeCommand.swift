@@ -35,6 +35,15 @@ struct ServeCommand: ParsableCommand {
     @Flag(help: "Show FFmpeg's and the server's own log on stderr.")
     var verbose = false
 
+    @Option(name: .customLong("cache-size"), help: ArgumentHelp("Disk space for filmstrip tiles and previews (bytes, or with K, M, G); least recently used go first.", valueName: "size"))
+    var cacheSize = "1G"
+
+    @Option(name: .customLong("cut-workers"), help: ArgumentHelp("Engine processes for cuts and previews (default: 2, 1 on two cores; at most cores - 1).", valueName: "n"))
+    var cutWorkers: Int?
+
+    @Option(name: .customLong("worker-timeout"), help: ArgumentHelp("Seconds a probe, tile, frame list or cut plan may take before its engine process is stopped.", valueName: "seconds"))
+    var workerTimeout: Double = 30
+
     func validate() throws {
         for folder in folders {
             var isFolder: ObjCBool = false
@@ -43,6 +52,12 @@ struct ServeCommand: ParsableCommand {
             }
         }
         if !(0...65535).contains(port) { throw ValidationError("--port must be 0–65535") }
+        if ByteSize.parse(cacheSize) == nil { throw ValidationError("--cache-size takes bytes or a size such as 512M or 2G") }
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        if let cutWorkers, !(1...max(1, cores - 1)).contains(cutWorkers) {
+            throw ValidationError("--cut-workers must be 1–\(max(1, cores - 1)) here (one core stays for the page's own requests)")
+        }
+        if !(workerTimeout.isFinite && workerTimeout >= 1) { throw ValidationError("--worker-timeout must be at least 1 second") }
         if let token, token.count < 8 || !token.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) {
             throw ValidationError("--token must be at least 8 letters, digits, '-' or '_'")
         }
@@ -58,7 +73,8 @@ struct ServeCommand: ParsableCommand {
 
     func run() throws {
         let status = VtrimServe.run(ServeOptions(folders: folders, host: host, port: port, outputFolder: outputDir, token: token,
-                                                 json: json, verbose: verbose))
+                                                 json: json, verbose: verbose, cacheSizeBytes: ByteSize.parse(cacheSize) ?? 0,
+                                                 cutWorkers: cutWorkers, workerTimeoutSeconds: workerTimeout))
         if status != 0 { throw ExitCode(status) }
     }
 }

@@ -16,7 +16,7 @@ struct Vtrim: ParsableCommand {
 
     #if Serve
     static let subcommands: [any ParsableCommand.Type] = [ProbeCommand.self, ThumbsCommand.self, CutCommand.self, TimelineCommand.self,
-                                                          ServeCommand.self]
+                                                          ServeCommand.self, WorkerCommand.self]
     #else
     static let subcommands: [any ParsableCommand.Type] = [ProbeCommand.self, ThumbsCommand.self, CutCommand.self, TimelineCommand.self]
     #endif

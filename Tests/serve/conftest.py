@@ -32,19 +32,42 @@ def ffprobe(path, *entries):
 class Server:
     """`vtrim serve` on a folder, started with --json so the first stdout line gives url, port and token."""
 
-    def __init__(self, folder, *extra):
+    def __init__(self, folder, *extra, env=None):
         self.folder = folder
+        # stderr to a file: a pipe nobody reads would fill up (crashing workers print backtraces) and stall it.
+        self.log = tempfile.NamedTemporaryFile(prefix="vtrim-serve-", suffix=".log", delete=False)
         self.process = subprocess.Popen([VTRIM, "serve", folder, "--json", *extra], stdout=subprocess.PIPE,
-                                        stderr=subprocess.PIPE, text=True)
+                                        stderr=self.log, text=True, env=dict(os.environ, **(env or {})))
         line = self.process.stdout.readline()
         if not line:
-            raise AssertionError("vtrim serve printed nothing: " + self.process.stderr.read())
+            raise AssertionError("vtrim serve printed nothing: " + self.stderr())
         info = json.loads(line)
         self.url, self.port, self.token = info["url"], info["port"], info["token"]
         self.base = f"http://127.0.0.1:{self.port}"
 
     def alive(self):
         return self.process.poll() is None
+
+    def stderr(self):
+        with open(self.log.name, errors="replace") as handle:
+            return handle.read()
+
+    def workers(self):
+        """Pids of this server's worker processes (children running `vtrim _worker`)."""
+        found = []
+        for name in os.listdir("/proc"):
+            if not name.isdigit():
+                continue
+            try:
+                with open(f"/proc/{name}/stat") as handle:
+                    parent = int(handle.read().rsplit(")", 1)[1].split()[1])
+                with open(f"/proc/{name}/cmdline", "rb") as handle:
+                    command = handle.read().split(b"\0")
+            except OSError:
+                continue
+            if parent == self.process.pid and b"_worker" in command:
+                found.append(int(name))
+        return found
 
     def stop(self, sig=signal.SIGINT, timeout=15):
         if self.process.poll() is None:

@@ -199,7 +199,8 @@ def test_sigint_stops_cleanly_and_cancels_cuts(clips_folder, tmp_path):
     response, data = request(running, "POST", "/api/cuts", body=json.dumps({"clip": clip, "start": 0, "end": 2, "mode": "exact"}),
                              headers={"Content-Type": "application/json"})
     assert response.status == 202, data
-    time.sleep(0.3)
+    job = json.loads(data)
+    wait_for(lambda: api(running, f"/api/cuts/{job['id']}")["status"] == "running", message="the cut to start")
     started = time.time()
     status = running.stop(signal.SIGINT)
     assert status == 130

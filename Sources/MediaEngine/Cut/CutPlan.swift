@@ -1,8 +1,8 @@
 /// A cut, decided before anything is written: what `--dry-run` prints and what the writer executes
 /// without deciding anything again. Ticks are the video stream's, on the source's own timestamps;
 /// seconds are on the source's presentation timeline (0 = the container's start).
-public struct CutPlan: Sendable, Equatable {
-    public enum Mode: String, Sendable, CaseIterable {
+public struct CutPlan: Sendable, Equatable, Codable {
+    public enum Mode: String, Sendable, CaseIterable, Codable {
         /// Stream copy; in MP4/MOV edit lists hide what decoding needs before the start and after the end.
         case copy
         /// Stream copy from the keyframe; the lead-in is shown.
@@ -75,7 +75,7 @@ public struct CutPlan: Sendable, Equatable {
 }
 
 /// The video part of a cut.
-public struct VideoCut: Sendable, Equatable {
+public struct VideoCut: Sendable, Equatable, Codable {
     public var streamIndex: Int
     public var timeBase: Rational
     public var codec: String
@@ -123,7 +123,7 @@ public struct VideoCut: Sendable, Equatable {
 /// An exact cut's output timing. The encoder works in `timeBase`: the source's, refined (as FFmpeg's MP4
 /// muxer refines it) to at least 10000 ticks a second, so a coarse source grid (1/10, 1/600) does not
 /// round the range; every source tick is a whole number of these.
-public struct ExactTiming: Sendable, Equatable {
+public struct ExactTiming: Sendable, Equatable, Codable {
     public var timeBase: Rational
     /// Output time 0: `start` (or the keyframe when the video starts later) in these ticks.
     public var zero: Int64
@@ -134,8 +134,8 @@ public struct ExactTiming: Sendable, Equatable {
 }
 
 /// A stream the output keeps, or why one is not kept.
-public struct KeptStream: Sendable, Equatable {
-    public enum Kind: String, Sendable { case video, audio, subtitle }
+public struct KeptStream: Sendable, Equatable, Codable {
+    public enum Kind: String, Sendable, Codable { case video, audio, subtitle }
     public var index: Int
     public var kind: Kind
     public var codec: String
@@ -144,7 +144,7 @@ public struct KeptStream: Sendable, Equatable {
 }
 
 /// What the output container can hold and how it keeps time.
-public struct ContainerFacts: Sendable, Equatable {
+public struct ContainerFacts: Sendable, Equatable, Codable {
     /// FFmpeg's muxer name ("mp4", "mov", "matroska", "webm", "avi", …).
     public var formatName: String
     /// MP4/MOV/3GP: edit lists hide what is decoded but not shown, and carry the display matrix.
@@ -154,7 +154,7 @@ public struct ContainerFacts: Sendable, Equatable {
 }
 
 /// Threads a re-encoding part may use, so that jobs × (decoder + encoder threads) stays near the cores.
-public struct ThreadBudget: Sendable, Equatable {
+public struct ThreadBudget: Sendable, Equatable, Codable {
     public var decoder: Int
     public var encoder: Int
 

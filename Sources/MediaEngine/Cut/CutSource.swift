@@ -32,7 +32,8 @@ public struct CutRun: Sendable {
 }
 
 /// `vtrim cut` on one file: opened and probed once, planned from the packets around the edges (a value:
-/// what `--dry-run` prints), then written by executing that plan. Not for use across threads.
+/// what `--dry-run` prints, and what `Cutter.write` executes — in this process or another). Not for use
+/// across threads.
 public final class CutSource {
     public let info: MediaInfo
     let input: InputFile
@@ -52,21 +53,25 @@ public final class CutSource {
         return try CutPlanner.plan(facts)
     }
 
-    /// Writes `plan` into `temporaryPath` (the muxer chosen from `outputName`). `shouldStop` is checked
-    /// as packets go by (an interrupt); `progress` gets the fraction of the range written.
-    public func write(_ plan: CutPlan, temporaryPath: String, outputName: String,
-                      shouldStop: @escaping @Sendable () -> Bool = { false },
-                      progress: (@Sendable (Double) -> Void)? = nil) throws(MediaError) -> CutRun {
-        let writer = CutWriter(input: input, plan: plan, path: info.path, temporaryPath: temporaryPath, outputName: outputName,
-                               shouldStop: shouldStop, progress: progress)
-        return try writer.run()
-    }
 }
 
 public enum Cutter {
     /// The containers a cut is written to: those whose times vtrim can plan and read back exactly.
     public static let containers = ["mp4", "mov", "ipod", "3gp", "3g2", "matroska", "webm", "mpegts", "avi"]
     public static let extensions = ["mp4", "mov", "m4v", "3gp", "3g2", "mkv", "webm", "ts", "m2ts", "mts", "avi"]
+
+    /// Writes `plan` of the file at `path` into `temporaryPath` (the muxer chosen from `outputName`), opening
+    /// the file afresh: the plan is all the writer needs. `shouldStop` is checked as packets go by (an
+    /// interrupt); `progress` gets the fraction of the range written.
+    public static func write(_ plan: CutPlan, path: String, temporaryPath: String, outputName: String,
+                             shouldStop: @escaping @Sendable () -> Bool = { false },
+                             progress: (@Sendable (Double) -> Void)? = nil) throws(MediaError) -> CutRun {
+        _ = try InputCheck.regularFile(path)
+        let input = try InputFile(path: path)
+        let writer = CutWriter(input: input, plan: plan, path: path, temporaryPath: temporaryPath, outputName: outputName,
+                               shouldStop: shouldStop, progress: progress)
+        return try writer.run()
+    }
 
     /// Whether a cut can be written to this output name (by its extension's muxer).
     public static func canWrite(fileName: String) -> Bool {

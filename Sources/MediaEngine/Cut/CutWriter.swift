@@ -56,12 +56,17 @@ final class CutWriter {
         var videoOutputIndex: Int?
         var companions: [CompanionTracks.Track] = []
         for kept in plan.streams {
-            guard let stream = input.stream(kept.index) else { continue }
+            guard let stream = input.stream(kept.index) else {
+                throw MediaError(.decodeFailed, path: path, operation: "plan", reason: "the plan's stream #\(kept.index) is not in the file")
+            }
             if kept.kind == .video, let video = plan.video {
                 let writer: VideoWriter
                 switch plan.mode {
                 case .smart:
-                    guard let smart = plan.smart, let encoder = plan.encoder else { continue }
+                    guard let smart = plan.smart, let encoder = plan.encoder else {
+                        throw MediaError(.decodeFailed, path: path, operation: "plan",
+                                         reason: "the smart plan has no \(plan.smart == nil ? "edges" : "encoder"); nothing written")
+                    }
                     writer = try SmartVideoWriter(input: input, stream: stream, output: output, plan: plan, video: video, smart: smart,
                                                   encoderName: encoder, shouldStop: shouldStop)
                 case .exact:
@@ -126,6 +131,7 @@ final class CutWriter {
         if let video = plan.video, let edit = video.editDuration, let index = videoOutputIndex {
             try MovieHeaderPatch.endEdits(path: temporaryPath, videoTrackID: index + 1, videoEditTicks: edit, timeBase: video.editTimeBase)
         }
+        if plan.container.editLists, plan.video?.codec == "hevc" { try HEVCRecordPatch.markArraysComplete(path: temporaryPath) }
         return CutRun(notices: notices)
     }
 
@@ -136,10 +142,14 @@ final class CutWriter {
     }
 
     /// Puts the demuxer where the keyframe will be read and returns the packets read up to and including
-    /// it (other streams' packets there may belong to the cut). A seek that lands past the keyframe (files
+    /// it that may belong to the cut (kept streams' packets that end at or after the companions' start;
+    /// a long way back, held in memory, nothing else is). A seek that lands past the keyframe (files
     /// without an index, e.g. MPEG-TS) is retried further back, then from the start.
     private func positioned(at keyframe: VideoPacket, stream index: Int) throws -> [Packet] {
-        guard let stream = input.stream(index) else { return [] }
+        guard let stream = input.stream(index) else {
+            throw MediaError(.decodeFailed, path: path, operation: "plan", reason: "the plan's video stream #\(index) is not in the file")
+        }
+        let companions = Set(plan.streams.map(\.index)).subtracting([index])
         let second = av_rescale_q(1, AVRational(num: 1, den: 1), stream.pointee.time_base)
         let attempts: [Int64?] = [keyframe.pts, keyframe.pts.minus(5 * second), keyframe.pts.minus(60 * second), nil]
         for attempt in attempts {
@@ -155,17 +165,32 @@ final class CutWriter {
             var read: [Packet] = []
             let packet = try Packet()
             while try input.read(into: packet) == .packet {
-                let copy = try Packet()
-                av_packet_move_ref(copy.pointer, packet.pointer)
-                read.append(copy)
-                guard copy.streamIndex == index else { continue }
-                let timing = copy.timing
-                if timing.isSame(as: keyframe) { return read }
+                guard packet.streamIndex == index else {
+                    if companions.contains(packet.streamIndex), endsAtOrAfterCompanionsStart(packet) {
+                        let copy = try Packet()
+                        av_packet_move_ref(copy.pointer, packet.pointer)
+                        read.append(copy)
+                    }
+                    continue
+                }
+                let timing = packet.timing
+                if timing.isSame(as: keyframe) {
+                    let copy = try Packet()
+                    av_packet_move_ref(copy.pointer, packet.pointer)
+                    return read + [copy]
+                }
                 if timing.dts > keyframe.dts, timing.dts > keyframe.pts { break }
             }
         }
         throw MediaError(.decodeFailed, path: path, operation: "av_seek_frame",
                          reason: "cannot get back to the keyframe at \(Words.seconds(plan.keyframeSeconds ?? 0)) to cut from it")
+    }
+
+    private func endsAtOrAfterCompanionsStart(_ packet: Packet) -> Bool {
+        guard let stream = input.stream(packet.streamIndex) else { return false }
+        let timestamp = packet.presentationTime
+        guard timestamp != CAV_NOPTS_VALUE else { return true }
+        return stream.micro(timestamp.plus(max(0, packet.duration))) >= plan.companionsStartMicro
     }
 }
 

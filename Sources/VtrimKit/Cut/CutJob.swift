@@ -27,23 +27,40 @@ public enum CutJob {
     static func run(item: InputItem, index: Int, segment: Int, request: CutRequest,
                     shouldStop: @escaping @Sendable () -> Bool = { Interrupt.requested },
                     progress: (@Sendable (Double) -> Void)? = nil) -> Outcome {
+        switch plan(item: item, index: index, segment: segment, request: request) {
+        case let .finished(outcome):
+            return outcome
+        case let .planned(planned):
+            return request.dryRun ? planned.dryRunOutcome : execute(planned, shouldStop: shouldStop, progress: progress)
+        }
+    }
+
+    /// Planning's result: a cut to write, or the input's outcome already (skipped, failed, refused by `--strict`).
+    public enum Planning: Sendable {
+        case planned(PlannedCut)
+        case finished(Outcome)
+    }
+
+    /// Resolves the range and plans (a value; nothing is written). A strict request refuses a plan-time
+    /// warning here, before anything is decoded or written.
+    public static func plan(path: String, request: CutRequest, segment: Int = 0) -> Planning {
+        plan(item: InputItem(path: path, relativePath: (path as NSString).lastPathComponent), index: 0, segment: segment, request: request)
+    }
+
+    static func plan(item: InputItem, index: Int, segment: Int, request: CutRequest) -> Planning {
         let path = item.path
         var warnings: [MediaWarning] = []
-        var extra: [(String, JSON)] = []
-        if request.fromList {
-            extra.append(("segment", .object([
-                ("index", .int(Int64(segment + 1))),
-                ("label", .optional(request.segments[segment].label)),
-            ])))
-        }
+        let listRow = request.fromList ? PlannedCut.ListRow(index: segment, label: request.segments[segment].label) : nil
+        let extra = listRow.map { PlannedCut.ListRow.fields($0) } ?? []
         do throws(MediaError) {
             let target = OutputTarget(path: request.outputPath(for: item, index: index, segment: segment), overwrite: request.overwrite,
                                       createsFolder: request.output.createsFolders)
             if request.skipExisting, !request.overwrite, !request.dryRun, FileManager.default.fileExists(atPath: target.path) {
-                return Outcome(path: path, status: .skipped(reason: "\(target.path) exists (--skip-existing)"),
-                               fields: [("output", .string(target.path))] + extra)
+                return .finished(Outcome(path: path, status: .skipped(reason: "\(target.path) exists (--skip-existing)"),
+                                         fields: [("output", .string(target.path))] + extra))
             }
             try target.check(input: path)
+            let version = FileVersion.of(path)
             let source = try CutSource(path: path)
             // The plan says whether a truncated input or a wrong duration matters to this range.
             warnings += source.info.warnings.filter { !["truncated", "duration_suspect"].contains($0.code) }
@@ -55,33 +72,55 @@ public enum CutJob {
                                sampleEntry: request.sampleEntry)
             let plan = try source.plan(spec, outputName: target.path)
             warnings += plan.warnings.map(\.asWarning)
-            let report = CutReport(path: path, output: target.path, plan: plan, range: range)
-            // Plan-time warnings: a strict run refuses here, before anything is decoded or written; a dry
-            // run reports exactly what the real run would.
             if request.strict, let first = warnings.first {
                 throw strictError(path: path, first)
             }
-            if request.dryRun {
-                return Outcome(path: path, status: .succeeded, warnings: warnings, fields: report.dryRunFields + extra,
-                               lines: report.dryRunLines)
+            guard let version else {
+                throw MediaError(.unreadable, path: path, operation: "stat", reason: "cannot read the file's size and time")
             }
+            return .planned(PlannedCut(path: path, output: target.path, overwrite: request.overwrite, createsFolder: target.createsFolder,
+                                       strict: request.strict, plan: plan, range: range, warnings: warnings, source: version,
+                                       listRow: listRow))
+        } catch {
+            var outcome = Outcome.failure(error, warnings: warnings)
+            outcome.path = path
+            return .finished(outcome)
+        }
+    }
+
+    /// Writes a planned cut: through a temporary file, executing the plan (nothing is decided again), then
+    /// reads the output back and judges what the writer found (run-time warnings). Fails with `plan_stale`
+    /// when the source is no longer the file that was planned. `shouldStop` is polled as packets go by.
+    public static func execute(_ planned: PlannedCut, shouldStop: @escaping @Sendable () -> Bool = { Interrupt.requested },
+                               progress: (@Sendable (Double) -> Void)? = nil) -> Outcome {
+        let path = planned.path
+        var warnings = planned.warnings
+        do throws(MediaError) {
+            guard let now = FileVersion.of(path), now == planned.source else {
+                throw MediaError(.planStale, path: path, operation: "plan",
+                                 reason: "the file changed since the cut was planned (size or modification time); plan it again")
+            }
+            let target = OutputTarget(path: planned.output, overwrite: planned.overwrite, createsFolder: planned.createsFolder)
+            try target.check(input: path)
             var run: CutRun?
             var measured: MeasuredRange?
             try writeAtomically(target, input: path) { temporary throws(MediaError) in
-                let done = try source.write(plan, temporaryPath: temporary, outputName: target.path,
+                let done = try Cutter.write(planned.plan, path: path, temporaryPath: temporary, outputName: target.path,
                                             shouldStop: shouldStop, progress: progress)
                 let found = done.notices.filter(\.isWarning).map(\.asWarning)
                 measured = try CutVerifier.measure(path: temporary, outputName: target.path, input: path)
                 warnings += found
                 // Run-time warnings: a strict run fails after writing, and the output is removed.
-                if request.strict, let first = found.first { throw strictError(path: path, first) }
+                if planned.strict, let first = found.first { throw strictError(path: path, first) }
                 run = done
             }
             guard let run, let measured else {
                 throw MediaError(.verifyFailed, path: path, operation: "verify", reason: "nothing was written to \(target.path)")
             }
+            let report = planned.report
             return Outcome(path: path, status: .succeeded, warnings: warnings,
-                           fields: report.fields(run: run, measured: measured) + extra, lines: report.lines(run: run, measured: measured))
+                           fields: report.fields(run: run, measured: measured) + planned.extraFields,
+                           lines: report.lines(run: run, measured: measured))
         } catch {
             var outcome = Outcome.failure(error, warnings: warnings)
             outcome.path = path

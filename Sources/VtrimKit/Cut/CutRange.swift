@@ -4,7 +4,7 @@ import TimelineCore
 
 /// The requested range resolved against one file: `end` past the file clamped (with a warning),
 /// then the optional length limits checked, or applied with `--clamp`.
-struct CutRange {
+struct CutRange: Sendable, Codable {
     var requestedStart: Double
     var requestedEnd: Double
     var effectiveStart: Double

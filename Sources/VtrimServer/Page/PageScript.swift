@@ -556,7 +556,14 @@ async function followCut(box, job) {
     if (job.status === "queued" || job.status === "running") {
       const bar = document.createElement("progress");
       bar.max = 1; bar.value = job.progress || 0;
-      box.append(bar);
+      const cancel = document.createElement("button");
+      cancel.className = "cancel-cut";
+      cancel.textContent = "Cancel";
+      cancel.addEventListener("click", async () => {
+        cancel.disabled = true;
+        try { await api("/api/cuts/" + job.id, { method: "DELETE", json: {} }); } catch (error) { status("Cannot cancel: " + error.message); }
+      });
+      box.append(bar, cancel);
       await new Promise((r) => setTimeout(r, 300));
       job = await api("/api/cuts/" + job.id);
       continue;
@@ -568,6 +575,10 @@ async function followCut(box, job) {
       const link = document.createElement("a");
       link.href = job.url; link.textContent = "play"; link.target = "_blank";
       result.append(link);
+      box.append(result);
+    } else if (job.status === "cancelled") {
+      const result = document.createElement("div");
+      result.textContent = "cancelled: nothing written";
       box.append(result);
     } else if (job.error) {
       const result = document.createElement("div");

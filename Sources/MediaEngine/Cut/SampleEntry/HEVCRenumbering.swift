@@ -7,7 +7,7 @@
 ///   is; entry points (WPP, tiles) would count bytes that emulation prevention may shift at the seam, so
 ///   heads and tails are encoded without WPP (`wpp=0`).
 public enum HEVCRenumbering {
-    public struct Ids: Sendable, Equatable {
+    public struct Ids: Sendable, Equatable, Codable {
         public var vps: Int
         public var sps: Int
         public var pps: Int

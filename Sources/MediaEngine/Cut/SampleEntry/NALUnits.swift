@@ -3,7 +3,7 @@ import Glibc
 /// H.264/HEVC NAL units as MP4 stores them (each prefixed by its length) and as encoders emit them
 /// (Annex B start codes), and the parameter sets of an avcC/hvcC configuration record. Pure byte work.
 public enum NALUnits {
-    public enum Codec: Sendable { case h264, hevc }
+    public enum Codec: Sendable, Codable { case h264, hevc }
 
     /// The NAL units of an Annex B stream (00 00 01 / 00 00 00 01 start codes).
     static func splitAnnexB(_ bytes: [UInt8]) -> [ArraySlice<UInt8>] {

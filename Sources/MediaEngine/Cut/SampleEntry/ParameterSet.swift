@@ -1,6 +1,6 @@
 /// An H.264/HEVC parameter set: its kind, id, the id of the set it refers to, and its NAL unit.
-public struct ParameterSet: Sendable, Equatable, CustomStringConvertible {
-    public enum Kind: String, Sendable, Comparable, CaseIterable {
+public struct ParameterSet: Sendable, Equatable, Codable, CustomStringConvertible {
+    public enum Kind: String, Sendable, Comparable, CaseIterable, Codable {
         case vps, sps, pps
         public static func < (a: Kind, b: Kind) -> Bool { a.order < b.order }
         private var order: Int { self == .vps ? 0 : self == .sps ? 1 : 2 }

@@ -6,8 +6,8 @@
 /// - In band (`avc3`/`hev1`): sets stay in the samples, and a smart cut puts them there at each seam.
 ///   Asked for with `--sample-entry in-band`, or when the source changes a set's contents under the same
 ///   id inside the range (one record cannot hold both), with a warning.
-public struct SampleEntryPlan: Sendable, Equatable {
-    public enum Placement: String, Sendable { case outOfBand = "out_of_band", inBand = "in_band" }
+public struct SampleEntryPlan: Sendable, Equatable, Codable {
+    public enum Placement: String, Sendable, Codable { case outOfBand = "out_of_band", inBand = "in_band" }
 
     public var type: String
     public var placement: Placement

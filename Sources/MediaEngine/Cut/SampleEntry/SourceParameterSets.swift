@@ -1,7 +1,7 @@
 /// A source's H.264/HEVC parameter sets: those of its configuration record (or, for Annex B, of its
 /// extradata) and those met inside its samples over the range, with the first one that contradicts an
 /// earlier set of the same id.
-public struct SourceParameterSets: Sendable, Equatable {
+public struct SourceParameterSets: Sendable, Equatable, Codable {
     public var codec: NALUnits.Codec
     /// The record's sets, in its order.
     public var record: [ParameterSet]
@@ -22,14 +22,14 @@ public struct SourceParameterSets: Sendable, Equatable {
     /// Sets met inside samples, in decode order: each one's first appearance and every change.
     public private(set) var occurrences: [Occurrence] = []
 
-    public struct Occurrence: Sendable, Equatable {
+    public struct Occurrence: Sendable, Equatable, Codable {
         public var set: ParameterSet
         /// The sample's decode time (stream ticks) and presentation time (seconds, for messages).
         public var dts: Int64
         public var seconds: Double?
     }
 
-    public struct Conflict: Sendable, Equatable {
+    public struct Conflict: Sendable, Equatable, Codable {
         public var kind: ParameterSet.Kind
         public var id: Int
         public var seconds: Double?

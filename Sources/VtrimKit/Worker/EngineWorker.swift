@@ -1,0 +1,238 @@
+import Foundation
+import Glibc
+import MediaEngine
+
+/// `vtrim _worker`: the engine's side of `vtrim serve`. Reads one request at a time from descriptor 3 and
+/// answers on descriptor 4 (never stdout, which engine code may write to; the server points it at
+/// /dev/null). SIGTERM stops the work at its next checkpoint (a cut's temporary file is removed) and ends
+/// the worker; SIGINT is the server's to handle. Exits when the server closes descriptor 3.
+public enum EngineWorker {
+    public static let requestDescriptor: Int32 = 3
+    public static let replyDescriptor: Int32 = 4
+
+    /// The worker's own scratch folder (tiles are rendered there, then sent as bytes); the server removes
+    /// it when the worker dies.
+    public static func scratchFolder(pid: Int32) -> String {
+        (NSTemporaryDirectory() as NSString).appendingPathComponent("vtrim-worker-\(pid)")
+    }
+
+    public static func run(verbose: Bool) -> Int32 {
+        closeInheritedChannels()
+        FFmpegLog.configure(verbose ? .info : .quiet)
+        if !verbose { setenv("SVT_LOG", "1", 0) }
+        signal(SIGXFSZ, SIG_IGN)
+        signal(SIGPIPE, SIG_IGN)
+        Interrupt.install(signals: [SIGTERM])
+        signal(SIGINT, SIG_IGN)
+        watchParent()
+        let scratch = scratchFolder(pid: getpid())
+        try? FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        let replies = ReplyChannel(descriptor: replyDescriptor)
+        var reader = LineReader(descriptor: requestDescriptor)
+        while !Interrupt.requested, let line = reader.next() {
+            guard let envelope = try? JSONDecoder().decode(WorkerEnvelope.self, from: line) else {
+                FileHandle.standardError.write(Data("vtrim: worker: a request it cannot read; ending\n".utf8))
+                return 1
+            }
+            // Taken: from here on, the worker's death is this request's (the server retries one it never took).
+            guard replies.send(WorkerReply.accepted(id: envelope.id)) else { return 1 }
+            TestHooks.apply(to: envelope.request)
+            guard handle(envelope, replies: replies, scratch: scratch) else { return 1 }
+        }
+        return Interrupt.requested ? Interrupt.exitStatus : 0
+    }
+
+    /// Sockets and pipes above the protocol's descriptors that the server had open without close-on-exec
+    /// (a listening socket a library made so): a worker holding them would keep the server's port bound
+    /// after it stops. Descriptors of other kinds (this process's own event and signal descriptors) stay.
+    private static func closeInheritedChannels() {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd") else { return }
+        for name in names {
+            guard let descriptor = Int32(name), descriptor > replyDescriptor else { continue }
+            var info = stat()
+            guard fstat(descriptor, &info) == 0 else { continue }
+            let kind = info.st_mode & S_IFMT
+            if kind == S_IFSOCK || kind == S_IFIFO { close(descriptor) }
+        }
+    }
+
+    /// A worker whose server is gone (killed, crashed) stops as if told to: its work stops at the next
+    /// checkpoint and its temporary files are removed. (Linux's PR_SET_PDEATHSIG is out of reach: prctl is
+    /// variadic, which Swift cannot call.)
+    private static func watchParent() {
+        let parent = getppid()
+        let thread = Thread {
+            while getppid() == parent { sleep(1) }
+            raise(SIGTERM)
+        }
+        thread.name = "vtrim-worker-parent"
+        thread.start()
+    }
+
+    /// Runs one request and sends its reply; false when the server can no longer be reached.
+    private static func handle(_ envelope: WorkerEnvelope, replies: ReplyChannel, scratch: String) -> Bool {
+        let id = envelope.id
+        switch envelope.request {
+        case let .probe(path):
+            let (outcome, mime) = ServeSupport.probe(path: path)
+            return replies.send(outcome.failed ? WorkerReply.failure(id: id, outcome.json)
+                                               : WorkerReply.result(id: id, outcome.json, extra: [("mime", .optional(mime))]))
+        case let .tile(path, request):
+            let file = (scratch as NSString).appendingPathComponent("tile-\(id).png")
+            defer { unlink(file) }
+            if let failure = ServeSupport.renderTile(path: path, request: request, output: file) {
+                return replies.send(WorkerReply.failure(id: id, failure.json))
+            }
+            guard let bytes = FileManager.default.contents(atPath: file) else {
+                return replies.send(WorkerReply.failure(id: id, Outcome.failure(
+                    MediaError(.writeFailed, path: path, operation: "tile", reason: "the rendered tile cannot be read back")).json))
+            }
+            return replies.send(WorkerReply.bytes(id: id, count: bytes.count), payload: bytes)
+        case let .frames(path):
+            let read = ServeSupport.frameTimes(path: path)
+            guard let times = read.times else { return replies.send(WorkerReply.failure(id: id, read.failure?.json ?? .null)) }
+            return replies.send(WorkerReply.result(id: id, .object([("times", .array(times.map(JSON.number)))])))
+        case let .plan(path, output, start, end, mode, threads):
+            let request = ServeSupport.cutRequest(output: output, start: start, end: end, mode: mode, threads: threads, dryRun: true)
+            switch CutJob.plan(path: path, request: request) {
+            case let .finished(outcome):
+                return replies.send(WorkerReply.failure(id: id, outcome.json))
+            case let .planned(planned):
+                guard let encoded = try? JSONEncoder().encode(planned) else {
+                    return replies.send(WorkerReply.failure(id: id, Outcome.failure(
+                        MediaError(.decodeFailed, path: path, operation: "plan", reason: "the plan cannot be encoded")).json))
+                }
+                return replies.send(WorkerReply.result(id: id, planned.dryRunOutcome.json,
+                                                       extra: [("planned", .string(String(decoding: encoded, as: UTF8.self)))]))
+            }
+        case let .cut(planned):
+            let progress = ProgressSender(id: id, replies: replies)
+            let outcome = CutJob.execute(planned, shouldStop: { Interrupt.requested }, progress: { progress.send($0) })
+            return replies.send(outcome.failed ? WorkerReply.failure(id: id, outcome.json) : WorkerReply.result(id: id, outcome.json))
+        case let .preview(path, output, threads):
+            let progress = ProgressSender(id: id, replies: replies)
+            if let error = ServeSupport.preview(path: path, to: output, threads: threads, shouldStop: { Interrupt.requested },
+                                                progress: { progress.send($0) }) {
+                unlink(output)
+                return replies.send(WorkerReply.failure(id: id, Outcome.failure(error).json))
+            }
+            return replies.send(WorkerReply.result(id: id, .object([("output", .string(output))])))
+        }
+    }
+}
+
+/// Writes reply lines (and a tile's bytes) to the server, whole, from whichever thread reports.
+private final class ReplyChannel: @unchecked Sendable {
+    private let descriptor: Int32
+    private let lock = NSLock()
+
+    init(descriptor: Int32) { self.descriptor = descriptor }
+
+    func send(_ message: JSON, payload: Data? = nil) -> Bool {
+        var data = Data((message.serialized + "\n").utf8)
+        if let payload { data.append(payload) }
+        lock.lock()
+        defer { lock.unlock() }
+        return data.withUnsafeBytes { raw -> Bool in
+            guard var pointer = raw.baseAddress else { return true }
+            var left = raw.count
+            while left > 0 {
+                let written = write(descriptor, pointer, left)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    return false
+                }
+                left -= written
+                pointer += written
+            }
+            return true
+        }
+    }
+}
+
+/// Progress lines at most five times a second (a cut reports every packet).
+private final class ProgressSender: @unchecked Sendable {
+    private let id: Int
+    private let replies: ReplyChannel
+    private let lock = NSLock()
+    private var last = 0.0
+
+    init(id: Int, replies: ReplyChannel) {
+        self.id = id
+        self.replies = replies
+    }
+
+    func send(_ fraction: Double) {
+        let now = ProcessInfo.processInfo.systemUptime
+        lock.lock()
+        guard now - last >= 0.2 else {
+            lock.unlock()
+            return
+        }
+        last = now
+        lock.unlock()
+        _ = replies.send(WorkerReply.progress(id: id, fraction))
+    }
+}
+
+/// Newline-separated requests from a descriptor (blocking reads).
+private struct LineReader {
+    let descriptor: Int32
+    private var buffer = Data()
+    private var ended = false
+
+    init(descriptor: Int32) { self.descriptor = descriptor }
+
+    mutating func next() -> Data? {
+        while true {
+            if let newline = buffer.firstIndex(of: 0x0A) {
+                let line = buffer[buffer.startIndex..<newline]
+                buffer.removeSubrange(buffer.startIndex...newline)
+                return Data(line)
+            }
+            guard !ended else { return nil }
+            var chunk = [UInt8](repeating: 0, count: 64 << 10)
+            let count = read(descriptor, &chunk, chunk.count)
+            if count < 0, errno == EINTR { continue }
+            if count <= 0 {
+                ended = true
+                continue
+            }
+            buffer.append(contentsOf: chunk[0..<count])
+        }
+    }
+}
+
+/// Test-only switches (environment), so the server's handling of a crashing or hanging engine can be
+/// tested with real files: a worker asked about a path containing `VTRIM_TEST_WORKER_TRAP` crashes
+/// (SIGABRT); one containing `VTRIM_TEST_WORKER_HANG` never answers. `op:marker` limits a switch to one
+/// kind of request (`probe`, `tile`, `frames`, `plan`, `cut`, `preview`).
+private enum TestHooks {
+    static func apply(to request: WorkerRequest) {
+        let environment = ProcessInfo.processInfo.environment
+        if matches(environment["VTRIM_TEST_WORKER_TRAP"], request) { abort() }
+        if matches(environment["VTRIM_TEST_WORKER_HANG"], request) {
+            while true { sleep(60) }
+        }
+    }
+
+    private static func matches(_ setting: String?, _ request: WorkerRequest) -> Bool {
+        guard let setting, !setting.isEmpty else { return false }
+        let parts = setting.split(separator: ":", maxSplits: 1).map(String.init)
+        let (op, marker) = parts.count == 2 ? (parts[0], parts[1]) : (nil, parts[0])
+        if let op, op != name(request) { return false }
+        return request.path.contains(marker)
+    }
+
+    private static func name(_ request: WorkerRequest) -> String {
+        switch request {
+        case .probe: return "probe"
+        case .tile: return "tile"
+        case .frames: return "frames"
+        case .plan: return "plan"
+        case .cut: return "cut"
+        case .preview: return "preview"
+        }
+    }
+}

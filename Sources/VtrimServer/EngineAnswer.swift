@@ -1,0 +1,44 @@
+import Foundation
+import Hummingbird
+import VtrimKit
+
+/// What a worker's answer means for an HTTP request: the engine's result, a tile's bytes, the engine's
+/// refusal (the command line's failure report, 422), or an error of the engine itself — it crashed (500
+/// `engine_crashed`, and the file is quarantined), took too long (504 `engine_timeout`), could not start
+/// (500 `engine_unavailable`) or the server is stopping (503).
+enum EngineAnswer {
+    case result(JSON, message: JSON)
+    case bytes(Data)
+    case refused(JSON)
+    case failed(Response)
+
+    static func from(_ result: WorkerPool.Result, clip: Library.Clip, quarantine: Quarantine) -> EngineAnswer {
+        switch result {
+        case let .reply(message, payload):
+            if let payload { return .bytes(payload) }
+            if let value = message.member("result") { return .result(value, message: message) }
+            return .refused(message.member("failure") ?? .null)
+        case let .crashed(how):
+            quarantine.add(clip, reason: how)
+            return .failed(crashed(clip, how: how))
+        case let .timedOut(seconds):
+            return .failed(APIError.response(.gatewayTimeout, code: "engine_timeout",
+                                             message: "the engine took more than \(Int(seconds)) s on \(clip.relativePath) and was stopped"))
+        case .cancelled:
+            return .failed(APIError.response(.serviceUnavailable, code: "cancelled", message: "the request was cancelled (the server is stopping)"))
+        case let .unavailable(why):
+            return .failed(APIError.response(.internalServerError, code: "engine_unavailable", message: why))
+        }
+    }
+
+    static func crashed(_ clip: Library.Clip, how: String) -> Response {
+        APIError.response(.internalServerError, code: "engine_crashed",
+                          message: "the engine crashed on \(clip.relativePath) (\(how)); it is not tried again until the file changes")
+    }
+
+    /// The message of a failure reply's error, for status lines.
+    static func failureMessage(_ message: JSON) -> String? {
+        guard case let .string(text)? = message.member("failure")?.member("error")?.member("message") else { return nil }
+        return text
+    }
+}

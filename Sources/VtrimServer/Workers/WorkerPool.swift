@@ -1,0 +1,308 @@
+import Foundation
+import Glibc
+import Synchronization
+import VtrimKit
+
+/// A fixed number of `vtrim _worker` processes and a FIFO queue of engine requests for them. Each slot
+/// has a thread that hands its worker one request at a time and blocks on the reply, so nothing the
+/// engine does runs on the server's event loops. A worker that crashes costs only its request; one past
+/// its deadline gets SIGTERM, then SIGKILL two seconds later. Either way the slot's next request starts a
+/// fresh worker, and what the dead one left (its scratch folder, the request's temporary files) is removed.
+final class WorkerPool: @unchecked Sendable {
+    /// How long a request may run: interactive work has a deadline; long work (cuts, previews) must show
+    /// progress at least this often.
+    enum Deadline: Sendable {
+        case total(seconds: Double)
+        case progress(seconds: Double)
+    }
+
+    /// How a request ended.
+    enum Result: Sendable {
+        /// The worker answered (a result or the engine's refusal), with a tile's bytes.
+        case reply(JSON, Data?)
+        /// The worker died on it.
+        case crashed(String)
+        case timedOut(seconds: Double)
+        case cancelled
+        /// No worker could be started.
+        case unavailable(String)
+    }
+
+    /// A request in the pool; `cancel()` withdraws it (queued) or kills its worker (running).
+    final class Ticket: @unchecked Sendable {
+        fileprivate let request: WorkerRequest
+        fileprivate let progress: (@Sendable (Double) -> Void)?
+        /// Removes what a killed worker may have left of this request (a cut's temporary file).
+        fileprivate let cleanup: (@Sendable () -> Void)?
+        fileprivate var continuation: CheckedContinuation<Result, Never>?
+        fileprivate var started: Double = 0
+        fileprivate var lastProgress: Double = 0
+        fileprivate var worker: WorkerProcess?
+        fileprivate var killReason: Result?
+        fileprivate var killDeadline: Double?
+        fileprivate weak var pool: WorkerPool?
+
+        fileprivate init(request: WorkerRequest, progress: (@Sendable (Double) -> Void)?, cleanup: (@Sendable () -> Void)?) {
+            self.request = request
+            self.progress = progress
+            self.cleanup = cleanup
+        }
+
+        func cancel() { pool?.cancel(self) }
+    }
+
+    let name: String
+    private let deadline: Deadline
+    private let verbose: Bool
+    private let condition = NSCondition()
+    private var queue: [Ticket] = []
+    private var running: [Ticket] = []
+    private var stopping = false
+    private var slotsAlive = 0
+    private let counter = Atomic<Int>(0)
+
+    init(name: String, size: Int, deadline: Deadline, verbose: Bool) {
+        self.name = name
+        self.deadline = deadline
+        self.verbose = verbose
+        for number in 0..<max(1, size) {
+            let thread = Thread { [self] in slot() }
+            thread.name = "\(name)-\(number)"
+            slotsAlive += 1
+            thread.start()
+        }
+        let watchdog = Thread { [self] in watch() }
+        watchdog.name = "\(name)-watchdog"
+        watchdog.start()
+    }
+
+    /// Queues `request` and waits for its end.
+    func run(_ request: WorkerRequest, progress: (@Sendable (Double) -> Void)? = nil,
+             cleanup: (@Sendable () -> Void)? = nil) async -> Result {
+        let ticket = makeTicket(request, progress: progress, cleanup: cleanup)
+        return await run(ticket)
+    }
+
+    /// A ticket for `request`, to be run with `run(_:)` (kept by whoever may cancel it).
+    func makeTicket(_ request: WorkerRequest, progress: (@Sendable (Double) -> Void)? = nil,
+                    cleanup: (@Sendable () -> Void)? = nil) -> Ticket {
+        let ticket = Ticket(request: request, progress: progress, cleanup: cleanup)
+        ticket.pool = self
+        return ticket
+    }
+
+    func run(_ ticket: Ticket) async -> Result {
+        await withCheckedContinuation { continuation in
+            condition.lock()
+            if stopping || ticket.killReason != nil {
+                condition.unlock()
+                continuation.resume(returning: .cancelled)
+                return
+            }
+            ticket.continuation = continuation
+            queue.append(ticket)
+            condition.broadcast()
+            condition.unlock()
+        }
+    }
+
+    /// Requests waiting and running (for tests and the status route).
+    var load: (queued: Int, running: Int) {
+        condition.lock()
+        defer { condition.unlock() }
+        return (queue.count, running.count)
+    }
+
+    private func cancel(_ ticket: Ticket) {
+        condition.lock()
+        if let index = queue.firstIndex(where: { $0 === ticket }) {
+            queue.remove(at: index)
+            let continuation = ticket.continuation
+            ticket.continuation = nil
+            condition.unlock()
+            continuation?.resume(returning: .cancelled)
+            return
+        }
+        if ticket.worker == nil {
+            ticket.killReason = .cancelled // not running (yet): refused when it comes
+        } else {
+            kill(ticket, reason: .cancelled)
+        }
+        condition.unlock()
+    }
+
+    /// SIGTERM now, SIGKILL at the kill deadline (the watchdog). Called with the lock held.
+    private func kill(_ ticket: Ticket, reason: Result) {
+        guard ticket.killReason == nil, let worker = ticket.worker else { return }
+        ticket.killReason = reason
+        ticket.killDeadline = ProcessInfo.processInfo.systemUptime + 2
+        worker.signal(SIGTERM)
+    }
+
+    /// Stops taking requests, withdraws the queued ones and kills the running ones; each slot then ends
+    /// its worker.
+    func shutdown() {
+        condition.lock()
+        stopping = true
+        let withdrawn = queue
+        queue = []
+        for ticket in running { kill(ticket, reason: .cancelled) }
+        condition.broadcast()
+        condition.unlock()
+        for ticket in withdrawn { finish(ticket, .cancelled) }
+    }
+
+    /// Waits until every slot has finished its request (after `shutdown`).
+    func waitUntilIdle() {
+        condition.lock()
+        while slotsAlive > 0 { _ = condition.wait(until: Date().addingTimeInterval(0.05)) }
+        condition.unlock()
+    }
+
+    // MARK: - Slots
+
+    private func slot() {
+        var worker: WorkerProcess?
+        while true {
+            condition.lock()
+            while queue.isEmpty, !stopping { condition.wait() }
+            if stopping {
+                condition.unlock()
+                if let worker {
+                    // Idle: the end of its requests ends it.
+                    worker.closeRequests()
+                    _ = worker.reap()
+                    Self.removeScratch(of: worker)
+                }
+                condition.lock()
+                slotsAlive -= 1
+                condition.broadcast()
+                condition.unlock()
+                return
+            }
+            let ticket = queue.removeFirst()
+            condition.unlock()
+
+            // A worker that dies before it takes the request (it ended after its last answer) is not
+            // this request's fault: a fresh one gets it, once.
+            var result = Result.unavailable("no worker")
+            for _ in 0..<2 {
+                if worker == nil {
+                    do {
+                        worker = try WorkerProcess.spawn(verbose: verbose)
+                    } catch {
+                        result = .unavailable(error.description)
+                        break
+                    }
+                }
+                guard let process = worker else { break }
+                let served = serve(ticket, on: process)
+                if case .reply = served.result {} else { worker = nil }
+                result = served.result
+                if served.taken { break }
+            }
+            finish(ticket, result)
+        }
+    }
+
+    /// Sends the request and reads replies until its final one; when the worker ends first, reaps it,
+    /// cleans up after it and says why it ended.
+    private func serve(_ ticket: Ticket, on process: WorkerProcess) -> (result: Result, taken: Bool) {
+        let id = counter.add(1, ordering: .relaxed).newValue
+        condition.lock()
+        let now = ProcessInfo.processInfo.systemUptime
+        ticket.started = now
+        ticket.lastProgress = now
+        ticket.worker = process
+        running.append(ticket)
+        let refused = ticket.killReason
+        condition.unlock()
+        defer {
+            condition.lock()
+            running.removeAll { $0 === ticket }
+            ticket.worker = nil
+            condition.unlock()
+        }
+        if let refused { return (refused, true) }
+        guard let line = try? WorkerEnvelope(id: id, request: ticket.request).line() else {
+            return (.unavailable("the request cannot be encoded"), true)
+        }
+        var taken = false
+        if process.send(line) {
+            while let (message, payload) = process.nextReply() {
+                guard case let .int(replyId)? = message.member("id"), replyId == id else { break }
+                if message.member("accepted") != nil {
+                    taken = true
+                    continue
+                }
+                if let progress = message.member("progress") {
+                    condition.lock()
+                    ticket.lastProgress = ProcessInfo.processInfo.systemUptime
+                    condition.unlock()
+                    if let fraction = progress.doubleValue { ticket.progress?(fraction) }
+                    continue
+                }
+                condition.lock()
+                let killed = ticket.killReason
+                condition.unlock()
+                // Answered while being killed: the answer stands, but the worker is going.
+                if killed != nil { break }
+                return (.reply(message, payload), true)
+            }
+        }
+        // The worker is gone (or misbehaved): end it for good, reap it, clean up after it.
+        process.signal(SIGKILL)
+        let ending = process.reap()
+        Self.removeScratch(of: process)
+        ticket.cleanup?()
+        condition.lock()
+        let reason = ticket.killReason
+        condition.unlock()
+        if let reason { return (reason, true) }
+        return (.crashed(ending.description), taken)
+    }
+
+    private func finish(_ ticket: Ticket, _ result: Result) {
+        condition.lock()
+        let continuation = ticket.continuation
+        ticket.continuation = nil
+        condition.unlock()
+        continuation?.resume(returning: result)
+    }
+
+    private static func removeScratch(of worker: WorkerProcess) {
+        try? FileManager.default.removeItem(atPath: EngineWorker.scratchFolder(pid: worker.pid))
+    }
+
+    // MARK: - Deadlines
+
+    private func watch() {
+        while true {
+            usleep(100_000)
+            condition.lock()
+            if stopping, slotsAlive == 0 {
+                condition.unlock()
+                return
+            }
+            let now = ProcessInfo.processInfo.systemUptime
+            for ticket in running {
+                if let killDeadline = ticket.killDeadline {
+                    if now >= killDeadline, let worker = ticket.worker {
+                        worker.signal(SIGKILL)
+                        ticket.killDeadline = nil
+                    }
+                    continue
+                }
+                switch deadline {
+                case let .total(seconds) where now - ticket.started > seconds:
+                    kill(ticket, reason: .timedOut(seconds: seconds))
+                case let .progress(seconds) where now - ticket.lastProgress > seconds:
+                    kill(ticket, reason: .timedOut(seconds: seconds))
+                default:
+                    break
+                }
+            }
+            condition.unlock()
+        }
+    }
+}

@@ -1,0 +1,188 @@
+import Foundation
+import Glibc
+import VtrimKit
+
+/// One `vtrim _worker` child process of the same binary: requests go down a pipe on its descriptor 3,
+/// replies come back up a pipe on its descriptor 4. Spawned with posix_spawn because Foundation's
+/// `Process` hands a child only descriptors 0–2; its stdin and stdout are /dev/null (engine code may print
+/// there), its stderr is the server's.
+final class WorkerProcess: @unchecked Sendable {
+    let pid: pid_t
+    private let requestWrite: Int32
+    private let replies: ReplyReader
+
+    private init(pid: pid_t, requestWrite: Int32, replyRead: Int32) {
+        self.pid = pid
+        self.requestWrite = requestWrite
+        replies = ReplyReader(descriptor: replyRead)
+    }
+
+    private var requestsOpen = true
+
+    deinit {
+        closeRequests()
+        close(replies.descriptor)
+    }
+
+    /// No more requests: an idle worker reads the end and exits.
+    func closeRequests() {
+        guard requestsOpen else { return }
+        requestsOpen = false
+        close(requestWrite)
+    }
+
+    struct SpawnError: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// This binary, as the kernel knows it (argv[0] may be relative or a symlink).
+    static let executable: String = {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard count > 0 else { return CommandLine.arguments[0] }
+        return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }()
+
+    /// Pipes are made close-on-exec in two steps (Glibc's module has no pipe2): spawns are serialized so
+    /// that no child started in between inherits another's pipe (which would hide that one's death).
+    private static let spawnLock = NSLock()
+
+    static func spawn(verbose: Bool) throws(SpawnError) -> WorkerProcess {
+        spawnLock.lock()
+        defer { spawnLock.unlock() }
+        guard let requests = pipePair(), let replyPipe = pipePair() else {
+            throw SpawnError(description: "cannot make a pipe (\(String(cString: strerror(errno))))")
+        }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, requests.read, EngineWorker.requestDescriptor)
+        posix_spawn_file_actions_adddup2(&actions, replyPipe.write, EngineWorker.replyDescriptor)
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        let arguments = [executable, "_worker"] + (verbose ? ["--verbose"] : [])
+        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let status = posix_spawn(&pid, executable, &actions, nil, &argv, environ)
+        close(requests.read)
+        close(replyPipe.write)
+        guard status == 0 else {
+            close(requests.write)
+            close(replyPipe.read)
+            throw SpawnError(description: "cannot start \(executable) _worker (\(String(cString: strerror(status))))")
+        }
+        return WorkerProcess(pid: pid, requestWrite: requests.write, replyRead: replyPipe.read)
+    }
+
+    /// A pipe whose ends are close-on-exec (no other child inherits them) and above the descriptors the
+    /// child's are moved to.
+    private static func pipePair() -> (read: Int32, write: Int32)? {
+        var ends: [Int32] = [0, 0]
+        guard pipe(&ends) == 0 else { return nil }
+        for index in 0..<2 {
+            // Above the child's 3 and 4, and close-on-exec.
+            let moved = fcntl(ends[index], F_DUPFD_CLOEXEC, 10)
+            close(ends[index])
+            guard moved >= 0 else { return nil }
+            ends[index] = moved
+        }
+        return (ends[0], ends[1])
+    }
+
+    /// Writes one request line; false when the worker is gone.
+    func send(_ data: Data) -> Bool {
+        data.withUnsafeBytes { raw -> Bool in
+            guard var pointer = raw.baseAddress else { return true }
+            var left = raw.count
+            while left > 0 {
+                let written = write(requestWrite, pointer, left)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    return false
+                }
+                left -= written
+                pointer += written
+            }
+            return true
+        }
+    }
+
+    /// The next reply (blocking), or nil when the worker closed its end (it exited or crashed) or sent
+    /// something that is not a reply.
+    func nextReply() -> (message: JSON, payload: Data?)? {
+        guard let line = replies.line(), let message = try? JSON(parsing: String(decoding: line, as: UTF8.self)) else { return nil }
+        guard case let .int(count)? = message.member("bytes") else { return (message, nil) }
+        guard count >= 0, count <= ReplyReader.maximumPayloadBytes, let payload = replies.bytes(Int(count)) else { return nil }
+        return (message, payload)
+    }
+
+    func signal(_ number: Int32) { kill(pid, number) }
+
+    /// Waits for the process to end; a description of how it ended.
+    func reap() -> Ending {
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+        let signalled = status & 0x7f
+        if signalled != 0, signalled != 0x7f { return .signalled(signalled) }
+        return .exited((status >> 8) & 0xff)
+    }
+
+    enum Ending: CustomStringConvertible {
+        case exited(Int32)
+        case signalled(Int32)
+
+        var description: String {
+            switch self {
+            case let .exited(code): return "exited with status \(code)"
+            case let .signalled(number): return "killed by signal \(number) (\(String(cString: strsignal(number))))"
+            }
+        }
+    }
+}
+
+/// Buffered blocking reads of reply lines and payloads from a pipe.
+private final class ReplyReader {
+    static let maximumLineBytes = 256 << 20
+    static let maximumPayloadBytes: Int64 = 1 << 30
+    let descriptor: Int32
+    private var buffer = Data()
+    private var ended = false
+
+    init(descriptor: Int32) { self.descriptor = descriptor }
+
+    func line() -> Data? {
+        while true {
+            if let newline = buffer.firstIndex(of: 0x0A) {
+                let line = Data(buffer[buffer.startIndex..<newline])
+                buffer.removeSubrange(buffer.startIndex...newline)
+                return line
+            }
+            guard buffer.count <= Self.maximumLineBytes, fill() else { return nil }
+        }
+    }
+
+    func bytes(_ count: Int) -> Data? {
+        while buffer.count < count {
+            guard fill() else { return nil }
+        }
+        let payload = Data(buffer.prefix(count))
+        buffer.removeFirst(count)
+        return payload
+    }
+
+    private func fill() -> Bool {
+        guard !ended else { return false }
+        var chunk = [UInt8](repeating: 0, count: 256 << 10)
+        while true {
+            let count = read(descriptor, &chunk, chunk.count)
+            if count < 0, errno == EINTR { continue }
+            if count <= 0 {
+                ended = true
+                return false
+            }
+            buffer.append(contentsOf: chunk[0..<count])
+            return true
+        }
+    }
+}

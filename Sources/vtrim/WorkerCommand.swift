@@ -1,0 +1,19 @@
+import ArgumentParser
+import VtrimKit
+
+/// `vtrim _worker`: the engine process `vtrim serve` starts (hidden; not for users). See `EngineWorker`.
+struct WorkerCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "_worker",
+        abstract: "The engine process vtrim serve starts (internal).",
+        shouldDisplay: false
+    )
+
+    @Flag(help: "Show FFmpeg's own log on stderr.")
+    var verbose = false
+
+    func run() throws {
+        let status = EngineWorker.run(verbose: verbose)
+        if status != 0 { throw ExitCode(status) }
+    }
+}

@@ -1,0 +1,292 @@
+"""The engine in worker processes: a file that crashes or hangs the engine costs one request, never the
+server; a cut runs the plan its POST returned (or fails `plan_stale`); DELETE cancels; a mixed load of
+tiles, probes, Range reads and smart cuts fails no request. The crashing and hanging engines are real
+workers told by a test-only switch (VTRIM_TEST_WORKER_TRAP / _HANG) to abort or hang on a marked file."""
+import json
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+import threading
+import time
+
+import pytest
+
+from conftest import FIXTURES, Server, wait_for
+from test_http import request, api, clip_id, assert_alive
+
+TILE = "strip_width=600&thumb_width=40&thumb_height=50&max=2"
+
+
+def post(server, path, payload, method="POST"):
+    response, data = request(server, method, path, body=json.dumps(payload), headers={"Content-Type": "application/json"})
+    return response, (json.loads(data) if data else None)
+
+
+def wait_cut(server, cut_id, timeout=120):
+    return wait_for(lambda: (lambda j: j if j["status"] not in ("queued", "running") else None)(api(server, f"/api/cuts/{cut_id}")),
+                    timeout=timeout, message=f"cut {cut_id} to end")
+
+
+def long_clip(folder, name, seconds=20):
+    """A clip long enough that its exact cut runs for a while (640x480, keyframes every 2 s)."""
+    path = os.path.join(folder, name)
+    subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", f"testsrc2=size=640x480:rate=30:duration={seconds}",
+                    "-c:v", "libx264", "-preset", "ultrafast", "-g", "60", "-pix_fmt", "yuv420p", path], check=True)
+    return path
+
+
+@pytest.fixture()
+def folder():
+    made = tempfile.mkdtemp(prefix="vtrim-workers-")
+    for name in ("h264-aac.mp4", "hevc.mp4", "rot90.mp4"):
+        shutil.copy(os.path.join(FIXTURES, name), os.path.join(made, name))
+    shutil.copy(os.path.join(FIXTURES, "h264-aac.mp4"), os.path.join(made, "crash-marker.mp4"))
+    shutil.copy(os.path.join(FIXTURES, "h264-aac.mp4"), os.path.join(made, "hang-marker.mp4"))
+    yield made
+    shutil.rmtree(made, ignore_errors=True)
+
+
+@pytest.fixture()
+def cache(tmp_path):
+    return {"XDG_CACHE_HOME": str(tmp_path / "cache")}
+
+
+def test_a_crashing_worker_costs_only_its_request(folder, cache):
+    server = Server(folder, env=dict(cache, VTRIM_TEST_WORKER_TRAP="crash-marker"))
+    try:
+        bad, good = clip_id(server, "crash-marker.mp4"), clip_id(server, "h264-aac.mp4")
+        response, data = request(server, "GET", f"/api/clips/{bad}/filmstrip.png?{TILE}&first=0&count=4")
+        assert response.status == 500, data
+        error = json.loads(data)["error"]
+        assert error["code"] == "engine_crashed" and "crash-marker.mp4" in error["message"]
+        assert_alive(server)
+        # The next requests are served by a fresh worker.
+        response, data = request(server, "GET", f"/api/clips/{good}/filmstrip.png?{TILE}&first=0&count=4")
+        assert response.status == 200 and data[:8] == b"\x89PNG\r\n\x1a\n"
+        assert api(server, f"/api/clips/{good}")["duration"] == 4
+        crashes = server.stderr().count("Program crashed")
+        assert crashes == 1, server.stderr()[-2000:]
+        # The file is not handed to the engine again until it changes…
+        for path in (f"/api/clips/{bad}", f"/api/clips/{bad}/frames"):
+            response, data = request(server, "GET", path)
+            assert response.status == 500 and json.loads(data)["error"]["code"] == "engine_crashed"
+        assert server.stderr().count("Program crashed") == 1
+        # …then it is (and crashes again: it is still marked).
+        stamp = time.time() + 5
+        os.utime(os.path.join(folder, "crash-marker.mp4"), (stamp, stamp))
+        wait_for(lambda: request(server, "GET", f"/api/clips/{bad}")[0].status == 500 and server.stderr().count("Program crashed") == 2,
+                 message="a retry after the file changed")
+        assert_alive(server)
+    finally:
+        assert server.stop() == 130
+
+
+def test_a_hanging_worker_is_killed_after_its_deadline(folder, cache):
+    server = Server(folder, "--worker-timeout", "2", env=dict(cache, VTRIM_TEST_WORKER_HANG="hang-marker"))
+    try:
+        clip = clip_id(server, "hang-marker.mp4")
+        started = time.time()
+        response, data = request(server, "GET", f"/api/clips/{clip}")
+        elapsed = time.time() - started
+        assert response.status == 504 and json.loads(data)["error"]["code"] == "engine_timeout"
+        # SIGTERM at 2 s; the hanging worker ignores it, so SIGKILL two seconds later.
+        assert 2 <= elapsed < 10, elapsed
+        assert_alive(server)
+        assert api(server, f"/api/clips/{clip_id(server, 'h264-aac.mp4')}")["duration"] == 4
+        # No worker is left hanging: at most the pools' sizes, all answering.
+        assert len(server.workers()) <= 2
+    finally:
+        assert server.stop() == 130
+
+
+def test_a_cut_runs_the_plan_it_showed(folder, cache):
+    server = Server(folder, env=cache)
+    try:
+        clip = clip_id(server, "h264-aac.mp4")
+        response, shown = post(server, "/api/cuts", {"clip": clip, "start": 1.1, "end": 2.9, "mode": "smart"})
+        assert response.status == 202, shown
+        assert shown["dry_run"] is True
+        done = wait_cut(server, shown["id"])
+        assert done["status"] == "done", done
+        for key in ("mode", "requested", "effective", "planned", "keyframe", "streams", "sample_entry", "smart", "output"):
+            assert done[key] == shown[key], key
+        assert abs(done["actual"]["start"] - shown["planned"]["start"]) < 1e-6
+        assert abs(done["actual"]["end"] - shown["planned"]["end"]) < 1e-6
+        os.unlink(done["output"])
+    finally:
+        server.stop()
+
+
+def test_a_file_changed_between_plan_and_cut_fails_plan_stale(folder, cache, tmp_path):
+    long_clip(folder, "slow.mp4")
+    out = tmp_path / "out"
+    out.mkdir()
+    # One cut worker, kept busy by a cut that never progresses, so the second cut waits in the queue.
+    server = Server(folder, "--cut-workers", "1", "--output-dir", str(out), env=dict(cache, VTRIM_TEST_WORKER_HANG="cut:slow.mp4"))
+    try:
+        blocker = post(server, "/api/cuts", {"clip": clip_id(server, "slow.mp4"), "start": 1, "end": 3, "mode": "copy"})[1]
+        wait_for(lambda: len(server.workers()) >= 2, message="the cut worker to start")
+        response, queued = post(server, "/api/cuts", {"clip": clip_id(server, "rot90.mp4"), "start": 0.5, "end": 1.5, "mode": "copy"})
+        assert response.status == 202 and api(server, f"/api/cuts/{queued['id']}")["status"] == "queued"
+        stamp = time.time() + 5
+        os.utime(os.path.join(folder, "rot90.mp4"), (stamp, stamp))
+        response, cancelled = post(server, f"/api/cuts/{blocker['id']}", {}, method="DELETE")
+        assert response.status == 200 and cancelled["status"] == "cancelled"
+        ended = wait_cut(server, queued["id"])
+        assert ended["status"] == "failed" and ended["error"]["code"] == "plan_stale", ended
+        assert os.listdir(out) == []
+        assert_alive(server)
+    finally:
+        server.stop()
+
+
+def test_delete_cancels_a_running_cut_and_leaves_nothing(folder, cache, tmp_path):
+    long_clip(folder, "long.mp4", seconds=30)
+    out = tmp_path / "out"
+    out.mkdir()
+    server = Server(folder, "--output-dir", str(out), env=cache)
+    try:
+        response, job = post(server, "/api/cuts", {"clip": clip_id(server, "long.mp4"), "start": 0.5, "end": 29.5, "mode": "exact"})
+        assert response.status == 202, job
+        # Running, with its temporary file written to.
+        wait_for(lambda: api(server, f"/api/cuts/{job['id']}")["progress"] > 0 and any("vtrim-tmp" in n for n in os.listdir(out)),
+                 timeout=60, message="the cut to be under way")
+        response, cancelled = post(server, f"/api/cuts/{job['id']}", {}, method="DELETE")
+        assert response.status == 200 and cancelled["status"] == "cancelled"
+        wait_for(lambda: os.listdir(out) == [], timeout=10, message="the partial output to be removed")
+        assert api(server, f"/api/cuts/{job['id']}")["status"] == "cancelled"
+        response, _ = post(server, f"/api/cuts/{job['id']}", {}, method="DELETE")
+        assert response.status == 409
+        assert_alive(server)
+    finally:
+        server.stop()
+
+
+def test_a_preview_is_made_only_on_post(folder, cache):
+    server = Server(folder, env=cache)
+    try:
+        clip = clip_id(server, "hevc.mp4")
+        response, _ = request(server, "GET", f"/media/{clip}/preview.mp4")
+        assert response.status == 404
+        assert api(server, f"/api/clips/{clip}/preview")["status"] == "none"
+        response, state = post(server, f"/api/clips/{clip}/preview", {})
+        assert response.status == 200 and state["status"] in ("running", "done")
+        wait_for(lambda: api(server, f"/api/clips/{clip}/preview")["status"] == "done", timeout=60, message="the preview")
+        response, data = request(server, "GET", f"/media/{clip}/preview.mp4", headers={"Range": "bytes=0-99"})
+        assert response.status == 206 and len(data) == 100
+    finally:
+        server.stop()
+
+
+def test_oversized_tile_and_strip_requests_are_refused(folder, cache):
+    server = Server(folder, env=cache)
+    try:
+        clip = clip_id(server, "h264-aac.mp4")
+        for query in ("strip_width=60000&thumb_width=20000&thumb_height=20000&first=0&count=1",
+                      "strip_width=1e300&thumb_width=40&thumb_height=50&first=0&count=1",
+                      "strip_width=600&thumb_width=40&thumb_height=nan&first=0&count=1"):
+            response, _ = request(server, "GET", f"/api/clips/{clip}/filmstrip.png?{query}")
+            assert response.status == 400, query
+        response, data = request(server, "GET", f"/api/clips/{clip}/timeline?strip_width=1000000&thumb_width=1&thumb_height=1&max=0.001")
+        assert response.status in (400, 422), data
+        assert_alive(server)
+    finally:
+        server.stop()
+
+
+def machine_address():
+    """An address of this machine other than loopback, or None."""
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+            probe.connect(("10.255.255.255", 1))  # no packet is sent: this only picks the outgoing interface
+            address = probe.getsockname()[0]
+    except OSError:
+        address = None
+    if address and not address.startswith("127."):
+        return address
+    for info in socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET):
+        if not info[4][0].startswith("127."):
+            return info[4][0]
+    return None
+
+
+def test_host_allow_list_follows_the_bound_address(folder, cache):
+    address = machine_address()
+    if address is None:
+        pytest.skip("this machine has no address but loopback")
+    server = Server(folder, "--host", "0.0.0.0", env=cache)
+    try:
+        # Always connecting to 127.0.0.1: only the Host header names the machine's address.
+        for host in (f"{address}:{server.port}", f"{socket.gethostname()}:{server.port}", f"127.0.0.1:{server.port}"):
+            response, data = request(server, "GET", "/api/clips", host=host)
+            assert response.status == 200, (host, data)
+        response, _ = request(server, "GET", "/api/clips", host=f"evil.example:{server.port}")
+        assert response.status == 403
+    finally:
+        server.stop()
+
+
+def test_mixed_load_fails_no_request(folder, cache):
+    server = Server(folder, env=cache)
+    failures, counts = [], {}
+    lock = threading.Lock()
+    stop = time.time() + 10
+    clips = {name: clip_id(server, name) for name in ("h264-aac.mp4", "hevc.mp4", "rot90.mp4")}
+    with open(os.path.join(folder, "h264-aac.mp4"), "rb") as handle:
+        whole = handle.read()
+
+    def record(kind, ok, detail=""):
+        with lock:
+            counts[kind] = counts.get(kind, 0) + 1
+            if not ok:
+                failures.append((kind, detail))
+
+    def tiles(seed):
+        number = 0
+        while time.time() < stop:
+            clip = list(clips.values())[(seed + number) % 3]
+            width = 30 + (seed * 7 + number) % 25  # mostly fresh tiles, some cached
+            response, data = request(server, "GET", f"/api/clips/{clip}/filmstrip.png?strip_width=600&thumb_width={width}"
+                                                    f"&thumb_height=40&max=2&first=0&count=6")
+            record("tile", response.status == 200 and data[:4] == b"\x89PNG", response.status)
+            number += 1
+
+    def probes():
+        while time.time() < stop:
+            for clip in clips.values():
+                response, _ = request(server, "GET", f"/api/clips/{clip}")
+                record("probe", response.status == 200, response.status)
+            response, _ = request(server, "GET", "/api/clips")
+            record("list", response.status == 200, response.status)
+
+    def ranges():
+        offset = 0
+        while time.time() < stop:
+            start = offset % (len(whole) - 1000)
+            response, data = request(server, "GET", f"/media/{clips['h264-aac.mp4']}", headers={"Range": f"bytes={start}-{start + 999}"})
+            record("range", response.status == 206 and data == whole[start:start + 1000], response.status)
+            offset += 7919
+
+    def cuts(start):
+        response, job = post(server, "/api/cuts", {"clip": clips["h264-aac.mp4"], "start": start, "end": start + 2, "mode": "smart"})
+        record("cut", response.status == 202, job)
+        if response.status == 202:
+            done = wait_cut(server, job["id"])
+            record("cut", done["status"] == "done", done.get("error"))
+            if done["status"] == "done":
+                os.unlink(done["output"])
+
+    threads = [threading.Thread(target=tiles, args=(n,)) for n in range(3)] + [threading.Thread(target=probes) for _ in range(2)] \
+        + [threading.Thread(target=ranges)] + [threading.Thread(target=cuts, args=(s,)) for s in (0.6, 1.3)]
+    try:
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert failures == [], failures[:5]
+        assert counts.get("tile", 0) > 5 and counts.get("range", 0) > 20 and counts.get("probe", 0) > 5, counts
+        assert_alive(server)
+    finally:
+        server.stop()
