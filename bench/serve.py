@@ -7,7 +7,11 @@
 - the library's first screen over 200 clips in headless Chromium: from navigation until the first card's
   filmstrip is drawn and its video plays;
 - the server's RSS while all 200 clips are probed and tiled (flat is the target);
-- a 60 s copy cut through the API against `vtrim cut` on the command line.
+- a 60 s copy cut through the API against `vtrim cut` on the command line;
+- a mixed load for --load-seconds (default 60): 8 clients asking for filmstrip tiles, probes and the clip
+  list, 1 MiB Range reads of the 10-minute clip, and two smart cuts after another: p95 latency per kind
+  (target < 200 ms for the list and the Range reads) and RSS growth after a 10 s warm-up (target ≤ 1.25×),
+  the server's own and with its workers.
 Medians over --runs runs. See BENCHMARKS.md."""
 import argparse
 import http.client
@@ -25,11 +29,19 @@ ROOT = os.path.dirname(HERE)
 parser = argparse.ArgumentParser(description=__doc__)
 parser.add_argument("--runs", type=int, default=3)
 parser.add_argument("--vtrim", default=os.path.join(ROOT, ".build", "release", "vtrim"))
+parser.add_argument("--load-seconds", type=float, default=60)
+parser.add_argument("--load-only", action="store_true", help="run only the mixed load")
 args = parser.parse_args()
 
 media = subprocess.run([os.path.join(HERE, "make-media.sh")], capture_output=True, text=True, check=True).stdout.split()
 big = next(p for p in media if "1080p" in p)
 cache = os.path.dirname(big)
+
+
+def rss_of(pid):
+    with open(f"/proc/{pid}/status") as status:
+        line = next(l for l in status if l.startswith("VmRSS"))
+    return int(line.split()[1]) / 1024
 
 
 class Server:
@@ -58,9 +70,22 @@ class Server:
         return json.loads(self.get(path, **kw))
 
     def rss_mib(self):
-        with open(f"/proc/{self.process.pid}/status") as status:
-            line = next(l for l in status if l.startswith("VmRSS"))
-        return int(line.split()[1]) / 1024
+        return rss_of(self.process.pid)
+
+    def workers_rss_mib(self):
+        """The server's and its worker processes' RSS together."""
+        total = self.rss_mib()
+        for name in os.listdir("/proc"):
+            if not name.isdigit():
+                continue
+            try:
+                with open(f"/proc/{name}/stat") as handle:
+                    parent = int(handle.read().rsplit(")", 1)[1].split()[1])
+                if parent == self.process.pid:
+                    total += rss_of(int(name))
+            except (OSError, StopIteration):
+                continue
+        return total
 
     def stop(self):
         self.process.terminate()
@@ -150,7 +175,130 @@ def first_screen(folder):
         driver.quit()
 
 
+def percentile(values, fraction):
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))] if ordered else float("nan")
+
+
+def mixed_load(folder, seconds):
+    """8 clients for `seconds`: 3 asking for tiles, 2 for probes and the clip list, 1 for 1 MiB Range reads,
+    2 for smart cuts of 10 s, one after another. Returns latencies per kind, failures and RSS figures."""
+    import threading
+    server = Server(folder)
+    latencies, failures = {}, []
+    lock = threading.Lock()
+    started = time.time()
+    stop = started + seconds
+    clips = server.json("/api/clips")
+    big_clip = next(c for c in clips if c["name"] == os.path.basename(big))
+    size = big_clip["size"]
+    infos = {c["id"]: server.json(f"/api/clips/{c['id']}") for c in clips}
+
+    def timed(kind, path, method="GET", body=None, headers=None):
+        connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=600)
+        sent = {"Host": f"127.0.0.1:{server.port}", "Authorization": f"Bearer {server.token}", **(headers or {})}
+        if body is not None:
+            sent["Content-Type"] = "application/json"
+        mark = time.perf_counter()
+        connection.request(method, path, body=body, headers=sent)
+        response = connection.getresponse()
+        data = response.read()
+        elapsed = time.perf_counter() - mark
+        connection.close()
+        with lock:
+            latencies.setdefault(kind, []).append(elapsed)
+            if response.status >= 300 and response.status != 206:
+                failures.append((kind, response.status, data[:200]))
+        return data
+
+    def tiles(seed):
+        number = 0
+        while time.time() < stop:
+            clip = clips[(seed + number) % len(clips)]
+            width = 40 + (seed * 13 + number) % 40
+            duration = infos[clip["id"]]["duration"]
+            first = (number * 10) % 50
+            timed("tile", f"/api/clips/{clip['id']}/filmstrip.png?strip_width=1168&thumb_width={width}&thumb_height=50"
+                          f"&max={duration}&min=2&first={first}&count=10")
+            number += 1
+
+    def probes():
+        while time.time() < stop:
+            timed("list", "/api/clips")
+            for clip in clips:
+                timed("probe", f"/api/clips/{clip['id']}")
+
+    def ranges():
+        offset = 0
+        while time.time() < stop:
+            start = offset % max(1, size - (1 << 20))
+            timed("range 1 MiB", f"/media/{big_clip['id']}", headers={"Range": f"bytes={start}-{start + (1 << 20) - 1}"})
+            offset += 7_919_113
+
+    def cuts(seed):
+        number = 0
+        while time.time() < stop:
+            start = 30 + 47 * (seed * 5 + number) % 500
+            job = json.loads(timed("cut POST", "/api/cuts", method="POST",
+                                   body=json.dumps({"clip": big_clip["id"], "start": start, "end": start + 10, "mode": "smart"})))
+            while job.get("status") in ("queued", "running"):
+                time.sleep(0.05)
+                job = json.loads(timed("cut status", f"/api/cuts/{job['id']}"))
+            if job.get("status") != "done":
+                with lock:
+                    failures.append(("cut", job.get("status"), job.get("error")))
+            elif os.path.exists(job["output"]):
+                os.unlink(job["output"])
+            number += 1
+
+    rss = {}
+
+    def sampler():
+        time.sleep(10)
+        rss["warm"] = (server.rss_mib(), server.workers_rss_mib())
+        while time.time() < stop:
+            time.sleep(0.5)
+        rss["end"] = (server.rss_mib(), server.workers_rss_mib())
+
+    threads = [threading.Thread(target=tiles, args=(n,)) for n in range(3)] + [threading.Thread(target=probes) for _ in range(2)] \
+        + [threading.Thread(target=ranges)] + [threading.Thread(target=cuts, args=(n,)) for n in range(2)] + [threading.Thread(target=sampler)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    alive = server.process.poll() is None
+    server.stop()
+    return latencies, failures, rss, alive
+
+
+def print_load(latencies, failures, rss, alive, seconds):
+    print(f"\n### vtrim serve under a mixed load, {seconds:.0f} s, 8 clients\n")
+    print("| requests | count | median | p95 | target |\n|---|---:|---:|---:|---|")
+    for kind in ("list", "range 1 MiB", "probe", "tile", "cut POST", "cut status"):
+        values = latencies.get(kind, [])
+        target = "< 200 ms" if kind in ("list", "range 1 MiB") else ""
+        print(f"| {kind} | {len(values)} | {statistics.median(values) * 1000:.0f} ms | {percentile(values, 0.95) * 1000:.0f} ms | {target} |"
+              if values else f"| {kind} | 0 | | | {target} |")
+    (server_warm, all_warm), (server_end, all_end) = rss["warm"], rss["end"]
+    print(f"| RSS after warm-up → end, server | {server_warm:.0f} → {server_end:.0f} MiB | {server_end / server_warm:.2f}× | | ≤ 1.25× |")
+    print(f"| RSS after warm-up → end, server + workers | {all_warm:.0f} → {all_end:.0f} MiB | {all_end / all_warm:.2f}× | | ≤ 1.25× |")
+    print(f"\nfailed requests: {len(failures)}{' ' + repr(failures[:3]) if failures else ''}; server alive: {alive}")
+
+
+def load_folder():
+    """The 10-minute clip and the HEVC, rotated and VFR fixtures."""
+    folder = folder_with(big, "load")
+    for name in ("hevc.mp4", "rot90.mp4", "vfr.mp4"):
+        target = os.path.join(folder, name)
+        if not os.path.exists(target):
+            shutil.copy(os.path.join(ROOT, "fixtures", name), target)
+    return folder
+
+
 def main():
+    if args.load_only:
+        print_load(*mixed_load(load_folder(), args.load_seconds), args.load_seconds)
+        return
     print(f"bench: first tile of {os.path.basename(big)}, {args.runs} cold runs", file=sys.stderr, flush=True)
     one = folder_with(big, "one")
     tiles = [first_tile(one) for _ in range(args.runs)]
@@ -208,6 +356,9 @@ def main():
     print(f"| server RSS while probing and tiling 200 clips (after 0/20/50/100/200) | {' / '.join(f'{m:.0f}' for _, m in rss)} MiB | flat |")
     api, cli = statistics.median(api_times), statistics.median(cli_times)
     print(f"| 60 s copy cut: POST /api/cuts until done ÷ `vtrim cut` | {api:.2f} s ÷ {cli:.2f} s = {api / cli:.2f} | |")
+
+    print(f"bench: mixed load for {args.load_seconds:.0f} s", file=sys.stderr, flush=True)
+    print_load(*mixed_load(load_folder(), args.load_seconds), args.load_seconds)
 
 
 main()

@@ -32,6 +32,9 @@ public enum FilmstripTile {
         public var failedCells: Int
     }
 
+    /// The largest tile drawn (pixels): 64 cells of 256×256 at scale 2.
+    static let maximumPixels = 16 << 20
+
     /// Renders the tile into `output` (PNG, written atomically). Cells past the strip's end are left out.
     public static func render(path: String, request: Request, output: String, decoderThreads: Int = 1) throws(MediaError) -> Tile {
         let sampler = try FrameSampler(path: path)
@@ -46,6 +49,11 @@ public enum FilmstripTile {
             timesSeconds: cells.map(\.timeSeconds), mode: request.mode, cellWidthPixels: plan.cellWidthPixels,
             cellHeightPixels: plan.cellHeightPixels, fit: plan.fit, decoderThreads: decoderThreads), workers: request.workers)
         let width = last.x + last.width - left
+        // A tile is a few cells of a page's strip; past this it can only be a request for gigabytes.
+        guard width <= ThumbsRequest.maximumSidePixels, width * plan.heightPixels <= Self.maximumPixels else {
+            throw MediaError(.tooLarge, path: path, operation: "tile",
+                             reason: "the tile would be \(width)x\(plan.heightPixels) px; ask for fewer or smaller cells")
+        }
         let image = Filmstrip.compose(zip(cells, frames).map { cell, frame in
             Filmstrip.Cell(x: cell.x - left, y: 0, width: cell.width, height: cell.height, image: frame.image)
         }, width: width, height: plan.heightPixels)

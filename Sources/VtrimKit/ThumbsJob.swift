@@ -82,6 +82,8 @@ public struct ThumbsRequest: Sendable {
 
     /// PNG rows and columns are limited to what common viewers and libraries accept.
     public static let maximumSidePixels = 32_767
+    /// And a sheet's area: 256 megapixels (768 MiB of RGB) is past any contact sheet anyone views.
+    public static let maximumPixels = 256 << 20
 
     /// The sheet's format, from the output path's extension.
     public static func format(of path: String, input: String) throws(MediaError) -> ImageFormat {

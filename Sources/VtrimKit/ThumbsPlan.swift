@@ -79,7 +79,7 @@ struct ThumbsPlan {
                         spacing: spacing, video: video, request: request)
         }
         let limit = min(ThumbsRequest.maximumSidePixels, format.maximumSidePixels)
-        if plan.widthPixels > limit || plan.heightPixels > limit {
+        if plan.widthPixels > limit || plan.heightPixels > limit || plan.widthPixels * plan.heightPixels > ThumbsRequest.maximumPixels {
             var hint = plan.layoutName == "videoline" ? "a smaller --scale or a larger --max-duration" : "--columns to wrap it into a grid, or a larger --every"
             if limit < ThumbsRequest.maximumSidePixels { hint += ", or a .png or .jpg output" }
             throw MediaError(.tooLarge, path: path, operation: "plan",
@@ -155,9 +155,16 @@ struct ThumbsPlan {
             throw MediaError(.invalidRange, path: path, operation: "timeline", reason: error.description)
         }
         let scale = layout.pixelsPerPoint
-        func pixels(_ points: Double) -> Int { Int((points * scale).rounded()) }
+        func pixels(_ points: Double, _ rule: FloatingPointRoundingRule = .toNearestOrAwayFromZero) -> Int {
+            let value = (points * scale).rounded(rule)
+            return value.isFinite && abs(value) < 1e15 ? Int(value) : Int.max / 4
+        }
         let cellWidth = max(1, pixels(layout.thumbWidthPoints)), cellHeight = max(1, pixels(layout.thumbHeightPoints))
-        let totalWidth = max(1, Int((geometry.contentWidthPoints * scale).rounded(.up)))
+        guard cellWidth <= ThumbsRequest.maximumSidePixels, cellHeight <= ThumbsRequest.maximumSidePixels else {
+            throw MediaError(.tooLarge, path: path, operation: "plan",
+                             reason: "a cell would be \(cellWidth)x\(cellHeight) px, over the \(ThumbsRequest.maximumSidePixels) px limit")
+        }
+        let totalWidth = max(1, pixels(geometry.contentWidthPoints, .up))
         guard geometry.thumbnailCount <= ThumbsRequest.maximumSidePixels else {
             throw MediaError(.tooLarge, path: path, operation: "plan",
                              reason: "the strip would have \(geometry.thumbnailCount) cells; use a smaller --scale or a larger --max-duration")

@@ -13,6 +13,8 @@ public struct TimelineRequest: Sendable {
     public var end: TimeSpec?
     /// Operations replayed on the state after the preset selection (slider drags, scrolls), as a UI did them.
     public var operations: [TimelineOperation]
+    /// More cells than this is refused (`too_large`) before they are listed (`vtrim serve`'s bound).
+    public var maximumCells: Int?
 
     public init(stripWidthPoints: Double, thumbWidthPoints: Double, thumbHeightPoints: Double,
                 minDurationSeconds: Double?, maxDurationSeconds: Double?, start: TimeSpec?, end: TimeSpec?,
@@ -63,6 +65,10 @@ public enum TimelineJob {
             geometry = try TimelineGeometry(configuration: configuration)
         } catch {
             return .failure(MediaError(.invalidRange, path: label, operation: "timeline", reason: error.description))
+        }
+        if let cap = request.maximumCells, geometry.thumbnailCount > cap {
+            return .failure(MediaError(.tooLarge, path: label, operation: "timeline",
+                                       reason: "the strip would have \(geometry.thumbnailCount) cells (at most \(cap)); use a larger max or wider thumbnails"))
         }
         var state = TimelineState(geometry: geometry)
         var notes: [RangeNote] = []

@@ -137,18 +137,15 @@ struct Routes {
         case let .failure(failure): return failure.response
         }
         guard let duration = probe.member("duration")?.doubleValue else { return Self.unprocessable(probe) }
-        let timelineRequest = TimelineRequest(
+        var timelineRequest = TimelineRequest(
             stripWidthPoints: width, thumbWidthPoints: thumbWidth, thumbHeightPoints: thumbHeight,
             minDurationSeconds: query.get("min", as: Double.self), maxDurationSeconds: query.get("max", as: Double.self),
             start: nil, end: nil, operations: operations)
         // Pure TimelineCore arithmetic, no engine: it runs here. Its cells are what the page lays out, so
         // their number is bounded (a 10-hour clip in 5 s windows would be hundreds of thousands).
+        timelineRequest.maximumCells = Self.maximumTimelineCells
         let outcome = TimelineJob.run(durationSeconds: duration, request: timelineRequest)
         guard !outcome.failed else { return Self.unprocessable(outcome.json) }
-        if case let .int(count)? = outcome.json.member("thumbnail_count"), count > Self.maximumTimelineCells {
-            return APIError.response(.unprocessableContent, code: "too_large",
-                                     message: "the strip would have \(count) cells (at most \(Self.maximumTimelineCells)); use a larger max or wider thumbnails")
-        }
         return Self.json(outcome.json)
     }
 

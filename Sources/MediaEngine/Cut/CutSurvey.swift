@@ -152,7 +152,7 @@ struct PacketReader {
         for attempt in 0..<5 {
             let fromBeginning = attempt == 4
             let target: Int64? = fromBeginning ? nil : start.minus(backoff)
-            backoff = backoff == 0 ? 2 * second : backoff.plus(backoff.plus(backoff))
+            backoff = backoff == 0 ? second.times(2) : backoff.plus(backoff.plus(backoff))
             var sawKeyframeBefore = false, sawUncleanBefore = false, sawClean = false
             let window = try read(from: target, acceptingUnclean: acceptingUnclean) { packets, latest in
                 if latest.isKeyframe, latest.isClean { sawClean = true }
@@ -212,7 +212,7 @@ struct PacketReader {
             }
             if landing == .pastEnd {
                 // An imprecise index landed after the end: back off.
-                backoff = backoff == 0 ? 2 * second : backoff.plus(backoff.plus(backoff))
+                backoff = backoff == 0 ? second.times(2) : backoff.plus(backoff.plus(backoff))
                 continue
             }
             guard let window, landing == .usable else { break }
@@ -225,7 +225,7 @@ struct PacketReader {
             return Window(packets: packets, reachesEndOfStream: window.reachesEndOfStream, hiddenFrom: window.hiddenFrom)
         }
         // The whole range in one read, from the cut's keyframe (seeking further back where the index is imprecise).
-        for target in [keyframe.pts, keyframe.pts.minus(5 * second), keyframe.pts.minus(60 * second)] as [Int64?] + [nil] {
+        for target in [keyframe.pts, keyframe.pts.minus(second.times(5)), keyframe.pts.minus(second.times(60))] as [Int64?] + [nil] {
             if let window = try read(from: target, startingAt: keyframe, verdict: { packets, latest in
                 latest.dts >= end && settled(packets, false) ? .done : .more
             }) {
@@ -250,7 +250,7 @@ struct PacketReader {
         guard let sets = SourceParameterSets.read(extradata: extradata, codec: codec, tag: tag) else { return nil }
         guard mode != .exact, mode == .smart || sets.isAnnexB || !["avc1", "hvc1"].contains(tag ?? "") else { return sets }
         let timeBase = stream.pointee.time_base
-        for target in [keyframe.pts, keyframe.pts.minus(5 * second), keyframe.pts.minus(60 * second)] as [Int64?] + [nil] {
+        for target in [keyframe.pts, keyframe.pts.minus(second.times(5)), keyframe.pts.minus(second.times(60))] as [Int64?] + [nil] {
             var scan = sets
             let window = try read(from: target, startingAt: keyframe, verdict: { _, _ in .more }, inspecting: { packet in
                 let micro = av_rescale_q(packet.timing.pts, timeBase, AVRational(num: 1, den: 1_000_000))

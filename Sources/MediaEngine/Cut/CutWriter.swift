@@ -151,7 +151,7 @@ final class CutWriter {
         }
         let companions = Set(plan.streams.map(\.index)).subtracting([index])
         let second = av_rescale_q(1, AVRational(num: 1, den: 1), stream.pointee.time_base)
-        let attempts: [Int64?] = [keyframe.pts, keyframe.pts.minus(5 * second), keyframe.pts.minus(60 * second), nil]
+        let attempts: [Int64?] = [keyframe.pts, keyframe.pts.minus(second.times(5)), keyframe.pts.minus(second.times(60)), nil]
         for attempt in attempts {
             do {
                 if let timestamp = attempt {

@@ -149,7 +149,8 @@ final class Packet {
     /// Replaces the payload (keeping timestamps and flags).
     func setBytes(_ bytes: [UInt8]) throws(AVFailure) {
         let replacement = try Packet()
-        var status = av_new_packet(replacement.pointer, Int32(bytes.count))
+        guard let size = Int32(exactly: bytes.count) else { throw AVFailure(code: CAV_AVERROR_INVALIDDATA, operation: "av_new_packet") }
+        var status = av_new_packet(replacement.pointer, size)
         if status < 0 { throw AVFailure(code: status, operation: "av_new_packet") }
         bytes.withUnsafeBufferPointer { source in
             if let base = source.baseAddress { replacement.pointer.pointee.data.update(from: base, count: bytes.count) }

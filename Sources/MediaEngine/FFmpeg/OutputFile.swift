@@ -70,6 +70,7 @@ final class OutputFile {
 
     /// Replaces a stream's extradata (a configuration record), padded as FFmpeg requires.
     static func setExtradata(_ bytes: [UInt8], of stream: UnsafeMutablePointer<AVStream>) throws(AVFailure) {
+        guard let size = Int32(exactly: bytes.count) else { throw AVFailure(code: CAV_AVERROR_INVALIDDATA, operation: "av_mallocz") }
         guard let parameters = stream.pointee.codecpar,
               let memory = av_mallocz(bytes.count + Int(AV_INPUT_BUFFER_PADDING_SIZE))?.assumingMemoryBound(to: UInt8.self) else {
             throw AVFailure(code: CAV_AVERROR_ENOMEM, operation: "av_mallocz")
@@ -77,7 +78,7 @@ final class OutputFile {
         memory.update(from: bytes, count: bytes.count)
         av_freep(&parameters.pointee.extradata)
         parameters.pointee.extradata = memory
-        parameters.pointee.extradata_size = Int32(bytes.count)
+        parameters.pointee.extradata_size = size
     }
 
     func copySideData(from input: UnsafeMutablePointer<AVStream>, to stream: UnsafeMutablePointer<AVStream>,

@@ -27,7 +27,14 @@ struct StreamBeginning: Sendable, Equatable, Codable {
 
     /// The decoder behaves differently with this knowledge than without (x264 builds before 151), so a
     /// cut that starts later must carry the SEI.
-    var mustCarry: Bool { x264SEI != nil && (x264Build ?? Int.max) < 151 }
+    var mustCarry: Bool { x264SEI != nil && (x264Build ?? Int.max) < 151 && seiFitsLengthField }
+
+    /// A length field of 1 or 2 bytes cannot hold every SEI (x264's carries its whole option string): such
+    /// a stream's cuts cannot carry it (the plan then says nothing about carrying it).
+    private var seiFitsLengthField: Bool {
+        guard let sei = x264SEI, let lengthSize, lengthSize < 4 else { return true }
+        return sei.count < 1 << (8 * lengthSize)
+    }
 
     /// Reads the first packet of `streamIndex` from the start of the file and puts the demuxer back at the
     /// start. Only H.264 has such state today; other codecs return `unknown` without reading.
@@ -82,7 +89,7 @@ struct StreamBeginning: Sendable, Equatable, Codable {
     /// `accessUnit` (framed as the stream's packets are) with the SEI put where H.264 wants SEI: before the
     /// first slice. Unchanged when it already names an x264 build.
     func carried(into accessUnit: [UInt8]) -> [UInt8] {
-        guard let sei = x264SEI else { return accessUnit }
+        guard let sei = x264SEI, seiFitsLengthField else { return accessUnit }
         var units = lengthSize.flatMap { NALUnits.splitLengthPrefixed(accessUnit, lengthSize: $0) } ?? NALUnits.splitAnnexB(accessUnit)
         guard !units.isEmpty, !units.contains(where: { NALUnits.type($0, codec: .h264) == 6 && Self.x264Build(inSEI: $0) != nil }) else {
             return accessUnit

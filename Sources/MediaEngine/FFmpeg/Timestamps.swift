@@ -12,6 +12,11 @@ extension Int64 {
         let (value, overflow) = subtractingReportingOverflow(other)
         return overflow ? (other < 0 ? .max : .min) : value
     }
+
+    func times(_ factor: Int64) -> Int64 {
+        let (value, overflow) = multipliedReportingOverflow(by: factor)
+        return overflow ? ((self < 0) == (factor < 0) ? .max : .min) : value
+    }
 }
 
 /// µs ↔ seconds at the edge (JSON, messages); timestamps stay in ticks inside the engine.

@@ -3,6 +3,9 @@ import CAV
 /// When each video frame is shown, from the packets alone (no decoding): what a player's frame-step
 /// keys need. Seconds on vtrim's timeline, sorted; frames the source's edit list hides are left out.
 public enum FrameTimes {
+    /// More frames than this (46 hours at 60 fps) is not a list a page can use; refused rather than sent.
+    static let maximumCount = 10_000_000
+
     public static func read(path: String) throws(MediaError) -> [Double] {
         let input = try InputFile(path: path)
         guard let index = VideoStreamChoice.best(in: input), let stream = input.stream(index) else {
@@ -20,6 +23,9 @@ public enum FrameTimes {
             let pts = packet.presentationTime
             guard pts != CAV_NOPTS_VALUE else { continue }
             times.append(stream.micro(pts).minus(origin))
+            if times.count > maximumCount {
+                throw MediaError(.tooLarge, path: path, operation: "frame times", reason: "the video has more than \(maximumCount) frames")
+            }
         }
         return times.sorted().map(Micro.seconds)
     }

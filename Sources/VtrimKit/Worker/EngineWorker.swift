@@ -134,7 +134,14 @@ private final class ReplyChannel: @unchecked Sendable {
         if let payload { data.append(payload) }
         lock.lock()
         defer { lock.unlock() }
-        return data.withUnsafeBytes { raw -> Bool in
+        return PipeWrite.all(data, to: descriptor)
+    }
+}
+
+/// Writes to a pipe, whole (a pipe takes a large write in parts); false once the reader is gone.
+public enum PipeWrite {
+    public static func all(_ data: Data, to descriptor: Int32) -> Bool {
+        data.withUnsafeBytes { raw -> Bool in
             guard var pointer = raw.baseAddress else { return true }
             var left = raw.count
             while left > 0 {

@@ -91,22 +91,7 @@ final class WorkerProcess: @unchecked Sendable {
     }
 
     /// Writes one request line; false when the worker is gone.
-    func send(_ data: Data) -> Bool {
-        data.withUnsafeBytes { raw -> Bool in
-            guard var pointer = raw.baseAddress else { return true }
-            var left = raw.count
-            while left > 0 {
-                let written = write(requestWrite, pointer, left)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    return false
-                }
-                left -= written
-                pointer += written
-            }
-            return true
-        }
-    }
+    func send(_ data: Data) -> Bool { PipeWrite.all(data, to: requestWrite) }
 
     /// The next reply (blocking), or nil when the worker closed its end (it exited or crashed) or sent
     /// something that is not a reply.
