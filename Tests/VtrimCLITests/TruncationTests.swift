@@ -167,4 +167,38 @@ struct TruncationTests {
     private func folderFile(_ path: String, _ label: String) -> String {
         path + ".\(label)" + (path.hasSuffix(".ts") ? ".ts" : path.hasSuffix(".mkv") ? ".mkv" : ".mp4")
     }
+
+    /// One damaged timestamp (a video PES whose PTS reads 2^33 − 1, found by fuzz/fuzz.py's `tsfield`) does
+    /// not make a 4 s MPEG-TS hours long: the duration stays the container's, with no `duration_suspect`.
+    @Test func anOutlierTimestampIsNotTheEnd() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: TestPaths.fixture("h264-aac.ts"))))
+        // The 60th video PES start: a payload-unit start whose PES header (00 00 01 E0) carries a PTS.
+        var seen = 0, patched = false
+        for offset in stride(from: 0, to: bytes.count - 188, by: 188) where bytes[offset] == 0x47 && bytes[offset + 1] & 0x40 != 0 {
+            let adaptation = (bytes[offset + 3] >> 4) & 2 != 0 ? 1 + Int(bytes[offset + 4]) : 0
+            let pes = offset + 4 + adaptation
+            guard pes + 14 <= offset + 188, bytes[pes..<(pes + 4)].elementsEqual([0, 0, 1, 0xE0]), bytes[pes + 7] & 0x80 != 0 else { continue }
+            seen += 1
+            guard seen == 60 else { continue }
+            let pts: UInt64 = (1 << 33) - 1
+            bytes[pes + 9] = (bytes[pes + 9] & 0xF1) | UInt8((pts >> 29) & 0x0E)
+            bytes[pes + 10] = UInt8((pts >> 22) & 0xFF)
+            bytes[pes + 11] = UInt8(((pts >> 14) & 0xFE) | 1)
+            bytes[pes + 12] = UInt8((pts >> 7) & 0xFF)
+            bytes[pes + 13] = UInt8(((pts << 1) & 0xFE) | 1)
+            patched = true
+            break
+        }
+        try #require(patched)
+        let damaged = folder.file("outlier.ts")
+        try Data(bytes).write(to: URL(fileURLWithPath: damaged))
+        let run = try Run.vtrim(["probe", "--json", damaged])
+        #expect(run.status == 0, "\(run)")
+        let object = try #require(run.jsonLines.first)
+        let duration = try #require(object["duration"] as? Double)
+        #expect(abs(duration - 4.02) < 0.05, "duration \(duration)")
+        #expect(!run.stderr.contains("duration_suspect") && !(run.stdout.contains("duration_suspect")), "\(run)")
+    }
 }

@@ -93,7 +93,9 @@ struct Extent {
         let positioned = sizeBytes <= Self.tailBytes ? (try? input.seekToStart()) != nil
             : av_seek_frame(input.format, -1, sizeBytes - Self.tailBytes, AVSEEK_FLAG_BYTE) >= 0
         guard positioned, let packet = try? Packet() else { return }
-        var ends: [Int: Int64] = [:], lastDecodeTimes: [Int: Int64] = [:]
+        // Each stream's last packets (file order): its end is the latest of them that is not an outlier, so
+        // one damaged timestamp (a PES PTS of 2^33 − 1 in a 4 s TS) cannot make a file hours long.
+        var recent: [Int: [Int64]] = [:], lastDecodeTimes: [Int: Int64] = [:]
         while true {
             let result: InputFile.ReadResult
             do { result = try input.read(into: packet) } catch {
@@ -104,11 +106,29 @@ struct Extent {
             guard streams.contains(packet.streamIndex), !packet.isDiscarded, let stream = input.stream(packet.streamIndex) else { continue }
             let timing = packet.timing
             guard timing.pts != CAV_NOPTS_VALUE else { continue }
-            ends[packet.streamIndex] = max(ends[packet.streamIndex] ?? .min, stream.micro(timing.pts.plus(max(0, timing.duration))))
+            var window = recent[packet.streamIndex] ?? []
+            window.append(stream.micro(timing.pts.plus(max(0, timing.duration))))
+            if window.count > Self.recentPackets { window.removeFirst() }
+            recent[packet.streamIndex] = window
             lastDecodeTimes[packet.streamIndex] = stream.micro(timing.dts)
         }
-        for (index, end) in ends {
+        for (index, window) in recent {
+            guard let end = Self.end(of: window) else { continue }
             readableEndMicro[index] = cutShort == nil ? end : min(end, lastDecodeTimes[index] ?? end)
         }
+    }
+
+    /// Packets per stream the end is judged on: more than any reorder delay.
+    static let recentPackets = 32
+
+    /// The latest end among a stream's last packets that lies within `outlierMicro` of their median (a
+    /// stream's last packets span a second or two; a timestamp far beyond them is damage).
+    static let outlierMicro: Int64 = 10_000_000
+
+    static func end(of window: [Int64]) -> Int64? {
+        let sorted = window.sorted()
+        guard !sorted.isEmpty else { return nil }
+        let median = sorted[sorted.count / 2]
+        return sorted.last { $0.minus(median) <= outlierMicro }
     }
 }
