@@ -18,6 +18,7 @@ let package = Package(
         // Without its default traits (swift-configuration support, full Foundation): not needed here.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         // FFmpeg + libpng headers and the C shims Swift cannot import (macros, setjmp, va_list logging);
@@ -44,7 +45,10 @@ let package = Package(
                 "VtrimKit", "TimelineCore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ]
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            // The page, as files (see Page/PageAssets.swift).
+            resources: [.embedInCode("Page/index.html"), .embedInCode("Page/app.js"), .embedInCode("Page/app.css")]
         ),
         .executableTarget(
             name: "vtrim",
@@ -59,8 +63,10 @@ let package = Package(
             dependencies: ["TimelineCore", .product(name: "PropertyBased", package: "swift-property-based")]
         ),
         .testTarget(name: "MediaEngineTests", dependencies: ["MediaEngine", "TestSupport"]),
-        .testTarget(name: "VtrimKitTests", dependencies: ["VtrimKit", "TestSupport"]),
-        .testTarget(name: "VtrimCLITests", dependencies: ["TestSupport", "vtrim"]),
+        .testTarget(name: "VtrimKitTests", dependencies: ["VtrimKit", "TimelineCore", "TestSupport"]),
+        .testTarget(name: "VtrimCLITests", dependencies: ["TestSupport", "MediaEngine", "TimelineCore", "vtrim"]),
+        // vtrim serve's server in the test process: middleware, Range parsing, route errors (plain sockets).
+        .testTarget(name: "VtrimServerTests", dependencies: ["VtrimServer", "TestSupport"]),
         // Paths to fixtures and shared media, running the built binary, reading PNGs back.
         .target(name: "TestSupport", dependencies: ["MediaEngine"], path: "Tests/TestSupport"),
     ],

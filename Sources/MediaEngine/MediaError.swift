@@ -24,17 +24,32 @@ public struct MediaError: Error, Sendable, Equatable, CustomStringConvertible {
         case planStale = "plan_stale"
     }
 
+    /// What the user can do instead — named, not worded: the engine does not know whether its reader
+    /// types flags or clicks a page (VtrimKit's `Advice` words it for each).
+    public enum Remedy: String, Sendable {
+        /// Cut by stream copy (the video cannot be decoded or is too large to re-encode).
+        case copyMode
+        /// Keep the input's container, or re-encode (exact) so the output can hold the video as it is shown.
+        case keepContainerOrExact
+        /// Keep the parameter sets in the samples (avc3/hev1).
+        case parameterSetsInBand
+        /// Process the folder's files (the command line's -r).
+        case recursive
+    }
+
     public let code: Code
     public let path: String
     public let operation: String
     /// Human text without the path, e.g. "not a media file (Invalid data found when processing input)".
     public let reason: String
+    public let remedy: Remedy?
 
-    public init(_ code: Code, path: String, operation: String, reason: String) {
+    public init(_ code: Code, path: String, operation: String, reason: String, remedy: Remedy? = nil) {
         self.code = code
         self.path = path
         self.operation = operation
         self.reason = reason
+        self.remedy = remedy
     }
 
     public var description: String { "\(path): \(reason)" }

@@ -31,4 +31,14 @@ public struct TimelineConfiguration: Sendable, Equatable {
         self.maxDurationSeconds = maxDurationSeconds
         self.handleWidthPoints = handleWidthPoints
     }
+
+    /// Sets the selection limits a user gave, keeping VideoLine's defaults for the others: given only a
+    /// maximum below the default minimum, the minimum follows it down rather than contradicting it.
+    public mutating func setLimits(minimumSeconds: Double?, maximumSeconds: Double?) {
+        if let maximumSeconds {
+            maxDurationSeconds = maximumSeconds
+            if minimumSeconds == nil { minDurationSeconds = min(minDurationSeconds, maximumSeconds) }
+        }
+        if let minimumSeconds { minDurationSeconds = minimumSeconds }
+    }
 }

@@ -46,7 +46,7 @@ public struct Outcome: Sendable {
         case let .failed(error):
             members.append(("error", .object([
                 ("code", .string(error.code.rawValue)),
-                ("message", .string(error.reason)),
+                ("message", .string(error.message)),
                 ("operation", .string(error.operation)),
             ])))
         case let .skipped(reason):

@@ -20,22 +20,27 @@ public struct OutputTarget: Sendable {
     /// Temporary files carry this marker so a later run can recognise (and ignore or clean) leftovers.
     public static let temporaryMarker = ".vtrim-tmp-"
 
-    /// Fails with `output_is_input`, `output_exists` or `write_failed` (missing folder).
-    public func check(input: String) throws(MediaError) {
+    /// Fails with `output_is_input`, `output_exists` or `write_failed` (missing folder). A dry run creates
+    /// nothing: a folder that would be created is fine.
+    public func check(input: String, dryRun: Bool = false) throws(MediaError) {
         if Self.sameFile(path, input) {
             throw MediaError(.outputIsInput, path: input, operation: "check output",
                              reason: "the output \(path) is the input itself; choose another name")
         }
         let folder = (path as NSString).deletingLastPathComponent
-        if createsFolder, !folder.isEmpty {
+        if createsFolder, !folder.isEmpty, !dryRun {
             try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         }
         var isFolder: ObjCBool = false
-        if !FileManager.default.fileExists(atPath: folder.isEmpty ? "." : folder, isDirectory: &isFolder) || !isFolder.boolValue {
+        let exists = FileManager.default.fileExists(atPath: folder.isEmpty ? "." : folder, isDirectory: &isFolder)
+        if dryRun, createsFolder, !exists {
+            return
+        }
+        if !exists || !isFolder.boolValue {
             throw MediaError(.writeFailed, path: input, operation: "check output",
                              reason: "the output folder \(folder) does not exist")
         }
-        removeStaleTemporaries()
+        if !dryRun { removeStaleTemporaries() }
         if !overwrite, FileManager.default.fileExists(atPath: path) {
             throw MediaError(.outputExists, path: input, operation: "check output",
                              reason: "\(path) already exists (use --overwrite to replace it)")

@@ -43,7 +43,7 @@ public final class ReportWriter: @unchecked Sendable {
         case .succeeded: successes += 1
         case let .failed(error):
             failures += 1
-            standardError("vtrim: error: \(error.path): \(error.reason)\n")
+            standardError("vtrim: error: \(error.path): \(error.message)\n")
         case let .skipped(reason):
             skips += 1
             if !quiet { standardError("vtrim: skipped: \(outcome.path): \(reason)\n") }

@@ -61,6 +61,8 @@ public struct ThumbsRequest: Sendable {
     public var header = false
     /// HDR sources tone-mapped to SDR (`--no-tonemap` turns it off).
     public var toneMapsHDR = true
+    /// `--dry-run`: the plan (cells, times, layout, every output), nothing decoded or written.
+    public var dryRun = false
 
     public init(sampling: Sampling, heightPixels: Int, mode: SampleMode, start: TimeSpec?, end: TimeSpec?,
                 columns: Int?, framesFolder: String?, output: OutputNamer, overwrite: Bool, skipExisting: Bool = false,
@@ -122,11 +124,11 @@ public enum ThumbsJob {
                 return Outcome(path: path, status: .skipped(reason: "\(target.path) exists (--skip-existing)"),
                                fields: [("output", .string(target.path))])
             }
-            try target.check(input: path)
+            try target.check(input: path, dryRun: request.dryRun)
             let format = try ThumbsRequest.format(of: target.path, input: path)
             let trackTarget = request.writesVTT
                 ? OutputTarget(path: trackPath(forSheet: target.path), overwrite: request.overwrite, createsFolder: target.createsFolder) : nil
-            try trackTarget?.check(input: path)
+            try trackTarget?.check(input: path, dryRun: request.dryRun)
             let sampler = try FrameSampler(path: path)
             let info = sampler.info
             warnings += info.warnings
@@ -146,6 +148,24 @@ public enum ThumbsJob {
                     throw MediaError(.tooLarge, path: path, operation: "plan",
                                      reason: "the sheet with its header would be \(plan.heightPixels) px tall, over the limit; use more --columns")
                 }
+            }
+            // Every output of this input is checked before anything is written: an existing cell picture
+            // must not leave a sheet written and the input half done.
+            let framesFormat = request.framesFormat ?? format
+            let frameTargets = try request.framesFolder.map { folder throws(MediaError) in
+                try checkedFrameTargets(count: plan.cells.count, prefix: framesPrefix(for: item, folder: folder), input: path,
+                                        format: framesFormat, request: request)
+            } ?? []
+            if request.dryRun {
+                var fields: [(String, JSON)] = [("dry_run", .bool(true))] + planFields(target: target.path, plan: plan, request: request)
+                fields.insert(("format", .string(format.rawValue)), at: 2)
+                if let trackTarget { fields.insert(("vtt", .string(trackTarget.path)), at: 3) }
+                if !frameTargets.isEmpty { fields.append(("frames", .array(frameTargets.map { .string($0.path) }))) }
+                return Outcome(path: path, status: .succeeded, warnings: warnings, fields: fields,
+                               lines: ["\(path) → \(target.path) (\(plan.widthPixels)x\(plan.heightPixels), \(plan.cells.count) cells, \(request.mode.rawValue), dry run: nothing written)"]
+                                   + plan.cells.enumerated().map { index, cell in
+                                       "  cell \(index)  \(Human.seconds(cell.timeSeconds)) at \(cell.x),\(cell.y) \(cell.width)x\(cell.height)"
+                                   })
             }
             var sampleRequest = SampleRequest(
                 timesSeconds: plan.cells.map(\.timeSeconds), mode: request.mode,
@@ -226,11 +246,7 @@ public enum ThumbsJob {
                     }
                 }
             }
-            var framePaths: [String] = []
-            if let folder = request.framesFolder {
-                framePaths = try writeFrames(frames, plan: plan, prefix: framesPrefix(for: item, folder: folder), input: path,
-                                             format: request.framesFormat ?? format, request: request)
-            }
+            let framePaths = try writeFrames(frames, plan: plan, targets: frameTargets, input: path, format: framesFormat, request: request)
             var outputFields = fields(target: target.path, plan: plan, frames: frames, request: request, framePaths: framePaths)
             outputFields.insert(("format", .string(format.rawValue)), at: 1)
             if let trackTarget { outputFields.insert(("vtt", .string(trackTarget.path)), at: 2) }
@@ -280,16 +296,27 @@ public enum ThumbsJob {
         (sheet as NSString).deletingPathExtension + ".vtt"
     }
 
-    private static func writeFrames(_ frames: [SampledFrame], plan: ThumbsPlan, prefix: String, input: String,
-                                    format: ImageFormat, request: ThumbsRequest) throws(MediaError) -> [String] {
-        let digits = max(3, String(frames.count - 1).count)
-        var written: [String] = []
-        for (index, frame) in frames.enumerated() {
+    /// `--frames-dir`: each cell's picture, `<prefix>.thumb-<index>.<ext>`, every one checked.
+    private static func checkedFrameTargets(count: Int, prefix: String, input: String, format: ImageFormat,
+                                            request: ThumbsRequest) throws(MediaError) -> [OutputTarget] {
+        let digits = max(3, String(count - 1).count)
+        var targets: [OutputTarget] = []
+        for index in 0..<count {
             let number = String(index)
             let padded = String(repeating: "0", count: max(0, digits - number.count)) + number
             let target = OutputTarget(path: prefix + ".thumb-\(padded).\(format.fileExtension)", overwrite: request.overwrite,
                                       createsFolder: true)
-            try target.check(input: input)
+            try target.check(input: input, dryRun: request.dryRun)
+            targets.append(target)
+        }
+        return targets
+    }
+
+    private static func writeFrames(_ frames: [SampledFrame], plan: ThumbsPlan, targets: [OutputTarget], input: String,
+                                    format: ImageFormat, request: ThumbsRequest) throws(MediaError) -> [String] {
+        var written: [String] = []
+        for (index, frame) in frames.enumerated() where index < targets.count {
+            let target = targets[index]
             let cell = plan.cells[index]
             let image = frame.image ?? RGBImage(width: cell.width, height: cell.height, fill: Filmstrip.placeholder)
             try writeAtomically(target, input: input) { temporary throws(MediaError) in
@@ -301,8 +328,9 @@ public enum ThumbsJob {
         return written
     }
 
-    private static func fields(target: String, plan: ThumbsPlan, frames: [SampledFrame], request: ThumbsRequest,
-                               framePaths: [String]) -> [(String, JSON)] {
+    /// The plan's report, the same for a dry run and a real one: the layout and each cell's time and box.
+    private static func planFields(target: String, plan: ThumbsPlan, request: ThumbsRequest,
+                                   cell extra: (Int) -> [(String, JSON)] = { _ in [] }) -> [(String, JSON)] {
         var fields: [(String, JSON)] = [
             ("output", .string(target)),
             ("width", .int(Int64(plan.widthPixels))),
@@ -317,22 +345,32 @@ public enum ThumbsJob {
             ("end", .number(plan.rangeSeconds.upperBound)),
         ]
         if let spacing = plan.timeSpacingSeconds { fields.append(("time_spacing", .number(spacing))) }
-        fields.append(("cells", .array(zip(plan.cells, frames).enumerated().map { index, pair in
-            let (cell, frame) = pair
-            var members: [(String, JSON)] = [
-                ("index", .int(Int64(index))),
-                ("time", .number(frame.requestedSeconds)),
-                ("pts", .optional(frame.frameSeconds)),
+        fields.append(("cells", .array(plan.cells.enumerated().map { index, cell in
+            let box: [(String, JSON)] = [
                 ("x", .int(Int64(cell.x))),
                 ("y", .int(Int64(cell.y))),
                 ("width", .int(Int64(cell.width))),
                 ("height", .int(Int64(cell.height))),
             ]
-            if let failure = frame.failure { members.append(("error", .string(failure))) }
-            if let dull = frame.dull { members.append(("dull", .bool(dull))) }
+            return .object([("index", .int(Int64(index))), ("time", .number(cell.timeSeconds))] + extra(index) + box)
+        })))
+        return fields
+    }
+
+    /// A real run's report: the plan's, each cell with the time of the frame it shows (and why not).
+    private static func fields(target: String, plan: ThumbsPlan, frames: [SampledFrame], request: ThumbsRequest,
+                               framePaths: [String]) -> [(String, JSON)] {
+        var fields = planFields(target: target, plan: plan, request: request) { index in
+            index < frames.count ? [("pts", .optional(frames[index].frameSeconds))] : []
+        }
+        guard case let .array(cells)? = fields.last?.1 else { return fields }
+        fields[fields.count - 1].1 = .array(cells.enumerated().map { index, cell in
+            guard case var .object(members) = cell, index < frames.count else { return cell }
+            if let failure = frames[index].failure { members.append(("error", .string(failure))) }
+            if let dull = frames[index].dull { members.append(("dull", .bool(dull))) }
             if index < framePaths.count { members.append(("file", .string(framePaths[index]))) }
             return .object(members)
-        })))
+        })
         return fields
     }
 }

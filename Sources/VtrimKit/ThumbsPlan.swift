@@ -80,7 +80,7 @@ struct ThumbsPlan {
         }
         let limit = min(ThumbsRequest.maximumSidePixels, format.maximumSidePixels)
         if plan.widthPixels > limit || plan.heightPixels > limit || plan.widthPixels * plan.heightPixels > ThumbsRequest.maximumPixels {
-            var hint = plan.layoutName == "videoline" ? "a smaller --scale or a larger --max-duration" : "--columns to wrap it into a grid, or a larger --every"
+            var hint = plan.layoutName == "videoline" ? "a smaller --scale or a larger --window-max" : "--columns to wrap it into a grid, or a larger --every"
             if limit < ThumbsRequest.maximumSidePixels { hint += ", or a .png or .jpg output" }
             throw MediaError(.tooLarge, path: path, operation: "plan",
                              reason: "the strip would be \(plan.widthPixels)x\(plan.heightPixels) px, over the \(limit) px limit of \(format == .webp ? "WebP" : "vtrim"); use \(hint)")
@@ -142,12 +142,7 @@ struct ThumbsPlan {
         var configuration = TimelineConfiguration(durationSeconds: duration, stripWidthPoints: layout.stripWidthPoints,
                                                   thumbnailWidthPoints: layout.thumbWidthPoints,
                                                   thumbnailHeightPoints: layout.thumbHeightPoints)
-        if let minimum = layout.minDurationSeconds { configuration.minDurationSeconds = minimum }
-        if let maximum = layout.maxDurationSeconds {
-            configuration.maxDurationSeconds = maximum
-            // Only a maximum given: the default minimum follows it down rather than contradicting it.
-            if layout.minDurationSeconds == nil { configuration.minDurationSeconds = min(configuration.minDurationSeconds, maximum) }
-        }
+        configuration.setLimits(minimumSeconds: layout.minDurationSeconds, maximumSeconds: layout.maxDurationSeconds)
         let geometry: TimelineGeometry
         do {
             geometry = try TimelineGeometry(configuration: configuration)
@@ -167,7 +162,7 @@ struct ThumbsPlan {
         let totalWidth = max(1, pixels(geometry.contentWidthPoints, .up))
         guard geometry.thumbnailCount <= ThumbsRequest.maximumSidePixels else {
             throw MediaError(.tooLarge, path: path, operation: "plan",
-                             reason: "the strip would have \(geometry.thumbnailCount) cells; use a smaller --scale or a larger --max-duration")
+                             reason: "the strip would have \(geometry.thumbnailCount) cells; use a smaller --scale or a larger --window-max")
         }
         let times = geometry.cells.map(\.sampleTimeSeconds)
         let cellWindows = windows(startingAt: times, end: duration)

@@ -54,12 +54,7 @@ public enum TimelineJob {
         var configuration = TimelineConfiguration(durationSeconds: durationSeconds, stripWidthPoints: request.stripWidthPoints,
                                                   thumbnailWidthPoints: request.thumbWidthPoints,
                                                   thumbnailHeightPoints: request.thumbHeightPoints)
-        if let maximum = request.maxDurationSeconds {
-            configuration.maxDurationSeconds = maximum
-            // Only a maximum given: the default minimum follows it down rather than contradicting it.
-            if request.minDurationSeconds == nil { configuration.minDurationSeconds = min(configuration.minDurationSeconds, maximum) }
-        }
-        if let minimum = request.minDurationSeconds { configuration.minDurationSeconds = minimum }
+        configuration.setLimits(minimumSeconds: request.minDurationSeconds, maximumSeconds: request.maxDurationSeconds)
         let geometry: TimelineGeometry
         do {
             geometry = try TimelineGeometry(configuration: configuration)

@@ -18,15 +18,21 @@ enum FileResponses {
         let parts = spec.split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
         guard parts.count == 2 else { return .whole }
         if parts[0].isEmpty {
-            guard let suffix = Int64(parts[1]), suffix > 0 else { return .unsatisfiable }
+            guard isDigits(parts[1]) else { return .whole }
+            let suffix = Int64(parts[1]) ?? Int64.max
+            guard suffix > 0 else { return .unsatisfiable }
             return .range(max(0, size - suffix)...(size - 1))
         }
-        guard let first = Int64(parts[0]), first >= 0 else { return .whole }
-        guard first < size else { return .unsatisfiable }
-        let last = parts[1].isEmpty ? size - 1 : min(size - 1, Int64(parts[1]) ?? -1)
+        guard isDigits(parts[0]) else { return .whole }
+        // A position past Int64 is past any file: unsatisfiable as a start, the file's end as an end.
+        guard let first = Int64(parts[0]), first < size else { return .unsatisfiable }
+        if !parts[1].isEmpty, !isDigits(parts[1]) { return .whole }
+        let last = parts[1].isEmpty ? size - 1 : min(size - 1, Int64(parts[1]) ?? Int64.max)
         guard last >= first else { return .unsatisfiable }
         return .range(first...last)
     }
+
+    private static func isDigits(_ text: String) -> Bool { !text.isEmpty && text.allSatisfy { $0.isASCII && $0.isNumber } }
 
     static func contentType(_ path: String) -> String {
         switch (path as NSString).pathExtension.lowercased() {

@@ -22,6 +22,14 @@ public struct ServeOptions: Sendable {
     public var cutWorkers: Int?
     /// Seconds an interactive engine request (probe, tile, frame list, plan) may take.
     public var workerTimeoutSeconds: Double
+    /// The binary whose `_worker` runs the engine (nil: this process's own). Embedders such as tests,
+    /// whose process is not vtrim, name it.
+    public var workerExecutable: String?
+    /// Where tiles and previews are cached (nil: `$XDG_CACHE_HOME/vtrim/serve`).
+    public var cacheFolder: String?
+    /// Whether the server owns SIGINT/SIGTERM and prints its address (the command line); an embedder stops
+    /// it with `Server.stop()`.
+    public var standalone = true
 
     public init(folders: [String], host: String = "127.0.0.1", port: Int = 0, outputFolder: String? = nil, token: String? = nil,
                 json: Bool = false, verbose: Bool = false, cacheSizeBytes: Int64 = 1 << 30,
@@ -74,6 +82,7 @@ final class Server: Sendable {
     let cache: DiskCache
     /// The signal that stopped the server (0 while running).
     let stoppedBy = Atomic<Int32>(0)
+    private let running = Mutex<ServiceGroup?>(nil)
 
     /// Cut workers when `--cut-workers` is not given: two where the cores allow, one on two cores.
     static func defaultCutWorkers(cores: Int) -> Int { max(1, min(2, cores - 1)) }
@@ -84,12 +93,14 @@ final class Server: Sendable {
         library = Library(folders: options.folders)
         let cores = max(1, ProcessInfo.processInfo.activeProcessorCount)
         let cutWorkers = options.cutWorkers ?? Self.defaultCutWorkers(cores: cores)
+        let executable = options.workerExecutable ?? WorkerProcess.ownExecutable
         interactive = WorkerPool(name: "vtrim-interactive", size: max(1, min(4, cores - cutWorkers)),
-                                 deadline: .total(seconds: options.workerTimeoutSeconds), verbose: options.verbose)
-        long = WorkerPool(name: "vtrim-cuts", size: cutWorkers, deadline: .progress(seconds: 60), verbose: options.verbose)
+                                 deadline: .total(seconds: options.workerTimeoutSeconds), executable: executable, verbose: options.verbose)
+        long = WorkerPool(name: "vtrim-cuts", size: cutWorkers, deadline: .progress(seconds: 60), executable: executable,
+                          verbose: options.verbose)
         let environment = ProcessInfo.processInfo.environment
         let base = environment["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? (NSHomeDirectory() + "/.cache")
-        cache = DiskCache(folder: base + "/vtrim/serve", limitBytes: options.cacheSizeBytes)
+        cache = DiskCache(folder: options.cacheFolder ?? base + "/vtrim/serve", limitBytes: options.cacheSizeBytes)
         // Each cut worker's share of the cores (an encoder's threads, its decoder half of them).
         let share = ThreadBudget.share(cores: cores, jobs: cutWorkers)
         cuts = CutQueue(outputFolder: options.outputFolder, interactive: interactive, pool: long, quarantine: quarantine, threads: share)
@@ -110,11 +121,12 @@ final class Server: Sendable {
             onServerRunning: { channel in
                 guard let port = channel.localAddress?.port, !printed.exchange(true, ordering: .acquiringAndReleasing) else { return }
                 security.bound(port: port)
-                Self.announce(host: options.host, port: port, token: security.token, json: options.json)
+                if options.standalone { Self.announce(host: options.host, port: port, token: security.token, json: options.json) }
             },
             logger: logger)
         let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
-        let signals = watchSignals(group)
+        running.withLock { $0 = group }
+        let signals = options.standalone ? watchSignals(group) : []
         do {
             try await group.run()
         } catch {
@@ -148,6 +160,12 @@ final class Server: Sendable {
             source.resume()
             return source
         }
+    }
+
+    /// Stops a running server as SIGINT would (for embedders: `standalone` false).
+    func stop() async {
+        guard let group = running.withLock({ $0 }) else { return }
+        await group.triggerGracefulShutdown()
     }
 
     /// Stops the workers: queued work is withdrawn, running work is stopped (workers remove their temporary

@@ -78,9 +78,10 @@ struct OutputOptions: ParsableArguments {
         }
     }
 
-    /// The namer, creating `--output-dir` (and `extra` folders such as --frames-dir) when missing.
-    func namer(extra: String? = nil) throws -> OutputNamer {
-        for path in [outputDir, extra].compactMap({ $0 }) {
+    /// The namer, creating `--output-dir` (and `extra` folders such as --frames-dir) when missing — unless
+    /// `creating` is false (a dry run writes nothing).
+    func namer(extra: String? = nil, creating: Bool = true) throws -> OutputNamer {
+        for path in [outputDir, extra].compactMap({ $0 }) where creating {
             do {
                 try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
             } catch {

@@ -63,20 +63,13 @@ struct ThumbsCommand: ParsableCommand {
     @Flag(name: .customLong("no-tonemap"), help: "Convert HDR (PQ, HLG) video without tone mapping it to SDR (flat colours, with a warning).")
     var noToneMap = false
 
+    @Flag(name: .customLong("dry-run"), help: "Print the plan (layout, each cell's time and box, every output) and write nothing.")
+    var dryRun = false
+
     @Flag(name: .customLong("skip-dull"), help: "Replace a nearly uniform sample (black fade, blank slate) with the next frame in its cell's part of the range that is not.")
     var skipDull = false
 
-    @Option(name: .customLong("strip-width"), help: "VideoLine layout: width of the control in points.")
-    var stripWidth: Double?
-
-    @Option(name: .customLong("thumb-size"), help: ArgumentHelp("VideoLine layout: thumbnail size in points.", valueName: "WxH"))
-    var thumbSize: Size?
-
-    @Option(name: .customLong("max-duration"), help: "VideoLine layout: longest selection, the visible window (default 5).")
-    var maxDuration: Seconds?
-
-    @Option(name: .customLong("min-duration"), help: "VideoLine layout: shortest selection (default 2).")
-    var minDuration: Seconds?
+    @OptionGroup(title: "VideoLine layout") var videoLine: VideoLineOptions
 
     @Option(help: "VideoLine layout: pixels per point (default 1).")
     var scale: Double?
@@ -97,19 +90,15 @@ struct ThumbsCommand: ParsableCommand {
                 throw ValidationError("\(name): vtrim thumbs writes \(ImageFormat.supportedExtensions); '\(ext.isEmpty ? "(no extension)" : "." + ext)' is none of them")
             }
         }
-        let videoLine = stripWidth != nil || thumbSize != nil
-        if videoLine {
-            guard let stripWidth, thumbSize != nil else {
-                throw ValidationError("the VideoLine layout needs both --strip-width and --thumb-size")
-            }
-            if !stripWidth.isFinite || stripWidth <= 0 { throw ValidationError("--strip-width must be a positive number of points") }
+        if videoLine.stripWidth != nil || videoLine.thumbSize != nil {
+            _ = try videoLine.layout()
             if count != nil || every != nil || columns != nil || start != nil || end != nil {
                 throw ValidationError("the VideoLine layout (--strip-width/--thumb-size) takes its times from the timeline; drop --count, --every, --columns, --start and --end")
             }
             if let scale, !(scale.isFinite && scale > 0 && scale <= 16) { throw ValidationError("--scale must be above 0 and at most 16") }
             if header { throw ValidationError("--header is for contact sheets; the VideoLine strip keeps exactly the control's geometry") }
-        } else if maxDuration != nil || minDuration != nil || scale != nil {
-            throw ValidationError("--max-duration, --min-duration and --scale belong to the VideoLine layout (--strip-width and --thumb-size)")
+        } else if videoLine.isGiven || scale != nil {
+            throw ValidationError("--window-max, --window-min and --scale belong to the VideoLine layout (--strip-width and --thumb-size)")
         }
     }
 
@@ -117,10 +106,10 @@ struct ThumbsCommand: ParsableCommand {
         let runner = BatchRun(common: common, batch: batch)
         let items = try runner.items(inputs)
         let sampling: ThumbsRequest.Sampling
-        if let stripWidth, let thumbSize {
+        if let stripWidth = videoLine.stripWidth, let thumbSize = videoLine.thumbSize {
             sampling = .videoLine(.init(stripWidthPoints: stripWidth, thumbWidthPoints: thumbSize.width,
-                                        thumbHeightPoints: thumbSize.height, minDurationSeconds: minDuration?.value,
-                                        maxDurationSeconds: maxDuration?.value, pixelsPerPoint: scale ?? 1))
+                                        thumbHeightPoints: thumbSize.height, minDurationSeconds: videoLine.windowMin?.value,
+                                        maxDurationSeconds: videoLine.windowMax?.value, pixelsPerPoint: scale ?? 1))
         } else if let every {
             sampling = .every(every.value)
         } else {
@@ -129,7 +118,7 @@ struct ThumbsCommand: ParsableCommand {
         let (jobs, threads) = runner.parallelism(count: items.count)
         var request = ThumbsRequest(
             sampling: sampling, heightPixels: height, mode: mode, start: start, end: end, columns: columns,
-            framesFolder: framesDir, output: try outputs.namer(extra: framesDir), overwrite: outputs.overwrite,
+            framesFolder: framesDir, output: try outputs.namer(extra: framesDir, creating: !dryRun), overwrite: outputs.overwrite,
             skipExisting: outputs.skipExisting, strict: common.strict,
             decoderThreads: jobs > 1 ? threads : 0, workers: threads)
         request.quality = quality
@@ -139,6 +128,7 @@ struct ThumbsCommand: ParsableCommand {
         request.timestamps = timestamps
         request.header = header
         request.toneMapsHDR = !noToneMap
+        request.dryRun = dryRun
         let finished = request
         try runner.run(items, outputs: { index, item in
             let sheet = ThumbsJob.outputPath(for: item, index: index, request: finished)

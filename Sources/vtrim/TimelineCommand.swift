@@ -22,17 +22,7 @@ struct TimelineCommand: ParsableCommand {
     @Option(help: "Clip duration in seconds, instead of probing a file.")
     var duration: Seconds?
 
-    @Option(name: .customLong("strip-width"), help: "Width of the control in points.")
-    var stripWidth: Double
-
-    @Option(name: .customLong("thumb-size"), help: ArgumentHelp("Thumbnail size in points.", valueName: "WxH"))
-    var thumbSize: Size
-
-    @Option(name: .customLong("min-duration"), help: "Shortest selection in seconds (default 2).")
-    var minDuration: Seconds?
-
-    @Option(name: .customLong("max-duration"), help: "Longest selection in seconds, the visible window (default 5).")
-    var maxDuration: Seconds?
+    @OptionGroup(title: "VideoLine control (--strip-width and --thumb-size are required)") var videoLine: VideoLineOptions
 
     @Option(help: "Preset selection start.")
     var start: TimeSpec?
@@ -48,16 +38,17 @@ struct TimelineCommand: ParsableCommand {
     func validate() throws {
         if (duration == nil) == inputs.isEmpty { throw ValidationError("give either --duration or input files, not both or neither") }
         try BatchRun(common: common, batch: batch).validateInputs(inputs)
-        if !stripWidth.isFinite || stripWidth <= 0 { throw ValidationError("--strip-width must be a positive number of points") }
+        _ = try videoLine.layout()
         for operation in operations where TimelineOperationText.parse(operation) == nil {
             throw ValidationError("--op \(operation): expected name:value with name one of \(TimelineOperationText.names.joined(separator: ", "))")
         }
     }
 
     func run() throws {
+        let (stripWidth, thumbSize) = try videoLine.layout()
         let request = TimelineRequest(stripWidthPoints: stripWidth, thumbWidthPoints: thumbSize.width,
-                                      thumbHeightPoints: thumbSize.height, minDurationSeconds: minDuration?.value,
-                                      maxDurationSeconds: maxDuration?.value, start: start, end: end,
+                                      thumbHeightPoints: thumbSize.height, minDurationSeconds: videoLine.windowMin?.value,
+                                      maxDurationSeconds: videoLine.windowMax?.value, start: start, end: end,
                                       operations: operations.compactMap(TimelineOperationText.parse))
         let runner = BatchRun(common: common, batch: batch)
         let strict = common.strict

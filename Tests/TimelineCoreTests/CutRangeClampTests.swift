@@ -57,11 +57,13 @@ import TimelineCore
     }
 
     @Test func minimumIsExactWhereNaiveArithmeticFallsShort() throws {
-        #expect(0.7 + 0.2 - 0.7 < 0.2)
+        // 0.7 + 0.2 − 0.7 < 0.2 in doubles: an end at start + min by plain addition would break the minimum.
         let result = try CutRangeClamp.clamp(
             startSeconds: 0.7, endSeconds: 0.75, durationSeconds: 10, minLengthSeconds: 0.2)
         #expect(result.startSeconds == 0.7)
         #expect(result.lengthSeconds >= 0.2)
+        #expect(result.endSeconds - result.startSeconds >= 0.2)
+        #expect(result.endSeconds != result.startSeconds + 0.2, "the end is not the naive sum, which falls one ulp short")
     }
 
     @Test func fixedLengthIsExact() throws {

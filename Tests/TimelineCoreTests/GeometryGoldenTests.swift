@@ -50,7 +50,10 @@ import TimelineCore
         let g = try TimelineGeometry(configuration: TimelineConfiguration(
             durationSeconds: 60, stripWidthPoints: 375, thumbnailWidthPoints: 37.9, thumbnailHeightPoints: 50))
         #expect(g.minCount == 7)  // floor(375 / 37.9) − 2 = 9 − 2
-        #expect(375 / 37 - 2 == 8)  // VideoLine: Int(375) / Int(37.9) − 2
+        // VideoLine truncates both before dividing (Int(375) / Int(37.9) − 2 = 8): one cell more than fits.
+        let videoLine = Int(g.configuration.stripWidthPoints) / Int(g.configuration.thumbnailWidthPoints) - 2
+        #expect(g.minCount == videoLine - 1)
+        #expect(Double(g.minCount + 2) * g.configuration.thumbnailWidthPoints <= g.configuration.stripWidthPoints)
         #expect(g.marginPoints >= 0)
         expectSaneGeometry(g)
     }

@@ -65,8 +65,8 @@ import TimelineCore
     }
 
     @Test func minimumLengthIsExactNotOneUlpShort() throws {
-        // 0.7 + 0.2 = 0.8999999999999999 and 0.8999999999999999 − 0.7 = 0.19999999999999996 < 0.2.
-        #expect(0.7 + 0.2 - 0.7 < 0.2)
+        // 0.7 + 0.2 = 0.8999999999999999 and 0.8999999999999999 − 0.7 = 0.19999999999999996 < 0.2: an end
+        // placed at start + min by plain addition would break the minimum (checked below, on the state).
         let g = try TimelineGeometry(configuration: TimelineConfiguration(
             durationSeconds: 3, stripWidthPoints: 375, thumbnailWidthPoints: 30, thumbnailHeightPoints: 50,
             minDurationSeconds: 0.2, maxDurationSeconds: 3))
@@ -76,6 +76,7 @@ import TimelineCore
         #expect(state.startSeconds == 0.7)
         #expect(state.endSeconds - state.startSeconds >= 0.2)
         #expect(state.endSeconds == 0.9)  // the nearest end that keeps 0.2 exactly
+        #expect(state.endSeconds != state.startSeconds + 0.2, "the end is not the naive sum, which falls one ulp short")
         state.moveLeftHandle(toSeconds: 3)
         #expect(state.endSeconds - state.startSeconds >= 0.2)
         expectInvariants(state)

@@ -201,12 +201,13 @@ struct BatchCLITests {
         process.standardOutput = output
         process.standardError = errors
         try process.run()
-        // Let at least one exact cut finish, then interrupt the next one midway.
-        let deadline = Date().addingTimeInterval(60)
-        while Date() < deadline, ((try? FileManager.default.contentsOfDirectory(atPath: folder.file("out"))) ?? []).filter({ $0.hasSuffix(".cut.mp4") && !$0.hasPrefix(".") }).isEmpty {
-            Thread.sleep(forTimeInterval: 0.05)
+        // Let at least one exact cut finish, then interrupt the next one midway (its temporary file growing).
+        let finishedOne = Readiness.wait(for: process) {
+            ((try? FileManager.default.contentsOfDirectory(atPath: folder.file("out"))) ?? [])
+                .contains { $0.hasSuffix(".cut.mp4") && !$0.hasPrefix(".") }
         }
-        Thread.sleep(forTimeInterval: 0.3)
+        #expect(finishedOne)
+        #expect(Readiness.wait(for: process) { (Readiness.growingFile(in: folder.file("out")) ?? 0) > 0 })
         process.interrupt()
         process.waitUntilExit()
         let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)

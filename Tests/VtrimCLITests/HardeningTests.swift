@@ -21,8 +21,9 @@ struct HardeningTests {
         ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { $0.contains(".vtrim-tmp-") }
     }
 
-    /// Starts vtrim, waits `delay` seconds, sends `signal`, returns exit status and stderr.
-    static func interrupt(_ arguments: [String], after delay: Double, signal: Int32) throws -> (status: Int32, stderr: String) {
+    /// Starts vtrim, waits until it is under way (`cpuSeconds` of CPU, and a temporary output growing in
+    /// `growing` when given), sends `signal`, returns exit status and stderr.
+    static func interrupt(_ arguments: [String], cpuSeconds: Double, growing: String? = nil, signal: Int32) throws -> (status: Int32, stderr: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: TestPaths.vtrimBinary)
         process.arguments = arguments
@@ -30,7 +31,10 @@ struct HardeningTests {
         process.standardError = errors
         process.standardOutput = FileHandle.nullDevice
         try process.run()
-        Thread.sleep(forTimeInterval: delay)
+        let underWay = Readiness.wait(for: process) {
+            Readiness.cpuSeconds(process.processIdentifier) >= cpuSeconds && (growing.map { (Readiness.growingFile(in: $0) ?? 0) > 0 } ?? true)
+        }
+        #expect(underWay, "vtrim \(arguments.prefix(2).joined(separator: " ")) ended or stalled before it was under way")
         kill(process.processIdentifier, signal)
         process.waitUntilExit()
         let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
@@ -43,7 +47,7 @@ struct HardeningTests {
         defer { folder.remove() }
         let input = try Self.longClip(folder)
         let result = try Self.interrupt(["cut", input, "--start", "1", "--end", "11", "--mode", "exact", "--preset", "slow",
-                                         "-o", folder.file("out.mp4")], after: 1.5, signal: signal)
+                                         "-o", folder.file("out.mp4")], cpuSeconds: 0.5, growing: folder.path, signal: signal)
         #expect(result.status == status, "\(result.stderr)")
         #expect(Self.temporaries(in: folder.path).isEmpty)
         #expect(!FileManager.default.fileExists(atPath: folder.file("out.mp4")))
@@ -54,7 +58,7 @@ struct HardeningTests {
         defer { folder.remove() }
         let input = try Self.longClip(folder)
         let result = try Self.interrupt(["thumbs", input, "--every", "0.04", "--columns", "30", "--height", "200",
-                                         "--frames-dir", folder.file("frames"), "-o", folder.file("s.png")], after: 0.8, signal: SIGINT)
+                                         "--frames-dir", folder.file("frames"), "-o", folder.file("s.png")], cpuSeconds: 0.5, signal: SIGINT)
         #expect(result.status == 130, "\(result.stderr)")
         #expect(Self.temporaries(in: folder.path).isEmpty)
         #expect(Self.temporaries(in: folder.file("frames")).isEmpty)
@@ -67,7 +71,7 @@ struct HardeningTests {
         defer { folder.remove() }
         let input = try Self.longClip(folder)
         let arguments = ["cut", input, "--start", "1", "--end", "11", "--mode", "exact", "--preset", "slow", "-o", folder.file("out.mp4")]
-        let killed = try Self.interrupt(arguments, after: 1.5, signal: SIGKILL)
+        let killed = try Self.interrupt(arguments, cpuSeconds: 0.5, growing: folder.path, signal: SIGKILL)
         #expect(killed.status == -SIGKILL)
         let left = Self.temporaries(in: folder.path)
         #expect(left.count <= 1)
@@ -179,7 +183,8 @@ struct HardeningTests {
         process.standardError = errors
         process.standardOutput = FileHandle.nullDevice
         try process.run()
-        Thread.sleep(forTimeInterval: 0.15)
+        // Shrink the input once vtrim is reading it.
+        Readiness.wait(for: process) { Readiness.cpuSeconds(process.processIdentifier) >= 0.1 }
         truncate(input, off_t(size / 3))
         process.waitUntilExit()
         let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)

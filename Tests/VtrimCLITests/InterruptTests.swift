@@ -31,9 +31,9 @@ struct InterruptTests {
         var stdout: RunResult
     }
 
-    /// Starts vtrim, waits until `ready` says the work is under way (or `delay`), sends SIGINT and times
-    /// how long vtrim takes to exit.
-    static func interrupt(_ arguments: [String], after delay: Double, signal: Int32 = SIGINT) throws -> Interrupted {
+    /// Starts vtrim, waits until the work is under way — `cpuSeconds` of CPU used, and a temporary output
+    /// growing in `growing` when given — sends the signal and times how long vtrim takes to exit.
+    static func interrupt(_ arguments: [String], cpuSeconds: Double, growing: String? = nil, signal: Int32 = SIGINT) throws -> Interrupted {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: TestPaths.vtrimBinary)
         process.arguments = arguments
@@ -47,7 +47,10 @@ struct InterruptTests {
         DispatchQueue.global().async { outData = output.fileHandleForReading.readDataToEndOfFile(); group.leave() }
         group.enter()
         DispatchQueue.global().async { errData = errors.fileHandleForReading.readDataToEndOfFile(); group.leave() }
-        Thread.sleep(forTimeInterval: delay)
+        let underWay = Readiness.wait(for: process) {
+            Readiness.cpuSeconds(process.processIdentifier) >= cpuSeconds && (growing.map { (Readiness.growingFile(in: $0) ?? 0) > 0 } ?? true)
+        }
+        #expect(underWay, "vtrim \(arguments.prefix(2).joined(separator: " ")) ended or stalled before it was under way")
         let sent = Date()
         kill(process.processIdentifier, signal)
         process.waitUntilExit()
@@ -85,7 +88,7 @@ struct InterruptTests {
         let inputs = try Self.clips(folder, count: 3 * Self.cores)
         // Dense sheets (150 cells each): no input is done when the signal comes.
         let run = try Self.interrupt(["thumbs", "--json", "-j", String(Self.cores), "--every", "0.04", "--columns", "15",
-                                      "--height", "180", "--output-dir", folder.file("out")] + inputs, after: 1.0, signal: signal)
+                                      "--height", "180", "--output-dir", folder.file("out")] + inputs, cpuSeconds: 1.0, signal: signal)
         #expect(run.status == (signal == SIGINT ? 130 : 143), "\(run.stdout)")
         #expect(run.secondsToExit < Self.exitLimitSeconds, "took \(run.secondsToExit) s to exit")
         Self.checkReport(run, inputs: inputs)
@@ -99,7 +102,7 @@ struct InterruptTests {
         defer { folder.remove() }
         let inputs = try Self.clips(folder, count: 1)
         let run = try Self.interrupt(["thumbs", "--json", "--every", "0.04", "--columns", "15", "--height", "360", "-o", folder.file("s.png")] + inputs,
-                                     after: 1.0)
+                                     cpuSeconds: 1.0)
         #expect(run.status == 130, "\(run.stdout)")
         #expect(run.secondsToExit < Self.exitLimitSeconds, "took \(run.secondsToExit) s to exit")
         Self.checkReport(run, inputs: inputs)
@@ -115,7 +118,8 @@ struct InterruptTests {
         // The default preset, as users run it: 1080p re-encoding keeps every job busy past the signal (smart
         // cuts re-encode only the edges, but a start inside a 2 s GOP is 45 frames of head).
         let run = try Self.interrupt(["cut", "--json", "-j", String(Self.cores), "--mode", mode,
-                                      "--start", "0.5", "--end", "5.5", "--output-dir", folder.file("out")] + inputs, after: 1.2)
+                                      "--start", "0.5", "--end", "5.5", "--output-dir", folder.file("out")] + inputs,
+                                     cpuSeconds: 1.0, growing: folder.file("out"))
         #expect(run.status == 130, "\(run.stdout)")
         #expect(run.secondsToExit < Self.exitLimitSeconds, "took \(run.secondsToExit) s to exit")
         Self.checkReport(run, inputs: inputs)

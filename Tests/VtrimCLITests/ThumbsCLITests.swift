@@ -101,7 +101,7 @@ struct ThumbsCLITests {
         defer { folder.remove() }
         // vfr.mp4 lasts 1.934 s; window 1.5 s over 10 thumbs of 30 pt → 0.15 s per cell → 12.89 cells.
         let result = try Run.vtrim(["thumbs", "--json", TestPaths.fixture("vfr.mp4"), "-o", folder.file("p.png"),
-                                    "--strip-width", "375", "--thumb-size", "30x50", "--max-duration", "1.5"])
+                                    "--strip-width", "375", "--thumb-size", "30x50", "--window-max", "1.5"])
         #expect(result.status == 0, "\(result)")
         let object = try #require(result.jsonLines.first)
         let cells = try #require(object["cells"] as? [[String: Any]])
@@ -192,5 +192,60 @@ struct ThumbsCLITests {
         let result = try Run.vtrim(["thumbs", "--strict", live, "-o", folder.file("s.png")])
         #expect(result.status == 1)
         #expect(folder.entries() == ["live.webm"])
+    }
+
+    /// `--dry-run` prints the plan the real run executes: the same layout, outputs and cells (times and
+    /// boxes), and writes nothing — not even the folders a real run would create.
+    @Test(arguments: [
+        ["--count", "4", "--height", "48", "--columns", "2", "--vtt"],
+        ["--strip-width", "375", "--thumb-size", "30x50", "--window-max", "1.5"],
+        ["--every", "0.7", "--height", "40", "--start", "0.5", "--end", "3"],
+    ])
+    func dryRunIsTheRealRunsPlan(options: [String]) throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let output = folder.file("out/sheet.png"), frames = folder.file("cells")
+        let common = ["thumbs", "--json", TestPaths.fixture("rot90.mp4"), "--output-dir", folder.file("out"), "--name", "sheet.png",
+                      "--frames-dir", frames] + options
+        let dry = try Run.vtrim(common + ["--dry-run"])
+        #expect(dry.status == 0, "\(dry)")
+        #expect(folder.entries().isEmpty, "a dry run wrote \(folder.entries())")
+        let planned = try #require(dry.jsonLines.first)
+        #expect(planned["dry_run"] as? Bool == true)
+        let real = try Run.vtrim(common)
+        #expect(real.status == 0, "\(real)")
+        let done = try #require(real.jsonLines.first)
+        #expect(done["output"] as? String == output)
+        for key in ["output", "format", "width", "height", "mode", "layout", "columns", "rows", "cell_width", "cell_height", "start", "end",
+                    "vtt"] {
+            #expect(String(describing: planned[key]) == String(describing: done[key]), "\(key)")
+        }
+        let plannedCells = try #require(planned["cells"] as? [[String: Any]]), doneCells = try #require(done["cells"] as? [[String: Any]])
+        #expect(plannedCells.count == doneCells.count)
+        for (plan, cell) in zip(plannedCells, doneCells) {
+            for key in ["index", "time", "x", "y", "width", "height"] {
+                #expect(String(describing: plan[key]) == String(describing: cell[key]), "cell \(String(describing: plan["index"])) \(key)")
+            }
+        }
+        #expect((planned["frames"] as? [String]) == doneCells.compactMap { $0["file"] as? String })
+    }
+
+    /// Every output of an input is checked before any is written: a cell picture that exists already fails
+    /// the input with nothing written — no sheet, no track, no other cell.
+    @Test func anExistingFramesFileLeavesNothingWritten() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let cells = folder.file("cells")
+        try FileManager.default.createDirectory(atPath: cells, withIntermediateDirectories: true)
+        let taken = (cells as NSString).appendingPathComponent("h264-aac.thumb-002.png")
+        try Data("mine".utf8).write(to: URL(fileURLWithPath: taken))
+        let result = try Run.vtrim(["thumbs", "--json", TestPaths.fixture("h264-aac.mp4"), "--count", "4", "--height", "40", "--vtt",
+                                    "--frames-dir", cells, "-o", folder.file("sheet.png")])
+        #expect(result.status == 1)
+        let error = try #require(result.jsonLines.first?["error"] as? [String: Any])
+        #expect(error["code"] as? String == "output_exists", "\(result)")
+        #expect(folder.entries() == ["cells"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: cells) == ["h264-aac.thumb-002.png"])
+        #expect(try String(contentsOfFile: taken, encoding: .utf8) == "mine")
     }
 }

@@ -96,9 +96,9 @@ def replayed(browser, duration):
     arguments = ["timeline", "--json", "--duration", repr(duration), "--strip-width", query["strip_width"],
                  "--thumb-size", f"{query['thumb_width']}x{query['thumb_height']}"]
     if "max" in query:
-        arguments += ["--max-duration", query["max"]]
+        arguments += ["--window-max", query["max"]]
     if "min" in query:
-        arguments += ["--min-duration", query["min"]]
+        arguments += ["--window-min", query["min"]]
     for kind, value in state["ops"]:
         arguments += ["--op", f"{kind}:{value!r}"]
     return json.loads(vtrim(*arguments).stdout)["selection"]

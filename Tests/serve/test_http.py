@@ -134,7 +134,7 @@ def test_probe_and_timeline_objects_are_the_command_lines(server, clips_folder):
     query = "strip_width=600&thumb_width=40&thumb_height=50&max=1.5&ops=drag-right:400,scroll:0.25,drag-left:90"
     timeline = api(server, f"/api/clips/{clip}/timeline?{query}")
     cli = json.loads(vtrim("timeline", "--json", "--duration", str(probe["duration"]), "--strip-width", "600", "--thumb-size", "40x50",
-                           "--max-duration", "1.5", "--op", "drag-right:400", "--op", "scroll:0.25", "--op", "drag-left:90").stdout)
+                           "--window-max", "1.5", "--op", "drag-right:400", "--op", "scroll:0.25", "--op", "drag-left:90").stdout)
     assert timeline["selection"] == cli["selection"]
     assert timeline["cells"] == cli["cells"]
     response, _ = request(server, "GET", f"/api/clips/{clip}/timeline?strip_width=600&thumb_width=40&thumb_height=50&ops=jump:3")

@@ -200,7 +200,7 @@ public enum SampleEntryReason: Sendable, Equatable, Codable, CustomStringConvert
         case .noFreeIds:
             return "the source uses every parameter set id the re-encoded parts could take, so their sets go in the samples"
         case .exactOutOfBand:
-            return "exact cuts keep every parameter set in the sample entry (--sample-entry in-band applies to copy and smart cuts)"
+            return "exact cuts keep every parameter set in the sample entry (sets in the samples are for copy and smart cuts)"
         }
     }
 }

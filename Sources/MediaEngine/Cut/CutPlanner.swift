@@ -64,7 +64,8 @@ enum CutPlanner {
         if !video.orientation.isUpright, !container.editLists {
             guard mode == .exact || mode == .smart else {
                 throw MediaError(.unsupportedContainer, path: path, operation: "orientation",
-                                 reason: "\(container.formatName) cannot carry the video's orientation (rotated \(video.orientation.rotationDegrees)°\(video.orientation.mirrored ? ", mirrored" : "")) in a stream copy; keep the container or use --mode exact, which turns the picture")
+                                 reason: "\(container.formatName) cannot carry the video's orientation (rotated \(video.orientation.rotationDegrees)°\(video.orientation.mirrored ? ", mirrored" : "")) in a stream copy",
+                                 remedy: .keepContainerOrExact)
             }
             notices.append(.turnedUpright(container: container.formatName))
         }
@@ -239,17 +240,18 @@ enum CutPlanner {
         let reencodes = mode == .exact || mode == .smart
         if reencodes, video.width * video.height > Limits.maximumPixels {
             throw MediaError(.tooLarge, path: facts.path, operation: "picture size",
-                             reason: "its picture is \(video.width)x\(video.height), larger than vtrim decodes (\(Limits.maximumSideText)); use --mode copy")
+                             reason: "its picture is \(video.width)x\(video.height), larger than vtrim decodes (\(Limits.maximumSideText))",
+                             remedy: .copyMode)
         }
         if reencodes, !video.decoderAvailable {
             throw MediaError(.unsupportedCodec, path: facts.path, operation: "avcodec_find_decoder",
-                             reason: "this FFmpeg cannot decode the video (\(video.codec)), so it cannot be cut exactly; use --mode copy")
+                             reason: "this FFmpeg cannot decode the video (\(video.codec)), so it cannot be cut exactly", remedy: .copyMode)
         }
         let held = facts.streams.first { $0.index == video.index }?.containerCanHold ?? false
         if mode != .exact, !held {
-            let hint = mode == .smart ? "keep the container or use --mode exact" : "keep the container or use --mode exact"
             throw MediaError(.unsupportedCodec, path: facts.path, operation: "avformat_query_codec",
-                             reason: "\(facts.container.formatName) cannot hold \(video.codec) video\(mode == .smart ? "" : " without re-encoding"); \(hint)")
+                             reason: "\(facts.container.formatName) cannot hold \(video.codec) video\(mode == .smart ? "" : " without re-encoding")",
+                             remedy: .keepContainerOrExact)
         }
     }
 }

@@ -1,7 +1,5 @@
-/// What to cut: a range on the source's presentation timeline (seconds, 0 = container start), and how.
-public struct CutSpec: Sendable {
-    public var startSeconds: Double
-    public var endSeconds: Double
+/// How to cut, whatever the range: the settings a cut request carries and its plan is made with.
+public struct CutSettings: Sendable, Equatable, Codable {
     public var mode: CutPlan.Mode
     /// Re-encoding: encoder quality (CRF) and speed preset (x264 names).
     public var crf: Int
@@ -12,18 +10,30 @@ public struct CutSpec: Sendable {
     /// H.264/HEVC into MP4/MOV: parameter sets in the sample entry (avc1/hvc1) or in the samples (avc3/hev1).
     public var sampleEntry: SampleEntryPlan.Placement
 
-    public init(startSeconds: Double, endSeconds: Double, mode: CutPlan.Mode, crf: Int = 20, preset: String = "veryfast",
-                threads: ThreadBudget = .share(cores: 1, jobs: 1), faststart: Bool = false,
-                sampleEntry: SampleEntryPlan.Placement = .outOfBand) {
-        self.sampleEntry = sampleEntry
-        self.startSeconds = startSeconds
-        self.endSeconds = endSeconds
+    public init(mode: CutPlan.Mode, crf: Int = 20, preset: String = "veryfast", threads: ThreadBudget = .share(cores: 1, jobs: 1),
+                faststart: Bool = false, sampleEntry: SampleEntryPlan.Placement = .outOfBand) {
         self.mode = mode
         self.crf = crf
         self.preset = preset
         self.threads = threads
         self.faststart = faststart
+        self.sampleEntry = sampleEntry
     }
+}
+
+/// What to cut: a range on the source's presentation timeline (seconds, 0 = container start), and how.
+public struct CutSpec: Sendable {
+    public var startSeconds: Double
+    public var endSeconds: Double
+    public var settings: CutSettings
+
+    public init(startSeconds: Double, endSeconds: Double, settings: CutSettings) {
+        self.startSeconds = startSeconds
+        self.endSeconds = endSeconds
+        self.settings = settings
+    }
+
+    var mode: CutPlan.Mode { settings.mode }
 }
 
 /// What the writer found while running: run-time notes and warnings (damaged frames, an early end).

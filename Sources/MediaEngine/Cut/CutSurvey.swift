@@ -26,8 +26,8 @@ struct CutSurvey {
         let videoIndex = VideoStreamChoice.best(in: input)
         var facts = CutFacts(path: path, requestedMode: spec.mode, startMicro: start.partialValue, endMicro: end.partialValue,
                              originMicro: origin, container: container, streams: streams(muxer: muxer, video: videoIndex),
-                             video: nil, threads: spec.threads, crf: spec.crf, preset: spec.preset, faststart: spec.faststart)
-        facts.sampleEntry = spec.sampleEntry
+                             video: nil, threads: spec.settings.threads, crf: spec.settings.crf, preset: spec.settings.preset, faststart: spec.settings.faststart)
+        facts.sampleEntry = spec.settings.sampleEntry
         if let videoIndex, let stream = input.stream(videoIndex) {
             facts.video = try video(stream, index: videoIndex, spec: spec, muxer: muxer, startMicro: start.partialValue,
                                     endMicro: end.partialValue)
@@ -89,7 +89,7 @@ struct CutSurvey {
         if smart {
             refusal = SmartEncoding.refusal(parameters, output: muxer)
             if refusal == nil, let name = SmartEncoding.encoder(for: parameters.codec_id) {
-                refusal = SegmentEncoder.trialRefusal(name: name, source: parameters, stream: stream, crf: spec.crf, preset: spec.preset)
+                refusal = SegmentEncoder.trialRefusal(name: name, source: parameters, stream: stream, crf: spec.settings.crf, preset: spec.settings.preset)
             }
         }
         var facts = VideoFacts(index: index, timeBase: Rational(Int(timeBase.num), Int(timeBase.den)),
@@ -131,7 +131,7 @@ struct PacketReader {
         var startsUnclean = false
     }
 
-    private var second: Int64 { av_rescale_q(1, AVRational(num: 1, den: 1), stream.pointee.time_base) }
+    private var second: Int64 { stream.secondTicks }
 
     /// Packets from the clean start shown at or before `start` (or, with none, the first one after it) until
     /// `StartEdge.isSettled`. Files without a precise index make the demuxer land late: it backs off, then
@@ -225,7 +225,7 @@ struct PacketReader {
             return Window(packets: packets, reachesEndOfStream: window.reachesEndOfStream, hiddenFrom: window.hiddenFrom)
         }
         // The whole range in one read, from the cut's keyframe (seeking further back where the index is imprecise).
-        for target in [keyframe.pts, keyframe.pts.minus(second.times(5)), keyframe.pts.minus(second.times(60))] as [Int64?] + [nil] {
+        for target in stream.seekLadder(toReach: keyframe.pts) {
             if let window = try read(from: target, startingAt: keyframe, verdict: { packets, latest in
                 latest.dts >= end && settled(packets, false) ? .done : .more
             }) {
@@ -250,7 +250,7 @@ struct PacketReader {
         guard let sets = SourceParameterSets.read(extradata: extradata, codec: codec, tag: tag) else { return nil }
         guard mode != .exact, mode == .smart || sets.isAnnexB || !["avc1", "hvc1"].contains(tag ?? "") else { return sets }
         let timeBase = stream.pointee.time_base
-        for target in [keyframe.pts, keyframe.pts.minus(second.times(5)), keyframe.pts.minus(second.times(60))] as [Int64?] + [nil] {
+        for target in stream.seekLadder(toReach: keyframe.pts) {
             var scan = sets
             let window = try read(from: target, startingAt: keyframe, verdict: { _, _ in .more }, inspecting: { packet in
                 let micro = av_rescale_q(packet.timing.pts, timeBase, AVRational(num: 1, den: 1_000_000))

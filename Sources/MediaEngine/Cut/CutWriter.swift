@@ -30,7 +30,7 @@ final class CutWriter {
         } catch let error as MediaError {
             throw error
         } catch let failure as SampleEntryFailure {
-            throw MediaError(.decodeFailed, path: path, operation: "sample entry", reason: failure.reason)
+            throw MediaError(.decodeFailed, path: path, operation: "sample entry", reason: failure.reason, remedy: failure.remedy)
         } catch is CutInterrupted {
             throw MediaError(.interrupted, path: path, operation: "signal", reason: "interrupted; nothing written")
         } catch let failure as AVFailure {
@@ -150,8 +150,7 @@ final class CutWriter {
             throw MediaError(.decodeFailed, path: path, operation: "plan", reason: "the plan's video stream #\(index) is not in the file")
         }
         let companions = Set(plan.streams.map(\.index)).subtracting([index])
-        let second = av_rescale_q(1, AVRational(num: 1, den: 1), stream.pointee.time_base)
-        let attempts: [Int64?] = [keyframe.pts, keyframe.pts.minus(second.times(5)), keyframe.pts.minus(second.times(60)), nil]
+        let attempts = stream.seekLadder(toReach: keyframe.pts)
         for attempt in attempts {
             do {
                 if let timestamp = attempt {

@@ -52,6 +52,17 @@ extension UnsafeMutablePointer where Pointee == AVStream {
     func ticks(micro: Int64) -> Int64 { av_rescale_q(micro, cav_time_base_q(), pointee.time_base) }
 }
 
+extension UnsafeMutablePointer where Pointee == AVStream {
+    /// One second in the stream's ticks.
+    var secondTicks: Int64 { av_rescale_q(1, AVRational(num: 1, den: 1), pointee.time_base) }
+
+    /// Where to seek to get back to a keyframe at `ticks` when the index is imprecise (MPEG-TS lands late):
+    /// at it, 5 s and 60 s before it, then the start of the file (nil).
+    func seekLadder(toReach ticks: Int64) -> [Int64?] {
+        [ticks, ticks.minus(secondTicks.times(5)), ticks.minus(secondTicks.times(60)), nil]
+    }
+}
+
 extension Packet {
     /// The presentation time, or the decode time when the container stores none (AVI, some MKV blocks).
     var presentationTime: Int64 { pts != CAV_NOPTS_VALUE ? pts : dts }

@@ -146,7 +146,7 @@ struct DecodeSession {
     private mutating func backUpToCleanStart() throws(AVFailure) {
         guard let stream = input.stream(streamIndex) else { return }
         let access = CleanStart(stream: stream)
-        let second = av_rescale_q(1, AVRational(num: 1, den: 1), stream.pointee.time_base)
+        let second = stream.secondTicks
         for _ in 0..<30 {
             guard let first = try firstPacketOfStream() else { return }
             if access.isClean(bytes: first.bytes) {

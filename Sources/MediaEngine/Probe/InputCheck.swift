@@ -19,7 +19,7 @@ enum InputCheck {
         }
         let type = info.st_mode & S_IFMT
         if type == S_IFDIR {
-            throw MediaError(.isDirectory, path: path, operation: "stat", reason: "is a folder (use -r/--recursive to process folders)")
+            throw MediaError(.isDirectory, path: path, operation: "stat", reason: "is a folder", remedy: .recursive)
         }
         if type != S_IFREG {
             let kind: String

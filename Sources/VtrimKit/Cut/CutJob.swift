@@ -67,9 +67,7 @@ public enum CutJob {
             let range = try CutRange.resolve(request.segments[segment], request: request, durationSeconds: source.info.durationSeconds,
                                              path: path)
             warnings += range.warnings
-            let spec = CutSpec(startSeconds: range.effectiveStart, endSeconds: range.effectiveEnd, mode: request.mode,
-                               crf: request.crf, preset: request.preset, threads: request.threads, faststart: request.faststart,
-                               sampleEntry: request.sampleEntry)
+            let spec = CutSpec(startSeconds: range.effectiveStart, endSeconds: range.effectiveEnd, settings: request.settings)
             let plan = try source.plan(spec, outputName: target.path)
             warnings += plan.warnings.map(\.asWarning)
             if request.strict, let first = warnings.first {

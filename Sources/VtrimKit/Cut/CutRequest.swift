@@ -3,6 +3,7 @@ import MediaEngine
 import TimelineCore
 
 public typealias CutMode = CutPlan.Mode
+public typealias CutSettings = MediaEngine.CutSettings
 public typealias ThreadBudget = MediaEngine.ThreadBudget
 public typealias ParameterSetPlacement = SampleEntryPlan.Placement
 
@@ -26,9 +27,8 @@ public struct CutRequest: Sendable {
     public var segments: [CutSegment]
     /// The segments come from `--list` (one output each, named per row).
     public var fromList: Bool
-    public var mode: CutMode
-    public var crf: Int
-    public var preset: String
+    /// How each segment is cut (mode, encoder quality and threads, faststart, sample entry).
+    public var settings: CutSettings
     public var minDurationSeconds: Double?
     public var maxDurationSeconds: Double?
     public var clamp: Bool
@@ -37,24 +37,15 @@ public struct CutRequest: Sendable {
     public var skipExisting: Bool
     public var dryRun: Bool
     public var strict: Bool
-    /// Decoder and encoder threads of one job (re-encoding modes), its share of the cores.
-    public var threads: ThreadBudget
-    /// MP4/MOV: the index before the media.
-    public var faststart: Bool
-    /// H.264/HEVC into MP4/MOV: parameter sets in the sample entry or in the samples.
-    public var sampleEntry: SampleEntryPlan.Placement
 
     public init(segments: [CutSegment], fromList: Bool = false, mode: CutMode, crf: Int, preset: String,
                 minDurationSeconds: Double?, maxDurationSeconds: Double?, clamp: Bool, output: OutputNamer,
                 overwrite: Bool, skipExisting: Bool = false, dryRun: Bool, strict: Bool,
                 threads: ThreadBudget = .share(cores: 1, jobs: 1), faststart: Bool = false,
                 sampleEntry: SampleEntryPlan.Placement = .outOfBand) {
-        self.sampleEntry = sampleEntry
+        settings = CutSettings(mode: mode, crf: crf, preset: preset, threads: threads, faststart: faststart, sampleEntry: sampleEntry)
         self.segments = segments
         self.fromList = fromList
-        self.mode = mode
-        self.crf = crf
-        self.preset = preset
         self.minDurationSeconds = minDurationSeconds
         self.maxDurationSeconds = maxDurationSeconds
         self.clamp = clamp
@@ -63,8 +54,6 @@ public struct CutRequest: Sendable {
         self.skipExisting = skipExisting
         self.dryRun = dryRun
         self.strict = strict
-        self.threads = threads
-        self.faststart = faststart
     }
 
     public static let presets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow"]

@@ -18,6 +18,7 @@ public enum EngineWorker {
 
     public static func run(verbose: Bool) -> Int32 {
         closeInheritedChannels()
+        Advice.audience = .page
         FFmpegLog.configure(verbose ? .info : .quiet)
         if !verbose { setenv("SVT_LOG", "1", 0) }
         signal(SIGXFSZ, SIG_IGN)

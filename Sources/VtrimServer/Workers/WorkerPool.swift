@@ -53,6 +53,7 @@ final class WorkerPool: @unchecked Sendable {
 
     let name: String
     private let deadline: Deadline
+    private let executable: String
     private let verbose: Bool
     private let condition = NSCondition()
     private var queue: [Ticket] = []
@@ -61,9 +62,10 @@ final class WorkerPool: @unchecked Sendable {
     private var slotsAlive = 0
     private let counter = Atomic<Int>(0)
 
-    init(name: String, size: Int, deadline: Deadline, verbose: Bool) {
+    init(name: String, size: Int, deadline: Deadline, executable: String, verbose: Bool) {
         self.name = name
         self.deadline = deadline
+        self.executable = executable
         self.verbose = verbose
         for number in 0..<max(1, size) {
             let thread = Thread { [self] in slot() }
@@ -189,7 +191,7 @@ final class WorkerPool: @unchecked Sendable {
             for _ in 0..<2 {
                 if worker == nil {
                     do {
-                        worker = try WorkerProcess.spawn(verbose: verbose)
+                        worker = try WorkerProcess.spawn(executable: executable, verbose: verbose)
                     } catch {
                         result = .unavailable(error.description)
                         break

@@ -36,7 +36,7 @@ final class WorkerProcess: @unchecked Sendable {
     }
 
     /// This binary, as the kernel knows it (argv[0] may be relative or a symlink).
-    static let executable: String = {
+    static let ownExecutable: String = {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
         guard count > 0 else { return CommandLine.arguments[0] }
@@ -47,7 +47,7 @@ final class WorkerProcess: @unchecked Sendable {
     /// that no child started in between inherits another's pipe (which would hide that one's death).
     private static let spawnLock = NSLock()
 
-    static func spawn(verbose: Bool) throws(SpawnError) -> WorkerProcess {
+    static func spawn(executable: String, verbose: Bool) throws(SpawnError) -> WorkerProcess {
         spawnLock.lock()
         defer { spawnLock.unlock() }
         guard let requests = pipePair(), let replyPipe = pipePair() else {

@@ -2,6 +2,7 @@
 /// header that cannot be renumbered): the cut fails rather than write a file that lies about its sets.
 struct SampleEntryFailure: Error {
     let reason: String
+    var remedy: MediaError.Remedy?
 }
 
 /// Puts samples into the output's form, as the plan's sample entry wants: NAL units with 4-byte lengths
@@ -49,7 +50,8 @@ final class SampleRepackager {
                     keptUnknownSets += 1
                 } else if !recordSets.contains(where: { $0.unit.elementsEqual(unit) }) {
                     let name = ParameterSet.parse(ArraySlice(unit), codec: codec)?.description ?? "a parameter set"
-                    throw SampleEntryFailure(reason: "\(name) inside a sample differs from the one in the sample entry; cut with --sample-entry in-band")
+                    throw SampleEntryFailure(reason: "\(name) inside a sample differs from the one in the sample entry",
+                                             remedy: .parameterSetsInBand)
                 } else {
                     continue
                 }

@@ -1,5 +1,3 @@
-extension PageAssets {
-    static let script = #"""
 "use strict";
 // vtrim serve's page. The selection's rules (min/max length, the window, the clip's ends) are never
 // computed here: every slider drag and scroll is sent to the server, which replays the operations through
@@ -690,5 +688,3 @@ window.addEventListener("hashchange", () => route().catch((e) => status(e.messag
 window.addEventListener("resize", () => { if (S.current && !$("view-trim").hidden) refreshTimeline(); if (banner.count) bannerJump(banner.index); });
 if (!location.hash) history.replaceState(null, "", "#/library");
 route().catch((e) => status(e.message));
-"""#
-}

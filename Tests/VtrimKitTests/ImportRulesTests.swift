@@ -1,0 +1,101 @@
+import Foundation
+import Testing
+
+/// The house's rules (DESIGN.md), checked on the sources as text: which module may import which, and that
+/// Package.swift declares every module a target imports (a module that merely happens to be built, because
+/// another dependency pulls it in, may vanish with that dependency's next version).
+struct ImportRulesTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// Modules of the platform, which need no declaration.
+    static let system: Set<String> = ["Foundation", "FoundationEssentials", "Glibc", "Darwin", "Dispatch", "Synchronization",
+                                      "Testing", "XCTest"]
+
+    /// What each of vtrim's own modules may import besides the platform's (the house, DESIGN.md): TimelineCore
+    /// imports nothing at all; only MediaEngine imports CAV; VtrimServer calls VtrimKit, never the engine; the
+    /// command line never touches FFmpeg.
+    static let allowed: [String: Set<String>] = [
+        "TimelineCore": [],
+        "MediaEngine": ["CAV", "CFreeType"],
+        "VtrimKit": ["MediaEngine", "TimelineCore"],
+        "VtrimServer": ["VtrimKit", "TimelineCore", "Hummingbird", "ServiceLifecycle", "Logging"],
+        "vtrim": ["VtrimKit", "TimelineCore", "VtrimServer", "ArgumentParser"],
+    ]
+
+    /// `import X` lines of every Swift file below `folder` (`@testable`, `@_implementationOnly` included).
+    static func imports(in folder: URL) -> [(file: String, module: String)] {
+        guard let walker = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil) else { return [] }
+        var found: [(String, String)] = []
+        for case let url as URL in walker where url.pathExtension == "swift" {
+            guard let text = try? String(contentsOf: url, encoding: .utf8) else { continue }
+            for line in text.split(separator: "\n") {
+                let words = line.split(separator: " ").map(String.init).filter { !$0.hasPrefix("@") }
+                guard words.count >= 2, words[0] == "import" else { continue }
+                found.append((url.path.replacingOccurrences(of: root.path + "/", with: ""), words[1]))
+            }
+        }
+        return found
+    }
+
+    /// Each target's folder and the modules Package.swift lists as its dependencies (targets and products).
+    static func declaredTargets() throws -> [(name: String, folder: String, dependencies: Set<String>)] {
+        let manifest = try String(contentsOf: root.appendingPathComponent("Package.swift"), encoding: .utf8)
+        var targets: [(String, String, Set<String>)] = []
+        let kinds = [".target(", ".executableTarget(", ".testTarget("]
+        var index = manifest.startIndex
+        while let start = kinds.compactMap({ manifest.range(of: $0, range: index..<manifest.endIndex) }).min(by: { $0.lowerBound < $1.lowerBound }) {
+            // The call's text: up to its matching parenthesis.
+            var depth = 0, end = start.upperBound
+            var cursor = manifest.index(before: start.upperBound)
+            while cursor < manifest.endIndex {
+                if manifest[cursor] == "(" { depth += 1 }
+                if manifest[cursor] == ")" { depth -= 1; if depth == 0 { end = cursor; break } }
+                cursor = manifest.index(after: cursor)
+            }
+            let call = String(manifest[start.lowerBound..<end])
+            index = end
+            let strings = call.matches(of: /name: "([^"]+)"/).map { String($0.1) }
+            guard let name = strings.first else { continue }
+            let quoted = Set(call.matches(of: /"([A-Za-z][A-Za-z0-9_-]*)"/).map { String($0.1) })
+            let isTest = call.hasPrefix(".testTarget(")
+            let folder = call.firstMatch(of: /path: "([^"]+)"/).map { String($0.1) } ?? (isTest ? "Tests/\(name)" : "Sources/\(name)")
+            targets.append((name, folder, quoted.subtracting([name])))
+        }
+        return targets
+    }
+
+    @Test func modulesImportOnlyWhatTheHouseAllows() {
+        for (module, permitted) in Self.allowed {
+            for (file, imported) in Self.imports(in: Self.root.appendingPathComponent("Sources/\(module)")) {
+                if module == "TimelineCore" {
+                    #expect(Bool(false), "\(file): TimelineCore imports nothing, not even \(imported)")
+                    continue
+                }
+                #expect(Self.system.contains(imported) || permitted.contains(imported), "\(file): \(module) may not import \(imported)")
+            }
+        }
+    }
+
+    @Test func packageDeclaresEveryModuleATargetImports() throws {
+        let targets = try Self.declaredTargets()
+        #expect(targets.count >= 10, "targets read from Package.swift: \(targets.map(\.name))")
+        for target in targets {
+            for (file, imported) in Self.imports(in: Self.root.appendingPathComponent(target.folder)) where !Self.system.contains(imported) {
+                #expect(target.dependencies.contains(imported), "\(file) imports \(imported), which Package.swift does not declare for \(target.name)")
+            }
+        }
+    }
+
+    /// No FFmpeg type in MediaEngine's public API: the public declarations' lines name no AV… type.
+    @Test func mediaEngineKeepsFFmpegTypesToItself() {
+        guard let walker = FileManager.default.enumerator(at: Self.root.appendingPathComponent("Sources/MediaEngine"),
+                                                          includingPropertiesForKeys: nil) else { return }
+        for case let url as URL in walker where url.pathExtension == "swift" {
+            guard let text = try? String(contentsOf: url, encoding: .utf8) else { continue }
+            for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
+            where line.contains("public ") && line.contains(/\b(AV[A-Z][A-Za-z]+|Unsafe(Mutable)?Pointer<AV)/) {
+                #expect(Bool(false), "\(url.lastPathComponent):\(number + 1): an FFmpeg type in a public declaration: \(line)")
+            }
+        }
+    }
+}
