@@ -84,3 +84,47 @@ for label, path, start, end, with_exact in segments:
         if smart:
             print(f"smart: exact/smart speed-up {exact[0] / smart[0]:.1f}× (target ≥ 15 for 60 s)")
     sys.stdout.flush()
+
+# Smart cut budget (issue 23): a smart cut should take at most a copy of the same range plus the longer of
+# its two edges cut exactly on their own — the head and the tail are encoded concurrently while the middle
+# is copied. The edges come from the smart plan itself (`--dry-run --json`), all four commands alternate in
+# one group, and one more smart run prints where its time goes (VTRIM_STAGE_TIMES) and how many encoders it
+# opened; the edges' PSNR against the source is the lowest of any frame.
+if not args.copy_only:
+    import json
+    path = next(p for p in media if "1080p" in p)
+    start, end = middle - 29, middle + 31
+    s, e = f"{start:.3f}", f"{end:.3f}"
+    out = os.path.join(work, "budget")
+    smart_args = f"--mode smart --preset {args.preset}"
+    plan = json.loads(subprocess.run([vtrim, "cut", path, "--start", s, "--end", e, "--mode", "smart", "--preset", args.preset,
+                                      "--dry-run", "--json", "-o", out + "-plan.mp4"], capture_output=True, text=True, check=True).stdout)
+    head, tail = plan["smart"]["head"], plan["smart"]["tail"]
+    rows = [
+        ("vtrim cut (copy)", f"rm -f {q(out)}-c.mp4; {q(vtrim)} cut {q(path)} --start {s} --end {e} -o {q(out)}-c.mp4"),
+        (f"vtrim cut {smart_args}", f"rm -f {q(out)}-s.mp4; {q(vtrim)} cut {q(path)} --start {s} --end {e} {smart_args} -o {q(out)}-s.mp4"),
+        # The edges at the smart cut's own quality (its default CRF, 16).
+        (f"head alone: exact {head[0]:.3f}–{head[1]:.3f}",
+         f"rm -f {q(out)}-h.mp4; {q(vtrim)} cut {q(path)} --start {head[0]:.6f} --end {head[1]:.6f} --mode exact --crf 16 --preset {args.preset} -o {q(out)}-h.mp4"),
+        (f"tail alone: exact {tail[0]:.3f}–{tail[1]:.3f}",
+         f"rm -f {q(out)}-t.mp4; {q(vtrim)} cut {q(path)} --start {tail[0]:.6f} --end {tail[1]:.6f} --mode exact --crf 16 --preset {args.preset} -o {q(out)}-t.mp4"),
+    ]
+    print(f"bench: smart budget, 60 s of {os.path.basename(path)}, {args.runs} alternating runs", file=sys.stderr, flush=True)
+    results = benchlib.run_alternating(rows, args.runs, "budget")
+    print(f"\n### Smart budget: 60 s ({s}–{e}) of {os.path.basename(path)}, median of {args.runs} alternating runs\n")
+    print(benchlib.table(results, rows, {"vtrim copy": rows[0][0]}))
+    copy_s, smart_s, head_s, tail_s = (results[name][0] for name, _ in rows)
+    target = copy_s + max(head_s, tail_s)
+    print(f"\nsmart {smart_s:.2f} s; target copy + max(head, tail) = {copy_s:.2f} + {max(head_s, tail_s):.2f} = {target:.2f} s;"
+          f" smart/target {smart_s / target:.2f} (met when ≤ 1.00)")
+    staged = subprocess.run(f"{q(vtrim)} cut {q(path)} --start {s} --end {e} {smart_args} -o {q(out)}-st.mp4 --overwrite",
+                            shell=True, capture_output=True, text=True, env=dict(os.environ, VTRIM_STAGE_TIMES="1"))
+    print("where the time goes: " + next((line.split("stages: ", 1)[1] for line in staged.stderr.splitlines() if "stages:" in line), "?"))
+    # Lowest per-frame PSNR of the smart output against the source's same frames (copied frames are identical).
+    stats = os.path.join(work, "psnr.log")
+    subprocess.run(["ffmpeg", "-v", "error", "-i", f"{out}-s.mp4", "-ss", s, "-to", e, "-i", path, "-lavfi",
+                    f"[0:v]setpts=PTS-STARTPTS[a];[1:v]setpts=PTS-STARTPTS[b];[a][b]psnr=stats_file={stats}", "-f", "null", "-"],
+                   check=True)
+    values = [float(field.split(":")[1]) for line in open(stats) for field in line.split() if field.startswith("psnr_avg:")
+              and field.split(":")[1] != "inf"]
+    print(f"edges: lowest frame PSNR {min(values):.1f} dB over {len(values)} re-encoded frames (target ≥ 40)" if values else "edges: no re-encoded frames")

@@ -42,6 +42,30 @@ int cav_sws_scale_to_frame(struct SwsContext *context, const uint8_t *src, int s
     return sws_scale(context, planes, strides, 0, src_height, frame->data, frame->linesize);
 }
 
+// One loop per pixel size, so each copy is a few stores rather than a call.
+#define CAV_TRANSFORM_LOOP(BYTES)                                                                                \
+    for (int y = 0; y < h; y++) {                                                                                \
+        const uint8_t *row = from + (ptrdiff_t)y * in_stride;                                                    \
+        for (int x = 0; x < w; x++) {                                                                            \
+            int x2 = a * x + c * y + tx, y2 = b * x + d * y + ty;                                                \
+            uint8_t *out = to + (ptrdiff_t)y2 * out_stride + (ptrdiff_t)x2 * (BYTES);                            \
+            const uint8_t *in = row + (ptrdiff_t)x * (BYTES);                                                    \
+            for (int k = 0; k < (BYTES); k++) out[k] = in[k];                                                    \
+        }                                                                                                        \
+    }
+
+void cav_transform_plane(const uint8_t *from, int in_stride, uint8_t *to, int out_stride, int w, int h, int bytes,
+                         int a, int b, int c, int d) {
+    int tx = (a < 0 ? w - 1 : 0) + (c < 0 ? h - 1 : 0);
+    int ty = (b < 0 ? w - 1 : 0) + (d < 0 ? h - 1 : 0);
+    switch (bytes) {
+    case 1: CAV_TRANSFORM_LOOP(1) break;
+    case 2: CAV_TRANSFORM_LOOP(2) break;
+    case 3: CAV_TRANSFORM_LOOP(3) break;
+    default: CAV_TRANSFORM_LOOP(bytes) break;
+    }
+}
+
 int cav_frame_transform(const AVFrame *src, AVFrame *dst, int a, int b, int c, int d) {
     const AVPixFmtDescriptor *desc = av_pix_fmt_desc_get(src->format);
     if (!desc || !(desc->flags & AV_PIX_FMT_FLAG_PLANAR) || (desc->flags & AV_PIX_FMT_FLAG_BITSTREAM) ||
@@ -57,21 +81,7 @@ int cav_frame_transform(const AVFrame *src, AVFrame *dst, int a, int b, int c, i
         int chroma = (p == 1 || p == 2) && desc->nb_components >= 3;
         int w = chroma ? AV_CEIL_RSHIFT(src->width, desc->log2_chroma_w) : src->width;
         int h = chroma ? AV_CEIL_RSHIFT(src->height, desc->log2_chroma_h) : src->height;
-        int tx = (a < 0 ? w - 1 : 0) + (c < 0 ? h - 1 : 0);
-        int ty = (b < 0 ? w - 1 : 0) + (d < 0 ? h - 1 : 0);
-        const uint8_t *from = src->data[p];
-        uint8_t *to = dst->data[p];
-        int in_stride = src->linesize[p], out_stride = dst->linesize[p];
-        for (int y = 0; y < h; y++) {
-            const uint8_t *row = from + (ptrdiff_t)y * in_stride;
-            for (int x = 0; x < w; x++) {
-                int x2 = a * x + c * y + tx, y2 = b * x + d * y + ty;
-                uint8_t *out = to + (ptrdiff_t)y2 * out_stride + (ptrdiff_t)x2 * bytes;
-                const uint8_t *in = row + (ptrdiff_t)x * bytes;
-                out[0] = in[0];
-                if (bytes == 2) out[1] = in[1];
-            }
-        }
+        cav_transform_plane(src->data[p], src->linesize[p], dst->data[p], dst->linesize[p], w, h, bytes, a, b, c, d);
     }
     return 0;
 }

@@ -111,6 +111,12 @@ struct CutCommand: ParsableCommand {
     }
 
     func run() throws {
+        // For the benchmarks: where the time went, on stderr (undocumented for users; see CONTRIBUTING.md).
+        let timesStages = ProcessInfo.processInfo.environment["VTRIM_STAGE_TIMES"] != nil
+        if timesStages { StageTimes.start() }
+        defer {
+            if timesStages { FileHandle.standardError.write(Data("vtrim: stages: \(StageTimes.summary())\n".utf8)) }
+        }
         let runner = BatchRun(common: common, batch: batch)
         let items = try runner.items(inputs)
         let (jobs, _) = runner.parallelism(count: items.count)

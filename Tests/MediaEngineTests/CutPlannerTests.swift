@@ -318,6 +318,31 @@ struct CutPlannerTests {
         #expect(plan.warnings.map(\.code) == ["smart_fallback"])
     }
 
+    /// The plan carries how re-encoded frames are made: the exact encoder with the job's threads; a smart
+    /// cut's edges matching the source (no B-frames, its level), half the threads each when both are encoded.
+    @Test func reencodingIsPlanned() throws {
+        var facts = syntheticFacts(Self.ibbp, start: 700, end: 1500, mode: .smart)
+        facts.threads = ThreadBudget(decoder: 2, encoder: 4)
+        facts.video?.exactPicture = ExactPicture(pixelFormat: "yuv420p", tagsLimitedRange: false, bakedOrientation: nil,
+                                                 hdrParameters: [], sourcePixelFormat: "yuvj420p")
+        facts.video?.smartMatch = SmartEncoding.Match(encoder: "libx264", profile: "high", level: 31, lossless: false, hdrParameters: [])
+        let smart = try #require(try CutPlanner.plan(facts).video?.reencoding)
+        #expect(smart.encoder == "libx264")
+        #expect(smart.threads == 2)
+        #expect(smart.pixelFormat == "yuvj420p")
+        #expect(smart.options["level"] == "3.1")
+        #expect(smart.options["x264-params"]?.contains("bframes=0") == true)
+
+        facts.requestedMode = .exact
+        facts.video?.exactPicture?.tagsLimitedRange = true
+        let exact = try #require(try CutPlanner.plan(facts).video?.reencoding)
+        #expect(exact.threads == 4)
+        #expect(exact.pixelFormat == "yuv420p")
+        #expect(exact.tagsLimitedRange)
+        #expect(exact.options["crf"] == "20")
+        #expect(exact.options["x264-params"] == nil)
+    }
+
     /// HEVC CRAs with leading pictures: the last point's leading pictures belong to the tail, which decodes
     /// from the point before (they refer to it); the first point's are re-encoded in the head.
     @Test func smartWithLeadingPicturesOfCleanPoints() throws {

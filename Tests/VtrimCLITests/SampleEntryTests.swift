@@ -171,6 +171,33 @@ struct SampleEntryTests {
         #expect(dry.stdout.contains("entry     hvc1: parameter sets in the sample entry"), "\(dry.stdout)")
     }
 
+    /// `--dry-run --json` shows the record the real run writes: the same sets, in the record's order, with
+    /// the SPS's own profile and level (the smart cut's encoder's sets come from the plan's one trial).
+    @Test(arguments: [("h264-aac.mp4", "smart"), ("hevc.ts", "smart"), ("h264-aac.ts", "copy")])
+    func dryRunShowsTheRecordWritten(_ file: String, _ mode: String) throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let dry = try Run.vtrim(["cut", "--json", "--dry-run", TestPaths.fixture(file), "--start", "0.4", "--end", "2.7", "--mode", mode,
+                                 "-o", folder.file("dry.mp4")])
+        let plan = try #require(dry.jsonLines.first, "\(dry)")
+        let planned = try #require((plan["sample_entry"] as? [String: Any])?["record"] as? [[String: Any]], "\(dry)")
+        let (output, report) = try Self.cut(file, mode, "mp4", start: "0.4", end: "2.7", in: folder)
+        let written = try #require((report["sample_entry"] as? [String: Any])?["record"] as? [[String: Any]])
+        func sets(_ record: [[String: Any]]) -> [String] {
+            record.map { set in ["type", "id", "profile", "level"].map { "\(set[$0] ?? "-")" }.joined(separator: " ") }
+        }
+        #expect(sets(planned) == sets(written))
+        let entry = try #require(try MP4VideoTrack.read(output).entries.first)
+        let names = [7: "sps", 8: "pps", 32: "vps", 33: "sps", 34: "pps"]
+        #expect(entry.recordNALTypes.map { names[$0] ?? "?" } == planned.map { $0["type"] as? String ?? "" })
+        if mode == "smart" { #expect(planned.filter { $0["type"] as? String == "sps" }.count == 2, "the source's SPS and the encoder's") }
+        if entry.type == "avc1" {
+            for (unit, set) in zip(entry.recordUnits, planned) where set["type"] as? String == "sps" {
+                #expect(set["profile"] as? Int == Int(unit[1]) && set["level"] as? Int == Int(unit[3]))
+            }
+        }
+    }
+
     static let copyRows = ManifestRow.load().filter {
         ["h264", "hevc"].contains($0["video_codec"] ?? "") && $0["damaged"] == "no"
             && ($0["format_duration_s"].flatMap(Double.init) ?? 0) < 100

@@ -294,7 +294,10 @@ def test_a_smart_cut_plays_to_its_end(browser, server):
     finished = wait_for(lambda: (lambda j: j if j["status"] not in ("queued", "running") else None)(
         js(browser, "return fetch('/api/cuts/' + arguments[0]).then(r => r.json())", job["id"])), timeout=60, message="the smart cut")
     assert finished["status"] == "done" and finished["mode"] == "smart", finished
-    assert finished["sample_entry"] == {"type": "avc1", "parameter_sets": "out_of_band"}, finished
+    entry = finished["sample_entry"]
+    assert (entry["type"], entry["parameter_sets"]) == ("avc1", "out_of_band"), finished
+    # One record: the source's SPS/PPS and the smart encoder's, under ids of their own.
+    assert sorted((s["type"], s["id"]) for s in entry["record"]) == [("pps", 0), ("pps", 1), ("sps", 0), ("sps", 1)], finished
     js(browser, """
         const video = document.createElement('video');
         video.id = 'smart-check';

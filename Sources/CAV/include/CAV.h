@@ -61,6 +61,11 @@ int cav_sws_scale_to_frame(struct SwsContext *context, const uint8_t *src, int s
 // Returns 0, or AVERROR(EINVAL) for formats it cannot move (packed, bitstream, odd chroma layouts).
 int cav_frame_transform(const AVFrame *src, AVFrame *dst, int a, int b, int c, int d);
 
+/// The one rotate/flip routine (frames and RGB pictures): the pixel at (x, y) of a w×h plane of `bytes`-byte
+/// pixels goes to (a·x + c·y + tx, b·x + d·y + ty), with the translation that keeps it in the picture.
+void cav_transform_plane(const uint8_t *from, int in_stride, uint8_t *to, int out_stride, int w, int h, int bytes,
+                         int a, int b, int c, int d);
+
 // libpng reports errors by longjmp, and setjmp is unavailable in Swift ("returns_twice").
 // Writes an 8-bit RGB PNG to `path` with tEXt chunks (keys[i] = values[i]). Returns 0 on success;
 // otherwise a negative value and a message in errbuf. The file is flushed and closed before returning

@@ -60,6 +60,16 @@ struct StreamFacts: Sendable, Equatable {
     }
 }
 
+/// The picture an exact cut's encoder takes, as the survey read it from the stream and the output.
+struct ExactPicture: Sendable, Equatable {
+    var pixelFormat: String
+    var tagsLimitedRange: Bool
+    var bakedOrientation: Orientation?
+    var hdrParameters: [String]
+    /// The source's pixel format: a smart cut's edges keep it.
+    var sourcePixelFormat = ""
+}
+
 /// The main video stream: its packets around the edges and what re-encoding it would take.
 struct VideoFacts: Sendable {
     public var index: Int
@@ -97,6 +107,12 @@ struct VideoFacts: Sendable {
     var hasDolbyVision = false
     /// No clean start lies at or before the start: `startPackets` count flagged keyframes as starts.
     var startsUnclean = false
+    /// What an exact cut's encoder takes (pixel format, range, orientation baked, HDR metadata).
+    var exactPicture: ExactPicture?
+    /// Smart cuts: what the edges' encoder must match in the source, and the plan's trial of it (out of band:
+    /// the ids and the sets it writes).
+    var smartMatch: SmartEncoding.Match?
+    var smartTrial: SmartTrial.Sets?
 
     public init(index: Int, timeBase: Rational, codec: String, width: Int, height: Int, orientation: Orientation,
                 decoderAvailable: Bool, startTicks: Int64, endTicks: Int64,

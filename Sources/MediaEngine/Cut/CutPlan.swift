@@ -113,11 +113,30 @@ public struct VideoCut: Sendable, Equatable, Codable {
     var beginning = StreamBeginning.unknown
     /// The first copied access unit gets the source's x264 version SEI (`encoder_info_carried`).
     public var carriesEncoderInfo = false
+    /// Exact and smart cuts: how the re-encoded frames are made.
+    public var reencoding: Reencoding?
 
     public func micro(_ ticks: Int64) -> Int64 {
         guard timeBase.denominator > 0 else { return ticks }
         return Rescale.ticks(ticks, from: timeBase, to: Rational(1, 1_000_000))
     }
+}
+
+/// How a cut's re-encoded frames are made — decided with the plan, so the writers only execute it (and a
+/// plan made in one `vtrim serve` worker runs the same in another).
+public struct Reencoding: Sendable, Equatable, Codable {
+    /// The encoder (libx264, libx265, …) and its options: quality, speed, threads, the profile and level a
+    /// smart cut's edges share with the source, HDR metadata, x264's own parameter set id.
+    public var encoder: String
+    public var options: [String: String]
+    /// Encoder threads of each re-encoding part.
+    public var threads: Int
+    /// The encoder's input pixel format (FFmpeg's name).
+    public var pixelFormat: String
+    /// A full-range source converted to a limited-range format: the output is tagged limited.
+    public var tagsLimitedRange: Bool
+    /// The orientation turned into the pixels (the output cannot carry a display matrix), or nil.
+    public var bakedOrientation: Orientation?
 }
 
 /// An exact cut's output timing. The encoder works in `timeBase`: the source's, refined (as FFmpeg's MP4

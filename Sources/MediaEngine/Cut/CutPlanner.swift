@@ -223,16 +223,45 @@ enum CutPlanner {
                     // The sets the copied samples see: from the first copied to the last (smart: K1 up to K2).
                     let range = smart.map { sets.restricted(startDts: $0.firstCopied.dts, endDts: $0.copiesToEnd ? nil : $0.copyEnd.dts) }
                         ?? sets.restricted(startDts: cut.keyframe.dts, endDts: cut.lastNeeded.dts.plus(1))
-                    return SampleEntryPlan.choose(sets: range, mode: mode, requested: facts.sampleEntry)
+                    return SampleEntryPlan.choose(sets: range, mode: mode, requested: facts.sampleEntry, trial: video.smartTrial)
                 }
             sampleEntry = choice?.0
             if let notice = choice?.1 { notices.append(notice) }
         }
+        cut.reencoding = reencoding(mode: mode, video: video, facts: facts, smart: smart, sampleEntry: sampleEntry)
         return CutPlan(requestedMode: facts.requestedMode, mode: mode, video: cut, smart: smart, smartFallback: fallback,
                        sampleEntry: sampleEntry, streams: streams, notices: notices, container: container, encoder: encoder, threads: facts.threads,
                        crf: facts.crf, preset: facts.preset, faststart: facts.faststart, startMicro: facts.startMicro,
                        endMicro: facts.endMicro, originMicro: facts.originMicro, companionsStartMicro: companionsStart,
                        companionsEndMicro: video.micro(cut.presentedEnd), companionsShiftMicro: companionsShift)
+    }
+
+    /// How the re-encoded frames are made: the exact cut's encoder with its options on the picture the
+    /// survey read, or a smart cut's edges matching the source — each edge with half the threads when the
+    /// head and the tail are encoded at once — with x264's own set id where the sets go into the record.
+    private static func reencoding(mode: CutPlan.Mode, video: VideoFacts, facts: CutFacts, smart: SmartCutPlan?,
+                                   sampleEntry: SampleEntryPlan?) -> Reencoding? {
+        guard let picture = video.exactPicture else { return nil }
+        switch mode {
+        case .exact:
+            let encoder = video.exactEncoder
+            let options = EncoderChoice.withHDRMetadata(EncoderChoice.options(for: encoder, crf: facts.crf, preset: facts.preset,
+                                                                              threads: facts.threads.encoder),
+                                                        encoder: encoder, hdr: picture.hdrParameters)
+            return Reencoding(encoder: encoder, options: options, threads: facts.threads.encoder, pixelFormat: picture.pixelFormat,
+                              tagsLimitedRange: picture.tagsLimitedRange, bakedOrientation: picture.bakedOrientation)
+        case .smart:
+            guard let match = video.smartMatch, let smart else { return nil }
+            let parts = (smart.hasHead ? 1 : 0) + (smart.hasTail ? 1 : 0)
+            let threads = max(1, facts.threads.encoder / max(1, parts))
+            let ids = sampleEntry?.placement == .outOfBand ? sampleEntry?.encoderIds : nil
+            let options = SmartEncoding.options(match, crf: facts.crf, preset: facts.preset, threads: threads,
+                                                spsId: match.encoder == "libx264" ? ids?.sps : nil)
+            return Reencoding(encoder: match.encoder, options: options, threads: threads, pixelFormat: picture.sourcePixelFormat,
+                              tagsLimitedRange: false, bakedOrientation: nil)
+        case .copy, .keyframe:
+            return nil
+        }
     }
 
     /// What the container and the decoder must do for the requested mode; refusals are errors.

@@ -49,6 +49,8 @@ public final class CutSource {
     let input: InputFile
 
     public init(path: String) throws(MediaError) {
+        let started = ContinuousClock.now
+        defer { StageTimes.add("probe", seconds: started.duration(to: .now).seconds) }
         let size = try InputCheck.regularFile(path)
         input = try InputFile(path: path)
         info = try Probe.inspect(input, sizeBytes: size)
@@ -56,11 +58,13 @@ public final class CutSource {
 
     /// The plan for `spec`, the muxer chosen from `outputName` (the final name, by its extension).
     public func plan(_ spec: CutSpec, outputName: String) throws(MediaError) -> CutPlan {
-        var facts = try CutSurvey(input: input, path: info.path).facts(spec, outputName: outputName)
-        if let why = info.shortfall, let readable = Micro.from(seconds: info.readableDurationSeconds) {
-            facts.readableEnd = (input.originMicro.plus(readable), why)
+        try StageTimes.measure("plan") { () throws(MediaError) -> CutPlan in
+            var facts = try CutSurvey(input: input, path: info.path).facts(spec, outputName: outputName)
+            if let why = info.shortfall, let readable = Micro.from(seconds: info.readableDurationSeconds) {
+                facts.readableEnd = (input.originMicro.plus(readable), why)
+            }
+            return try CutPlanner.plan(facts)
         }
-        return try CutPlanner.plan(facts)
     }
 
 }
@@ -76,11 +80,13 @@ public enum Cutter {
     public static func write(_ plan: CutPlan, path: String, temporaryPath: String, outputName: String,
                              shouldStop: @escaping @Sendable () -> Bool = { false },
                              progress: (@Sendable (Double) -> Void)? = nil) throws(MediaError) -> CutRun {
-        _ = try InputCheck.regularFile(path)
-        let input = try InputFile(path: path)
-        let writer = CutWriter(input: input, plan: plan, path: path, temporaryPath: temporaryPath, outputName: outputName,
-                               shouldStop: shouldStop, progress: progress)
-        return try writer.run()
+        try StageTimes.measure("write") { () throws(MediaError) -> CutRun in
+            _ = try InputCheck.regularFile(path)
+            let input = try InputFile(path: path)
+            let writer = CutWriter(input: input, plan: plan, path: path, temporaryPath: temporaryPath, outputName: outputName,
+                                   shouldStop: shouldStop, progress: progress)
+            return try writer.run()
+        }
     }
 
     /// Whether a cut can be written to this output name (by its extension's muxer).

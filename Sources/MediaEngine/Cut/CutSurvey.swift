@@ -69,39 +69,39 @@ struct CutSurvey {
         let reader = PacketReader(input: input, index: index, stream: stream, path: path)
         let smart = spec.mode == .smart
         let start = try reader.startWindow(start: startTicks, end: endTicks, smart: smart)
-        guard let edge = StartEdge.make(packets: start.packets, start: startTicks) else {
+        guard let edge = start.edge else {
             throw MediaError(.decodeFailed, path: path, operation: "plan", reason: "no keyframe found in the video to start from")
         }
         let end = try reader.endWindow(end: endTicks, keyframe: edge.keyframe, frameAtStart: edge.frameAtStart, start: start,
                                        smart: smart)
 
-        let encoder = EncoderChoice.encoder(for: parameters.codec_id, output: muxer)
+        // What re-encoding would take: the encoder (a smart cut that falls back uses its own family), the
+        // pixel format it takes, the picture turned upright where the output cannot carry the display matrix.
+        let smartEncoder = smart ? SmartEncoding.encoder(for: parameters.codec_id) : nil
+        let exactEncoder = smartEncoder ?? EncoderChoice.encoder(for: parameters.codec_id, output: muxer)
         let sourceFormat = AVPixelFormat(rawValue: parameters.format)
-        var ignoredOrientationWarnings: [MediaWarning] = []
-        let orientation = Probe.readOrientation(stream, warnings: &ignoredOrientationWarnings)
-        let turnsSideways = !orientation.isUpright && !muxer.carriesDisplayMatrix && orientation.swapsDimensions
-        let targetFormat = EncoderChoice.pixelFormat(for: encoder, source: sourceFormat, turnsSideways: turnsSideways)
+        let orientation = Probe.readOrientation(stream, warnings: &ignored)
+        let bakes = !orientation.isUpright && !muxer.carriesDisplayMatrix
+        let targetFormat = EncoderChoice.pixelFormat(for: exactEncoder, source: sourceFormat, turnsSideways: bakes && orientation.swapsDimensions)
         var conversion: (from: String, to: String)?
         if spec.mode == .exact || spec.mode == .smart, sourceFormat != targetFormat {
             conversion = (FFmpegText.string(av_get_pix_fmt_name(sourceFormat)) ?? "?", FFmpegText.string(av_get_pix_fmt_name(targetFormat)) ?? "?")
         }
-        var refusal: SmartFallback?
-        if smart {
-            refusal = SmartEncoding.refusal(parameters, output: muxer)
-            if refusal == nil, let name = SmartEncoding.encoder(for: parameters.codec_id) {
-                refusal = SegmentEncoder.trialRefusal(name: name, source: parameters, stream: stream, crf: spec.settings.crf, preset: spec.settings.preset)
-            }
-        }
         var facts = VideoFacts(index: index, timeBase: Rational(Int(timeBase.num), Int(timeBase.den)),
                           codec: Probe.codecName(parameters.codec_id), width: Int(parameters.width), height: Int(parameters.height),
-                          orientation: Probe.readOrientation(stream, warnings: &ignored),
+                          orientation: orientation,
                           decoderAvailable: avcodec_find_decoder(parameters.codec_id) != nil,
                           startTicks: startTicks, endTicks: endTicks,
                           fine: (Rational(1, Int(fine.den)), StreamTime.startTicks(startMicro, fine), StreamTime.endTicks(endMicro, fine)),
                           startPackets: start.packets, endPackets: end.packets,
                           endReachesEndOfStream: end.reachesEndOfStream, sourceShownUntil: end.hiddenFrom,
-                          smartRefusal: refusal, exactEncoder: smart ? (SmartEncoding.encoder(for: parameters.codec_id) ?? encoder) : encoder,
+                          smartRefusal: smart ? SmartEncoding.refusal(parameters, output: muxer) : nil, exactEncoder: exactEncoder,
                           pixelFormatConversion: conversion)
+        facts.exactPicture = ExactPicture(pixelFormat: FFmpegText.string(av_get_pix_fmt_name(targetFormat)) ?? "",
+                                          tagsLimitedRange: EncoderChoice.isFullRangeFormat(sourceFormat) && !EncoderChoice.isFullRangeFormat(targetFormat),
+                                          bakedOrientation: bakes ? orientation : nil,
+                                          hdrParameters: HDRMetadata.x265Parameters(stream),
+                                          sourcePixelFormat: FFmpegText.string(av_get_pix_fmt_name(sourceFormat)) ?? "")
         facts.beginning = beginning
         facts.startsUnclean = start.startsUnclean
         facts.hasDolbyVision = av_stream_get_side_data(stream, AV_PKT_DATA_DOVI_CONF, nil) != nil
@@ -110,6 +110,14 @@ struct CutSurvey {
                                                           origin: input.originMicro)
             // A smart cut needs every set placed in its record (or put back in band): unreadable ones refuse it.
             if smart, facts.smartRefusal == nil, facts.parameterSets == nil { facts.smartRefusal = .configurationRecord }
+        }
+        if let smartEncoder, facts.smartRefusal == nil, let sets = facts.parameterSets {
+            let match = SmartEncoding.Match(encoder: smartEncoder, source: parameters, stream: stream)
+            facts.smartMatch = match
+            switch StageTimes.measure("trial encoder", { SmartTrial.run(match, source: parameters, stream: stream, settings: spec.settings, sets: sets) }) {
+            case let .success(trial): facts.smartTrial = trial
+            case let .failure(refusal): facts.smartRefusal = refusal
+            }
         }
         return facts
     }
@@ -129,6 +137,8 @@ struct PacketReader {
         var hiddenFrom: Int64?
         /// No clean start lies at or before the start: the window's flagged keyframes count as starts.
         var startsUnclean = false
+        /// Start windows: the edge found in them (the window begins at its keyframe).
+        var edge: StartEdge?
     }
 
     private var second: Int64 { stream.secondTicks }
@@ -176,6 +186,7 @@ struct PacketReader {
             if let edge = StartEdge.make(packets: window.packets, start: start),
                let position = window.packets.firstIndex(where: { $0.isSame(as: edge.keyframe) }) {
                 window.packets.removeFirst(position)
+                window.edge = edge
             }
             return window
         }

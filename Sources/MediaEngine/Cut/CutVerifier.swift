@@ -44,6 +44,8 @@ public enum CutVerifier {
     /// tail (last presented frame and sample), or all of it when small. Any read error fails; errors name
     /// `outputName` (the final name), never the temporary file, and `input` (the cut's source).
     public static func measure(path: String, outputName: String, input source: String) throws(MediaError) -> MeasuredRange {
+        let started = ContinuousClock.now
+        defer { StageTimes.add("verify", seconds: started.duration(to: .now).seconds) }
         let size = (try? InputCheck.regularFile(path)) ?? 0
         let input: InputFile
         do {

@@ -63,12 +63,11 @@ final class CutWriter {
                 let writer: VideoWriter
                 switch plan.mode {
                 case .smart:
-                    guard let smart = plan.smart, let encoder = plan.encoder else {
-                        throw MediaError(.decodeFailed, path: path, operation: "plan",
-                                         reason: "the smart plan has no \(plan.smart == nil ? "edges" : "encoder"); nothing written")
+                    guard let smart = plan.smart else {
+                        throw MediaError(.decodeFailed, path: path, operation: "plan", reason: "the smart plan has no edges; nothing written")
                     }
                     writer = try SmartVideoWriter(input: input, stream: stream, output: output, plan: plan, video: video, smart: smart,
-                                                  encoderName: encoder, shouldStop: shouldStop)
+                                                  shouldStop: shouldStop)
                 case .exact:
                     writer = try ExactVideoWriter(stream: stream, output: output, plan: plan, video: video, shouldStop: shouldStop)
                 case .copy, .keyframe:
@@ -143,43 +142,13 @@ final class CutWriter {
 
     /// Puts the demuxer where the keyframe will be read and returns the packets read up to and including
     /// it that may belong to the cut (kept streams' packets that end at or after the companions' start;
-    /// a long way back, held in memory, nothing else is). A seek that lands past the keyframe (files
-    /// without an index, e.g. MPEG-TS) is retried further back, then from the start.
+    /// a long way back, held in memory, nothing else is).
     private func positioned(at keyframe: VideoPacket, stream index: Int) throws -> [Packet] {
-        guard let stream = input.stream(index) else {
-            throw MediaError(.decodeFailed, path: path, operation: "plan", reason: "the plan's video stream #\(index) is not in the file")
-        }
         let companions = Set(plan.streams.map(\.index)).subtracting([index])
-        let attempts = stream.seekLadder(toReach: keyframe.pts)
-        for attempt in attempts {
-            do {
-                if let timestamp = attempt {
-                    try input.seek(streamIndex: index, timestamp: timestamp)
-                } else {
-                    try input.seekToStart()
-                }
-            } catch {
-                continue
-            }
-            var read: [Packet] = []
-            let packet = try Packet()
-            while try input.read(into: packet) == .packet {
-                guard packet.streamIndex == index else {
-                    if companions.contains(packet.streamIndex), endsAtOrAfterCompanionsStart(packet) {
-                        let copy = try Packet()
-                        av_packet_move_ref(copy.pointer, packet.pointer)
-                        read.append(copy)
-                    }
-                    continue
-                }
-                let timing = packet.timing
-                if timing.isSame(as: keyframe) {
-                    let copy = try Packet()
-                    av_packet_move_ref(copy.pointer, packet.pointer)
-                    return read + [copy]
-                }
-                if timing.dts > keyframe.dts, timing.dts > keyframe.pts { break }
-            }
+        if let packets = try input.position(at: keyframe, streamIndex: index, keep: {
+            companions.contains($0.streamIndex) && self.endsAtOrAfterCompanionsStart($0)
+        }) {
+            return packets
         }
         throw MediaError(.decodeFailed, path: path, operation: "av_seek_frame",
                          reason: "cannot get back to the keyframe at \(Words.seconds(plan.keyframeSeconds ?? 0)) to cut from it")

@@ -34,9 +34,9 @@ enum EncoderChoice {
         }
     }
 
-    /// `options` with the stream's HDR10 metadata added to x265's parameters (other encoders: unchanged).
-    static func withHDRMetadata(_ options: [String: String], encoder: String, stream: UnsafeMutablePointer<AVStream>) -> [String: String] {
-        let hdr = HDRMetadata.x265Parameters(stream)
+    /// `options` with HDR10 metadata (`HDRMetadata.x265Parameters`) added to x265's parameters (other
+    /// encoders: unchanged). Pure.
+    static func withHDRMetadata(_ options: [String: String], encoder: String, hdr: [String]) -> [String: String] {
         guard encoder == "libx265", !hdr.isEmpty else { return options }
         var options = options
         options["x265-params"] = ([options["x265-params"]].compactMap { $0 } + hdr).joined(separator: ":")
@@ -76,42 +76,5 @@ enum EncoderChoice {
     /// formats in limited range, so a conversion out of one changes the range the output must be tagged with.
     static func isFullRangeFormat(_ format: AVPixelFormat) -> Bool {
         [AV_PIX_FMT_YUVJ420P, AV_PIX_FMT_YUVJ422P, AV_PIX_FMT_YUVJ444P, AV_PIX_FMT_YUVJ440P, AV_PIX_FMT_YUVJ411P].contains(format)
-    }
-}
-
-/// The encoder's output durations: each encoded frame lasts until the next one starts, the last until
-/// the end of its part. Encoders return packets later (and reordered), so durations wait here, keyed by
-/// presentation time, until their packet comes out; each is taken once. libvpx returns times rounded to
-/// its own clock (10 MHz), so a packet takes the waiting frame nearest its time, and that frame's exact time.
-struct FrameDurations {
-    private var pending: [(pts: Int64, duration: Int64?)] = []
-    private(set) var lastPts: Int64?
-
-    /// A frame shown at `pts` (output ticks) was sent to the encoder: the one before it ends here.
-    mutating func frameSent(at pts: Int64) {
-        if let previous = lastPts, let index = pending.lastIndex(where: { $0.pts == previous }) {
-            pending[index].duration = max(1, pts.minus(previous))
-        }
-        pending.append((pts, nil))
-        lastPts = pts
-    }
-
-    /// No more frames: the last one lasts until `endPts`.
-    mutating func close(at endPts: Int64) {
-        if let last = lastPts, let index = pending.lastIndex(where: { $0.pts == last }) {
-            pending[index].duration = max(1, endPts.minus(last))
-        }
-    }
-
-    /// Gives the packet its frame's exact time and duration (once known), forgetting the frame.
-    mutating func apply(to packet: Packet) {
-        guard let index = pending.indices.min(by: { pending[$0].pts.minus(packet.pts).magnitude < pending[$1].pts.minus(packet.pts).magnitude })
-        else { return }
-        let frame = pending[index]
-        guard let duration = frame.duration else { return }
-        pending.remove(at: index)
-        if packet.dts == packet.pts { packet.pointer.pointee.dts = frame.pts }
-        packet.pointer.pointee.pts = frame.pts
-        packet.pointer.pointee.duration = duration
     }
 }

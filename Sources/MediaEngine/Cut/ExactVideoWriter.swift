@@ -5,9 +5,9 @@ import CAV
 /// `end`, which lasts until `end − start`. Frames between keep their source times (shifted by the plan).
 final class ExactVideoWriter: VideoWriter {
     let outputIndex: Int
-    private let output: OutputFile
     private let decoder: Decoder
-    private let encoder: Encoder
+    private let encoder: FrameEncoder
+    private let converter = FrameConverter(flags: SWS_BICUBIC)
     private let sourceTimeBase: AVRational
     /// The encoder's (and the output's) finer grid: `ExactTiming`.
     private let timeBase: AVRational
@@ -15,58 +15,48 @@ final class ExactVideoWriter: VideoWriter {
     private let video: VideoCut
     private let transform: (a: Int, b: Int, c: Int, d: Int)?
     private let targetFormat: AVPixelFormat
-    private let convertsToLimitedRange: Bool
-    private let packet: Packet
+    private let tagsLimitedRange: Bool
     private let decoded: Frame
     private let startFrame: StartFrameHold
-    private var converter: OpaquePointer?
     private var started = false
     private var fedLastNeeded = false
     private var finished = false
-    private var durations = FrameDurations()
     private var decodeErrors = 0
     private(set) var reachedPlannedEnd = false
     private(set) var latestPresentedEnd = Int64.min
     var notices: [CutNotice] { decodeErrors > 0 ? [.decodeErrors(count: decodeErrors)] : [] }
 
-    private let shouldStop: @Sendable () -> Bool
-
+    /// Executes `video.reencoding` (encoder, options, pixel format, range, orientation baked): it decides nothing.
     init(stream: UnsafeMutablePointer<AVStream>, output: OutputFile, plan: CutPlan, video: VideoCut,
          shouldStop: @escaping @Sendable () -> Bool) throws {
-        self.output = output
-        self.shouldStop = shouldStop
         self.video = video
         sourceTimeBase = stream.pointee.time_base
-        guard let timing = video.exact else { throw AVFailure(code: CAV_AVERROR_INVALIDDATA, operation: "exact timing") }
+        guard let timing = video.exact, let reencoding = video.reencoding else {
+            throw AVFailure(code: CAV_AVERROR_INVALIDDATA, operation: "exact plan")
+        }
         self.timing = timing
-        timeBase = AVRational(num: Int32(clamping: timing.timeBase.numerator), den: Int32(clamping: timing.timeBase.denominator))
+        let timeBase = AVRational(num: Int32(clamping: timing.timeBase.numerator), den: Int32(clamping: timing.timeBase.denominator))
+        self.timeBase = timeBase
         // The frame shown at `start` is held until a later frame (or the end) releases it to output time 0.
         startFrame = StartFrameHold(startTicks: video.startTicks)
-        guard let parameters = stream.pointee.codecpar?.pointee, let name = plan.encoder, let muxer = output.muxer else {
+        guard let parameters = stream.pointee.codecpar?.pointee, let muxer = output.muxer else {
             throw AVFailure(code: CAV_AVERROR_INVALIDDATA, operation: "codecpar")
         }
+        targetFormat = av_get_pix_fmt(reencoding.pixelFormat)
+        guard targetFormat != AV_PIX_FMT_NONE else { throw AVFailure(code: cav_averror(EINVAL), operation: "av_get_pix_fmt(\(reencoding.pixelFormat))") }
+        tagsLimitedRange = reencoding.tagsLimitedRange
+        transform = reencoding.bakedOrientation?.transform
         decoder = try Decoder(stream: stream, threads: plan.threads.decoder, beginning: video.beginning)
-        packet = try Packet()
         decoded = try Frame()
-
-        var ignored: [MediaWarning] = []
-        let orientation = Probe.readOrientation(stream, warnings: &ignored)
-        let bake = !orientation.isUpright && !muxer.carriesDisplayMatrix
-        transform = bake ? orientation.transform : nil
-        let sourceFormat = AVPixelFormat(rawValue: parameters.format)
-        targetFormat = EncoderChoice.pixelFormat(for: name, source: sourceFormat, turnsSideways: bake && orientation.swapsDimensions)
-        convertsToLimitedRange = EncoderChoice.isFullRangeFormat(sourceFormat) && !EncoderChoice.isFullRangeFormat(targetFormat)
-        var settings = Encoder.Settings(
-            source: parameters, stream: stream, pixelFormat: targetFormat, threads: plan.threads.encoder,
-            swapsDimensions: bake && orientation.swapsDimensions, globalHeader: muxer.needsGlobalHeader,
-            options: EncoderChoice.withHDRMetadata(EncoderChoice.options(for: name, crf: plan.crf, preset: plan.preset, threads: plan.threads.encoder),
-                                                   encoder: name, stream: stream))
+        var settings = Encoder.Settings(source: parameters, stream: stream, pixelFormat: targetFormat, threads: reencoding.threads,
+                                        swapsDimensions: reencoding.bakedOrientation?.swapsDimensions ?? false,
+                                        globalHeader: muxer.needsGlobalHeader, options: reencoding.options)
         settings.timeBase = timeBase
         // Tag the range of what is encoded, not the source's (a J format converted is limited range now).
-        if convertsToLimitedRange { settings.colorRange = AVCOL_RANGE_MPEG }
-        encoder = try Encoder(name: name, settings: settings)
+        if tagsLimitedRange { settings.colorRange = AVCOL_RANGE_MPEG }
+        let made = try Encoder(name: reencoding.encoder, settings: settings)
         let out = try output.addStream()
-        try encoder.copyParameters(to: out)
+        try made.copyParameters(to: out)
         // Every parameter set the encoder writes is in the sample entry (global header), none in the samples:
         // say so with `hvc1`, which Apple's players require (FFmpeg 5.1's muxer tags HEVC `hev1` by default).
         if muxer.supportsEditLists, out.pointee.codecpar.pointee.codec_id == AV_CODEC_ID_HEVC {
@@ -75,13 +65,13 @@ final class ExactVideoWriter: VideoWriter {
         av_dict_copy(&out.pointee.metadata, stream.pointee.metadata, 0)
         OutputFile.dropTimecode(&out.pointee.metadata)
         out.pointee.disposition = stream.pointee.disposition
-        if !bake { try output.copySideData(from: stream, to: out, only: AV_PKT_DATA_DISPLAYMATRIX) }
+        if reencoding.bakedOrientation == nil { try output.copySideData(from: stream, to: out, only: AV_PKT_DATA_DISPLAYMATRIX) }
         try HDRMetadata.copy(from: stream, to: out, output: output)
-        outputIndex = Int(out.pointee.index)
-    }
-
-    deinit {
-        sws_freeContext(converter)
+        let index = Int(out.pointee.index)
+        outputIndex = index
+        encoder = try FrameEncoder(encoder: made, shouldStop: shouldStop) { packet in
+            try output.write(packet, stream: index, timeBase: timeBase)
+        }
     }
 
     func consume(_ input: Packet) throws -> Bool {
@@ -106,9 +96,7 @@ final class ExactVideoWriter: VideoWriter {
         }
         if let held = startFrame.release() { try encode(held, outputPts: 0) }
         // The last frame lasts until `end` (the plan's presented end).
-        durations.close(at: timing.end.minus(timing.zero))
-        try encoder.send(nil)
-        try drainEncoder()
+        try encoder.finish(endPts: timing.end.minus(timing.zero))
         finished = true
     }
 
@@ -127,45 +115,18 @@ final class ExactVideoWriter: VideoWriter {
     }
 
     private func encode(_ frame: Frame, outputPts: Int64) throws {
-        durations.frameSent(at: outputPts)
         let picture = try prepare(frame)
-        picture.pointer.pointee.pts = outputPts
-        picture.pointer.pointee.pict_type = AV_PICTURE_TYPE_NONE
-        picture.pointer.pointee.key_frame = 0
-        try encoder.send(picture)
-        try drainEncoder()
-        if picture !== frame { picture.unref() } else { frame.unref() }
+        try encoder.encode(picture, outputPts: outputPts)
+        if picture !== frame { frame.unref() }
     }
 
-    private func drainEncoder() throws {
-        while try encoder.receive(into: packet) {
-            if shouldStop() { throw CutInterrupted() }
-            durations.apply(to: packet)
-            try output.write(packet, stream: outputIndex, timeBase: timeBase)
-        }
-    }
-
-    /// Converts the pixel format and turns the picture upright when needed.
+    /// The plan's pixel format, the picture turned upright where the plan bakes the orientation in.
     private func prepare(_ frame: Frame) throws -> Frame {
         var current = frame
         if AVPixelFormat(rawValue: frame.pointer.pointee.format) != targetFormat {
-            let converted = try Frame()
-            converted.pointer.pointee.format = targetFormat.rawValue
-            converted.pointer.pointee.width = frame.pointer.pointee.width
-            converted.pointer.pointee.height = frame.pointer.pointee.height
-            var status = av_frame_get_buffer(converted.pointer, 0)
-            if status < 0 { throw AVFailure(code: status, operation: "av_frame_get_buffer") }
-            converter = sws_getCachedContext(converter, frame.pointer.pointee.width, frame.pointer.pointee.height,
-                                             AVPixelFormat(rawValue: frame.pointer.pointee.format),
-                                             frame.pointer.pointee.width, frame.pointer.pointee.height, targetFormat,
-                                             SWS_BICUBIC, nil, nil, nil)
-            // NULL for a size or format swscale refuses (a damaged stream's frame): an error, never a crash.
-            guard converter != nil else { throw AVFailure(code: cav_averror(EINVAL), operation: "sws_getCachedContext") }
-            status = sws_scale_frame(converter, converted.pointer, frame.pointer)
-            if status < 0 { throw AVFailure(code: status, operation: "sws_scale_frame") }
-            av_frame_copy_props(converted.pointer, frame.pointer)
-            if convertsToLimitedRange { converted.pointer.pointee.color_range = AVCOL_RANGE_MPEG }
-            current = converted
+            current = try converter.convert(frame, width: frame.pointer.pointee.width, height: frame.pointer.pointee.height,
+                                            format: targetFormat)
+            if tagsLimitedRange { current.pointer.pointee.color_range = AVCOL_RANGE_MPEG }
         }
         if let transform {
             let turned = try Frame()

@@ -11,27 +11,58 @@ enum SmartEncoding {
         }
     }
 
+    /// What of the source its edges' encoder must match: read once by the survey, used by the planner.
+    struct Match: Sendable, Equatable {
+        var encoder: String
+        /// The encoder's profile name (no higher than the source's), or nil.
+        var profile: String?
+        /// The source's level_idc (0: unknown).
+        var level: Int
+        /// An H.264 source coded losslessly (transform bypass).
+        var lossless: Bool
+        /// x265 parameters carrying the source's HDR10 metadata (empty otherwise).
+        var hdrParameters: [String]
+
+        init(encoder: String, profile: String?, level: Int, lossless: Bool, hdrParameters: [String]) {
+            self.encoder = encoder
+            self.profile = profile
+            self.level = level
+            self.lossless = lossless
+            self.hdrParameters = hdrParameters
+        }
+
+        init(encoder: String, source: AVCodecParameters, stream: UnsafeMutablePointer<AVStream>) {
+            self.encoder = encoder
+            profile = SmartEncoding.profile(name: encoder, source: source)
+            level = Int(source.level)
+            lossless = encoder == "libx264" && SmartEncoding.losslessH264(source)
+            hdrParameters = encoder == "libx265" ? HDRMetadata.x265Parameters(stream) : []
+        }
+    }
+
     /// Options that match the source: profile and level no higher, no B-frames, one IDR at the start.
     /// `spsId`: x264's SPS and PPS id (its PPS takes the SPS's), so its sets sit beside the source's in one
-    /// record; nil for x264's default 0.
-    static func options(name: String, source: AVCodecParameters, crf: Int, preset: String, threads: Int, spsId: Int? = nil) -> [String: String] {
+    /// record; nil for x264's default 0. Pure: the planner calls it.
+    static func options(_ match: Match, crf: Int, preset: String, threads: Int, spsId: Int? = nil) -> [String: String] {
+        let name = match.encoder
         var options = ["crf": String(crf), "preset": preset]
-        if name == "libx264", losslessH264(source) {
+        if match.lossless {
             // A lossless source (transform bypass) gets a lossless head and tail: the quality it was made
             // with, and parameter sets of the same kind — FFmpeg's decoder mis-decodes the copied lossless
             // frames after a switch from a lossy High profile SPS under the same id (checked: ~5 dB).
             options["crf"] = nil
             options["qp"] = "0"
         }
-        if let profile = profile(name: name, source: source) { options["profile"] = profile }
+        if let profile = match.profile { options["profile"] = profile }
         if name == "libx264" {
-            if source.level > 0 { options["level"] = "\(source.level / 10).\(source.level % 10)" }
+            if match.level > 0 { options["level"] = "\(match.level / 10).\(match.level % 10)" }
             options["x264-params"] = "bframes=0:keyint=100000:min-keyint=100000:scenecut=0" + (spsId.map { ":sps-id=\($0)" } ?? "")
         } else {
             // wpp=0: no entry points in slice headers, so their PPS id can be renumbered (HEVCRenumbering).
             var parameters = ["log-level=error", "bframes=0", "keyint=100000", "min-keyint=100000", "scenecut=0", "repeat-headers=1", "wpp=0"]
-            if source.level > 0 { parameters.append("level-idc=\(source.level / 30).\(source.level % 30 / 3)") }
-            options["x265-params"] = EncoderChoice.x265Parameters(parameters, threads: threads)
+            if match.level > 0 { parameters.append("level-idc=\(match.level / 30).\(match.level % 30 / 3)") }
+            options["x265-params"] = (EncoderChoice.x265Parameters(parameters, threads: threads).split(separator: ":").map(String.init)
+                                      + match.hdrParameters).joined(separator: ":")
         }
         return options
     }
@@ -96,112 +127,77 @@ enum SmartEncoding {
 }
 
 /// Encodes one re-encoded part of a smart cut (the head or the tail) so that it joins the copied
-/// packets: same codec, size, pixel format, colour, time base, profile and level (no higher), no
-/// B-frames (its decode times are set one reorder delay early, so they stay below the copied ones), and
-/// its own parameter sets in-band before its IDR, or (out of band) in the record under ids of their own.
-/// Packets come out length-prefixed like MP4's.
+/// packets: the plan's encoder and options (same codec, profile and level no higher, no B-frames), the
+/// source's size, pixel format, colour, time base; decode times set one reorder delay early so they stay
+/// below the copied ones; its own parameter sets in band before its IDR, or (out of band) dropped, the
+/// record holding them under ids of their own. Packets come out length-prefixed like MP4's, to `write`.
 final class SegmentEncoder {
-    private let encoder: Encoder
-    private let output: OutputFile
-    private let outputIndex: Int
-    private let timeBase: AVRational
-    private let lengthSize: Int
-    /// A NAL unit appended to the last packet (HEVC's end of sequence after the head), or nil.
-    private let trailer: [UInt8]?
-    private var lastPacket: Packet?
-    /// Subtracted from presentation times to make decode times (the source's reorder delay at the seam).
-    private let decodeDelay: Int64
-    private let packet: Packet
-    private var durations = FrameDurations()
-    private(set) var frames = 0
-    private let shouldStop: @Sendable () -> Bool
+    private let frames: FrameEncoder
+    private let sink: Sink
+    var framesEncoded: Int { frames.framesSent }
 
-    /// Out of band: drops the encoder's parameter sets and renumbers HEVC slices; nil keeps them in band.
-    private let rewriter: EncoderUnitRewriter?
-
-    init(name: String, source: AVCodecParameters, stream: UnsafeMutablePointer<AVStream>, output: OutputFile, outputIndex: Int,
-         lengthSize: Int, decodeDelay: Int64, crf: Int, preset: String, threads: Int, trailer: [UInt8]? = nil,
-         rewriter: EncoderUnitRewriter?, shouldStop: @escaping @Sendable () -> Bool) throws {
-        self.rewriter = rewriter
-        self.trailer = trailer
-        self.shouldStop = shouldStop
-        self.output = output
-        self.outputIndex = outputIndex
-        self.timeBase = stream.pointee.time_base
-        self.lengthSize = lengthSize
-        self.decodeDelay = decodeDelay
-        packet = try Packet()
-        encoder = try Encoder(name: name, settings: Self.settings(name: name, source: source, stream: stream, crf: crf, preset: preset,
-                                                                  threads: threads, spsId: rewriter.map { $0.codec == .h264 ? $0.ids.sps : nil } ?? nil))
-    }
-
-    /// The encoder set up like the source (size, SAR, pixel format, colour, frame rate, time base).
-    static func settings(name: String, source: AVCodecParameters, stream: UnsafeMutablePointer<AVStream>, crf: Int, preset: String,
-                         threads: Int, spsId: Int? = nil, globalHeader: Bool = false) -> Encoder.Settings {
-        var settings = Encoder.Settings(source: source, stream: stream, pixelFormat: AVPixelFormat(rawValue: source.format),
-                                        threads: threads, globalHeader: globalHeader)
-        settings.options = EncoderChoice.withHDRMetadata(SmartEncoding.options(name: name, source: source, crf: crf, preset: preset, threads: threads,
-                                                                               spsId: spsId),
-                                                         encoder: name, stream: stream)
-        return settings
-    }
-
-    /// Why the encoder refuses these settings (e.g. a level the source mislabels, too low for its
-    /// picture size), found before anything is written; nil when it opens.
-    static func trialRefusal(name: String, source: AVCodecParameters, stream: UnsafeMutablePointer<AVStream>, crf: Int,
-                             preset: String) -> SmartFallback? {
-        var trial = settings(name: name, source: source, stream: stream, crf: crf, preset: preset, threads: 1)
-        // x265 logs on its own; the refusal is reported as a warning instead.
-        trial.options["x265-params"] = trial.options["x265-params"]?.replacingOccurrences(of: "log-level=error", with: "log-level=none")
-        do {
-            _ = try Encoder(name: name, settings: trial)
-            return nil
-        } catch {
-            return .encoderRefused(encoder: name, detail: error.text)
-        }
-    }
-
-    /// Encodes a decoded frame shown at `outputPts` (output ticks).
-    func encode(_ frame: Frame, outputPts: Int64) throws {
-        durations.frameSent(at: outputPts)
-        frame.pointer.pointee.pts = outputPts
-        frame.pointer.pointee.pict_type = AV_PICTURE_TYPE_NONE
-        frame.pointer.pointee.key_frame = 0
-        frames += 1
-        try encoder.send(frame)
-        try drain()
-        frame.unref()
-    }
-
-    /// Flushes the encoder; the last frame lasts until `endPts` (output ticks).
-    func finish(endPts: Int64) throws {
-        durations.close(at: endPts)
-        try encoder.send(nil)
-        try drain()
-        if let last = lastPacket, let trailer {
-            lastPacket = nil
-            try last.setBytes(last.bytes + NALUnits.lengthPrefixed([trailer[...]], lengthSize: lengthSize))
-            try output.write(last, stream: outputIndex, timeBase: timeBase)
-        }
-    }
-
-    private func drain() throws {
-        while try encoder.receive(into: packet) {
-            if shouldStop() { throw CutInterrupted() }
-            // Annex B with in-band parameter sets → length-prefixed, as the copied samples are; out of band,
-            // without the sets (the record holds them).
+    /// - Parameters:
+    ///   - trailer: a NAL unit appended to the last packet (HEVC's end of sequence after the head), or nil.
+    ///   - rewriter: out of band, drops the encoder's parameter sets and renumbers HEVC slices; nil keeps them.
+    init(reencoding: Reencoding, source: AVCodecParameters, stream: UnsafeMutablePointer<AVStream>, lengthSize: Int, decodeDelay: Int64,
+         trailer: [UInt8]? = nil, rewriter: EncoderUnitRewriter?, shouldStop: @escaping @Sendable () -> Bool,
+         write: @escaping (Packet) throws -> Void) throws {
+        let encoder = try Encoder(name: reencoding.encoder, settings: Self.settings(source: source, stream: stream, options: reencoding.options,
+                                                                                    threads: reencoding.threads))
+        let sink = Sink(trailer: trailer, lengthSize: lengthSize, write: write)
+        self.sink = sink
+        frames = try FrameEncoder(encoder: encoder, shouldStop: shouldStop, rewrite: { packet in
             var units = NALUnits.splitAnnexB(packet.bytes)
             if let rewriter { units = try units.compactMap { try rewriter.rewrite($0).map { $0[...] } } }
             try packet.setBytes(NALUnits.lengthPrefixed(units, lengthSize: lengthSize))
             packet.pointer.pointee.dts = packet.pts.minus(decodeDelay)
-            durations.apply(to: packet)
-            if trailer != nil {
-                // Held back one packet, so the trailer can join the last one.
-                if let previous = lastPacket { try output.write(previous, stream: outputIndex, timeBase: timeBase) }
-                lastPacket = try packet.clone()
-            } else {
-                try output.write(packet, stream: outputIndex, timeBase: timeBase)
-            }
+        }, write: { packet in try sink.take(packet) })
+    }
+
+    /// The encoder set up like the source (size, SAR, pixel format, colour, frame rate, time base).
+    static func settings(source: AVCodecParameters, stream: UnsafeMutablePointer<AVStream>, options: [String: String], threads: Int,
+                         globalHeader: Bool = false) -> Encoder.Settings {
+        var settings = Encoder.Settings(source: source, stream: stream, pixelFormat: AVPixelFormat(rawValue: source.format),
+                                        threads: threads, globalHeader: globalHeader)
+        settings.options = options
+        return settings
+    }
+
+    /// Encodes a decoded frame shown at `outputPts` (output ticks).
+    func encode(_ frame: Frame, outputPts: Int64) throws {
+        try frames.encode(frame, outputPts: outputPts)
+    }
+
+    /// Flushes the encoder; the last frame lasts until `endPts` (output ticks).
+    func finish(endPts: Int64) throws {
+        try frames.finish(endPts: endPts)
+        try sink.flush()
+    }
+
+    /// Where packets go: held back one when a trailer must join the last.
+    private final class Sink {
+        let trailer: [UInt8]?
+        let lengthSize: Int
+        let write: (Packet) throws -> Void
+        var last: Packet?
+
+        init(trailer: [UInt8]?, lengthSize: Int, write: @escaping (Packet) throws -> Void) {
+            self.trailer = trailer
+            self.lengthSize = lengthSize
+            self.write = write
+        }
+
+        func take(_ packet: Packet) throws {
+            guard trailer != nil else { return try write(packet) }
+            if let previous = last { try write(previous) }
+            last = try packet.clone()
+        }
+
+        func flush() throws {
+            guard let held = last, let trailer else { return }
+            last = nil
+            try held.setBytes(held.bytes + NALUnits.lengthPrefixed([trailer[...]], lengthSize: lengthSize))
+            try write(held)
         }
     }
 }

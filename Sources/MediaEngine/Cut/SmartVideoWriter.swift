@@ -1,16 +1,17 @@
 import CAV
 
-/// A smart cut's video, in one pass over the packets from the plan's keyframe:
+/// A smart cut's video. The main pass reads the packets from the plan's keyframe:
 /// - the head decoder takes every packet from there through K1's leading pictures; its frames from the
 ///   frame at `start` up to K1 are re-encoded (the first shown from output time 0);
 /// - packets from K1 up to K2 (decode order) are copied as they are (Annex B repackaged with lengths);
 ///   K1's leading pictures are left out;
-/// - the tail decoder takes packets from where the tail can be decoded; its frames from the tail's
-///   start to `end` are re-encoded.
+/// - meanwhile `SmartTail` encodes the tail (the frames from the tail's start to `end`) on its own thread
+///   from its own reading of the source; at K2 its packets are written after the copied ones.
 /// Copied packets wait until the head is written, so decode times reach the muxer in order.
-/// Parameter sets follow the plan's sample entry: out of band (avc1/hvc1) the record holds the source's
-/// sets and the encoder's under ids of their own, and no sample holds any; in band (avc3/hev1) each part
-/// carries its own, the source's put into K1's sample after the head.
+/// Both edges are encoded as the plan's `Reencoding` says; parameter sets follow the plan's sample entry:
+/// out of band (avc1/hvc1) the record holds the source's sets and the encoder's (the plan's trial's) under
+/// ids of their own, and no sample holds any; in band (avc3/hev1) each part carries its own, the source's
+/// put into K1's sample after the head.
 final class SmartVideoWriter: VideoWriter {
     let outputIndex: Int
     private let stream: UnsafeMutablePointer<AVStream>
@@ -19,7 +20,7 @@ final class SmartVideoWriter: VideoWriter {
     private let plan: CutPlan
     private let video: VideoCut
     private let smart: SmartCutPlan
-    private let encoderName: String
+    private let reencoding: Reencoding
     private let shouldStop: @Sendable () -> Bool
     private let codec: NALUnits.Codec
     private let lengthSize: Int
@@ -30,8 +31,9 @@ final class SmartVideoWriter: VideoWriter {
     private var inBand: Bool { rewriter == nil }
     private var started = false
     private var finished = false
-    private var head: Segment?
-    private var tail: Segment?
+    private var head: Head?
+    private var tail: SmartTail?
+    private var reachedCopyEnd = false
     private var copying = false
     private var copied = 0
     private var waiting: [Packet] = []
@@ -42,15 +44,15 @@ final class SmartVideoWriter: VideoWriter {
     private(set) var latestPresentedEnd = Int64.min
     var notices: [CutNotice] { decodeErrors > 0 ? [.decodeErrors(count: decodeErrors)] : [] }
 
-    /// One re-encoded part: its decoder and encoder.
-    private struct Segment {
+    /// The re-encoded head: its decoder and encoder.
+    private struct Head {
         let decoder: Decoder
         let encoder: SegmentEncoder
         var sawFirstCopied = false
     }
 
     init(input: InputFile, stream: UnsafeMutablePointer<AVStream>, output: OutputFile, plan: CutPlan, video: VideoCut,
-         smart: SmartCutPlan, encoderName: String, shouldStop: @escaping @Sendable () -> Bool) throws {
+         smart: SmartCutPlan, shouldStop: @escaping @Sendable () -> Bool) throws {
         self.shouldStop = shouldStop
         self.stream = stream
         cleanStart = CleanStart(stream: stream)
@@ -59,11 +61,11 @@ final class SmartVideoWriter: VideoWriter {
         self.video = video
         self.smart = smart
         startFrame = StartFrameHold(startTicks: video.shift)
-        self.encoderName = encoderName
         timeBase = stream.pointee.time_base
-        guard let parameters = stream.pointee.codecpar?.pointee, let entry = plan.sampleEntry, let sets = entry.sourceSets else {
-            throw SampleEntryFailure(reason: "no sample entry was planned for the smart cut")
+        guard let reencoding = video.reencoding, let entry = plan.sampleEntry, let sets = entry.sourceSets else {
+            throw SampleEntryFailure(reason: "no \(video.reencoding == nil ? "encoding" : "sample entry") was planned for the smart cut")
         }
+        self.reencoding = reencoding
         codec = sets.codec
         // Re-encoded units can outgrow short length fields: 4-byte lengths (the planner refuses other sizes
         // in a source record; Annex B gets them).
@@ -74,26 +76,19 @@ final class SmartVideoWriter: VideoWriter {
         // the stream stays the HDR10/HLG base layer (note `dolby_vision_dropped`), whatever the muxer's mode.
         let out = try output.addCopy(of: stream, keepSideData: false)
         try output.copySideData(from: stream, to: out, except: AV_PKT_DATA_DOVI_CONF)
-        var recordSets = sets.all
-        if entry.placement == .outOfBand, let ids = entry.encoderIds {
-            // The encoder's sets, as the head and tail encoders will write them, from one opened with a global
-            // header before anything is muxed: the record is written with the header.
-            let trial = try Encoder(name: encoderName, settings: SegmentEncoder.settings(
-                name: encoderName, source: parameters, stream: stream, crf: plan.crf, preset: plan.preset, threads: plan.threads.encoder,
-                spsId: codec == .h264 ? ids.sps : nil, globalHeader: true))
-            let context = trial.codecContext.pointee
-            let extradata = context.extradataBytes
-            guard let encoderSets = EncoderUnitRewriter.encoderSets(extradata: extradata, codec: codec, ids: ids) else {
-                throw SampleEntryFailure(reason: "\(encoderName)'s parameter sets cannot be read or renumbered")
+        if entry.placement == .outOfBand {
+            guard let ids = entry.encoderIds, let encoderSets = entry.encoderSets else {
+                throw SampleEntryFailure(reason: "the plan puts the parameter sets out of band without the encoder's sets")
             }
             rewriter = EncoderUnitRewriter(codec: codec, ids: ids, sets: encoderSets)
-            recordSets += encoderSets
             repackager = SampleRepackager(codec: codec, sourceLengthSize: sets.lengthSize, outputLengthSize: lengthSize, recordSets: sets.all)
         } else {
             rewriter = nil
             repackager = SampleRepackager(codec: codec, sourceLengthSize: sets.lengthSize, outputLengthSize: lengthSize, recordSets: nil)
         }
         if entry.placement == .outOfBand || sets.isAnnexB {
+            // In band from Annex B (MPEG-TS): a record of the source's sets, which the samples repeat.
+            let recordSets = entry.record ?? sets.all
             let extra = codec == .hevc ? sets.recordBytes.map { DecoderConfiguration.extraArrays(ofHEVCRecord: $0) } ?? [] : []
             guard let record = DecoderConfiguration.record(recordSets, codec: codec, lengthSize: lengthSize, extraArrays: extra) else {
                 throw SampleEntryFailure(reason: "no configuration record can be made from the parameter sets")
@@ -102,6 +97,17 @@ final class SmartVideoWriter: VideoWriter {
         }
         out.pointee.codecpar.pointee.codec_tag = Self.tag(entry.type)
         outputIndex = Int(out.pointee.index)
+        if smart.hasTail {
+            tail = SmartTail(SmartTail.Work(path: input.path, streamIndex: video.streamIndex, video: video, smart: smart,
+                                            reencoding: reencoding, decoderThreads: plan.threads.decoder, lengthSize: lengthSize,
+                                            rewriter: rewriter),
+                             shouldStop: shouldStop)
+        }
+    }
+
+    deinit {
+        // A cut that failed before K2 stops the tail's thread rather than leaving it running.
+        tail?.cancel()
     }
 
     static func tag(_ text: String) -> UInt32 {
@@ -121,46 +127,31 @@ final class SmartVideoWriter: VideoWriter {
             if smart.hasHead {
                 // HEVC: an end of sequence closes the head, so the copied CRA starts a new coded video sequence
                 // (its POC and the source's parameter sets begin afresh) rather than continuing x265's.
-                head = try makeSegment(decodeDelay: smart.firstCopied.pts.minus(smart.firstCopied.dts),
-                                       trailer: codec == .hevc ? [0x48, 0x01] : nil)
+                head = try makeHead(decodeDelay: smart.firstCopied.pts.minus(smart.firstCopied.dts),
+                                    trailer: codec == .hevc ? [0x48, 0x01] : nil)
             }
+        }
+        // Copying stops before K2: the tail (if any) covers the rest.
+        if !smart.copiesToEnd, isPacket(timing, smart.copyEnd) {
+            reachedCopyEnd = true
+            try finish()
+            return true
         }
         latestPresentedEnd = max(latestPresentedEnd, timing.pts)
         if timing.isSame(as: video.lastNeeded) { reachedPlannedEnd = true }
         // Head: everything through K1's leading pictures; the first later packet ends it.
         if var current = head {
             if isPacket(timing, smart.firstCopied) { current.sawFirstCopied = true; head = current }
-            if current.sawFirstCopied, timing.pts > smart.firstCopied.pts {
-                try finishHead()
-            } else {
-                try current.decoder.decode(packet, into: frame, errors: &decodeErrors) { frame throws in try self.headFrame(frame) }
-            }
-        }
-        // Tail: decoding starts where it can; its frames count from the tail's start.
-        if tail == nil, smart.hasTail, isPacket(timing, smart.tailDecodeFrom) {
-            tail = try makeSegment(decodeDelay: 0)
-        }
-        if let current = tail {
-            var reachedEnd = false
-            try current.decoder.decode(packet, into: frame, errors: &decodeErrors) { frame throws in
-                reachedEnd = try self.tailFrame(frame, encoder: current.encoder) || reachedEnd
-            }
-            if reachedEnd {
-                reachedPlannedEnd = true
-                try finish()
-                return true
+            try StageTimes.measure("head") {
+                if current.sawFirstCopied, timing.pts > smart.firstCopied.pts {
+                    try finishHead()
+                } else {
+                    try current.decoder.decode(packet, into: frame, errors: &decodeErrors) { frame throws in try self.headFrame(frame) }
+                }
             }
         }
         // Middle: copied from K1 up to K2 in decode order, K1's leading pictures left out.
         if isPacket(timing, smart.firstCopied) { copying = true }
-        if !smart.copiesToEnd, isPacket(timing, smart.copyEnd) {
-            copying = false
-            if !smart.hasTail {
-                reachedPlannedEnd = true
-                try finish()
-                return true
-            }
-        }
         if copying, timing.pts >= smart.firstCopied.pts {
             try copy(packet)
         }
@@ -169,34 +160,35 @@ final class SmartVideoWriter: VideoWriter {
 
     func finish() throws {
         guard !finished else { return }
-        if head != nil { try finishHead() }
-        try flushWaiting()
-        if let current = tail {
-            try current.decoder.decode(nil, into: frame, errors: &decodeErrors) { frame throws in
-                _ = try self.tailFrame(frame, encoder: current.encoder)
-            }
-            try current.encoder.finish(endPts: smart.end.minus(video.shift))
-            tail = nil
-        }
         finished = true
+        if head != nil { try StageTimes.measure("head") { try finishHead() } }
+        try flushWaiting()
+        if !smart.copiesToEnd, !smart.hasTail, reachedCopyEnd { reachedPlannedEnd = true }
+        guard let running = tail else { return }
+        tail = nil
+        let outcome = try running.join().get()
+        decodeErrors += outcome.decodeErrors
+        // The input ended before K2 (reported as an early end): the tail is not joined to what was copied.
+        guard reachedCopyEnd else { return }
+        guard outcome.positioned else {
+            throw AVFailure(code: CAV_AVERROR_INVALIDDATA, operation: "seek to the smart cut's tail")
+        }
+        for packet in outcome.packets {
+            try output.write(packet, stream: outputIndex, timeBase: timeBase)
+        }
+        if outcome.reachedEnd { reachedPlannedEnd = true }
+        latestPresentedEnd = max(latestPresentedEnd, outcome.latestPresentedEnd)
     }
 
-    /// Encodes a tail frame in the tail's span; true once a frame at or past `end` came.
-    private func tailFrame(_ decoded: Frame, encoder: SegmentEncoder) throws -> Bool {
-        guard let tailStart = smart.tailStart else { return false }
-        let timestamp = decoded.timestamp
-        if timestamp >= smart.end { return true }
-        if timestamp >= tailStart { try encoder.encode(decoded, outputPts: timestamp.minus(video.shift)) }
-        return false
-    }
-
-    private func makeSegment(decodeDelay: Int64, trailer: [UInt8]? = nil) throws -> Segment {
+    private func makeHead(decodeDelay: Int64, trailer: [UInt8]?) throws -> Head {
         guard let parameters = stream.pointee.codecpar?.pointee else { throw AVFailure(code: CAV_AVERROR_INVALIDDATA, operation: "codecpar") }
         let decoder = try Decoder(stream: stream, threads: plan.threads.decoder, beginning: video.beginning)
-        let encoder = try SegmentEncoder(name: encoderName, source: parameters, stream: stream, output: output, outputIndex: outputIndex,
-                                         lengthSize: lengthSize, decodeDelay: max(0, decodeDelay), crf: plan.crf, preset: plan.preset,
-                                         threads: plan.threads.encoder, trailer: trailer, rewriter: rewriter, shouldStop: shouldStop)
-        return Segment(decoder: decoder, encoder: encoder)
+        let output = self.output, index = outputIndex, timeBase = self.timeBase
+        let encoder = try SegmentEncoder(reencoding: reencoding, source: parameters, stream: stream, lengthSize: lengthSize,
+                                         decodeDelay: max(0, decodeDelay), trailer: trailer, rewriter: rewriter, shouldStop: shouldStop) { packet in
+            try output.write(packet, stream: index, timeBase: timeBase)
+        }
+        return Head(decoder: decoder, encoder: encoder)
     }
 
     /// Head frames: the one shown at `start` is encoded at output time 0, later ones after it.

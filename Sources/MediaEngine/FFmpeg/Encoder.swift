@@ -21,6 +21,10 @@ final class Encoder {
         var globalHeader: Bool
         var threads: Int
         var options: [String: String]
+        /// Still pictures: the quality in lambda units (mjpeg's quantiser scale, libwebp's 0–100), and
+        /// whether it is a fixed quantiser (AV_CODEC_FLAG_QSCALE).
+        var globalQuality: Int32? = nil
+        var fixedQuality = false
     }
 
     init(name: String, settings: Settings) throws(AVFailure) {
@@ -45,11 +49,14 @@ final class Encoder {
         context.pointee.chroma_sample_location = settings.chromaLocation
         context.pointee.thread_count = Int32(settings.threads)
         if settings.globalHeader { context.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
+        if let quality = settings.globalQuality { context.pointee.global_quality = quality }
+        if settings.fixedQuality { context.pointee.flags |= AV_CODEC_FLAG_QSCALE }
         var dictionary: OpaquePointer?
         for (key, value) in settings.options { av_dict_set(&dictionary, key, value, 0) }
         defer { av_dict_free(&dictionary) }
         let status = avcodec_open2(context, codec, &dictionary)
         if status < 0 { throw AVFailure(code: status, operation: "avcodec_open2(\(name))") }
+        StageTimes.count("encoders opened")
     }
 
     deinit {

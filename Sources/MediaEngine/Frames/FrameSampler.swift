@@ -232,7 +232,7 @@ private struct SamplingWorker {
     let request: SampleRequest
     let decoder: Decoder
     let packet: Packet
-    let scaler = Scaler()
+    let converter = FrameConverter(flags: SWS_BICUBIC | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT)
     let toneMapper: ToneMapper?
     let readableEndSeconds: Double?
     /// The file's duration: where a video stream stating none ends.
@@ -333,7 +333,7 @@ private struct SamplingWorker {
                 toneMapFailure = "\(error.operation): \(error.text)"
             }
         }
-        let image = try scaler.scale(picture, width: codedWidth, height: codedHeight).oriented(orientation)
+        let image = try converter.rgbImage(picture, width: codedWidth, height: codedHeight).oriented(orientation)
         var sampled = SampledFrame(requestedSeconds: requested, frameSeconds: presentationSeconds(frame.timestamp),
                                    image: image, failure: nil, damaged: frame.isDamaged)
         sampled.toneMapped = toneMapped

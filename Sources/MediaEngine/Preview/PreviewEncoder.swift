@@ -41,15 +41,14 @@ public enum PreviewEncoder {
         let index: Int
         let output: OutputFile
         let decoder: Decoder
-        let encoder: Encoder
+        let encoder: FrameEncoder
+        let converter = FrameConverter(flags: SWS_BILINEAR)
         let width: Int32
         let height: Int32
         let videoOut: Int
         let audio: (input: Int, output: Int, timeBase: AVRational)?
         let durationMicro: Int64
-        private var scaler: OpaquePointer?
         private let frame: Frame
-        private let packet: Packet
         private var decodeErrors = 0
 
         init(input: InputFile, stream: UnsafeMutablePointer<AVStream>, index: Int, parameters: AVCodecParameters, output path: String,
@@ -71,11 +70,16 @@ public enum PreviewEncoder {
             settings.colorRange = AVCOL_RANGE_MPEG
             let rate = settings.frameRate.num > 0 && settings.frameRate.den > 0 ? Double(settings.frameRate.num) / Double(settings.frameRate.den) : 30
             settings.options = ["preset": "ultrafast", "crf": "28", "g": String(max(1, Int(rate * 2))), "bf": "0"]
-            encoder = try Encoder(name: "libx264", settings: settings)
+            let made = try Encoder(name: "libx264", settings: settings)
             let out = try output.addStream()
-            try encoder.copyParameters(to: out)
+            try made.copyParameters(to: out)
             try output.copySideData(from: stream, to: out, only: AV_PKT_DATA_DISPLAYMATRIX)
-            videoOut = Int(out.pointee.index)
+            let videoOut = Int(out.pointee.index)
+            self.videoOut = videoOut
+            let output = self.output, timeBase = stream.pointee.time_base
+            encoder = try FrameEncoder(encoder: made, keepsDurations: false) { packet in
+                try output.write(packet, stream: videoOut, timeBase: timeBase)
+            }
             var audio: (Int, Int, AVRational)?
             for candidate in 0..<input.streamCount {
                 guard let source = input.stream(candidate), let codec = source.pointee.codecpar?.pointee,
@@ -88,10 +92,7 @@ public enum PreviewEncoder {
             let duration = input.format.pointee.duration
             durationMicro = duration == CAV_NOPTS_VALUE || duration <= 0 ? 0 : duration
             frame = try Frame()
-            packet = try Packet()
         }
-
-        deinit { sws_freeContext(scaler) }
 
         func run(shouldStop: () -> Bool, progress: (Double) -> Void) throws -> Result {
             try output.writeHeader(options: ["movflags": "frag_keyframe+empty_moov+default_base_moof"])
@@ -113,35 +114,15 @@ public enum PreviewEncoder {
                 }
             }
             try decoder.decode(nil, into: frame, errors: &decodeErrors) { decoded throws in try self.encode(decoded, shift: shift) }
-            try encoder.send(nil)
-            try drain()
+            try encoder.finish()
             try output.finish()
             progress(1)
             return Result(audioKept: audio != nil, width: Int(width), height: Int(height))
         }
 
         private func encode(_ decoded: Frame, shift: Int64) throws {
-            let scaled = try Frame()
-            scaled.pointer.pointee.format = AV_PIX_FMT_YUV420P.rawValue
-            scaled.pointer.pointee.width = width
-            scaled.pointer.pointee.height = height
-            var status = av_frame_get_buffer(scaled.pointer, 0)
-            if status < 0 { throw AVFailure(code: status, operation: "av_frame_get_buffer") }
-            scaler = sws_getCachedContext(scaler, decoded.pointer.pointee.width, decoded.pointer.pointee.height,
-                                          AVPixelFormat(rawValue: decoded.pointer.pointee.format), width, height, AV_PIX_FMT_YUV420P,
-                                          SWS_BILINEAR, nil, nil, nil)
-            guard scaler != nil else { throw AVFailure(code: cav_averror(EINVAL), operation: "sws_getCachedContext") }
-            status = sws_scale_frame(scaler, scaled.pointer, decoded.pointer)
-            if status < 0 { throw AVFailure(code: status, operation: "sws_scale_frame") }
-            scaled.pointer.pointee.pts = decoded.timestamp.minus(shift)
-            try encoder.send(scaled)
-            try drain()
-        }
-
-        private func drain() throws {
-            while try encoder.receive(into: packet) {
-                try output.write(packet, stream: videoOut, timeBase: stream.pointee.time_base)
-            }
+            let scaled = try converter.convert(decoded, width: width, height: height, format: AV_PIX_FMT_YUV420P)
+            try encoder.encode(scaled, outputPts: decoded.timestamp.minus(shift))
         }
     }
 }

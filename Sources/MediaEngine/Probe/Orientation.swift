@@ -6,7 +6,7 @@ import Glibc
 /// counter-clockwise). `mirrored` is true when the matrix has a negative determinant. Together they mean:
 /// flip the coded picture vertically (if mirrored), then turn it clockwise by `rotationDegrees` — the
 /// only decomposition consistent with ffprobe's angle (a horizontal mirror reads as 180 + mirrored).
-public struct Orientation: Sendable, Equatable, Hashable {
+public struct Orientation: Sendable, Equatable, Hashable, Codable {
     public var rotationDegrees: Int
     public var mirrored: Bool
     /// The nine raw int32 entries, or nil when the stream has none or it is invalid.

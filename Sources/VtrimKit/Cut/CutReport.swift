@@ -51,9 +51,17 @@ struct CutReport {
             })),
         ]
         if let encoder = plan.encoder { fields.append(("encoder", .string(encoder))) }
-        // H.264/HEVC in MP4/MOV: {type, parameter_sets: "out_of_band" | "in_band"}; null otherwise.
+        // H.264/HEVC in MP4/MOV: {type, parameter_sets: "out_of_band" | "in_band", record}; null otherwise.
+        // `record`: out of band, the sets vtrim writes into it, [{type, id, profile, level}]; null in band.
         fields.append(("sample_entry", plan.sampleEntry.map { entry in
-            .object([("type", .string(entry.type)), ("parameter_sets", .string(entry.placement.rawValue))])
+            let record: JSON = entry.recordSummary.map { sets in
+                .array(sets.map { set in
+                    .object([("type", .string(set.kind.rawValue)), ("id", .int(Int64(set.id))),
+                             ("profile", .optional(set.profile.map { Int64($0) })),
+                             ("level", .optional(set.level.map { Int64($0) }))])
+                })
+            } ?? .null
+            return .object([("type", .string(entry.type)), ("parameter_sets", .string(entry.placement.rawValue)), ("record", record)])
         } ?? .null))
         if plan.requestedMode == .smart { fields.append(("smart", smartJSON)) }
         return fields
@@ -110,7 +118,12 @@ struct CutReport {
             lines.append("  smart     re-encode \(head) and \(tail); copy \(Human.seconds(smart.copiedSeconds.lowerBound))–\(Human.seconds(smart.copiedSeconds.upperBound)) (\(smart.sampleEntry))")
         }
         if let entry = plan.sampleEntry {
-            lines.append("  entry     \(entry.type): parameter sets \(entry.placement == .outOfBand ? "in the sample entry" : "in the samples")")
+            let sets = entry.recordSummary.map { sets in
+                " (" + sets.map { set in
+                    "\(set.kind.rawValue.uppercased()) \(set.id)" + (set.profile.map { profile in " profile \(profile)" + (set.level.map { " level \($0)" } ?? "") } ?? "")
+                }.joined(separator: ", ") + ")"
+            } ?? ""
+            lines.append("  entry     \(entry.type): parameter sets \(entry.placement == .outOfBand ? "in the sample entry" : "in the samples")\(sets)")
         }
         let start = plan.presentedStartSeconds, end = plan.presentedEndSeconds
         lines.append("  shows     \(Human.seconds(start)) to \(Human.seconds(end)), \(Human.seconds(end - start))")

@@ -6,6 +6,8 @@ public typealias CutMode = CutPlan.Mode
 public typealias CutSettings = MediaEngine.CutSettings
 public typealias ThreadBudget = MediaEngine.ThreadBudget
 public typealias ParameterSetPlacement = SampleEntryPlan.Placement
+/// The benchmarks' stage clock (`VTRIM_STAGE_TIMES`).
+public typealias StageTimes = MediaEngine.StageTimes
 
 /// One segment to cut: from the command line (`--start/--end|--length`) or a row of a cut list.
 public struct CutSegment: Sendable, Equatable {

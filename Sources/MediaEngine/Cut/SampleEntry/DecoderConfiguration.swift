@@ -6,9 +6,14 @@ enum DecoderConfiguration {
     /// The record for `sets` (sorted VPS, SPS, PPS by id), NAL lengths of `lengthSize` bytes; nil when an
     /// SPS cannot be read or the record's count and length fields cannot hold them. `extraArrays`: hvcC
     /// arrays other than VPS/SPS/PPS (declarative SEI) to keep.
+    /// The order a record holds its sets in: kind by kind (VPS, SPS, PPS), by id within each.
+    static func order(_ sets: [ParameterSet]) -> [ParameterSet] {
+        sets.sorted { ($0.kind, $0.id) < ($1.kind, $1.id) }
+    }
+
     static func record(_ sets: [ParameterSet], codec: NALUnits.Codec, lengthSize: Int = 4,
                        extraArrays: [(type: Int, units: [[UInt8]])] = []) -> [UInt8]? {
-        let sorted = sets.sorted { ($0.kind, $0.id) < ($1.kind, $1.id) }
+        let sorted = order(sets)
         let profiles = sorted.filter { $0.kind == .sps }.compactMap { SPSProfile.read($0, codec: codec) }
         guard let first = profiles.first, profiles.count == sorted.filter({ $0.kind == .sps }).count else { return nil }
         // 16-bit unit lengths; H.264 counts of 5 bits (SPS) and 8 bits (PPS); HEVC 8-bit array and 16-bit unit counts.

@@ -51,6 +51,23 @@ struct SPSProfile: Equatable {
     var temporalLayers = 1
     var temporalIdNested = true
 
+    /// profile_idc and level_idc of an SPS (or an HEVC VPS's profile_tier_level); nil for a PPS or an
+    /// unreadable set.
+    static func profileAndLevel(of set: ParameterSet, codec: NALUnits.Codec) -> (profile: Int, level: Int)? {
+        switch set.kind {
+        case .pps:
+            return nil
+        case .sps:
+            guard let general = read(set, codec: codec)?.general, general.count >= (codec == .h264 ? 3 : 12) else { return nil }
+            return codec == .h264 ? (Int(general[0]), Int(general[2])) : (Int(general[0] & 0x1f), Int(general[11]))
+        case .vps:
+            // vps_video_parameter_set_id … vps_reserved_0xffff_16bits: 32 bits, then the general profile_tier_level.
+            var bits = RBSPBits(Array(set.unit.dropFirst(NALUnits.headerSize(codec)).prefix(64)))
+            guard bits.skip(32), bits.skip(3), let profile = bits.read(5), bits.skip(32 + 48), let level = bits.read(8) else { return nil }
+            return (profile, level)
+        }
+    }
+
     static func read(_ sps: ParameterSet, codec: NALUnits.Codec) -> SPSProfile? {
         var bits = RBSPBits(Array(sps.unit.dropFirst(NALUnits.headerSize(codec)).prefix(256)))
         if codec == .h264 {

@@ -16,6 +16,26 @@ public struct SampleEntryPlan: Sendable, Equatable, Codable {
     public var sourceSets: SourceParameterSets?
     /// Smart cuts out of band: the ids the re-encoded parts' sets take.
     public var encoderIds: HEVCRenumbering.Ids?
+    /// Smart cuts out of band: the encoder's parameter sets as the record holds them (renumbered), from
+    /// the plan's one trial of the encoder; the head and tail encoders must write exactly these.
+    public var encoderSets: [ParameterSet]?
+
+    /// Out of band, the record vtrim writes, set by set in its order (`DecoderConfiguration.order`): the
+    /// source's sets met in the range and a smart cut's encoder's. Nil in band (the record is the source's
+    /// own) and where the encoder makes it (exact).
+    public var record: [ParameterSet]? {
+        guard let sourceSets, placement == .outOfBand else { return nil }
+        return DecoderConfiguration.order(sourceSets.all + (encoderSets ?? []))
+    }
+
+    /// What the report says of each set in `record`: its kind, id and (VPS, SPS) profile and level.
+    public var recordSummary: [(kind: ParameterSet.Kind, id: Int, profile: Int?, level: Int?)]? {
+        guard let record, let codec = sourceSets?.codec else { return nil }
+        return record.map { set in
+            let coded = SPSProfile.profileAndLevel(of: set, codec: codec)
+            return (set.kind, set.id, coded?.profile, coded?.level)
+        }
+    }
 
     public static func type(codec: NALUnits.Codec, placement: Placement) -> String {
         switch (codec, placement) {
@@ -35,12 +55,14 @@ public struct SampleEntryPlan: Sendable, Equatable, Codable {
         default: return nil
         }
         let type = type(codec: codec, placement: .outOfBand)
-        return (SampleEntryPlan(type: type, placement: .outOfBand, sourceSets: nil, encoderIds: nil),
+        return (SampleEntryPlan(type: type, placement: .outOfBand, sourceSets: nil, encoderIds: nil, encoderSets: nil),
                 requested == .inBand ? .sampleEntry(type: type, reason: .exactOutOfBand) : nil)
     }
 
-    /// The plan for a copy or smart cut, or why the sets stay in band.
-    static func choose(sets: SourceParameterSets, mode: CutPlan.Mode, requested: Placement) -> (SampleEntryPlan, CutNotice?) {
+    /// The plan for a copy or smart cut, or why the sets stay in band. A smart cut's encoder ids and sets are
+    /// the survey's trial's (`trial`, chosen from all the source's sets, so free in any part of them).
+    static func choose(sets: SourceParameterSets, mode: CutPlan.Mode, requested: Placement,
+                       trial: (ids: HEVCRenumbering.Ids, sets: [ParameterSet])? = nil) -> (SampleEntryPlan, CutNotice?) {
         var placement = requested
         var notice: CutNotice?
         var ids: HEVCRenumbering.Ids?
@@ -50,7 +72,7 @@ public struct SampleEntryPlan: Sendable, Equatable, Codable {
                 notice = .sampleEntry(type: type(codec: sets.codec, placement: .inBand),
                                       reason: .setChanges(kind: conflict.kind.rawValue.uppercased(), id: conflict.id, seconds: conflict.seconds))
             } else if mode == .smart {
-                ids = sets.freeEncoderIds
+                ids = trial?.ids
                 if ids == nil {
                     placement = .inBand
                     notice = .sampleEntry(type: type(codec: sets.codec, placement: .inBand), reason: .noFreeIds)
@@ -58,6 +80,6 @@ public struct SampleEntryPlan: Sendable, Equatable, Codable {
             }
         }
         return (SampleEntryPlan(type: type(codec: sets.codec, placement: placement), placement: placement, sourceSets: sets,
-                                encoderIds: ids), notice)
+                                encoderIds: ids, encoderSets: ids == nil ? nil : trial?.sets), notice)
     }
 }

@@ -1,0 +1,34 @@
+import CAV
+
+/// A smart cut's one trial of its encoder, made while planning (nothing is written yet): whether it opens
+/// with the source's profile and level at its size and rate (x264 and x265 refuse a level the source
+/// mislabels), and — where the parameter sets go into the sample entry — the sets it writes, renumbered into
+/// ids no source set uses, for the record. The head and tail encoders must write exactly these (the writer
+/// checks, set by set), so a plan made in one process is written the same in another.
+enum SmartTrial {
+    typealias Sets = (ids: HEVCRenumbering.Ids, sets: [ParameterSet])
+
+    /// The ids and the encoder's sets (nil in band: asked for, or no id left free), or why not smart.
+    static func run(_ match: SmartEncoding.Match, source: AVCodecParameters, stream: UnsafeMutablePointer<AVStream>,
+                    settings: CutSettings, sets: SourceParameterSets) -> Result<Sets?, SmartFallback> {
+        // Ids free among all the source's sets are free in any part of them: the planner's range too.
+        let ids = settings.sampleEntry == .outOfBand ? sets.freeEncoderIds : nil
+        var options = SmartEncoding.options(match, crf: settings.crf, preset: settings.preset, threads: settings.threads.encoder,
+                                            spsId: match.encoder == "libx264" ? ids?.sps : nil)
+        // x265 logs a refusal on its own; here it becomes the fallback's reason instead.
+        options["x265-params"] = options["x265-params"]?.replacingOccurrences(of: "log-level=error", with: "log-level=none")
+        let encoder: Encoder
+        do {
+            encoder = try Encoder(name: match.encoder, settings: SegmentEncoder.settings(source: source, stream: stream, options: options,
+                                                                                         threads: settings.threads.encoder, globalHeader: true))
+        } catch {
+            return .failure(.encoderRefused(encoder: match.encoder, detail: error.text))
+        }
+        guard let ids else { return .success(nil) }
+        guard let encoderSets = EncoderUnitRewriter.encoderSets(extradata: encoder.codecContext.pointee.extradataBytes,
+                                                                codec: sets.codec, ids: ids) else {
+            return .failure(.configurationRecord)
+        }
+        return .success((ids, encoderSets))
+    }
+}

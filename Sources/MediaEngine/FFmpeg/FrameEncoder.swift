@@ -1,0 +1,94 @@
+import CAV
+
+/// One encoder and its bookkeeping, for every part of vtrim that encodes: an exact cut's video, a smart
+/// cut's head and tail, the serve preview, a still picture. Each frame goes in at the output time it is
+/// given (the picture type left to the encoder); each packet out gets its frame's exact time and duration
+/// (`FrameDurations`, where kept), passes through `rewrite` and is handed to `write`; `shouldStop` is
+/// checked at every packet out, so an encoder's flush stops promptly too.
+final class FrameEncoder {
+    let encoder: Encoder
+    private let packet: Packet
+    private var durations: FrameDurations?
+    private let shouldStop: () -> Bool
+    private let rewrite: ((Packet) throws -> Void)?
+    private let write: (Packet) throws -> Void
+    private(set) var framesSent = 0
+
+    /// - Parameters:
+    ///   - keepsDurations: give packets their frames' exact times and durations (cuts); false leaves the
+    ///     encoder's (previews, pictures).
+    init(encoder: Encoder, keepsDurations: Bool = true, shouldStop: @escaping () -> Bool = { false },
+         rewrite: ((Packet) throws -> Void)? = nil, write: @escaping (Packet) throws -> Void) throws(AVFailure) {
+        self.encoder = encoder
+        packet = try Packet()
+        durations = keepsDurations ? FrameDurations() : nil
+        self.shouldStop = shouldStop
+        self.rewrite = rewrite
+        self.write = write
+    }
+
+    /// Sends `frame` to be shown at `outputPts` (encoder ticks); its data is released.
+    func encode(_ frame: Frame, outputPts: Int64) throws {
+        durations?.frameSent(at: outputPts)
+        frame.pointer.pointee.pts = outputPts
+        frame.pointer.pointee.pict_type = AV_PICTURE_TYPE_NONE
+        frame.pointer.pointee.key_frame = 0
+        framesSent += 1
+        try encoder.send(frame)
+        try drain()
+        frame.unref()
+    }
+
+    /// Flushes the encoder; with durations kept, the last frame lasts until `endPts`.
+    func finish(endPts: Int64? = nil) throws {
+        if let endPts { durations?.close(at: endPts) }
+        try encoder.send(nil)
+        try drain()
+    }
+
+    private func drain() throws {
+        while try encoder.receive(into: packet) {
+            if shouldStop() { throw CutInterrupted() }
+            try rewrite?(packet)
+            durations?.apply(to: packet)
+            try write(packet)
+        }
+    }
+}
+
+/// The encoder's output durations: each encoded frame lasts until the next one starts, the last until
+/// the end of its part. Encoders return packets later (and reordered), so durations wait here, keyed by
+/// presentation time, until their packet comes out; each is taken once. libvpx returns times rounded to
+/// its own clock (10 MHz), so a packet takes the waiting frame nearest its time, and that frame's exact time.
+struct FrameDurations {
+    private var pending: [(pts: Int64, duration: Int64?)] = []
+    private(set) var lastPts: Int64?
+
+    /// A frame shown at `pts` (output ticks) was sent to the encoder: the one before it ends here.
+    mutating func frameSent(at pts: Int64) {
+        if let previous = lastPts, let index = pending.lastIndex(where: { $0.pts == previous }) {
+            pending[index].duration = max(1, pts.minus(previous))
+        }
+        pending.append((pts, nil))
+        lastPts = pts
+    }
+
+    /// No more frames: the last one lasts until `endPts`.
+    mutating func close(at endPts: Int64) {
+        if let last = lastPts, let index = pending.lastIndex(where: { $0.pts == last }) {
+            pending[index].duration = max(1, endPts.minus(last))
+        }
+    }
+
+    /// Gives the packet its frame's exact time and duration (once known), forgetting the frame.
+    mutating func apply(to packet: Packet) {
+        guard let index = pending.indices.min(by: { pending[$0].pts.minus(packet.pts).magnitude < pending[$1].pts.minus(packet.pts).magnitude })
+        else { return }
+        let frame = pending[index]
+        guard let duration = frame.duration else { return }
+        pending.remove(at: index)
+        if packet.dts == packet.pts { packet.pointer.pointee.dts = frame.pts }
+        packet.pointer.pointee.pts = frame.pts
+        packet.pointer.pointee.duration = duration
+    }
+}
