@@ -66,7 +66,7 @@ let package = Package(
         .testTarget(name: "VtrimKitTests", dependencies: ["VtrimKit", "TimelineCore", "TestSupport"]),
         .testTarget(name: "VtrimCLITests", dependencies: ["TestSupport", "MediaEngine", "TimelineCore", "vtrim"]),
         // vtrim serve's server in the test process: middleware, Range parsing, route errors (plain sockets).
-        .testTarget(name: "VtrimServerTests", dependencies: ["VtrimServer", "TestSupport"]),
+        .testTarget(name: "VtrimServerTests", dependencies: ["VtrimServer", "VtrimKit", "TestSupport"]),
         // Paths to fixtures and shared media, running the built binary, reading PNGs back.
         .target(name: "TestSupport", dependencies: ["MediaEngine"], path: "Tests/TestSupport"),
     ],

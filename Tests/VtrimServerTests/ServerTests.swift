@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
 import Testing
+import VtrimKit
 @testable import VtrimServer
 
 /// `vtrim serve`'s server in this process (on 127.0.0.1 and a free port; its engine workers are the built
@@ -151,5 +152,18 @@ struct ServerTests {
             #expect(all.hostAllowed((address.contains(":") ? "[\(address)]" : address) + ":4321"), "\(address)")
         }
         #expect(!all.hostAllowed("evil.example:4321"))
+    }
+
+    /// A cut's plan goes ahead of queued tiles and probes, behind plans queued before it; the rest wait in order.
+    @Test func plansGoAheadOfQueuedTilesAndProbes() {
+        let plan = WorkerRequest.plan(path: "a.mp4", output: "a.cut.mp4", startSeconds: 1, endSeconds: 2, mode: .copy,
+                                      threads: ThreadBudget(decoder: 1, encoder: 1))
+        let probe = WorkerRequest.probe(path: "b.mp4"), frames = WorkerRequest.frames(path: "c.mp4")
+        #expect(WorkerPool.place(of: plan, in: []) == 0)
+        #expect(WorkerPool.place(of: plan, in: [probe, frames]) == 0)
+        #expect(WorkerPool.place(of: plan, in: [plan, plan, probe]) == 2)
+        #expect(WorkerPool.place(of: plan, in: [plan]) == 1)
+        #expect(WorkerPool.place(of: probe, in: [plan, probe]) == 2)
+        #expect(WorkerPool.place(of: frames, in: []) == 0)
     }
 }

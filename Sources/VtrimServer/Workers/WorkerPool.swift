@@ -3,7 +3,7 @@ import Glibc
 import Synchronization
 import VtrimKit
 
-/// A fixed number of `vtrim _worker` processes and a FIFO queue of engine requests for them. Each slot
+/// A fixed number of `vtrim _worker` processes and a FIFO queue (plans first) of engine requests for them. Each slot
 /// has a thread that hands its worker one request at a time and blocks on the reply, so nothing the
 /// engine does runs on the server's event loops. A worker that crashes costs only its request; one past
 /// its deadline gets SIGTERM, then SIGKILL two seconds later. Either way the slot's next request starts a
@@ -102,10 +102,19 @@ final class WorkerPool: @unchecked Sendable {
                 return
             }
             ticket.continuation = continuation
-            queue.append(ticket)
+            queue.insert(ticket, at: Self.place(of: ticket.request, in: queue.map(\.request)))
             condition.broadcast()
             condition.unlock()
         }
+    }
+
+    /// Where a request joins the queue: at the end, except a cut's plan — a click someone waits on — which
+    /// goes ahead of queued tiles and probes (in order among plans), so a busy filmstrip does not hold the
+    /// Cut button's answer.
+    static func place(of request: WorkerRequest, in queued: [WorkerRequest]) -> Int {
+        func isPlan(_ request: WorkerRequest) -> Bool { if case .plan = request { true } else { false } }
+        guard isPlan(request) else { return queued.count }
+        return queued.firstIndex { !isPlan($0) } ?? queued.count
     }
 
     /// Requests waiting and running (for tests and the status route).
