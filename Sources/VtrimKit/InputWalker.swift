@@ -7,17 +7,21 @@ public struct InputItem: Sendable, Equatable {
     /// The path below the folder given on the command line ("sub/clip.mp4"); the file name for files
     /// given directly.
     public let relativePath: String
+    /// Found by walking a folder (not named on the command line).
+    public let foundInFolder: Bool
 
-    public init(path: String, relativePath: String) {
+    public init(path: String, relativePath: String, foundInFolder: Bool = false) {
         self.path = path
         self.relativePath = relativePath
+        self.foundInFolder = foundInFolder
     }
 }
 
 /// Expands the command line's inputs into the list of files to process, in a deterministic order.
 /// Files are taken as given (a missing one becomes that input's `not_found` error later); folders need
 /// `recursive` and contribute, sorted by path, their media files — or with `include` globs the files
-/// matching one — minus those matching an `exclude` glob. Hidden files and folders are skipped;
+/// matching one — minus those matching an `exclude` glob, and minus the files vtrim itself wrote there
+/// (`isVtrimOutput`) unless `includeOutputs`, so a second run never cuts a cut. Hidden files and folders are skipped;
 /// symlinked folders are followed once (a loop is never entered twice); a file reached twice is listed once.
 public struct InputWalker: Sendable {
     /// Extensions (lower case) a folder contributes by default.
@@ -41,11 +45,25 @@ public struct InputWalker: Sendable {
     /// Globs (fnmatch) tried against the path below the folder and against the file name.
     public var include: [String]
     public var exclude: [String]
+    /// Walks take vtrim's own outputs too (`--include-outputs`).
+    public var includeOutputs: Bool
 
-    public init(recursive: Bool, include: [String] = [], exclude: [String] = []) {
+    public init(recursive: Bool, include: [String] = [], exclude: [String] = [], includeOutputs: Bool = false) {
         self.recursive = recursive
         self.include = include
         self.exclude = exclude
+        self.includeOutputs = includeOutputs
+    }
+
+    /// A name vtrim's default output naming gives: `{stem}.cut.{ext}`, a cut list's `{stem}.{row}.cut.{ext}`,
+    /// serve's `{stem}.{start}-{end}.cut.{ext}` and its `-2`, `-3`…, `{stem}.thumbs.{ext}` (sheets, VTT).
+    public static func isVtrimOutput(_ name: String) -> Bool {
+        let stem = (name as NSString).deletingPathExtension
+        if stem.hasSuffix(".cut") || stem.hasSuffix(".thumbs") { return true }
+        // serve's repeated cuts: `….cut-2`
+        guard let dash = stem.lastIndex(of: "-"), stem[..<dash].hasSuffix(".cut") else { return false }
+        let number = stem[stem.index(after: dash)...]
+        return !number.isEmpty && number.allSatisfy(\.isASCII) && number.allSatisfy(\.isNumber)
     }
 
     /// Folders given without `recursive`: a usage error the CLI reports before any work starts.
@@ -61,14 +79,21 @@ public struct InputWalker: Sendable {
     }
 
     public func items(_ inputs: [String]) throws(WalkError) -> [InputItem] {
+        try walk(inputs).items
+    }
+
+    /// The files to process, and the folders given that held none (reported as `no_media`).
+    public func walk(_ inputs: [String]) throws(WalkError) -> (items: [InputItem], emptyFolders: [String]) {
         try checkFolders(inputs)
         var result: [InputItem] = []
+        var empty: [String] = []
         var seen = Set<FileIdentity>()
         for input in inputs {
             if Self.isDirectory(input) {
                 var visited = Set<FileIdentity>()
                 var found: [InputItem] = []
                 walk(folder: input, relative: "", visited: &visited, into: &found)
+                if found.isEmpty { empty.append(input) }
                 found.sort { $0.relativePath.utf8.lexicographicallyPrecedes($1.relativePath.utf8) }
                 for item in found where seen.insert(FileIdentity(item.path) ?? .unique(item.path)).inserted {
                     result.append(item)
@@ -80,7 +105,7 @@ public struct InputWalker: Sendable {
                 }
             }
         }
-        return result
+        return (result, empty)
     }
 
     private func walk(folder: String, relative: String, visited: inout Set<FileIdentity>, into found: inout [InputItem]) {
@@ -94,7 +119,7 @@ public struct InputWalker: Sendable {
             if info.st_mode & S_IFMT == S_IFDIR {
                 walk(folder: path, relative: below, visited: &visited, into: &found)
             } else if info.st_mode & S_IFMT == S_IFREG, wanted(name: name, relative: below) {
-                found.append(InputItem(path: path, relativePath: below))
+                found.append(InputItem(path: path, relativePath: below, foundInFolder: true))
             }
         }
     }
@@ -106,10 +131,10 @@ public struct InputWalker: Sendable {
         let included = include.isEmpty
             ? Self.mediaExtensions.contains((name as NSString).pathExtension.lowercased())
             : include.contains(where: matches)
-        return included && !exclude.contains(where: matches)
+        return included && !exclude.contains(where: matches) && (includeOutputs || !Self.isVtrimOutput(name))
     }
 
-    static func isDirectory(_ path: String) -> Bool {
+    public static func isDirectory(_ path: String) -> Bool {
         var info = stat()
         return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
     }

@@ -29,6 +29,18 @@ public struct Outcome: Sendable {
         self.pathIsNull = pathIsNull
     }
 
+    /// A folder given on the command line in which the walk found no media file: skipped with reason
+    /// `no_media` and a warning, or (with --strict) failed.
+    public static func emptyFolder(_ folder: String, strict: Bool) -> Outcome {
+        let warning = MediaWarning(code: "no_media", message: "no media files found")
+        guard !strict else {
+            return Outcome(path: folder, status: .failed(MediaError(.strictWarning, path: folder, operation: "walk",
+                                                                    reason: "warning treated as an error (--strict): \(warning.message)")),
+                           warnings: [warning])
+        }
+        return Outcome(path: folder, status: .skipped(reason: "no_media"), warnings: [warning])
+    }
+
     public static func failure(_ error: MediaError, warnings: [MediaWarning] = []) -> Outcome {
         Outcome(path: error.path, status: .failed(error), warnings: warnings)
     }

@@ -46,7 +46,9 @@ public final class ReportWriter: @unchecked Sendable {
             standardError("vtrim: error: \(error.path): \(error.message)\n")
         case let .skipped(reason):
             skips += 1
-            if !quiet { standardError("vtrim: skipped: \(outcome.path): \(reason)\n") }
+            // A skip that a warning explains (an empty folder) is not said twice.
+            let words = reason == MediaError.Code.noVideo.rawValue ? "no video stream (audio only)" : reason
+            if !quiet, outcome.warnings.isEmpty { standardError("vtrim: skipped: \(outcome.path): \(words)\n") }
         }
         switch style {
         case .json:
@@ -80,6 +82,8 @@ public final class ReportWriter: @unchecked Sendable {
         var current: [Int: (name: String, fraction: Double)] = [:]
         var lastDraw = Date.distantPast
         var visible = false
+        /// The overall fraction last drawn: the line never shows less.
+        var shownFraction = 0.0
     }
 
     private var showsProgressLine = true
@@ -120,18 +124,21 @@ public final class ReportWriter: @unchecked Sendable {
         progress.visible = false
     }
 
-    /// `[done/total] 42% name (67%) · ETA 0:12`, at most ten times a second.
+    /// `[done/total] 42% a.mp4, b.mp4 · ETA 0:12`, at most ten times a second.
     private func drawProgress(force: Bool = false) {
         guard showsProgress, showsProgressLine, progress.total > 0 else { return }
         let now = Date()
         if !force, now.timeIntervalSince(progress.lastDraw) < 0.1 { return }
         progress.lastDraw = now
-        let partial = progress.current.values.reduce(0) { $0 + $1.fraction }
-        let fraction = min(1, (Double(progress.done) + partial) / Double(progress.total))
+        let partial = progress.current.values.reduce(0) { $0 + min(1, max(0, $1.fraction)) }
+        // One figure for the whole run, which never goes back (a job's own fraction may), and the files
+        // running now beside it, in input order.
+        progress.shownFraction = max(progress.shownFraction, min(1, (Double(progress.done) + partial) / Double(progress.total)))
+        let fraction = progress.shownFraction
         var line = "[\(progress.done)/\(progress.total)] \(Int(fraction * 100))%"
-        if let current = progress.current.min(by: { $0.key < $1.key })?.value {
-            line += " \(current.name)"
-            if current.fraction > 0 { line += " (\(Int(current.fraction * 100))%)" }
+        let running = progress.current.sorted { $0.key < $1.key }.map(\.value.name)
+        if !running.isEmpty {
+            line += " " + running.prefix(3).joined(separator: ", ") + (running.count > 3 ? " +\(running.count - 3)" : "")
         }
         let elapsed = now.timeIntervalSince(started)
         if fraction > 0.02, elapsed > 1 {

@@ -259,6 +259,10 @@ public enum ThumbsJob {
                            lines: ["\(path) → \(target.path) (\(plan.widthPixels)x\(plan.heightPixels), \(plan.cells.count) cells, \(request.mode.rawValue))"]
                                + (trackTarget.map { ["\(path) → \($0.path) (WebVTT thumbnails track)"] } ?? []))
         } catch {
+            // An audio file met in a folder is not what thumbs is for: skipped. Named on the command line: an error.
+            if error.code == .noVideo, item.foundInFolder {
+                return Outcome(path: path, status: .skipped(reason: MediaError.Code.noVideo.rawValue), warnings: warnings)
+            }
             return .failure(error, warnings: warnings)
         }
     }

@@ -108,7 +108,7 @@ struct ThumbsPlan {
             let end = min(try request.end?.resolve(durationSeconds: duration) ?? duration, duration)
             guard start < end else {
                 throw MediaError(.invalidRange, path: path, operation: "range",
-                                 reason: "the range \(JSON.format(start))–\(JSON.format(end)) s is empty for a \(JSON.format(duration)) s file")
+                                 reason: "the range \(Human.seconds(start))–\(Human.seconds(end)) is empty for a \(Human.seconds(duration)) file")
             }
             return start...end
         } catch let error as MediaError {

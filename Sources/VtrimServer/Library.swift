@@ -3,8 +3,8 @@ import Synchronization
 import VtrimKit
 
 /// The clips `vtrim serve` offers: the media files under its folders (the walker and filters of
-/// `vtrim … -r`), each with a stable id derived from its folder and relative path — the client never
-/// sends a path. The walk is cached and repeated at most every `refreshSeconds` (a request for an id the
+/// `vtrim … -r`, vtrim's own outputs left out; a file given instead of a folder is served alone), each
+/// with a stable id derived from its folder and relative path — the client never sends a path. The walk is cached and repeated at most every `refreshSeconds` (a request for an id the
 /// last walk did not see walks at once, at most once a second), so files that appear or vanish show up
 /// without every request — a player's Range reads above all — stat'ing the whole library. Probes are
 /// cached per file version (size and modification time) and dropped when the walk sees a new version.
@@ -75,10 +75,13 @@ final class Library: Sendable {
         var clips: [Clip] = []
         let walker = InputWalker(recursive: true)
         for (index, root) in roots.enumerated() {
+            // A file given on the command line is served alone (`vtrim serve clip.mp4`).
+            let isFile = !InputWalker.isDirectory(root)
             guard let items = try? walker.items([root]) else { continue }
-            let prefix = roots.count > 1 ? (root as NSString).lastPathComponent + "/" : ""
+            let prefix = roots.count > 1 && !isFile ? (root as NSString).lastPathComponent + "/" : ""
             for item in items {
-                guard isInside(item.path, root: resolvedRoots[index]), let version = FileVersion.of(item.path) else { continue }
+                guard isFile ? FileManager.default.fileExists(atPath: item.path) : isInside(item.path, root: resolvedRoots[index]),
+                      let version = FileVersion.of(item.path) else { continue }
                 clips.append(Clip(id: Self.identifier(root: resolvedRoots[index], relative: item.relativePath),
                                   relativePath: prefix + item.relativePath, path: item.path, version: version))
             }

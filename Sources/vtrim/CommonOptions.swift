@@ -31,6 +31,9 @@ struct BatchOptions: ParsableArguments {
     @Option(help: ArgumentHelp("In folders, leave out files matching this glob (repeatable).", valueName: "glob"))
     var exclude: [String] = []
 
+    @Flag(name: .customLong("include-outputs"), help: "In folders, take vtrim's own outputs too (*.cut.*, *.thumbs.*; left out by default, even under --include).")
+    var includeOutputs = false
+
     @Flag(name: .customLong("fail-fast"), help: "Start no new input after the first failure.")
     var failFast = false
 
@@ -108,16 +111,24 @@ struct BatchRun {
         }
     }
 
-    func items(_ inputs: [String]) throws -> [InputItem] {
-        let walker = InputWalker(recursive: common.recursive, include: batch.include, exclude: batch.exclude)
+    /// The inputs' files (folders walked, the shard taken), and the folders that held none.
+    struct Inputs {
         var items: [InputItem]
+        var emptyFolders: [String]
+        var count: Int { items.count }
+    }
+
+    func items(_ inputs: [String]) throws -> Inputs {
+        let walker = InputWalker(recursive: common.recursive, include: batch.include, exclude: batch.exclude,
+                                 includeOutputs: batch.includeOutputs)
+        var found: (items: [InputItem], emptyFolders: [String])
         do {
-            items = try walker.items(inputs)
+            found = try walker.walk(inputs)
         } catch {
             throw ValidationError(error.description)
         }
-        if let text = batch.shard, let shard = Shard(text) { items = shard.select(items) }
-        return items
+        if let text = batch.shard, let shard = Shard(text) { found.items = shard.select(found.items) }
+        return Inputs(items: found.items, emptyFolders: found.emptyFolders)
     }
 
     /// Jobs actually running at once for `count` inputs, and threads each job may use.
@@ -126,9 +137,10 @@ struct BatchRun {
         return (jobs, BatchRunner.threadsPerJob(jobs: jobs))
     }
 
-    func run(_ items: [InputItem], outputs: ((Int, InputItem) -> [String])? = nil,
+    func run(_ inputs: Inputs, outputs: ((Int, InputItem) -> [String])? = nil,
              job: @escaping @Sendable (_ index: Int, _ item: InputItem, _ writer: ReportWriter) -> [Outcome]) throws {
         Session.start(verbose: common.verbose)
+        let items = inputs.items
         if let outputs {
             let claimed = items.enumerated().flatMap { index, item in outputs(index, item).map { (input: item.path, output: $0) } }
             if let collision = OutputCollision.find(claimed) {
@@ -137,6 +149,10 @@ struct BatchRun {
             }
         }
         let writer = ReportWriter(style: common.json ? .json : .human, quiet: common.quiet)
+        // A folder with nothing to process is said so (a warning; --strict fails it), never a silent exit 0.
+        for folder in inputs.emptyFolders {
+            writer.write(Outcome.emptyFolder(folder, strict: common.strict))
+        }
         let (jobs, _) = parallelism(count: items.count)
         let interrupted = BatchRunner(jobs: jobs, failFast: batch.failFast).run(
             paths: items.map(\.path), writer: writer,

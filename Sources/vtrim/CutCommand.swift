@@ -10,10 +10,10 @@ struct CutCommand: ParsableCommand {
         commandName: "cut",
         abstract: "Write the segment [--start, --end) of each input to a new file.",
         discussion: """
-        copy (default): stream copy from the keyframe at or before --start; in MP4/MOV an edit list hides the
-        lead-in so players start at --start. keyframe: starts at that keyframe, lead-in shown. exact: re-encodes
-        the video so the first frame is the one shown at --start and the last the one shown just before --end.
-        smart: as exact, but re-encodes only the partial groups of pictures at the edges and copies the rest.
+        copy (default): stream copy from the keyframe at or before --start; in MP4/MOV an edit list hides the \
+        lead-in so players start at --start. keyframe: starts at that keyframe, lead-in shown. exact: re-encodes \
+        the video so the first frame is the one shown at --start and the last the one shown just before --end. \
+        smart: as exact, but re-encodes only the partial groups of pictures at the edges and copies the rest. \
         Every output is read back and its actual start, end and duration are reported.
         """
     )
@@ -25,10 +25,10 @@ struct CutCommand: ParsableCommand {
     @Argument(help: "Media files, or folders with -r.")
     var inputs: [String]
 
-    @Option(help: "Start of the segment.")
+    @Option(help: "Start of the segment (default: the beginning).")
     var start: TimeSpec?
 
-    @Option(help: "End of the segment (exclusive).")
+    @Option(help: "End of the segment, exclusive (default: the end of the file).")
     var end: TimeSpec?
 
     @Option(help: ArgumentHelp("Length of the segment instead of --end.", valueName: "seconds"))
@@ -73,9 +73,9 @@ struct CutCommand: ParsableCommand {
             if start != nil || end != nil || length != nil { throw ValidationError("--list gives the segments; drop --start, --end and --length") }
             if outputs.output != nil { throw ValidationError("--list writes one output per row; use --output-dir or --name instead of -o") }
         } else {
-            if start == nil { throw ValidationError("give --start (or --list)") }
+            // --start defaults to the beginning and --end to the end of the file; cutting nothing out is no cut.
+            if start == nil, end == nil, length == nil { throw ValidationError("give --start, --end or --length (or --list)") }
             if end != nil, length != nil { throw ValidationError("--end and --length exclude each other; choose one") }
-            if end == nil, length == nil { throw ValidationError("give --end or --length") }
         }
         if let output = outputs.output, !VtrimKit.canWrite(fileName: output) {
             throw ValidationError("cuts are written as \(VtrimKit.cutExtensions.map { "." + $0 }.joined(separator: ", ")); \(output) is none of them")
@@ -93,7 +93,7 @@ struct CutCommand: ParsableCommand {
     /// The segments: from --list, or the one --start/--end|--length gives.
     private func segments() throws -> [CutSegment] {
         guard let list else {
-            return [CutSegment(start: start ?? .seconds(0), end: end, lengthSeconds: length?.value)]
+            return [CutSegment(start: start ?? .seconds(0), end: end ?? (length == nil ? .beforeEnd(0) : nil), lengthSeconds: length?.value)]
         }
         let text: String
         do {

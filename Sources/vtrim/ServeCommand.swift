@@ -8,13 +8,13 @@ struct ServeCommand: ParsableCommand {
         commandName: "serve",
         abstract: "Serve a local web page over folders of clips: see them, drag the two handles, cut.",
         discussion: """
-        Binds 127.0.0.1 on a free port unless told otherwise and prints the address to open (it carries an
-        access token every request needs). Serves until SIGINT/SIGTERM; cuts in progress are then cancelled
+        Binds 127.0.0.1 on a free port unless told otherwise and prints the address to open (it carries an \
+        access token every request needs). Serves until SIGINT/SIGTERM; cuts in progress are then cancelled \
         and leave nothing behind. Exit status: 130/143 after a signal, 1 if the server cannot start.
         """
     )
 
-    @Argument(help: "Folders (or media files' folders) whose clips to serve.")
+    @Argument(help: "Folders whose clips to serve, or single clips.")
     var folders: [String] = ["."]
 
     @Option(help: "Port to listen on (0: a free one).")
@@ -45,11 +45,8 @@ struct ServeCommand: ParsableCommand {
     var workerTimeout: Double = 30
 
     func validate() throws {
-        for folder in folders {
-            var isFolder: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
-                throw ValidationError("\(folder) is not a folder")
-            }
+        for folder in folders where !FileManager.default.fileExists(atPath: folder) {
+            throw ValidationError("\(folder) does not exist")
         }
         if !(0...65535).contains(port) { throw ValidationError("--port must be 0–65535") }
         if ByteSize.parse(cacheSize) == nil { throw ValidationError("--cache-size takes bytes or a size such as 512M or 2G") }

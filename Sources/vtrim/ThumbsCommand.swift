@@ -8,8 +8,8 @@ struct ThumbsCommand: ParsableCommand {
         commandName: "thumbs",
         abstract: "Write a filmstrip or contact sheet of thumbnails (PNG, JPEG or WebP), in the orientation a player shows.",
         discussion: """
-        Samples --count N times at the centres of N equal parts (default 10), or every --every S seconds.
-        With --strip-width and --thumb-size, lays the strip out as the VideoLine trimming control does:
+        Samples --count N times at the centres of N equal parts (default 10), or every --every S seconds. \
+        With --strip-width and --thumb-size, lays the strip out as the VideoLine trimming control does: \
         cells of exactly the thumbnail size, one every timeSpacing seconds, the last one partial.
         """
     )

@@ -7,8 +7,8 @@ struct TimelineCommand: ParsableCommand {
         commandName: "timeline",
         abstract: "Print the geometry and selection of a two-slider trimming timeline (VideoLine's model).",
         discussion: """
-        For a clip (its probed duration, or --duration) shown in a strip --strip-width points wide with
-        --thumb-size thumbnails: thumbnails in the window (minCount), margins, seconds per point, the cells
+        For a clip (its probed duration, or --duration) shown in a strip --strip-width points wide with \
+        --thumb-size thumbnails: thumbnails in the window (minCount), margins, seconds per point, the cells \
         with their times, and the selection (the initial one, or --start/--end clamped to the limits).
         """
     )

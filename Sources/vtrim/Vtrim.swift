@@ -8,6 +8,7 @@ struct Vtrim: ParsableCommand {
         abstract: "Probe, filmstrip and trim videos.",
         discussion: """
         Times are seconds (12.5), m:ss(.fff), h:mm:ss(.fff), or end / end-5 (5 s before the end).
+
         Exit status: 0 all inputs succeeded, 1 at least one failed, 64 usage error.
         """,
         version: VersionText.full,

@@ -241,10 +241,26 @@ struct CutCLITests {
         #expect(folder.entries() == ["in.cut.mp4", "in.mp4"])
     }
 
+    /// `--start` alone cuts to the end of the file, `--end` alone from its beginning (it was a usage error).
+    @Test func startOrEndAloneCutsFromTheBeginningOrToTheEnd() throws {
+        let input = TestPaths.fixture("h264-aac.mp4")
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let tail = try Run.vtrim(["cut", "--json", input, "--start", "2.5", "-o", folder.file("tail.mp4")])
+        #expect(tail.status == 0, "\(tail)")
+        let tailRange = try #require(tail.jsonLines.first?["effective"] as? [String: Any])
+        #expect(tailRange["start"] as? Double == 2.5 && tailRange["end"] as? Double == 4, "\(tail)")
+        #expect(tail.stderrLines.isEmpty, "no end_clamped warning: the end was not asked for")
+        let head = try Run.vtrim(["cut", "--json", input, "--end", "1.5", "-o", folder.file("head.mp4")])
+        #expect(head.status == 0, "\(head)")
+        let headRange = try #require(head.jsonLines.first?["effective"] as? [String: Any])
+        #expect(headRange["start"] as? Double == 0 && headRange["end"] as? Double == 1.5, "\(head)")
+    }
+
     @Test func usageErrors() throws {
         let input = TestPaths.fixture("h264-aac.mp4")
         for arguments in [
-            ["cut", input, "--start", "1"],
+            ["cut", input],
             ["cut", input, "--start", "1", "--end", "2", "--length", "1"],
             ["cut", input, "--start", "1:75", "--end", "2"],
             ["cut", input, "--start", "1", "--end", "2", "--mode", "smartest"],

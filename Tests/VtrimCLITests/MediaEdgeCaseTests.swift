@@ -59,7 +59,7 @@ struct MediaEdgeCaseTests {
         let object = try #require(result.jsonLines.first)
         let notes = object.messages("notes")
         #expect(object.codes("notes").contains("stream_left_out"))
-        #expect(notes.contains { $0.contains("data track") && $0.contains("tmcd") }, "\(notes)")
+        #expect(notes.contains { $0.contains("timecode ('tmcd')") }, "\(notes)")
         let tags = try Run.tool("ffprobe", ["-v", "error", "-show_entries", "format_tags=creation_time:stream_tags=language,handler_name:stream=codec_type",
                                             "-of", "compact", output]).stdout
         #expect(tags.contains("creation_time=2024-05-06T07:08:09"))

@@ -23,4 +23,18 @@ struct InputWalkerTests {
         let files = try InputWalker(recursive: true).expand([folder.path, "given-as-is.txt"])
         #expect(files == ["a.MKV", "b.mp4", "sub/c.webm"].map(folder.file) + ["given-as-is.txt"])
     }
+
+    /// A second run over a folder never takes the first run's outputs (x.cut.mov → x.cut.cut.mov), even under
+    /// --include, unless --include-outputs; files given by name are always taken.
+    @Test func walksSkipVtrimsOwnOutputs() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let names = ["x.mov", "x.cut.mov", "x.2.cut.mp4", "x.intro.cut.mkv", "x.thumbs.png", "x.thumbs.vtt", "x.1.5-3.25.cut.mov",
+                     "x.1.5-3.25.cut-2.mov", "cut.mp4", "x.cutaway.mp4", "x.cut-take.mp4"]
+        for name in names { try Data().write(to: URL(fileURLWithPath: folder.file(name))) }
+        #expect(try InputWalker(recursive: true).expand([folder.path]) == ["cut.mp4", "x.cut-take.mp4", "x.cutaway.mp4", "x.mov"].map(folder.file))
+        #expect(try InputWalker(recursive: true, include: ["*"]).expand([folder.path]) == ["cut.mp4", "x.cut-take.mp4", "x.cutaway.mp4", "x.mov"].map(folder.file))
+        #expect(try InputWalker(recursive: true, includeOutputs: true).expand([folder.path]).count == names.count - 2)
+        #expect(try InputWalker(recursive: true).expand([folder.file("x.cut.mov")]) == [folder.file("x.cut.mov")])
+    }
 }

@@ -207,3 +207,21 @@ def test_sigint_stops_cleanly_and_cancels_cuts(clips_folder, tmp_path):
     assert time.time() - started < 5
     leftovers = [name for name in os.listdir(out) if "vtrim-tmp" in name]
     assert leftovers == []
+
+
+def test_a_single_clip_is_served_alone_and_vtrims_outputs_are_not_clips(tmp_path):
+    """`vtrim serve clip.mp4` serves that clip (it said "is not a folder"); a folder's cuts written by vtrim
+    (`*.cut.*`) are not listed as clips of their own."""
+    import shutil
+    for name in ("one.mp4", "two.mp4", "one.cut.mp4", "one.1.5-3.cut.mp4"):
+        shutil.copy(os.path.join(FIXTURES, "h264-aac-nob.mp4"), tmp_path / name)
+    single = Server(str(tmp_path / "one.mp4"))
+    try:
+        assert [c["name"] for c in api(single, "/api/clips")] == ["one.mp4"]
+    finally:
+        single.stop()
+    whole = Server(str(tmp_path))
+    try:
+        assert sorted(c["name"] for c in api(whole, "/api/clips")) == ["one.mp4", "two.mp4"]
+    finally:
+        whole.stop()

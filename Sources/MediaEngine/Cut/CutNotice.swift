@@ -59,6 +59,26 @@ public enum CutNotice: Sendable, Equatable, Codable {
         case otherTrack = "other_track"
     }
 
+    /// What a data track is, by its sample entry type (phones and cameras write these beside the video).
+    static func dataTrackName(tag: String?) -> String? {
+        switch tag {
+        case "mebx": return "timed metadata"
+        case "gpmd": return "GoPro telemetry"
+        case "fdsc": return "GoPro firmware description"
+        case "tmcd": return "timecode"
+        case "camm": return "camera motion metadata"
+        case "rtmd": return "Sony real-time metadata"
+        case "text", "tx3g": return "text track"
+        default: return nil
+        }
+    }
+
+    /// Notes about the input's streams rather than the range: said once per input, on its first segment.
+    public var isAboutTheInput: Bool {
+        if case .streamLeftOut = self { return true }
+        return false
+    }
+
     public var code: String {
         switch self {
         case .leadInHidden: return "lead_in_hidden"
@@ -130,7 +150,9 @@ public enum CutNotice: Sendable, Equatable, Codable {
             switch reason {
             case .coverArt: return "stream #\(index): cover art (\(codec)) is not kept in a cut"
             case .secondVideo: return "stream #\(index): a second video track (\(codec)) is not kept; only the main video is cut"
-            case .dataTrack: return "stream #\(index): data track\(tagText) (timecode or telemetry) is not cut; left out"
+            case .dataTrack:
+                let name = Self.dataTrackName(tag: tag)
+                return "stream #\(index): \(name.map { "\($0) ('\(tag ?? "")')" } ?? "data track\(tagText)") is not cut; left out"
             case .subtitlesUnsupported: return "stream #\(index): subtitles (\(codec)) cannot be stored in this container; left out"
             case .otherTrack: return "stream #\(index): \(codec) track\(tagText) is not kept"
             }

@@ -72,7 +72,7 @@ public final class CutSource {
 public enum Cutter {
     /// The containers a cut is written to: those whose times vtrim can plan and read back exactly.
     public static let containers = ["mp4", "mov", "ipod", "3gp", "3g2", "matroska", "webm", "mpegts", "avi"]
-    public static let extensions = ["mp4", "mov", "m4v", "3gp", "3g2", "mkv", "webm", "ts", "m2ts", "mts", "avi"]
+    public static let extensions = ["mp4", "mov", "m4v", "m4a", "3gp", "3g2", "mkv", "webm", "ts", "m2ts", "mts", "avi"]
 
     /// Writes `plan` of the file at `path` into `temporaryPath` (the muxer chosen from `outputName`), opening
     /// the file afresh: the plan is all the writer needs. `shouldStop` is checked as packets go by (an

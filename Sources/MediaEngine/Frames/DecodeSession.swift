@@ -100,27 +100,118 @@ struct DecodeSession {
         return frame
     }
 
-    /// The first keyframe after seeking backward to `target`, decoding only that packet. Returns
-    /// `.same` without decoding when it is the keyframe decoded last time (`previous`, its pts).
+    /// Fast mode: the last clean start (`CleanStart`, the rule accurate mode and cuts use) shown at or
+    /// before `target` — or, before the first, the first — decoded alone. Positioned as accurate mode is
+    /// (back up to a clean start; from the beginning where the demuxer lands late or cannot seek), then the
+    /// packets up to the target are read, not decoded. Returns `.same` without decoding when it is the
+    /// keyframe decoded last time (`previous`, its pts).
     mutating func keyframe(atOrBefore target: Int64, previous: Int64?) throws(AVFailure) -> KeyframeResult {
-        try input.seek(streamIndex: streamIndex, timestamp: target)
-        decoder.flush()
-        positioned = false
-        let frame = try Frame()
-        defer { decoder.flush() }
-        while true {
-            guard try input.read(into: packet) == .packet else { return .none }
-            guard packet.streamIndex == streamIndex, packet.isKeyframe else { continue }
-            if let previous, packet.pts == previous { return .same }
-            _ = decoder.send(packet, errors: &decodeErrors)
-            _ = decoder.send(nil, errors: &decodeErrors)
-            if decoder.receive(into: frame, errors: &decodeErrors) == .frame {
-                framesDecoded += 1
-                return .frame(frame)
-            }
-            // Not decodable on its own (damaged): try the next keyframe.
-            decoder.flush()
+        guard let stream = input.stream(streamIndex) else { return .none }
+        let access = CleanStart(stream: stream)
+        do {
+            try seek(to: target)
+        } catch {
+            try seekToStart()
+            pendingPacket = false
         }
+        positioned = false
+        defer {
+            decoder.flush()
+            restart()
+            positioned = false
+        }
+        var candidates = try cleanKeyframes(upTo: target, access: access)
+        // Landed past the target, or on nothing usable before the end (a demuxer without an index): read
+        // from the beginning instead.
+        if candidates.landedLate || candidates.starts.isEmpty, (try? seekToStart()) != nil {
+            candidates = try cleanKeyframes(upTo: target, access: access)
+        }
+        for start in candidates.starts.reversed() {
+            if let previous, start.keyframe.pts == previous { return .same }
+            decoder.flush()
+            if let frame = try firstFrame(of: start) { return .frame(frame) }
+            // Not decodable (damaged): the clean start before it.
+        }
+        return .none
+    }
+
+    /// A clean start and the packets that follow it: a field-coded keyframe (interlaced AVCHD) needs its
+    /// second field, in the next packet, before the decoder gives a picture.
+    private struct CleanStartPackets {
+        let keyframe: Packet
+        var following: [Packet] = []
+    }
+
+    private static let followingKept = 8
+
+    /// The clean starts read from the current position while they are shown at or before `target` (the
+    /// last few), or the first one after it when none is; `landedLate` when the very first packet read is
+    /// past the target.
+    private mutating func cleanKeyframes(upTo target: Int64, access: CleanStart) throws(AVFailure) -> (starts: [CleanStartPackets], landedLate: Bool) {
+        var found: [CleanStartPackets] = []
+        var first = true, landedLate = false, chosen = false
+        while true {
+            if pendingPacket {
+                pendingPacket = false
+            } else {
+                guard try firstPacketOfStream() != nil else { break }
+            }
+            let timing = packet.timing
+            if first {
+                first = false
+                landedLate = timing.pts > target && timing.dts > target
+            }
+            let clean = packet.isKeyframe && (noCleanStartInStream || access.isClean(bytes: packet.bytes))
+            if !chosen, clean, timing.pts <= target || found.isEmpty {
+                found.append(CleanStartPackets(keyframe: try packet.clone()))
+                if found.count > 4 { found.removeFirst() }
+                // The first after the target (none before it), or — with a full index — the next keyframe lies past it.
+                if timing.pts > target { chosen = true }
+                if let next = nextIndexedKeyframe(after: timing.dts), next > target { chosen = true }
+                continue
+            }
+            if !found.isEmpty, found[found.count - 1].following.count < Self.followingKept {
+                found[found.count - 1].following.append(try packet.clone())
+            }
+            if timing.dts > target, !found.isEmpty { chosen = true }
+            if chosen, (found.last?.following.count ?? 0) >= Self.followingKept { break }
+        }
+        return (found, landedLate)
+    }
+
+    /// The first picture shown from `start.keyframe` on, decoding it and (only while no picture came) the
+    /// packets after it; pictures before the keyframe (an open GOP's leading ones) are not it.
+    private mutating func firstFrame(of start: CleanStartPackets) throws(AVFailure) -> Frame? {
+        let frame = try Frame()
+        let shownFrom = start.keyframe.timing.pts
+        func received(_ session: inout DecodeSession) -> Bool {
+            while session.decoder.receive(into: frame, errors: &session.decodeErrors) == .frame {
+                session.framesDecoded += 1
+                if frame.timestamp >= shownFrom { return true }
+            }
+            return false
+        }
+        for next in [start.keyframe] + start.following {
+            var attempts = 0
+            while decoder.send(next, errors: &decodeErrors) == .full, attempts < 64 {
+                if received(&self) { return frame }
+                attempts += 1
+            }
+            if received(&self) { return frame }
+        }
+        _ = decoder.send(nil, errors: &decodeErrors)
+        return received(&self) ? frame : nil
+    }
+
+    /// The decode time of the index's first keyframe after `timestamp`, or nil. MP4/MOV only: their sample
+    /// tables list every keyframe (Matroska's cues may name only some, and other indexes grow as packets are read).
+    private func nextIndexedKeyframe(after timestamp: Int64) -> Int64? {
+        guard FFmpegText.string(input.format.pointee.iformat?.pointee.name)?.hasPrefix("mov,") == true,
+              let stream = input.stream(streamIndex), timestamp != CAV_NOPTS_VALUE, timestamp < Int64.max,
+              avformat_index_get_entries_count(stream) > 0 else { return nil }
+        let position = av_index_search_timestamp(stream, timestamp + 1, 0)
+        guard position >= 0, let entry = avformat_index_get_entry(stream, position) else { return nil }
+        return entry.pointee.timestamp
     }
 
     enum KeyframeResult {

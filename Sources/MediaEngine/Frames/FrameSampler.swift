@@ -368,9 +368,11 @@ private struct SamplingWorker {
         let frameTicks = frame.pointer.pointee.pkt_duration > 0 ? frame.pointer.pointee.pkt_duration
             : ((video.framesPerSecond ?? 0) > 0 ? stream.ticks(micro: Int64(1_000_000 / (video.framesPerSecond ?? 1))) : 1)
         let frameEnd = frame.timestamp.plus(frameTicks)
+        // The video's own end: its stated duration, else where its packets were measured to end — never the
+        // file's, which another (longer) stream may set: past the video's last frame, that frame is shown.
         let duration = stream.pointee.duration
         let statedEnd = duration > 0 && duration != CAV_NOPTS_VALUE ? stream.startTicksOrZero.plus(duration)
-            : streamTimestamp(durationSeconds)
+            : streamTimestamp(video.measuredEndSeconds ?? durationSeconds)
         guard frameEnd.plus(frameTicks) <= min(target, statedEnd) else { return nil }
         return presentationSeconds(frameEnd)
     }

@@ -72,6 +72,9 @@ public struct VideoStreamInfo: Sendable, Equatable {
     public var decoderAvailable: Bool
     /// The first frame was decoded (probe only; nil where not tried).
     public var firstFrameDecoded: Bool?
+    /// Where the video's own packets end (presentation seconds), measured from the index or the file's
+    /// tail; nil where unknown. Another stream may run longer: past this, the last frame is shown.
+    public var measuredEndSeconds: Double? = nil
 }
 
 public struct AudioStreamInfo: Sendable, Equatable {

@@ -67,7 +67,11 @@ public enum Probe {
                 message: "the container states no duration; \(formatSeconds(durationSeconds)) s measured from the streams"))
         }
         if !durationSeconds.isFinite || durationSeconds < 0 { durationSeconds = 0 }
-        let (readable, shortfall, measuredInstead) = readableDuration(input, sizeBytes: sizeBytes, declared: durationSeconds,
+        let extent = Extent.measure(input, sizeBytes: sizeBytes)
+        if let index = video?.index, let end = extent.readableEndMicro[index] {
+            video?.measuredEndSeconds = max(0, Micro.seconds(end.minus(input.originMicro)))
+        }
+        let (readable, shortfall, measuredInstead) = readableDuration(input, extent: extent, sizeBytes: sizeBytes, declared: durationSeconds,
                                                        declaredByContainer: durationSource == .container,
                                                        focus: video?.index ?? audio.first?.index, warnings: &warnings)
         if let measuredInstead {
@@ -97,10 +101,9 @@ public enum Probe {
     /// ends before its index or header says, and `duration_suspect` where the container's duration
     /// disagrees wildly with the streams' (the file is whole, its container wrong: the streams' duration is
     /// returned as `measuredInstead`, so strips and timelines span the media that is there).
-    private static func readableDuration(_ input: InputFile, sizeBytes: Int64, declared: Double, declaredByContainer: Bool,
+    private static func readableDuration(_ input: InputFile, extent: Extent, sizeBytes: Int64, declared: Double, declaredByContainer: Bool,
                                          focus: Int?, warnings: inout [MediaWarning])
         -> (seconds: Double, shortfall: String?, measuredInstead: Double?) {
-        let extent = Extent.measure(input, sizeBytes: sizeBytes)
         let origin = input.originMicro
         func seconds(_ micro: Int64) -> Double { max(0, Micro.seconds(micro.minus(origin))) }
         // The stream the user sees (video, else the first audio) decides; any other measured stream if it has no end.
@@ -159,7 +162,7 @@ public enum Probe {
 
         let pixelFormat = AVPixelFormat(rawValue: parameters.format)
         let descriptor = parameters.format >= 0 ? av_pix_fmt_desc_get(pixelFormat) : nil
-        let rate = validRate(stream.pointee.avg_frame_rate) ?? validRate(stream.pointee.r_frame_rate)
+        let rate = frameRate(input, stream: stream, index: index)
 
         return VideoStreamInfo(
             index: index,
@@ -232,6 +235,35 @@ public enum Probe {
         let duration = stream.pointee.duration
         guard duration != CAV_NOPTS_VALUE, duration > 0 else { return nil }
         return Double(duration) * av_q2d(stream.pointee.time_base)
+    }
+
+    /// The container's frame rate, unless it claims 100 fps or more that the first packets do not bear
+    /// out (FLV states 1000 fps, a frame per tick of its 1/1000 time base, for 30 fps video): then the rate
+    /// the packets' times give. High-speed video (240 fps slow motion) keeps its rate: its packets agree.
+    private static func frameRate(_ input: InputFile, stream: UnsafeMutablePointer<AVStream>, index: Int) -> Double? {
+        let stated = validRate(stream.pointee.avg_frame_rate) ?? validRate(stream.pointee.r_frame_rate)
+        if let stated, stated < 100 { return stated }
+        guard let measured = packetFrameRate(input, stream: stream, index: index) else { return stated }
+        guard let stated else { return measured }
+        return stated > 2 * measured ? measured : stated
+    }
+
+    /// Frames per second over the stream's first 64 packets (their span ÷ their count − 1: millisecond
+    /// timestamps alternate 33 and 34 ms for 30 fps, so no single interval says it).
+    private static func packetFrameRate(_ input: InputFile, stream: UnsafeMutablePointer<AVStream>, index: Int) -> Double? {
+        defer { try? input.seekToStart() }
+        guard (try? input.seekToStart()) != nil, let packet = try? Packet() else { return nil }
+        var times: [Int64] = []
+        var read = 0
+        while times.count < 64, read < 4096, (try? input.read(into: packet)) == .packet {
+            read += 1
+            if packet.streamIndex == index, packet.presentationTime != CAV_NOPTS_VALUE { times.append(packet.presentationTime) }
+        }
+        let distinct = Array(Set(times)).sorted()
+        guard distinct.count >= 5, let first = distinct.first, let last = distinct.last else { return nil }
+        let seconds = av_q2d(stream.pointee.time_base) * Double(last.minus(first)) / Double(distinct.count - 1)
+        guard seconds.isFinite, seconds > 0 else { return nil }
+        return 1 / seconds
     }
 
     private static func validRate(_ rate: AVRational) -> Double? {

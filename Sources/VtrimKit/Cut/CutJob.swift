@@ -68,7 +68,9 @@ public enum CutJob {
                                              path: path)
             warnings += range.warnings
             let spec = CutSpec(startSeconds: range.effectiveStart, endSeconds: range.effectiveEnd, settings: request.settings)
-            let plan = try source.plan(spec, outputName: target.path)
+            var plan = try source.plan(spec, outputName: target.path)
+            // A cut list's later rows do not repeat what the first said about the input's streams.
+            if segment > 0 { plan.notices.removeAll(where: \.isAboutTheInput) }
             warnings += plan.warnings.map(\.asWarning)
             if request.strict, let first = warnings.first {
                 throw strictError(path: path, first)

@@ -28,16 +28,16 @@ struct CutRange: Sendable, Codable {
         }
         var range = CutRange(requestedStart: start.seconds, requestedEnd: end, effectiveStart: start.seconds, effectiveEnd: end)
         if start.wasClampedToStart {
-            range.warnings.append(MediaWarning(code: "start_clamped", message: "--start is before the beginning of the \(JSON.format(duration)) s file; cutting from 0"))
+            range.warnings.append(MediaWarning(code: "start_clamped", message: "--start is before the beginning of the \(Human.seconds(duration)) file; cutting from 0"))
         }
         guard start.seconds < duration else {
-            throw invalid("--start \(JSON.format(start.seconds)) s is at or past the end of the file (\(JSON.format(duration)) s)")
+            throw invalid("--start \(Human.seconds(start.seconds)) is at or past the end of the file (\(Human.seconds(duration)))")
         }
         guard end > start.seconds else {
-            throw invalid("the range \(JSON.format(start.seconds))–\(JSON.format(end)) s is empty; --end must be after --start")
+            throw invalid("the range \(Human.seconds(start.seconds))–\(Human.seconds(end)) is empty; --end must be after --start")
         }
         if end > duration {
-            range.warnings.append(MediaWarning(code: "end_clamped", message: "--end \(JSON.format(end)) s is past the end of the file; cutting to its end, \(JSON.format(duration)) s"))
+            range.warnings.append(MediaWarning(code: "end_clamped", message: "--end \(Human.seconds(end)) is past the end of the file; cutting to its end, \(Human.seconds(duration))"))
             end = duration
             range.effectiveEnd = duration
         }

@@ -1,0 +1,145 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// A first-time user's day with everyday files (phone, camera, web exports), finding by finding.
+struct EverydayFilesTests {
+    static func shared(_ relative: String) -> String? {
+        TestPaths.sharedMedia.map { $0 + "/" + relative }
+    }
+
+    /// Camera MPEG-TS/MTS in fast mode: every cell accurate mode draws is drawn (fast mode takes its keyframes
+    /// by the clean-start rule, backing up where the demuxer lands late, instead of failing the cell).
+    @Test(.enabled(if: TestPaths.sharedMedia != nil, "../shared/media is absent"),
+          arguments: ["metadata-extractor-images/Sony_ILCE-7M3_A7M3.mts", "androidx-media/ts_sample_h265.ts",
+                      "mediabunny/entry24-segment3.ts"])
+    func fastModeDrawsCameraTransportStreams(_ file: String) throws {
+        let path = try #require(Self.shared(file))
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        for mode in ["accurate", "fast"] {
+            let result = try Run.vtrim(["thumbs", "--json", path, "--count", "10", "--height", "48", "--mode", mode,
+                                        "-o", folder.file("\(mode).png")])
+            #expect(result.status == 0, "\(mode): \(result)")
+            let report = try #require(result.jsonLines.first)
+            let cells = try #require(report["cells"] as? [[String: Any]])
+            #expect(cells.count == 10 && cells.allSatisfy { $0["error"] == nil }, "\(mode): \(result.stdout)")
+            #expect(!report.codes("warnings").contains("sample_failed"), "\(mode): \(result.stdout)")
+        }
+    }
+
+    /// A healthy FLV whose audio runs 0.1 s past its video: past the video's last frame the last frame is
+    /// shown — no "damaged or cut short" warning, no grey cell — in both modes; and its frame rate is the
+    /// packets' 30 fps, not the 1000 fps FFmpeg reads from its time base.
+    @Test func audioOutlastingVideoShowsTheLastFrame() throws {
+        let path = TestPaths.fixture("flv-audio-longer.flv")
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        for mode in ["accurate", "fast"] {
+            let result = try Run.vtrim(["thumbs", "--json", path, "--count", "12", "--height", "48", "--mode", mode,
+                                        "-o", folder.file("\(mode).png")])
+            #expect(result.status == 0, "\(mode): \(result)")
+            let report = try #require(result.jsonLines.first)
+            let cells = try #require(report["cells"] as? [[String: Any]])
+            #expect(cells.count == 12 && cells.allSatisfy { $0["error"] == nil }, "\(mode): \(result.stdout)")
+            #expect(report.codes("warnings").isEmpty, "\(mode): \(result.stdout)")
+        }
+        let probe = try Run.vtrim(["probe", "--json", path])
+        let video = try #require(probe.jsonLines.first?["video"] as? [String: Any], "\(probe)")
+        let fps = try #require(video["fps"] as? Double, "\(probe.stdout)")
+        #expect(abs(fps - 30) < 0.5, "\(probe.stdout)")
+    }
+
+    /// Phone and camera data tracks are named for what they are, once per input (not on every row of a list).
+    @Test(.enabled(if: TestPaths.sharedMedia != nil, "../shared/media is absent"))
+    func dataTracksAreNamedOncePerInput() throws {
+        let path = try #require(Self.shared("metadata-extractor-images/with-gps.mov"))
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let list = folder.file("list.csv")
+        try "0,0.5,a\n0.5,1,b\n".write(toFile: list, atomically: true, encoding: .utf8)
+        let result = try Run.vtrim(["cut", "--json", path, "--list", list, "--output-dir", folder.path])
+        #expect(result.status == 0, "\(result)")
+        let rows = result.jsonLines
+        #expect(rows.count == 2)
+        let first = rows.first?.messages("notes").filter { $0.contains("is not cut") } ?? []
+        #expect(!first.isEmpty && first.allSatisfy { $0.contains("timed metadata ('mebx')") }, "\(first)")
+        #expect(rows.last?.codes("notes").contains("stream_left_out") == false, "\(result.stdout)")
+    }
+
+    /// GoPro telemetry and timecode tracks, by their sample entry types.
+    @Test(.enabled(if: TestPaths.sharedMedia != nil, "../shared/media is absent"))
+    func goProTracksAreNamed() throws {
+        let path = try #require(Self.shared("gopro-gpmf-parser/karma.mp4"))
+        let result = try Run.vtrim(["cut", "--json", "--dry-run", path, "--start", "0", "--end", "1", "-o", "/tmp/karma.cut.mp4"])
+        #expect(result.status == 0, "\(result)")
+        let notes = result.jsonLines.first?.messages("notes") ?? []
+        #expect(notes.contains { $0.contains("GoPro telemetry ('gpmd')") }, "\(notes)")
+    }
+
+    /// Audio-only M4A: cut to .m4a by default, and .m4a accepted as an output.
+    @Test func audioOnlyM4ACutsToM4A() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let input = folder.file("voice.m4a")
+        try FileManager.default.copyItem(atPath: TestPaths.fixture("audio-only.m4a"), toPath: input)
+        let byDefault = try Run.vtrim(["cut", "--json", input, "--start", "0.5", "--end", "1.5"])
+        #expect(byDefault.status == 0, "\(byDefault)")
+        #expect(byDefault.jsonLines.first?["output"] as? String == folder.file("voice.cut.m4a"), "\(byDefault.stdout)")
+        let named = try Run.vtrim(["cut", "--json", input, "--start", "0.5", "--end", "1.5", "-o", folder.file("named.m4a")])
+        #expect(named.status == 0, "\(named)")
+        let format = try Run.tool("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "format=format_name", "-of", "csv=p=0",
+                                                       folder.file("named.m4a")])
+        #expect(format.stdout.contains("mp4"), "\(format)")
+    }
+
+    /// An audio file met in a `thumbs -r` folder is skipped (`no_video`), so a mixed folder exits 0; one
+    /// named on the command line stays an error.
+    @Test func audioFilesInAThumbsFolderAreSkipped() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        try FileManager.default.copyItem(atPath: TestPaths.fixture("audio-only.m4a"), toPath: folder.file("song.m4a"))
+        try FileManager.default.copyItem(atPath: TestPaths.fixture("h264-aac-nob.mp4"), toPath: folder.file("clip.mp4"))
+        let walk = try Run.vtrim(["thumbs", "--json", "-r", folder.path, "--count", "4", "--height", "32"])
+        #expect(walk.status == 0, "\(walk)")
+        let song = try #require(walk.jsonLines.first { ($0["path"] as? String)?.hasSuffix("song.m4a") == true })
+        #expect(song["skipped"] as? Bool == true && song["reason"] as? String == "no_video", "\(walk.stdout)")
+        let named = try Run.vtrim(["thumbs", "--json", folder.file("song.m4a"), "--count", "4", "--height", "32", "-o", folder.file("s.png")])
+        #expect(named.status == 1)
+        #expect((named.jsonLines.first?["error"] as? [String: Any])?["code"] as? String == "no_video")
+    }
+
+    /// A second run over a folder does not cut the first run's cuts (x.cut.mp4 → x.cut.cut.mp4).
+    @Test func aSecondRunLeavesTheFirstRunsOutputsAlone() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        try FileManager.default.copyItem(atPath: TestPaths.fixture("h264-aac-nob.mp4"), toPath: folder.file("clip.mp4"))
+        for _ in 0..<2 {
+            let result = try Run.vtrim(["cut", "-r", folder.path, "--start", "0", "--end", "1", "--skip-existing"])
+            #expect(result.status == 0, "\(result)")
+        }
+        let thumbs = try Run.vtrim(["thumbs", "-r", folder.path, "--count", "2", "--height", "32"])
+        #expect(thumbs.status == 0, "\(thumbs)")
+        #expect(folder.entries() == ["clip.cut.mp4", "clip.mp4", "clip.thumbs.png"])
+    }
+
+    /// A folder with nothing to process says so (a warning, JSON `skipped`/`no_media`); --strict fails it.
+    @Test func anEmptyWalkIsReported() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let result = try Run.vtrim(["thumbs", "--json", "-r", folder.path])
+        #expect(result.status == 0, "\(result)")
+        let report = try #require(result.jsonLines.first, "\(result)")
+        #expect(report["path"] as? String == folder.path && report["skipped"] as? Bool == true && report["reason"] as? String == "no_media")
+        #expect(result.stderr.contains("no media files found"), "\(result.stderr)")
+        let strict = try Run.vtrim(["thumbs", "-r", "--strict", folder.path])
+        #expect(strict.status == 1, "\(strict)")
+    }
+
+    /// `serve` names what is wrong with what it was given: a path that does not exist is not "not a folder".
+    @Test func serveSaysAMissingPathDoesNotExist() throws {
+        let result = try Run.vtrim(["serve", "/nonexistent/vtrim-\(UUID().uuidString)"])
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("does not exist"), "\(result.stderr)")
+    }
+}
