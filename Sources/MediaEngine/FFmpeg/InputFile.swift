@@ -78,6 +78,14 @@ final class InputFile {
 
     var streamCount: Int { Int(format.pointee.nb_streams) }
 
+    /// The demuxer's index lists the keyframes from the header on (MP4/MOV sample tables, Matroska cues).
+    /// MPEG-TS and others have none, yet FFmpeg adds entries as a seek's search reads timestamps (not all
+    /// of them keyframes): such an index must not be trusted to say where keyframes are.
+    var indexListsKeyframes: Bool {
+        let name = FFmpegText.string(format.pointee.iformat?.pointee.name) ?? ""
+        return name.hasPrefix("mov,") || name.contains("matroska")
+    }
+
     func stream(_ index: Int) -> UnsafeMutablePointer<AVStream>? {
         guard index >= 0, index < streamCount, let streams = format.pointee.streams else { return nil }
         return streams[index]

@@ -108,23 +108,23 @@ struct DecodeSession {
     mutating func keyframe(atOrBefore target: Int64, previous: Int64?) throws(AVFailure) -> KeyframeResult {
         guard let stream = input.stream(streamIndex) else { return .none }
         let access = CleanStart(stream: stream)
-        do {
-            try seek(to: target)
-        } catch {
-            try seekToStart()
-            pendingPacket = false
-        }
         positioned = false
         defer {
             decoder.flush()
             restart()
             positioned = false
         }
-        var candidates = try cleanKeyframes(upTo: target, access: access)
-        // Landed past the target, or on nothing usable before the end (a demuxer without an index): read
-        // from the beginning instead.
-        if candidates.landedLate || candidates.starts.isEmpty, (try? seekToStart()) != nil {
+        // Where the demuxer lands past the target (no index: MPEG-TS) or on nothing usable, further back:
+        // 5 s, 60 s, then the beginning (the seek ladder cuts use).
+        var candidates: (starts: [CleanStartPackets], landedLate: Bool) = ([], true)
+        for attempt in stream.seekLadder(toReach: target) {
+            do {
+                if let ticks = attempt { try seek(to: ticks) } else { try seekToStart() }
+            } catch {
+                continue
+            }
             candidates = try cleanKeyframes(upTo: target, access: access)
+            if !candidates.landedLate, !candidates.starts.isEmpty { break }
         }
         for start in candidates.starts.reversed() {
             if let previous, start.keyframe.pts == previous { return .same }
@@ -179,11 +179,17 @@ struct DecodeSession {
         return (found, landedLate)
     }
 
-    /// The first picture shown from `start.keyframe` on, decoding it and (only while no picture came) the
-    /// packets after it; pictures before the keyframe (an open GOP's leading ones) are not it.
+    /// The first picture shown from `start.keyframe` on: the keyframe decoded alone; where that gives no
+    /// picture (a field-coded keyframe), again with the packets after it. Pictures before the keyframe (an
+    /// open GOP's leading ones) are not it.
     private mutating func firstFrame(of start: CleanStartPackets) throws(AVFailure) -> Frame? {
+        if let alone = try firstFrame(from: [start.keyframe], shownFrom: start.keyframe.timing.pts) { return alone }
+        decoder.flush()
+        return try firstFrame(from: [start.keyframe] + start.following, shownFrom: start.keyframe.timing.pts)
+    }
+
+    private mutating func firstFrame(from packets: [Packet], shownFrom: Int64) throws(AVFailure) -> Frame? {
         let frame = try Frame()
-        let shownFrom = start.keyframe.timing.pts
         func received(_ session: inout DecodeSession) -> Bool {
             while session.decoder.receive(into: frame, errors: &session.decodeErrors) == .frame {
                 session.framesDecoded += 1
@@ -191,7 +197,7 @@ struct DecodeSession {
             }
             return false
         }
-        for next in [start.keyframe] + start.following {
+        for next in packets {
             var attempts = 0
             while decoder.send(next, errors: &decodeErrors) == .full, attempts < 64 {
                 if received(&self) { return frame }
@@ -229,24 +235,34 @@ struct DecodeSession {
     private mutating func seek(to target: Int64) throws(AVFailure) {
         try input.seek(streamIndex: streamIndex, timestamp: target)
         restart()
-        try backUpToCleanStart()
+        // A stream known to have no clean start anywhere: any keyframe will do (fast mode), nothing to look for.
+        if noCleanStartInStream { return }
+        try backUpToCleanStart(before: target)
     }
 
-    /// After a seek: when the first packet of the stream is not a clean start (`CleanStart`), seek a
-    /// second further back each time until it is (or from the start); the packet found is sent first.
-    private mutating func backUpToCleanStart() throws(AVFailure) {
+    /// After a seek: the first clean start (`CleanStart`) read from where the demuxer landed, if it is shown
+    /// at or before `target`; else (none before the target: a landing mid-group, or past the target where
+    /// there is no index) further back each time, then from the beginning. The packet found is sent first.
+    private mutating func backUpToCleanStart(before target: Int64) throws(AVFailure) {
         guard let stream = input.stream(streamIndex) else { return }
         let access = CleanStart(stream: stream)
         let second = stream.secondTicks
-        for _ in 0..<30 {
-            guard let first = try firstPacketOfStream() else { return }
-            if access.isClean(bytes: first.bytes) {
-                pendingPacket = true
-                return
+        for attempt in 1...12 {
+            var landing: Int64?
+            while try firstPacketOfStream() != nil {
+                let timing = packet.timing
+                if landing == nil { landing = timing.dts }
+                if packet.isKeyframe, access.isClean(bytes: packet.bytes) {
+                    if timing.pts <= target {
+                        pendingPacket = true
+                        return
+                    }
+                    break
+                }
+                if timing.dts > target { break }
             }
-            let time = first.dts != CAV_NOPTS_VALUE ? first.dts : first.pts
-            guard time != CAV_NOPTS_VALUE, time > stream.startTicksOrZero else { break }
-            try input.seek(streamIndex: streamIndex, timestamp: time.minus(second))
+            guard let landing, landing != CAV_NOPTS_VALUE, landing > stream.startTicksOrZero else { break }
+            try input.seek(streamIndex: streamIndex, timestamp: landing.minus(second.times(Int64(attempt))))
             decoder.flush()
         }
         try seekToStart()

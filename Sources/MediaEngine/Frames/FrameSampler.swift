@@ -155,7 +155,7 @@ public final class FrameSampler {
 
     /// The index's keyframe (stream ticks) at or before a presentation time, when the container has an index.
     private func keyframe(atOrBefore seconds: Double, stream index: Int) -> Int64? {
-        guard let stream = firstInput.stream(index), avformat_index_get_entries_count(stream) > 0 else { return nil }
+        guard firstInput.indexListsKeyframes, let stream = firstInput.stream(index), avformat_index_get_entries_count(stream) > 0 else { return nil }
         let start = firstInput.originMicro
         let target = av_rescale_q(start.plus(Micro.from(seconds: seconds) ?? 0), cav_time_base_q(), stream.pointee.time_base)
         return avformat_index_get_entry_from_timestamp(stream, target, AVSEEK_FLAG_BACKWARD)?.pointee.timestamp
@@ -393,7 +393,7 @@ private struct SamplingWorker {
 
     /// The index's keyframe at or before `timestamp`, when the container has an index.
     private func keyframeTimestamp(atOrBefore timestamp: Int64) -> Int64? {
-        guard avformat_index_get_entries_count(stream) > 0,
+        guard input.indexListsKeyframes, avformat_index_get_entries_count(stream) > 0,
               let entry = avformat_index_get_entry_from_timestamp(stream, timestamp, AVSEEK_FLAG_BACKWARD) else { return nil }
         return entry.pointee.timestamp
     }
