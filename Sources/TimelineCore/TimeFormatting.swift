@@ -47,13 +47,15 @@ public enum TimeFormatting: Sendable {
     }
 
     /// A thumbnail's clock, `h:mm:ss` with `fractionDigits` (0–3) of fraction, truncated as a player's clock
-    /// shows the time ("0:00:01.8" for 1.8333 s). Negative and non-finite times give "0:00:00".
-    public static func truncatedClock(seconds: Double, fractionDigits: Int) -> String {
+    /// shows the time ("0:00:01.8" for 1.8333 s); `m:ss` without `hours` (a file under an hour: the short
+    /// form players use, which fits narrow cells). Negative and non-finite times give "0:00:00".
+    public static func truncatedClock(seconds: Double, fractionDigits: Int, hours: Bool = true) -> String {
         let digits = min(max(fractionDigits, 0), 3)
         let scale = [1.0, 10, 100, 1000][digits]
         let units = seconds.isFinite && seconds > 0 ? UInt64(min((seconds * scale + 1e-6).rounded(.down), 9e15)) : 0
         let whole = units / UInt64(scale), fraction = units % UInt64(scale)
-        var text = "\(whole / 3600):" + twoDigits(whole % 3600 / 60) + ":" + twoDigits(whole % 60)
+        var text = hours || whole >= 3600 ? "\(whole / 3600):" + twoDigits(whole % 3600 / 60) : "\(whole / 60)"
+        text += ":" + twoDigits(whole % 60)
         if digits > 0 { text += "." + String(repeating: "0", count: digits - String(fraction).count) + String(fraction) }
         return text
     }

@@ -143,7 +143,7 @@ public enum ThumbsJob {
             }
             let headerLines = request.header ? SheetHeaderText.lines(info: info, video: video) : []
             if let renderer, request.header {
-                plan = plan.withHeader(height: SheetHeader.height(lines: headerLines.count, width: plan.widthPixels, renderer: renderer))
+                plan = plan.withHeader(height: SheetHeader.height(lines: headerLines, width: plan.widthPixels, renderer: renderer))
                 if plan.heightPixels > min(ThumbsRequest.maximumSidePixels, format.maximumSidePixels) {
                     throw MediaError(.tooLarge, path: path, operation: "plan",
                                      reason: "the sheet with its header would be \(plan.heightPixels) px tall, over the limit; use more --columns")
@@ -221,7 +221,8 @@ public enum ThumbsJob {
                 if request.timestamps {
                     let digits = TimeFormatting.fractionDigits(forSpacing: plan.closestSpacingSeconds ?? 1)
                     for (cell, frame) in zip(plan.cells, frames) where frame.image != nil {
-                        CellLabel.draw(TimeFormatting.truncatedClock(seconds: frame.frameSeconds ?? frame.requestedSeconds, fractionDigits: digits), on: &strip,
+                        CellLabel.draw(TimeFormatting.truncatedClock(seconds: frame.frameSeconds ?? frame.requestedSeconds, fractionDigits: digits,
+                                                                      hours: info.durationSeconds >= 3600), on: &strip,
                                        cell: PixelBox(x: cell.x, y: cell.y, width: cell.width, height: cell.height), renderer: renderer)
                     }
                 }

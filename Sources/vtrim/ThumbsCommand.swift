@@ -54,7 +54,7 @@ struct ThumbsCommand: ParsableCommand {
     @Flag(help: "Also write <sheet stem>.vtt, a WebVTT thumbnails track for web players (cues point into the sheet).")
     var vtt = false
 
-    @Flag(help: "Draw each cell's time (h:mm:ss, fractions when cells are under a second apart) in its bottom-right corner.")
+    @Flag(help: "Draw each cell's time (m:ss, h:mm:ss from an hour on; fractions when cells are under a second apart) in its bottom-right corner.")
     var timestamps = false
 
     @Flag(help: "Add a band above the sheet: file name, duration, size, picture size, frame rate, bit rate, codecs.")

@@ -36,8 +36,8 @@ struct ThumbsTextTests {
         var boxes: [PixelBox] = []
         for cell in cells {
             let pts = try #require(cell["pts"] as? Double)
-            let text = TimeFormatting.truncatedClock(seconds: pts, fractionDigits: spacing < 1 ? 1 : 0)
-            #expect(text.hasPrefix("0:00:0") && text.count == (spacing < 1 ? 9 : 7), "\(text)")
+            let text = TimeFormatting.truncatedClock(seconds: pts, fractionDigits: spacing < 1 ? 1 : 0, hours: false)
+            #expect(text.hasPrefix("0:0") && text.count == (spacing < 1 ? 6 : 4), "\(text)")
             let cellBox = box(cell)
             let drawn = CellLabel.draw(text, on: &expected, cell: cellBox, renderer: renderer)
             // The corner: the right part of the bottom half of the cell.
@@ -65,6 +65,8 @@ struct ThumbsTextTests {
         #expect(TimeFormatting.truncatedClock(seconds: 3725.999, fractionDigits: 2) == "1:02:05.99")
         #expect(TimeFormatting.truncatedClock(seconds: 0.3, fractionDigits: 1) == "0:00:00.3")
         #expect(TimeFormatting.truncatedClock(seconds: -5, fractionDigits: 0) == "0:00:00")
+        #expect(TimeFormatting.truncatedClock(seconds: 61.25, fractionDigits: 1, hours: false) == "1:01.2")
+        #expect(TimeFormatting.truncatedClock(seconds: 3725, fractionDigits: 0, hours: false) == "1:02:05")
         #expect(TimeFormatting.fractionDigits(forSpacing: 1) == 0 && TimeFormatting.fractionDigits(forSpacing: 0.5) == 1
                 && TimeFormatting.fractionDigits(forSpacing: 0.04) == 2 && TimeFormatting.fractionDigits(forSpacing: 0.001) == 3)
     }
@@ -121,5 +123,46 @@ struct ThumbsTextTests {
                                     "--header", "-o", "/tmp/never.png"])
         #expect(result.status == 64, "\(result)")
         #expect(!FileManager.default.fileExists(atPath: "/tmp/never.png"))
+    }
+
+    /// Narrow (portrait) contact sheets at the default size: the header wraps inside the sheet instead of
+    /// running off its edge mid-word, and each timestamp takes at most 3/5 of its cell's width.
+    @Test(arguments: ["fixture", "portrait"])
+    func narrowSheetsFitTheirHeaderAndTimestamps(_ source: String) throws {
+        let input: String
+        var options = ["--count", "8", "--columns", "4", "--header", "--timestamps"]
+        if source == "portrait" {
+            guard let media = TestPaths.sharedMedia else { return }
+            input = media + "/mediabunny/1080p-portrait-derotated.mp4"
+            guard FileManager.default.fileExists(atPath: input) else { return }
+        } else {
+            input = TestPaths.fixture("h264-aac.mp4")
+            options += ["--height", "38"]  // 4 cells of 51x38: as narrow as the portrait sheet
+        }
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let report = try run(input, folder.file("sheet.png"), options)
+        let sheet = try PNGFile.read(folder.file("sheet.png"))
+        #expect(sheet.width <= 210, "\(sheet.width)")
+        let band = try #require(report["header_height"] as? Int)
+        // No text in the band's right margin (text cut off at the edge would reach it)…
+        let margin = 5
+        for y in 0..<band {
+            for x in (sheet.width - margin)..<sheet.width {
+                let pixel = sheet.pixel(x: x, y: y)
+                #expect(pixel.0 == 32 && pixel.1 == 32 && pixel.2 == 32, "text at \(x),\(y) in the margin")
+                if pixel.0 != 32 { return }
+            }
+        }
+        // …and every word of the header is there: the band grew to more rows than lines.
+        let renderer = try #require(TextRenderer())
+        #expect((report["header"] as? [String])?.count == 3)
+        #expect(band > SheetHeader.height(lines: ["one row", "each", "line"], width: sheet.width, renderer: renderer))
+        for cell in try #require(report["cells"] as? [[String: Any]]) {
+            var scratch = sheet
+            let drawn = CellLabel.draw(TimeFormatting.truncatedClock(seconds: cell["pts"] as? Double ?? 0, fractionDigits: 1, hours: false),
+                                       on: &scratch, cell: box(cell), renderer: renderer)
+            #expect(drawn.width <= box(cell).width * 3 / 5 + 2, "\(drawn) in \(box(cell))")
+        }
     }
 }

@@ -36,16 +36,17 @@ extension RGBImage {
     }
 }
 
-/// `--timestamps`: a cell's time (`TimeFormatting.truncatedClock`) in its bottom-right corner, white on a black outline, sized from the cell
-/// (an eighth of its height, at least 10 px; smaller only when the cell is too narrow for the text).
+/// `--timestamps`: a cell's time (`TimeFormatting.truncatedClock`) in its bottom-right corner, white on a black
+/// outline, sized from the cell: an eighth of its height (at least 8 px), and no wider than 3/5 of the cell, so
+/// a narrow (portrait) cell keeps most of its picture.
 public enum CellLabel {
     /// Draws `text` into the cell `cell` of `image`; returns the box it may have changed.
     @discardableResult
     public static func draw(_ text: String, on image: inout RGBImage, cell: PixelBox, renderer: TextRenderer) -> PixelBox {
-        var size = max(10, cell.height / 8)
+        var size = max(8, cell.height / 8)
         var margin = max(2, size / 6)
         var mask = renderer.render(text, pixelSize: size)
-        let room = cell.width - 2 * margin
+        let room = min(cell.width - 2 * margin, cell.width * 3 / 5)
         if mask.width > room, mask.width > 0 {
             size = max(6, size * room / mask.width)
             margin = max(2, size / 6)
@@ -62,22 +63,48 @@ public enum CellLabel {
     }
 }
 
-/// `--header`: a band above a contact sheet with lines of text about the file, light on dark grey.
+/// `--header`: a band above a contact sheet with lines of text about the file, light on dark grey. A line
+/// wider than the sheet wraps at its " · " separators, then between characters (a long file name), so a
+/// narrow (portrait) sheet shows all of it.
 public enum SheetHeader {
     public static let background: (UInt8, UInt8, UInt8) = (32, 32, 32)
 
-    /// Text size for a sheet `width` pixels wide: 1/48 of it, between 12 and 28 px.
-    static func pixelSize(width: Int) -> Int { min(28, max(12, width / 48)) }
+    /// Text size for a sheet `width` pixels wide: 1/48 of it, between 11 and 28 px.
+    static func pixelSize(width: Int) -> Int { min(28, max(11, width / 48)) }
 
-    /// The band's height for `lines` lines on a sheet `width` pixels wide.
-    public static func height(lines: Int, width: Int, renderer: TextRenderer) -> Int {
+    /// The rows drawn for `lines` on a sheet `width` pixels wide, each with the index of its line (line 0,
+    /// the file name, is drawn brighter).
+    static func rows(_ lines: [String], width: Int, renderer: TextRenderer) -> [(text: String, line: Int)] {
         let size = pixelSize(width: width)
-        let lineHeight = renderer.render("Hg", pixelSize: size).height
-        return 2 * (size / 2) + lines * lineHeight + max(0, lines - 1) * (size / 4)
+        let room = max(1, width - 2 * (size / 2))
+        func fits(_ text: String) -> Bool { renderer.render(text, pixelSize: size).width <= room }
+        var rows: [(text: String, line: Int)] = []
+        for (index, line) in lines.enumerated() {
+            var current = ""
+            for part in line.components(separatedBy: " · ") {
+                let joined = current.isEmpty ? part : current + " · " + part
+                if fits(joined) { current = joined; continue }
+                if !current.isEmpty { rows.append((current, index)) }
+                current = ""
+                for character in part {
+                    let longer = current + String(character)
+                    if fits(longer) || current.isEmpty { current = longer } else { rows.append((current, index)); current = String(character) }
+                }
+            }
+            if !current.isEmpty || line.isEmpty { rows.append((current, index)) }
+        }
+        return rows
     }
 
-    /// Draws the band (the full width of `image`, `height` tall, at the top). A line too long for the width
-    /// is drawn smaller (down to 8 px) and then clipped.
+    /// The band's height for `lines` on a sheet `width` pixels wide.
+    public static func height(lines: [String], width: Int, renderer: TextRenderer) -> Int {
+        let size = pixelSize(width: width)
+        let count = rows(lines, width: width, renderer: renderer).count
+        let lineHeight = renderer.render("Hg", pixelSize: size).height
+        return 2 * (size / 2) + count * lineHeight + max(0, count - 1) * (size / 4)
+    }
+
+    /// Draws the band (the full width of `image`, `height` tall, at the top).
     public static func draw(_ lines: [String], on image: inout RGBImage, height: Int, renderer: TextRenderer) {
         let band = PixelBox(x: 0, y: 0, width: image.width, height: height)
         image.draw(RGBImage(width: image.width, height: height, fill: background), x: 0, y: 0)
@@ -85,15 +112,10 @@ public enum SheetHeader {
         let lineHeight = renderer.render("Hg", pixelSize: size).height
         let margin = size / 2
         var y = margin
-        for (index, line) in lines.enumerated() {
-            var mask = renderer.render(line, pixelSize: size)
-            let room = image.width - 2 * margin
-            if mask.width > room, mask.width > 0 {
-                let smaller = max(8, size * room / mask.width)
-                mask = renderer.render(line, pixelSize: smaller)
-            }
+        for row in rows(lines, width: image.width, renderer: renderer) {
+            let mask = renderer.render(row.text, pixelSize: size)
             let top = y + (lineHeight - mask.height) / 2
-            image.blend(mask, x: margin, y: top, colour: index == 0 ? (255, 255, 255) : (200, 200, 200), clip: band)
+            image.blend(mask, x: margin, y: top, colour: row.line == 0 ? (255, 255, 255) : (200, 200, 200), clip: band)
             y += lineHeight + size / 4
         }
     }
