@@ -36,24 +36,22 @@ public enum FilmstripTile {
     static let maximumPixels = 16 << 20
 
     /// Renders the tile into `output` (PNG, written atomically). Cells past the strip's end are left out.
+    /// A clip without pictures but with sound gets its waveform in the same cells (`Waveform`).
     public static func render(path: String, request: Request, output: String, decoderThreads: Int = 1) throws(MediaError) -> Tile {
-        let sampler = try FrameSampler(path: path)
-        let plan = try ThumbsPlan.videoLine(request.layout, duration: sampler.info.durationSeconds, path: path)
-        let first = max(0, min(request.first, plan.cells.count))
-        let cells = Array(plan.cells[first..<min(plan.cells.count, first + max(0, request.count))])
-        guard let left = cells.first?.x, let last = cells.last else {
-            throw MediaError(.invalidRange, path: path, operation: "tile",
-                             reason: "the strip has \(plan.cells.count) cells; cell \(request.first) is past its end")
+        let sampler: FrameSampler
+        do {
+            sampler = try FrameSampler(path: path)
+        } catch where error.code == .noVideo {
+            let info = try Probe.probe(path: path)
+            guard !info.audio.isEmpty else { throw error }
+            return try Waveform.render(path: path, request: request, durationSeconds: info.durationSeconds, output: output)
         }
+        let plan = try ThumbsPlan.videoLine(request.layout, duration: sampler.info.durationSeconds, path: path)
+        let (cells, left, last) = try tileCells(plan, request: request, path: path)
         let frames = try sampler.sample(SampleRequest(
             timesSeconds: cells.map(\.timeSeconds), mode: request.mode, cellWidthPixels: plan.cellWidthPixels,
             cellHeightPixels: plan.cellHeightPixels, fit: plan.fit, decoderThreads: decoderThreads), workers: request.workers)
-        let width = last.x + last.width - left
-        // A tile is a few cells of a page's strip; past this it can only be a request for gigabytes.
-        guard width <= ThumbsRequest.maximumSidePixels, width * plan.heightPixels <= Self.maximumPixels else {
-            throw MediaError(.tooLarge, path: path, operation: "tile",
-                             reason: "the tile would be \(width)x\(plan.heightPixels) px; ask for fewer or smaller cells")
-        }
+        let width = try tileWidth(plan, left: left, last: last, path: path)
         let image = Filmstrip.compose(zip(cells, frames).map { cell, frame in
             Filmstrip.Cell(x: cell.x - left, y: 0, width: cell.width, height: cell.height, image: frame.image)
         }, width: width, height: plan.heightPixels)
@@ -64,5 +62,26 @@ public enum FilmstripTile {
         }
         return Tile(widthPixels: width, heightPixels: plan.heightPixels, cellCount: cells.count,
                     failedCells: frames.filter { $0.image == nil }.count)
+    }
+
+    /// The request's cells of the strip, with the first one's x and the last one.
+    static func tileCells(_ plan: ThumbsPlan, request: Request, path: String) throws(MediaError) -> ([ThumbsPlan.Cell], Int, ThumbsPlan.Cell) {
+        let first = max(0, min(request.first, plan.cells.count))
+        let cells = Array(plan.cells[first..<min(plan.cells.count, first + max(0, request.count))])
+        guard let left = cells.first?.x, let last = cells.last else {
+            throw MediaError(.invalidRange, path: path, operation: "tile",
+                             reason: "the strip has \(plan.cells.count) cells; cell \(request.first) is past its end")
+        }
+        return (cells, left, last)
+    }
+
+    /// A tile is a few cells of a page's strip; past this it can only be a request for gigabytes.
+    static func tileWidth(_ plan: ThumbsPlan, left: Int, last: ThumbsPlan.Cell, path: String) throws(MediaError) -> Int {
+        let width = last.x + last.width - left
+        guard width <= ThumbsRequest.maximumSidePixels, width * plan.heightPixels <= Self.maximumPixels else {
+            throw MediaError(.tooLarge, path: path, operation: "tile",
+                             reason: "the tile would be \(width)x\(plan.heightPixels) px; ask for fewer or smaller cells")
+        }
+        return width
     }
 }

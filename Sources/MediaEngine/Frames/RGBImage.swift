@@ -33,6 +33,15 @@ public struct RGBImage: Sendable, Equatable {
         return (pixels[offset], pixels[offset + 1], pixels[offset + 2])
     }
 
+    /// Sets one pixel; outside the picture, nothing.
+    public mutating func set(x: Int, y: Int, _ colour: (UInt8, UInt8, UInt8)) {
+        guard x >= 0, x < width, y >= 0, y < height else { return }
+        let offset = y * stride + x * 3
+        pixels[offset] = colour.0
+        pixels[offset + 1] = colour.1
+        pixels[offset + 2] = colour.2
+    }
+
     /// Mean colour of a rectangle (clipped to the picture).
     public func meanColor(x: Int, y: Int, width w: Int, height h: Int) -> (r: Double, g: Double, b: Double) {
         let x0 = max(0, x), y0 = max(0, y), x1 = min(width, x + w), y1 = min(height, y + h)

@@ -35,6 +35,13 @@ function seconds(t) {
   const m = Math.floor(t / 60), s = t - 60 * m;
   return (m > 0 ? m + ":" + (s < 10 ? "0" : "") : "") + s.toFixed(m > 0 ? 2 : 3);
 }
+// A handle's label: milliseconds, or tenths where the strip leaves little room (`short`).
+function clock(t, short) {
+  if (!isFinite(t)) return "–";
+  const m = Math.floor(t / 60), s = t - 60 * m, digits = short ? 1 : 3;
+  const text = s.toFixed(digits);
+  return m + ":" + (parseFloat(text) < 10 ? "0" : "") + text;
+}
 function bytes(n) { return n > 1 << 20 ? (n / (1 << 20)).toFixed(1) + " MiB" : Math.round(n / 1024) + " KiB"; }
 
 async function probe(clip) {
@@ -83,6 +90,12 @@ async function watchPreview(clip) {
 async function attach(video, clip) {
   video.dataset.clip = clip.id;
   delete video.dataset.preview;
+  // Sound only: the source as it is (a preview is made of pictures).
+  if (!(await probe(clip)).video) {
+    video.src = "/media/" + clip.id;
+    video.dataset.source = "source";
+    return;
+  }
   if (await canPlay(clip)) {
     video.src = "/media/" + clip.id;
     video.dataset.source = "source";
@@ -124,6 +137,7 @@ function renderFeed() {
     video.muted = true; video.loop = true; video.playsInline = true; video.preload = "none";
     const name = document.createElement("div");
     name.className = "name"; name.textContent = clip.path;
+    name.title = clip.path;
     const meta = document.createElement("div");
     meta.className = "meta"; meta.textContent = bytes(clip.size);
     const strip = document.createElement("img");
@@ -155,16 +169,29 @@ async function fillCardOnce(card) {
     const v = info.video;
     const facts = [seconds(info.duration) + " s", bytes(clip.size)];
     if (v) facts.push(v.codec + " " + v.display_width + "×" + v.display_height + (v.rotation ? " ↻" + v.rotation + "°" : "") + (v.mirrored ? " mirrored" : ""));
+    else if (info.audio && info.audio.length) facts.push(info.audio.map((a) => a.codec).join(", "));
     card.querySelector(".meta").textContent = facts.join(" · ");
-    if (v) {
-      const width = 480, thumbWidth = 48, thumbHeight = 27;
-      const query = `strip_width=${width}&thumb_width=${thumbWidth}&thumb_height=${thumbHeight}&max=${info.duration}&min=${Math.min(2, info.duration)}`;
-      card.querySelector(".filmstrip").src = `/api/clips/${clip.id}/filmstrip.png?${query}&first=0&count=10`;
-    }
+    if (!v) badge(card, "audio only");
+    // An audio-only clip's strip is its waveform, drawn by the engine in the same cells.
+    const width = 480, thumbWidth = 48, thumbHeight = 27;
+    const query = `strip_width=${width}&thumb_width=${thumbWidth}&thumb_height=${thumbHeight}&max=${info.duration}&min=${Math.min(2, info.duration)}`;
+    card.querySelector(".filmstrip").src = `/api/clips/${clip.id}/filmstrip.png?${query}&first=0&count=10`;
     await attach(card.querySelector("video"), clip);
   } catch (error) {
     card.querySelector(".meta").textContent = "cannot be read: " + error.message;
+    card.querySelector(".filmstrip").hidden = true;
+    card.querySelector("video").hidden = true;
+    card.querySelector("button").disabled = true;
+    badge(card, "unreadable");
   }
+}
+
+function badge(card, text) {
+  const name = card.querySelector(".name");
+  if ([...name.querySelectorAll(".badge")].some((b) => b.textContent === text)) return;
+  const element = document.createElement("span");
+  element.className = "badge"; element.textContent = text;
+  name.append(element);
 }
 
 function onCardVisibility(entries) {
@@ -190,10 +217,28 @@ function pauseFeed() { for (const video of $("feed").querySelectorAll("video")) 
 // same picture) to the slide it copies, so there is never a visible jump.
 const banner = { count: 0, index: 1, timer: null, settle: null };
 
-function renderBanner() {
+// The banner's clips: the most recent ones that have pictures (probed first; an unreadable or audio-only
+// clip is left out, and nothing more is asked of it).
+async function bannerClips() {
+  const recent = [...S.clips].sort((a, b) => b.modified - a.modified);
+  const chosen = [];
+  for (let i = 0; i < recent.length && chosen.length < 6 && i < 18; i += 6) {
+    const batch = recent.slice(i, i + 6);
+    const infos = await Promise.all(batch.map((clip) => probe(clip).catch(() => null)));
+    batch.forEach((clip, k) => { if (infos[k] && infos[k].video && chosen.length < 6) chosen.push({ clip, info: infos[k] }); });
+  }
+  return chosen;
+}
+
+let bannerGeneration = 0;
+async function renderBanner() {
+  const generation = ++bannerGeneration;
+  const chosen = await bannerClips();
+  if (generation !== bannerGeneration) return;
   const track = $("banner-track"), dots = $("banner-dots");
   track.textContent = ""; dots.textContent = "";
-  const recent = [...S.clips].sort((a, b) => b.modified - a.modified).slice(0, 6);
+  const recent = chosen.map((c) => c.clip);
+  const infos = new Map(chosen.map((c) => [c.clip.id, c.info]));
   banner.count = recent.length;
   $("banner").hidden = recent.length === 0;
   if (recent.length === 0) return;
@@ -203,11 +248,9 @@ function renderBanner() {
     element.dataset.clip = clip.id;
     const image = document.createElement("img");
     image.alt = "";
-    probe(clip).then((info) => {
-      if (!info.video) return;
-      const query = `strip_width=640&thumb_width=160&thumb_height=90&max=${info.duration}&min=${Math.min(2, info.duration)}`;
-      image.src = `/api/clips/${clip.id}/filmstrip.png?${query}&first=0&count=4`;
-    }).catch(() => {});
+    const info = infos.get(clip.id);
+    const query = `strip_width=640&thumb_width=160&thumb_height=90&max=${info.duration}&min=${Math.min(2, info.duration)}`;
+    image.src = `/api/clips/${clip.id}/filmstrip.png?${query}&first=0&count=4`;
     const caption = document.createElement("div");
     caption.className = "caption"; caption.textContent = clip.path;
     element.append(image, caption);
@@ -262,17 +305,24 @@ function restartBannerTimer() {
 // Trimmer: the player above the strip laid out by TimelineCore, two handles, the mask, labels, a playhead
 // that follows playback and loops inside the selection.
 
-const player = document.createElement("video");
-player.id = "player";
-player.controls = true;
-player.playsInline = true;
+// One player per kind: a video element, and an audio element for clips without pictures.
+const videoPlayer = document.createElement("video");
+videoPlayer.id = "player";
+videoPlayer.controls = true;
+videoPlayer.playsInline = true;
+const audioPlayer = document.createElement("audio");
+audioPlayer.id = "audio-player";
+audioPlayer.controls = true;
+let player = videoPlayer;
 
 function timelineQuery() {
   const t = S.current;
   const width = Math.max(200, Math.floor($("strip").clientWidth));
   let q = `strip_width=${width}&thumb_width=${t.thumbWidth}&thumb_height=${t.thumbHeight}`;
-  if (t.max !== null) q += `&max=${t.max}`;
-  if (t.min !== null) q += `&min=${t.min}`;
+  // Unless set: the window is the whole clip, and the shortest selection one frame.
+  const max = t.max !== null ? t.max : t.info.duration;
+  const min = t.min !== null ? t.min : Math.min(t.frameSeconds, max);
+  q += `&max=${max}&min=${min}`;
   return q;
 }
 
@@ -296,6 +346,7 @@ function refreshTimeline() {
     S.timeline = timeline;
     S.opsSent = ops;
     S.querySent = query;
+    setCutControls(true);
     renderTimeline();
   }).catch((error) => status("timeline: " + error.message)).finally(() => {
     S.inFlight = false;
@@ -303,19 +354,54 @@ function refreshTimeline() {
   });
 }
 
+// Everything the previous clip left: the strip, labels, facts, notes, the top bar's message, the player.
+function resetTrimmer() {
+  status("");
+  S.current = null; S.ops = []; S.frames = null; S.timeline = null;
+  const content = $("strip-content");
+  content.textContent = ""; content.dataset.key = "";
+  if (tileObserver) tileObserver.disconnect();
+  for (const id of ["label-start", "label-duration", "label-end", "trim-facts"]) $(id).textContent = "";
+  for (const id of ["start-time", "end-time", "min-duration", "max-duration"]) $(id).value = "";
+  $("preview-note").hidden = true;
+  $("trim-error").hidden = true;
+  $("strip").hidden = false;
+  $("playhead").hidden = true;
+  for (const element of [videoPlayer, audioPlayer]) { element.pause(); element.removeAttribute("src"); delete element.dataset.clip; }
+  S.playerClip = null;
+  setCutControls(false);
+}
+
+function setCutControls(enabled) {
+  for (const id of ["cut-button", "add-button", "export-button", "dock-button", "start-time", "end-time", "min-duration", "max-duration"]) $(id).disabled = !enabled;
+}
+
 async function openTrimmer(clip) {
   if (S.docked) undock(false);
   const same = S.current && S.current.id === clip.id;
   $("trim-title").textContent = clip.path;
-  $("preview-note").hidden = true;
   if (!same) {
-    const info = await probe(clip);
+    resetTrimmer();
+    S.selections = S.selections.filter((s) => s.clip === clip.id);
+    renderSelections();
+    let info;
+    try {
+      info = await probe(clip);
+    } catch (error) {
+      if (location.hash !== "#/trim/" + clip.id) return;
+      $("trim-error").textContent = "This clip cannot be read: " + error.message;
+      $("trim-error").hidden = false;
+      $("strip").hidden = true;
+      return;
+    }
+    if (location.hash !== "#/trim/" + clip.id) return;
     const v = info.video || { display_width: 16, display_height: 9 };
     const aspect = v.display_width / Math.max(1, v.display_height);
     const thumbHeight = 50;
-    S.current = { id: clip.id, clip, info, thumbHeight, thumbWidth: Math.max(20, Math.min(120, Math.round(thumbHeight * aspect))), max: null, min: null };
-    S.ops = []; S.frames = null; S.timeline = null; S.selections = S.selections.filter((s) => s.clip === clip.id);
-    $("min-duration").value = ""; $("max-duration").value = "";
+    const fps = info.video && info.video.fps > 0 ? info.video.fps : 100;
+    S.current = { id: clip.id, clip, info, thumbHeight, thumbWidth: Math.max(20, Math.min(120, Math.round(thumbHeight * aspect))), max: null, min: null,
+                  frameSeconds: Math.round(1e6 / fps) / 1e6 };
+    $("min-duration").placeholder = "1 frame";
     facts(info);
     await attachPlayer(clip);
     api(`/api/clips/${clip.id}/frames`).then((f) => { if (S.current && S.current.id === clip.id) S.frames = f.times; }).catch(() => {});
@@ -323,12 +409,15 @@ async function openTrimmer(clip) {
   } else if (player.parentElement !== $("player-slot")) {
     $("player-slot").append(player);
   }
-  refreshTimeline();
+  if (S.current) refreshTimeline();
 }
 
 async function attachPlayer(clip) {
   if (S.playerClip === clip.id) return;
   S.playerClip = clip.id;
+  const audioOnly = !S.current.info.video;
+  player = audioOnly ? audioPlayer : videoPlayer;
+  $("player-slot").textContent = "";
   $("player-slot").append(player);
   await attach(player, clip);
 }
@@ -379,15 +468,38 @@ function renderTimeline() {
   $("mask-left").style.left = "0px"; $("mask-left").style.width = Math.max(0, left) + "px";
   $("mask-right").style.left = right + "px"; $("mask-right").style.width = Math.max(0, width - right) + "px";
   $("selection-frame").style.left = left + "px"; $("selection-frame").style.width = Math.max(0, right - left) + "px";
-  const labels = tl.selection.labels;
-  $("label-start").textContent = labels.start;
-  $("label-start").style.left = left + "px";
-  $("label-duration").textContent = labels.duration + " s";
-  $("label-end").textContent = labels.end;
-  $("label-end").style.right = Math.max(0, width - right) + "px";
+  placeLabels(tl.selection, left, right, width);
+  for (const [id, value] of [["start-time", tl.selection.start], ["end-time", tl.selection.end]]) {
+    if (document.activeElement !== $(id)) $(id).value = value.toFixed(3);
+  }
   const strip = $("strip");
   strip.dataset.start = tl.selection.start; strip.dataset.end = tl.selection.end; strip.dataset.windowStart = tl.selection.window_start;
   drawPlayhead();
+}
+
+// The start, duration and end labels: milliseconds (tenths where the selection is narrow), the start at the
+// left handle, the end at the right one, the duration between; a label that would overlap one already
+// placed moves to the next row, so no two ever cover each other.
+function placeLabels(selection, left, right, width) {
+  const short = right - left < 160;
+  const texts = [["label-start", clock(selection.start, short)], ["label-end", clock(selection.end, short)],
+                 ["label-duration", seconds(selection.end - selection.start) + " s"]];
+  const rows = [];
+  for (const [id, text] of texts) { $(id).textContent = text; $(id).style.right = "auto"; }
+  const rowHeight = Math.ceil(Math.max(...texts.map(([id]) => $(id).getBoundingClientRect().height))) + 2;
+  for (const [id] of texts) {
+    const label = $(id);
+    const w = label.getBoundingClientRect().width;
+    // A narrow selection: the start's label ends at the left handle and the end's begins at the right one.
+    let x = id === "label-start" ? (short ? left - w : left) : id === "label-end" ? (short ? right : right - w) : (left + right - w) / 2;
+    x = Math.max(0, Math.min(width - w, x));
+    let row = 0;
+    while ((rows[row] || []).some(([a, b]) => x < b + 6 && a < x + w + 6)) row++;
+    (rows[row] = rows[row] || []).push([x, x + w]);
+    label.style.left = x + "px";
+    label.style.top = row * rowHeight + "px";
+  }
+  $("labels").style.height = rows.length * rowHeight + 4 + "px";
 }
 
 // Tiles of 10 cells, loaded as they scroll into view.
@@ -482,6 +594,14 @@ for (const [id, key] of [["min-duration", "min"], ["max-duration", "max"]]) {
     const value = parseFloat($(id).value);
     S.current[key] = isFinite(value) && value > 0 ? value : null;
     refreshTimeline();
+  });
+}
+
+// Typed start and end times: the same operations as the I and O keys, so TimelineCore clamps them.
+for (const [id, kind] of [["start-time", "move-left"], ["end-time", "move-right"]]) {
+  $(id).addEventListener("change", () => {
+    const value = parseFloat($(id).value);
+    if (S.timeline && isFinite(value)) pushOp(kind, Math.round(value * 1e6) / 1e6);
   });
 }
 

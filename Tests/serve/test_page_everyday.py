@@ -1,0 +1,151 @@
+"""The trimmer on everyday clips, in a real headless Chromium: it opens on the whole clip, its labels
+(milliseconds) never overlap, typed start/end times move the handles, switching away from an unreadable
+clip leaves no trace, and an audio-only clip plays with its waveform strip; library cards carry badges and
+the banner shows only clips with pictures."""
+import os
+import shutil
+import subprocess
+import tempfile
+
+import pytest
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+
+from conftest import FIXTURES, Server, wait_for
+from test_browser import clip_of, js, open_page, shot
+
+
+@pytest.fixture(scope="module")
+def everyday():
+    """A folder of a 12 s clip, the 4 s fixture, an audio-only M4A and a file that is not media."""
+    folder = tempfile.mkdtemp(prefix="vtrim-everyday-")
+    subprocess.run(["ffmpeg", "-v", "error", "-f", "lavfi", "-i", "testsrc2=d=12:s=320x240:r=30", "-f", "lavfi", "-i",
+                    "sine=d=12", "-c:v", "libx264", "-pix_fmt", "yuv420p", "-g", "30", "-c:a", "aac", "-shortest",
+                    os.path.join(folder, "twelve.mp4")], check=True)
+    for name in ("h264-aac.mp4", "audio-only.m4a", "not-video.mp4"):
+        shutil.copy(os.path.join(FIXTURES, name), os.path.join(folder, name))
+    running = Server(folder)
+    yield running
+    running.stop()
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def open_clip(browser, server, name):
+    clip = clip_of(browser, name)
+    js(browser, "location.hash = '#/trim/' + arguments[0]", clip)
+    return clip
+
+
+def settled(browser):
+    return not js(browser, "return window.vtrim.inFlight || window.vtrim.pending") and \
+        js(browser, "return window.vtrim.opsSent") == js(browser, "return window.vtrim.ops.map(o => o[0] + ':' + o[1]).join(',')")
+
+
+def test_the_trimmer_opens_on_the_whole_clip(browser, everyday):
+    open_page(browser, everyday)
+    open_clip(browser, everyday, "twelve.mp4")
+    wait_for(lambda: js(browser, "return window.vtrim.timeline && window.vtrim.current.clip.name === 'twelve.mp4'"), message="the timeline")
+    duration = js(browser, "return window.vtrim.current.info.duration")
+    assert duration > 11.9
+    selection = js(browser, "return window.vtrim.timeline.selection")
+    assert selection["start"] == 0 and abs(selection["end"] - duration) < 1e-6, selection
+    # The shortest selection is one frame: the right handle dragged onto the left one leaves 1/30 s.
+    right = browser.find_element(By.ID, "handle-right")
+    x = js(browser, "const r = arguments[0].getBoundingClientRect(); return r.left + r.width / 2", right)
+    ActionChains(browser).click_and_hold(right).move_by_offset(-round(x - 5), 0).release().perform()
+    wait_for(lambda: js(browser, "return window.vtrim.ops.length") > 0 and settled(browser), message="the drag")
+    selection = js(browser, "return window.vtrim.timeline.selection")
+    assert abs(selection["end"] - selection["start"] - 1 / 30) < 2e-3, selection
+    shot(browser, "trimmer-whole-clip")
+
+
+def label_boxes(browser):
+    return js(browser, """return ['label-start', 'label-duration', 'label-end'].map(id => {
+        const r = document.getElementById(id).getBoundingClientRect();
+        return [r.left, r.top, r.right, r.bottom, document.getElementById(id).textContent]; })""")
+
+
+def test_labels_show_milliseconds_and_never_overlap(browser, everyday):
+    open_page(browser, everyday)
+    open_clip(browser, everyday, "twelve.mp4")
+    wait_for(lambda: js(browser, "return window.vtrim.timeline && window.vtrim.current.clip.name === 'twelve.mp4'"), message="the timeline")
+    start_field, end_field = browser.find_element(By.ID, "start-time"), browser.find_element(By.ID, "end-time")
+    for start, end in [(0.562, 11.5), (5.0, 5.2), (0.0, 0.1), (11.9, 12.0), (3.25, 7.75)]:
+        before = js(browser, "return JSON.stringify(window.vtrim.ops)")
+        # In the order that keeps start before end throughout (TimelineCore clamps each move).
+        fields = [(end_field, end), (start_field, start)]
+        if start < js(browser, "return window.vtrim.timeline.selection.start"):
+            fields.reverse()
+        for field, value in fields:
+            field.clear()
+            field.send_keys(str(value), Keys.TAB)
+        wait_for(lambda: js(browser, "return JSON.stringify(window.vtrim.ops)") != before and settled(browser), message=f"{start}–{end}")
+        shown = js(browser, "return window.vtrim.timeline.selection")
+        assert abs(shown["start"] - start) < 0.04 and abs(shown["end"] - end) < 0.04, (start, end, shown)
+        boxes = label_boxes(browser)
+        for i in range(3):
+            assert boxes[i][2] > boxes[i][0], boxes  # drawn
+            for j in range(i + 1, 3):
+                a, b = boxes[i], boxes[j]
+                apart = a[2] <= b[0] or b[2] <= a[0] or a[3] <= b[1] or b[3] <= a[1]
+                assert apart, f"{start}–{end}: {a} overlaps {b}"
+        if start == 0.562:
+            assert boxes[0][4] in ("0:00.562", "0:00.6"), boxes
+        shot(browser, f"labels-{start}-{end}")
+
+
+def test_switching_from_an_unreadable_clip_leaves_no_trace(browser, everyday):
+    open_page(browser, everyday)
+    open_clip(browser, everyday, "not-video.mp4")
+    wait_for(lambda: browser.find_element(By.ID, "trim-error").is_displayed(), message="the clip's error in place")
+    assert "cannot be read" in browser.find_element(By.ID, "trim-error").text
+    assert not browser.find_element(By.ID, "cut-button").is_enabled()
+    assert "NaN" not in browser.find_element(By.TAG_NAME, "body").text
+    shot(browser, "trimmer-unreadable")
+    clip = open_clip(browser, everyday, "h264-aac.mp4")
+    wait_for(lambda: js(browser, "return !!window.vtrim.timeline && window.vtrim.current.id === arguments[0]", clip), message="the good clip")
+    assert not browser.find_element(By.ID, "trim-error").is_displayed()
+    assert browser.find_element(By.ID, "status").text == ""
+    assert browser.find_element(By.ID, "cut-button").is_enabled()
+    wait_for(lambda: js(browser, "return [...document.querySelectorAll('#strip-content .tile')].length > 0 && "
+                                 "[...document.querySelectorAll('#strip-content .tile')].every(t => t.dataset.src.includes(arguments[0]))", clip),
+             message="the good clip's tiles only")
+
+
+def test_an_audio_only_clip_plays_and_shows_its_waveform(browser, everyday):
+    open_page(browser, everyday)
+    open_clip(browser, everyday, "audio-only.m4a")
+    wait_for(lambda: js(browser, "return !!window.vtrim.timeline && window.vtrim.current.clip.name === 'audio-only.m4a'"), message="the timeline")
+    assert js(browser, "return document.querySelector('#player-slot audio') !== null")
+    assert not browser.find_element(By.ID, "preview-note").is_displayed()  # no preview asked of a clip without pictures
+    # Space, the page's play key: a user's gesture, which Chromium wants before sound plays.
+    js(browser, "document.activeElement && document.activeElement.blur()")
+    ActionChains(browser).send_keys(" ").perform()
+    state = "const a = document.getElementById('audio-player'); return [a.readyState, a.networkState, a.currentSrc, a.error && a.error.code, a.currentTime]"
+    wait_for(lambda: js(browser, "return document.getElementById('audio-player').currentTime") > 0.2, timeout=20,
+             message=f"audio playback ({js(browser, state)})")
+    tile = wait_for(lambda: js(browser, "return [...document.querySelectorAll('#strip-content .tile')].find(t => t.dataset.loaded && t.naturalWidth > 0)"),
+                    timeout=30, message="a waveform tile")
+    # Drawn: the bar colour is in the tile, not only the background.
+    coloured = js(browser, """const image = arguments[0], canvas = document.createElement('canvas');
+        canvas.width = image.naturalWidth; canvas.height = image.naturalHeight;
+        const context = canvas.getContext('2d'); context.drawImage(image, 0, 0);
+        const data = context.getImageData(0, 0, canvas.width, canvas.height).data;
+        let count = 0; for (let i = 0; i < data.length; i += 4) if (data[i + 2] > 200 && data[i] > 100) count++;
+        return count;""", tile)
+    assert coloured > 20, coloured
+    shot(browser, "trimmer-audio-only")
+
+
+def test_library_badges_and_a_banner_of_clips_with_pictures(browser, everyday):
+    open_page(browser, everyday)
+    for name, text in (("audio-only.m4a", "audio only"), ("not-video.mp4", "unreadable")):
+        card = wait_for(lambda: js(browser, "return [...document.querySelectorAll('#feed .card')].find(c => c.querySelector('.name').title === arguments[0])", name),
+                        message=f"{name}'s card")
+        js(browser, "arguments[0].scrollIntoView({block: 'start'})", card)
+        wait_for(lambda: text in [b.text for b in card.find_elements(By.CSS_SELECTOR, ".badge")], timeout=20, message=f"the {text} badge")
+    slides = wait_for(lambda: js(browser, "return [...document.querySelectorAll('#banner .slide:not(.copy)')].map(s => s.dataset.clip)"),
+                      message="the banner")
+    names = js(browser, "return window.vtrim.clips.filter(c => arguments[0].includes(c.id)).map(c => c.name).sort()", slides)
+    assert names == ["h264-aac.mp4", "twelve.mp4"], names
