@@ -47,6 +47,46 @@ struct EverydayFilesTests {
         }
     }
 
+    /// `actual` is the source time of the first frame shown, whatever the output container adds: an exact
+    /// cut into MPEG-TS, whose muxer delays everything so the B-frames' decode times stay positive, reported
+    /// 1.567 for a cut from 1.5; a copy into Matroska opened with the B-frame delay as a 67 ms gap. And its
+    /// duration is what ffprobe reads.
+    @Test(arguments: [("hevc.ts", "ts", "exact", 1.5, 3.0), ("h264-aac.ts", "ts", "exact", 1.5, 3.0),
+                      ("h264-aac.mp4", "mkv", "copy", 1.0, 3.0), ("h264-aac.mp4", "mkv", "exact", 1.0, 3.0),
+                      ("h264-aac.mp4", "ts", "copy", 1.0, 3.0), ("h264-aac.mp4", "mp4", "exact", 1.0, 3.0)])
+    func actualStartsAtTheSourceTimeOfTheFirstFrameShown(_ file: String, _ ext: String, _ mode: String, _ start: Double, _ end: Double) throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let output = folder.file("cut.\(ext)")
+        let result = try Run.vtrim(["cut", "--json", TestPaths.fixture(file), "--start", "\(start)", "--end", "\(end)", "--mode", mode,
+                                    "--preset", "ultrafast", "-o", output])
+        #expect(result.status == 0, "\(result)")
+        let report = try #require(result.jsonLines.first)
+        let planned = try #require(report["planned"] as? [String: Any]), actual = try #require(report["actual"] as? [String: Any])
+        // Exact cuts show the frame at `start` from `start`; copies start on the frame itself.
+        let firstShown = mode == "exact" ? start : try #require(planned["start"] as? Double)
+        let actualStart = try #require(actual["start"] as? Double)
+        #expect(abs(actualStart - firstShown) < 0.0011, "\(file) → .\(ext) \(mode): planned \(planned), actual \(actual)")
+        let duration = try #require(actual["duration"] as? Double)
+        #expect(abs(duration - (try MediaFacts.formatDuration(output))) < 0.0021, "\(file) → .\(ext) \(mode): \(actual)")
+    }
+
+    /// WebM stores milliseconds: a 60 fps exact cut's last frame, read back from rounded durations, ended
+    /// 1 ms short (2.249 reported for a cut to 2.25, where the dry run and ffprobe say 2.25 / 1.75 s).
+    @Test func webmEndIsWhatPlayersRead() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let source = folder.file("sixty.webm"), output = folder.file("cut.webm")
+        let made = try Run.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=d=3:s=160x120:r=60", "-c:v", "libvpx-vp9",
+                                           "-deadline", "realtime", "-cpu-used", "8", source])
+        try #require(made.status == 0, "\(made)")
+        let result = try Run.vtrim(["cut", "--json", source, "--start", "0.5", "--end", "2.25", "--mode", "exact", "-o", output])
+        #expect(result.status == 0, "\(result)")
+        let actual = try #require(result.jsonLines.first?["actual"] as? [String: Any], "\(result)")
+        #expect(actual["end"] as? Double == 2.25 && actual["duration"] as? Double == 1.75, "\(actual)")
+        #expect(abs(try MediaFacts.formatDuration(output) - 1.75) < 1e-6)
+    }
+
     /// A healthy FLV whose audio runs 0.1 s past its video: past the video's last frame the last frame is
     /// shown — no "damaged or cut short" warning, no grey cell — in both modes; and its frame rate is the
     /// packets' 30 fps, not the 1000 fps FFmpeg reads from its time base.

@@ -152,8 +152,12 @@ enum CutPlanner {
                 cut.outputZero = start.keyframe.pts
                 cut.editDuration = end.idealEnd.minus(start.keyframe.pts)
             } else {
-                cut.shift = start.keyframe.dts
-                cut.outputZero = start.keyframe.dts
+                // Matroska/WebM store presentation times only: the keyframe is shown at 0 (its B-frame delay
+                // would otherwise open the file with a gap players fill with nothing). Elsewhere (MPEG-TS)
+                // decode times must not go below 0, so the first frame is shown after that delay.
+                let presentationTimesOnly = container.formatName == "matroska" || container.formatName == "webm"
+                cut.shift = presentationTimesOnly ? start.keyframe.pts : start.keyframe.dts
+                cut.outputZero = cut.shift
                 cut.lastNeeded = end.contiguousLast
                 cut.presentedEnd = end.contiguousEnd
                 if end.framesPastEnd > 0 {

@@ -39,6 +39,11 @@ public struct CutSpec: Sendable {
 /// What the writer found while running: run-time notes and warnings (damaged frames, an early end).
 public struct CutRun: Sendable {
     public var notices: [CutNotice]
+    /// How much later than written the muxer put everything (a format without negative times, shifting
+    /// an exact cut's first decode times to 0): measured times minus this are the times written.
+    public var muxerShiftSeconds: Double = 0
+    /// The first video frame's presentation time as written (before the muxer), on the output's timeline.
+    public var writtenVideoStartSeconds: Double?
 }
 
 /// `vtrim cut` on one file: opened and probed once, planned from the packets around the edges (a value:

@@ -75,6 +75,15 @@ public enum CutVerifier {
             }
         }
         var range = scan.range
+        // Matroska/WebM store times in milliseconds: the last frame's end read from rounded durations can
+        // fall short of the Duration element the muxer wrote (20.233 for 20.250 s with 60 fps frames), which
+        // is what players and ffprobe show. Within that rounding, the container's end is the end.
+        if FFmpegText.string(input.format.pointee.iformat?.pointee.name)?.contains("matroska") == true, hasDuration,
+           let end = range.videoEndSeconds {
+            let containerEnd = Micro.seconds(input.originMicro.plus(duration))
+            let frame = video.flatMap(input.stream).map { Micro.seconds(frameDurationMicro($0)) } ?? 0
+            if containerEnd > end, containerEnd - end <= max(0.001, frame / 2) + 1e-9 { range.videoEndSeconds = containerEnd }
+        }
         // MP4/MOV: players show the video until its edit list ends (tkhd), whatever the sample durations
         // FFmpeg's demuxer derives from decode times (B-frames make the last frame's shorter).
         if let video, let stream = input.stream(video), range.videoStartSeconds != nil,

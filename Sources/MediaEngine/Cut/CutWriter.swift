@@ -131,7 +131,8 @@ final class CutWriter {
             try MovieHeaderPatch.endEdits(path: temporaryPath, videoTrackID: index + 1, videoEditTicks: edit, timeBase: video.editTimeBase)
         }
         if plan.container.editLists, plan.video?.codec == "hevc" { try HEVCRecordPatch.markArraysComplete(path: temporaryPath) }
-        return CutRun(notices: notices)
+        let writtenVideoStart = videoOutputIndex.flatMap { output.earliestPtsMicroByStream[$0] }.map(Micro.seconds)
+        return CutRun(notices: notices, muxerShiftSeconds: Micro.seconds(output.muxerShiftMicro), writtenVideoStartSeconds: writtenVideoStart)
     }
 
     private func reportProgress(_ packet: Packet, video: VideoCut) {

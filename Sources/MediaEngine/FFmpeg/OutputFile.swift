@@ -8,6 +8,11 @@ final class OutputFile {
     private var context: UnsafeMutablePointer<AVFormatContext>?
     private var opened = false
     private var headerWritten = false
+    /// The earliest decode and presentation times handed to the muxer (µs): a negative one makes a muxer
+    /// that cannot store it shift the whole file (`muxerShiftMicro`).
+    private var earliestDtsMicro = Int64.max, earliestPtsMicro = Int64.max
+    /// Each stream's earliest presentation time written (µs).
+    private(set) var earliestPtsMicroByStream: [Int: Int64] = [:]
 
     init(temporaryPath: String, finalName: String) throws(AVFailure) {
         path = temporaryPath
@@ -132,12 +137,31 @@ final class OutputFile {
     /// Writes a packet whose timestamps are in `timeBase`; takes ownership of its data.
     func write(_ packet: Packet, stream: Int, timeBase: AVRational) throws(AVFailure) {
         packet.pointer.pointee.stream_index = Int32(stream)
+        if packet.pts != CAV_NOPTS_VALUE {
+            let pts = av_rescale_q(packet.pts, timeBase, cav_time_base_q())
+            earliestPtsMicro = min(earliestPtsMicro, pts)
+            earliestPtsMicroByStream[stream] = min(earliestPtsMicroByStream[stream] ?? Int64.max, pts)
+        }
+        let dts = packet.dts != CAV_NOPTS_VALUE ? packet.dts : packet.pts
+        if dts != CAV_NOPTS_VALUE { earliestDtsMicro = min(earliestDtsMicro, av_rescale_q(dts, timeBase, cav_time_base_q())) }
         if let target = format.pointee.streams?[stream] {
             av_packet_rescale_ts(packet.pointer, timeBase, target.pointee.time_base)
         }
         packet.pointer.pointee.pos = -1
         let status = av_interleaved_write_frame(format, packet.pointer)
         if status < 0 { throw AVFailure(code: status, operation: "av_interleaved_write_frame") }
+    }
+
+    /// How far the muxer moved every timestamp later (µs), as libavformat's `avoid_negative_ts` does by
+    /// default: a format that cannot store negative times (AVFMT_TS_NEGATIVE unset: MPEG-TS) shifts the file
+    /// so that its earliest decode time is 0 — an exact cut's B-frames start decoding before its first frame
+    /// is shown; Matroska/WebM store presentation times only, so they shift by the earliest of those.
+    /// MP4/MOV keep negative times (their edit list shows the first frame at 0).
+    var muxerShiftMicro: Int64 {
+        guard let flags = outputFormat?.pointee.flags, flags & (AVFMT_TS_NEGATIVE | AVFMT_NOTIMESTAMPS) == 0 else { return 0 }
+        let earliest = formatName == "matroska" || formatName == "webm" ? earliestPtsMicro : earliestDtsMicro
+        guard earliest < 0, earliest != Int64.min else { return 0 }
+        return -earliest
     }
 
     /// Finishes the file; a failure here (e.g. a full disk while flushing) is an error, never ignored.

@@ -16,15 +16,15 @@ struct CutReport {
     }
 
     func fields(run: CutRun, measured: MeasuredRange) -> [(String, JSON)] {
-        let span = actual(measured)
+        let span = actual(measured, run)
         let notes = planNotes + run.notices.filter { !$0.isWarning }.map(\.asWarning)
         return common + [
             ("actual", .object([
                 ("start", .optional(span?.start)),
                 ("end", .optional(span?.end)),
                 ("duration", .optional(span.map { microseconds($0.end - $0.start) })),
-                ("audio_start", .optional(measured.audioStartSeconds.map { microseconds(plan.sourceOffsetSeconds + $0) })),
-                ("audio_end", .optional(measured.audioEndSeconds.map { microseconds(plan.sourceOffsetSeconds + $0) })),
+                ("audio_start", .optional(measured.audioStartSeconds.map { microseconds(outputToSource(run, measured) + $0) })),
+                ("audio_end", .optional(measured.audioEndSeconds.map { microseconds(outputToSource(run, measured) + $0) })),
             ])),
             ("notes", notesJSON(notes)),
         ]
@@ -89,10 +89,23 @@ struct CutReport {
 
     /// The measured span on the source's timeline. Files that store only decode times (AVI) show the
     /// first frame at its decode slot, 0: it maps to the first frame the plan shows.
-    private func actual(_ measured: MeasuredRange) -> (start: Double, end: Double)? {
+    private func actual(_ measured: MeasuredRange, _ run: CutRun) -> (start: Double, end: Double)? {
         guard let start = measured.startSeconds, let end = measured.endSeconds else { return nil }
-        let offset = measured.videoTimesAreDecodeTimes ? plan.presentedStartSeconds - start : plan.sourceOffsetSeconds
+        let offset = measured.videoTimesAreDecodeTimes ? plan.presentedStartSeconds - start : outputToSource(run, measured)
         return (microseconds(offset + start), microseconds(offset + end))
+    }
+
+    /// An output time plus this is the source time: the plan's shift, less what the container added — the
+    /// muxer's shift of negative times to 0 (MPEG-TS), and the rounding of Matroska's millisecond
+    /// timestamps (the first frame written at 0.0667 s is stored at 0.067 s).
+    private func outputToSource(_ run: CutRun, _ measured: MeasuredRange) -> Double {
+        var offset = plan.sourceOffsetSeconds - run.muxerShiftSeconds
+        if plan.container.formatName == "matroska" || plan.container.formatName == "webm",
+           let written = run.writtenVideoStartSeconds, let stored = measured.videoStartSeconds {
+            let rounding = stored - (written + run.muxerShiftSeconds)
+            if abs(rounding) <= 0.0005 + 1e-9 { offset -= rounding }
+        }
+        return offset
     }
 
     /// Sums of microsecond times, back on the microsecond grid (no 3.0333330000000003).
@@ -100,7 +113,7 @@ struct CutReport {
 
     func lines(run: CutRun, measured: MeasuredRange) -> [String] {
         var text = "\(path) → \(output) (\(plan.mode.rawValue))"
-        if let span = actual(measured) {
+        if let span = actual(measured, run) {
             text += ": \(Human.seconds(span.start)) to \(Human.seconds(span.end)), \(Human.seconds(span.end - span.start))"
         }
         let notes = planNotes + run.notices.filter { !$0.isWarning }.map(\.asWarning)
