@@ -87,6 +87,52 @@ struct EverydayFilesTests {
         #expect(abs(try MediaFacts.formatDuration(output) - 1.75) < 1e-6)
     }
 
+    /// Phone and camera metadata survives every cut mode into MOV and MP4 (with and without faststart),
+    /// read by a second reader (mediainfo) as by FFmpeg: an iPhone's QuickTime keys, exactly the source's
+    /// (no brand or encoder keys added), beside an iTunes-style title that stays one; a GoPro's firmware.
+    @Test(arguments: ["copy", "exact", "smart"])
+    func phoneAndCameraMetadataIsKept(_ mode: String) throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        func appleLines(_ path: String) throws -> [String] {
+            let info = try Run.tool("mediainfo", [path])
+            try #require(info.status == 0, "mediainfo: \(info)")
+            return info.stdoutLines.filter { $0.contains("com.apple.quicktime") || $0.hasPrefix("Movie name") }
+        }
+        func tags(_ path: String) throws -> [String: String] {
+            let probe = try Run.tool("ffprobe", ["-v", "error", "-show_entries", "format_tags", "-of", "json", path])
+            let json = try JSONSerialization.jsonObject(with: Data(probe.stdout.utf8)) as? [String: Any]
+            return (json?["format"] as? [String: Any])?["tags"] as? [String: String] ?? [:]
+        }
+        var sources = [TestPaths.fixture("iphone-keys.mov")]
+        if let phone = Self.shared("metadata-extractor-images/with-gps.mov") { sources.append(phone) }
+        for (number, source) in sources.enumerated() {
+            let expected = try appleLines(source)
+            #expect(expected.count >= 5, "\(expected)")
+            for (ext, faststart) in [("mov", false), ("mp4", false), ("mp4", true)] {
+                let output = folder.file("cut\(number)-\(mode)-\(faststart).\(ext)")
+                let result = try Run.vtrim(["cut", source, "--start", "0.2", "--end", "0.8", "--mode", mode, "--preset", "ultrafast",
+                                            "-o", output] + (faststart ? ["--faststart"] : []))
+                #expect(result.status == 0, "\(result)")
+                #expect(try appleLines(output) == expected, "\(source) → \(ext) \(mode)")
+                let written = try tags(output), original = try tags(source)
+                let keys = written.keys.filter { $0.hasPrefix("com.apple") }.sorted()
+                #expect(keys == original.keys.filter { $0.hasPrefix("com.apple") }.sorted(), "\(written)")
+                #expect(written["title"] == original["title"])
+                #expect(try MediaFacts.decodeErrors(output).isEmpty)
+            }
+        }
+        // Only where the source had them.
+        let plain = folder.file("plain.mp4")
+        #expect(try Run.vtrim(["cut", TestPaths.fixture("h264-aac.mp4"), "--start", "1", "--end", "2", "--mode", mode, "-o", plain]).status == 0)
+        #expect(try appleLines(plain).isEmpty)
+        if let gopro = Self.shared("gopro-gpmf-parser/karma.mp4") {
+            let output = folder.file("gopro.mp4")
+            #expect(try Run.vtrim(["cut", gopro, "--start", "1", "--end", "2", "--mode", mode, "--preset", "ultrafast", "-o", output]).status == 0)
+            #expect(try tags(output)["firmware"] == "HD5.02.02.00.00")
+        }
+    }
+
     /// A healthy FLV whose audio runs 0.1 s past its video: past the video's last frame the last frame is
     /// shown — no "damaged or cut short" warning, no grey cell — in both modes; and its frame rate is the
     /// packets' 30 fps, not the 1000 fps FFmpeg reads from its time base.

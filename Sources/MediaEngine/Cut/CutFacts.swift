@@ -17,6 +17,8 @@ struct CutFacts: Sendable {
     public var sampleEntry: SampleEntryPlan.Placement = .outOfBand
     /// Where a truncated input's readable media ends (container µs, origin included) and why; nil when whole.
     public var readableEnd: (micro: Int64, why: String)?
+    /// An MP4/MOV source's metadata FFmpeg's muxer cannot write (`MovieMetadata`).
+    public var movieMetadata: MovieMetadata?
 
     public init(path: String, requestedMode: CutPlan.Mode, startMicro: Int64, endMicro: Int64, originMicro: Int64,
                 container: ContainerFacts, streams: [StreamFacts], video: VideoFacts?, threads: ThreadBudget,

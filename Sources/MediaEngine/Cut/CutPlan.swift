@@ -42,6 +42,8 @@ public struct CutPlan: Sendable, Equatable, Codable {
     public var companionsEndMicro: Int64
     /// Subtracted from companion timestamps (container µs): the output's 0.
     public var companionsShiftMicro: Int64
+    /// Phone and camera metadata copied into an MP4/MOV output's `moov` after FFmpeg has written it.
+    public var movieMetadata: MovieMetadata? = nil
 
     public var warnings: [CutNotice] { notices.filter(\.isWarning) }
     public var notes: [CutNotice] { notices.filter { !$0.isWarning } }

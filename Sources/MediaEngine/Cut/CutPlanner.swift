@@ -6,6 +6,13 @@ enum CutPlanner {
     static let uncleanKeyframesAllowed = 2
 
     public static func plan(_ facts: CutFacts) throws(MediaError) -> CutPlan {
+        var plan = try planCut(facts)
+        // Phone and camera metadata the muxer cannot write is copied into MP4/MOV outputs.
+        if facts.container.editLists { plan.movieMetadata = facts.movieMetadata }
+        return plan
+    }
+
+    private static func planCut(_ facts: CutFacts) throws(MediaError) -> CutPlan {
         var mode = facts.requestedMode
         var notices: [CutNotice] = []
         let path = facts.path

@@ -28,6 +28,9 @@ struct CutSurvey {
                              originMicro: origin, container: container, streams: streams(muxer: muxer, video: videoIndex),
                              video: nil, threads: spec.settings.threads, crf: spec.settings.crf, preset: spec.settings.preset, faststart: spec.settings.faststart)
         facts.sampleEntry = spec.settings.sampleEntry
+        if muxer.supportsEditLists, FFmpegText.string(input.format.pointee.iformat?.pointee.name)?.hasPrefix("mov,") == true {
+            facts.movieMetadata = MovieMetadata.read(path: path)
+        }
         if let videoIndex, let stream = input.stream(videoIndex) {
             facts.video = try video(stream, index: videoIndex, spec: spec, muxer: muxer, startMicro: start.partialValue,
                                     endMicro: end.partialValue)

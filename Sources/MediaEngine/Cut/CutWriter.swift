@@ -131,6 +131,7 @@ final class CutWriter {
             try MovieHeaderPatch.endEdits(path: temporaryPath, videoTrackID: index + 1, videoEditTicks: edit, timeBase: video.editTimeBase)
         }
         if plan.container.editLists, plan.video?.codec == "hevc" { try HEVCRecordPatch.markArraysComplete(path: temporaryPath) }
+        try plan.movieMetadata?.insert(into: temporaryPath)
         let writtenVideoStart = videoOutputIndex.flatMap { output.earliestPtsMicroByStream[$0] }.map(Micro.seconds)
         return CutRun(notices: notices, muxerShiftSeconds: Micro.seconds(output.muxerShiftMicro), writtenVideoStartSeconds: writtenVideoStart)
     }

@@ -1,0 +1,157 @@
+import CAV
+import Glibc
+
+/// Phone and camera metadata an MP4/MOV source holds where FFmpeg's muxer cannot write it, copied byte for
+/// byte into the output's `moov`:
+/// - QuickTime metadata (`moov/meta` with an `mdta` handler, its `keys` and `ilst`): an iPhone's location,
+///   make, model, software and creation date. FFmpeg writes such keys only with `movflags
+///   use_metadata_tags`, and then into `udta/meta`, with every other tag (brands, encoder) as a key too, and
+///   in place of an MP4's iTunes tags — so the source's box is copied instead, where phones write it.
+/// - Camera facts in `moov/udta` (GoPro: firmware, lens, camera, settings). Not its highlight times (HMMT:
+///   off the output's timeline) nor its media ids (MUID, GUMI, BCID: they would name two files as one).
+public struct MovieMetadata: Sendable, Equatable, Codable {
+    /// The source's `moov/meta` box, header included.
+    public var quickTimeMeta: [UInt8]?
+    /// The kept `moov/udta` boxes, each whole, one after another.
+    public var userData: [UInt8]
+    /// The QuickTime keys and the kept user-data types, for the dry run.
+    public var names: [String]
+
+    /// udta boxes that state facts about the camera, whatever part of the recording is kept.
+    static let keptUserData: Set<String> = ["FIRM", "LENS", "CAME", "SETT"]
+    /// More than this is not a phone's metadata.
+    static let maximumBytes = 1 << 20
+
+    /// What `path` holds, or nil (not MP4/MOV, nothing to keep, or malformed: then nothing is copied).
+    static func read(path: String) -> MovieMetadata? {
+        let descriptor = open(path, O_RDONLY)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        guard let found = try? MovieBoxes.findMovieBox(descriptor) else { return nil }
+        var moov = [UInt8](repeating: 0, count: found.1)
+        guard pread(descriptor, &moov, found.1, off_t(found.0)) == found.1 else { return nil }
+        let children = MovieBoxes.boxes(in: moov, from: 8, to: moov.count)
+        var metadata = MovieMetadata(quickTimeMeta: nil, userData: [], names: [])
+        if let meta = children.first(where: { $0.type == "meta" }), meta.end - meta.start <= maximumBytes,
+           let keys = quickTimeKeys(moov, meta) {
+            metadata.quickTimeMeta = Array(moov[meta.start..<meta.end])
+            metadata.names = keys
+        }
+        if let udta = children.first(where: { $0.type == "udta" }) {
+            for box in MovieBoxes.boxes(in: moov, from: udta.start + 8, to: udta.end) where keptUserData.contains(box.type) {
+                guard metadata.userData.count + (box.end - box.start) <= maximumBytes else { break }
+                metadata.userData += moov[box.start..<box.end]
+                metadata.names.append("udta/" + box.type)
+            }
+        }
+        return metadata.quickTimeMeta == nil && metadata.userData.isEmpty ? nil : metadata
+    }
+
+    /// The key names of a `meta` box whose handler is `mdta` and that holds `keys` and `ilst`; nil otherwise.
+    /// QuickTime's `meta` has no version and flags, ISO's has: both are read.
+    static func quickTimeKeys(_ bytes: [UInt8], _ meta: MovieBoxes.Box) -> [String]? {
+        let flagsAbsent = MovieBoxes.read(bytes, at: meta.start + 8, bytes: 4) != 0
+        let parts = MovieBoxes.boxes(in: bytes, from: meta.start + (flagsAbsent ? 8 : 12), to: meta.end)
+        guard let hdlr = parts.first(where: { $0.type == "hdlr" }), hdlr.end - hdlr.start >= 20,
+              String(decoding: bytes[(hdlr.start + 16)..<(hdlr.start + 20)], as: UTF8.self) == "mdta",
+              let keys = parts.first(where: { $0.type == "keys" }), parts.contains(where: { $0.type == "ilst" }) else { return nil }
+        let count = Int(MovieBoxes.read(bytes, at: keys.start + 12, bytes: 4))
+        guard count > 0, count <= 4096 else { return nil }
+        var names: [String] = []
+        var position = keys.start + 16
+        for _ in 0..<count {
+            let size = Int(MovieBoxes.read(bytes, at: position, bytes: 4))
+            guard size >= 8, size <= keys.end - position else { return nil }
+            names.append(String(decoding: bytes[(position + 8)..<(position + size)], as: UTF8.self))
+            position += size
+        }
+        return names
+    }
+
+    /// Adds the kept boxes to the written file's `moov` (the `meta` at its end, the camera boxes at the end of
+    /// its `udta`, made when FFmpeg wrote none). Where `moov` comes before the media (faststart), what
+    /// follows moves by the bytes added and every chunk offset (stco, co64) with it.
+    func insert(into path: String) throws(AVFailure) {
+        let descriptor = open(path, O_RDWR)
+        guard descriptor >= 0 else { throw MovieHeaderPatch.failure(errno) }
+        defer { close(descriptor) }
+        guard let (offset, size) = try MovieBoxes.findMovieBox(descriptor) else { throw MovieHeaderPatch.failure(EINVAL, "no moov box") }
+        var moov = [UInt8](repeating: 0, count: size)
+        guard pread(descriptor, &moov, size, off_t(offset)) == size else { throw MovieHeaderPatch.failure(errno) }
+        guard MovieBoxes.read(moov, at: 0, bytes: 4) == UInt64(size) else { throw MovieHeaderPatch.failure(EINVAL, "64-bit moov size") }
+        var updated = moov
+        if !userData.isEmpty {
+            if let udta = MovieBoxes.boxes(in: updated, from: 8, to: updated.count).first(where: { $0.type == "udta" }) {
+                try Self.setSize(&updated, at: udta.start, to: udta.end - udta.start + userData.count)
+                updated.insert(contentsOf: userData, at: udta.end)
+            } else {
+                updated += Self.header(size: 8 + userData.count, type: "udta") + userData
+            }
+        }
+        if let quickTimeMeta { updated += quickTimeMeta }
+        let added = updated.count - moov.count
+        guard added > 0 else { return }
+        try Self.setSize(&updated, at: 0, to: updated.count)
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { throw MovieHeaderPatch.failure(errno) }
+        let fileSize = Int(status.st_size), moovEnd = offset + size
+        if moovEnd < fileSize {
+            try Self.moveChunkOffsets(&updated, by: added, past: offset)
+            try Self.shiftTail(descriptor, from: moovEnd, to: fileSize, by: added)
+        }
+        guard pwrite(descriptor, updated, updated.count, off_t(offset)) == updated.count else { throw MovieHeaderPatch.failure(errno) }
+    }
+
+    private static func header(size: Int, type: String) -> [UInt8] {
+        [UInt8(truncatingIfNeeded: size >> 24), UInt8(truncatingIfNeeded: size >> 16), UInt8(truncatingIfNeeded: size >> 8),
+         UInt8(truncatingIfNeeded: size)] + Array(type.utf8)
+    }
+
+    private static func setSize(_ bytes: inout [UInt8], at position: Int, to size: Int) throws(AVFailure) {
+        guard size <= Int(UInt32.max), MovieBoxes.read(bytes, at: position, bytes: 4) != 1 else {
+            throw MovieHeaderPatch.failure(EFBIG, "box too large")
+        }
+        bytes.replaceSubrange(position..<(position + 4), with: header(size: size, type: "").prefix(4))
+    }
+
+    /// Adds `delta` to every chunk offset beyond `position` (the media after a moved `moov`).
+    private static func moveChunkOffsets(_ moov: inout [UInt8], by delta: Int, past position: Int) throws(AVFailure) {
+        func visit(_ from: Int, _ to: Int) throws(AVFailure) {
+            for box in MovieBoxes.boxes(in: moov, from: from, to: to) {
+                switch box.type {
+                case "trak", "mdia", "minf", "stbl":
+                    try visit(box.start + 8, box.end)
+                case "stco", "co64":
+                    let width = box.type == "stco" ? 4 : 8
+                    let count = Int(MovieBoxes.read(moov, at: box.start + 12, bytes: 4))
+                    guard count <= (box.end - box.start - 16) / width else { throw MovieHeaderPatch.failure(EINVAL, "chunk offsets past their box") }
+                    for index in 0..<count {
+                        let at = box.start + 16 + index * width
+                        let value = MovieBoxes.read(moov, at: at, bytes: width)
+                        guard value > UInt64(position) else { continue }
+                        let moved = value + UInt64(delta)
+                        guard width == 8 || moved <= UInt64(UInt32.max) else { throw MovieHeaderPatch.failure(EFBIG, "chunk offset past 4 GiB") }
+                        for byte in 0..<width { moov[at + byte] = UInt8(truncatingIfNeeded: moved >> (8 * UInt64(width - 1 - byte))) }
+                    }
+                default:
+                    continue
+                }
+            }
+        }
+        try visit(8, moov.count)
+    }
+
+    /// Moves the bytes `[from, to)` of the file later by `delta`, from the end backwards so nothing is
+    /// overwritten before it is read.
+    private static func shiftTail(_ descriptor: Int32, from: Int, to: Int, by delta: Int) throws(AVFailure) {
+        let chunk = 1 << 20
+        var buffer = [UInt8](repeating: 0, count: chunk)
+        var end = to
+        while end > from {
+            let start = max(from, end - chunk), count = end - start
+            guard pread(descriptor, &buffer, count, off_t(start)) == count,
+                  pwrite(descriptor, buffer, count, off_t(start + delta)) == count else { throw MovieHeaderPatch.failure(errno) }
+            end = start
+        }
+    }
+}
