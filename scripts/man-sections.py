@@ -82,7 +82,7 @@ channels, duration}]
 output, width, height, mode, cells [{index, time, pts, x, y, width, height}]
 .It cut
 output, mode, requested {start, end}, effective {start, end}, planned {start, end, duration, keyframe,
-pre_roll}, actual {start, end, duration, audio_start, audio_end}, streams, smart {head, copied, tail,
+pre_roll}, actual {start, end, duration, audio_start, audio_end}, streams, metadata_kept, smart {head, copied, tail,
 sample_entry, fallback}, notes [{code, message}]
 .It timeline
 min_count, margin, time_spacing, seconds_per_point, thumbnail_count, content_width, cells [{index, time,

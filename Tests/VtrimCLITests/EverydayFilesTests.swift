@@ -115,6 +115,10 @@ struct EverydayFilesTests {
                                             "-o", output] + (faststart ? ["--faststart"] : []))
                 #expect(result.status == 0, "\(result)")
                 #expect(try appleLines(output) == expected, "\(source) → \(ext) \(mode)")
+                if number == 0, !faststart {
+                    let plan = try Run.vtrim(["cut", "--json", "--dry-run", source, "--start", "0.2", "--end", "0.8", "--mode", mode, "-o", output + ".x.\(ext)"])
+                    #expect((plan.jsonLines.first?["metadata_kept"] as? [String])?.count == 5, "\(plan)")
+                }
                 let written = try tags(output), original = try tags(source)
                 let keys = written.keys.filter { $0.hasPrefix("com.apple") }.sorted()
                 #expect(keys == original.keys.filter { $0.hasPrefix("com.apple") }.sorted(), "\(written)")

@@ -63,6 +63,8 @@ struct CutReport {
             } ?? .null
             return .object([("type", .string(entry.type)), ("parameter_sets", .string(entry.placement.rawValue)), ("record", record)])
         } ?? .null))
+        // Phone/camera metadata copied into the MP4/MOV output's moov (QuickTime keys, "udta/FIRM"…); [] when none.
+        fields.append(("metadata_kept", .array((plan.movieMetadata?.names ?? []).map { .string($0) })))
         if plan.requestedMode == .smart { fields.append(("smart", smartJSON)) }
         return fields
     }
