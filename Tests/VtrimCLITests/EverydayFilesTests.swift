@@ -1,4 +1,5 @@
 import Foundation
+import MediaEngine
 import TestSupport
 import Testing
 
@@ -134,6 +135,49 @@ struct EverydayFilesTests {
             let output = folder.file("gopro.mp4")
             #expect(try Run.vtrim(["cut", gopro, "--start", "1", "--end", "2", "--mode", mode, "--preset", "ultrafast", "-o", output]).status == 0)
             #expect(try tags(output)["firmware"] == "HD5.02.02.00.00")
+        }
+    }
+
+    /// DivX/Xvid AVIs with packed B-frames: exact cuts work into MP4, MKV and AVI and hold the source's
+    /// frames 2.0–4.0 s (each output frame nearest its own source frame, not a neighbour); smart falls back
+    /// to exact with a warning; copies keep the packed stream in MKV/AVI and are refused into MP4 with the reason.
+    @Test(.enabled(if: TestPaths.sharedMedia != nil, "../shared/media is absent"))
+    func packedBFramesCutExactly() throws {
+        let source = try #require(Self.shared("debian-opencv-doc/Megamind_bugy.avi"))
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let width = 96, height = 72
+        func frames(_ path: String) throws -> [RGBImage] {
+            let raw = try Run.tool("ffmpeg", ["-v", "error", "-i", path, "-map", "0:v:0", "-vf", "scale=\(width):\(height)",
+                                              "-fps_mode", "passthrough", "-f", "rawvideo", "-pix_fmt", "rgb24", "-"])
+            try #require(raw.status == 0, "\(raw)")
+            let size = width * height * 3, data = [UInt8](raw.stdoutData)
+            return (0..<(data.count / size)).map { RGBImage(width: width, height: height, stride: width * 3, pixels: Array(data[($0 * size)..<(($0 + 1) * size)])) }
+        }
+        let reference = try frames(source)
+        try #require(reference.count > 130)
+        for ext in ["mp4", "mkv", "avi"] {
+            let output = folder.file("exact.\(ext)")
+            let result = try Run.vtrim(["cut", "--json", source, "--start", "2", "--end", "4", "--mode", "exact", "-o", output])
+            #expect(result.status == 0, "\(ext): \(result)")
+            let written = try frames(output)
+            #expect(written.count == 60, "\(ext): \(written.count) frames")
+            var nearest = 0
+            for (index, frame) in written.enumerated() where index + 61 < reference.count {
+                let own = ImageCompare.psnr(frame, reference[60 + index])
+                if own >= ImageCompare.psnr(frame, reference[59 + index]), own >= ImageCompare.psnr(frame, reference[61 + index]) { nearest += 1 }
+            }
+            #expect(nearest >= 57, "\(ext): \(nearest) of 60 frames match their own source frame best")
+        }
+        let smart = try Run.vtrim(["cut", "--json", source, "--start", "2", "--end", "4", "--mode", "smart", "-o", folder.file("smart.mp4")])
+        #expect(smart.status == 0 && smart.jsonLines.first?.codes("warnings").contains("smart_fallback") == true, "\(smart)")
+        let refused = try Run.vtrim(["cut", source, "--start", "2", "--end", "4", "-o", folder.file("copy.mp4")])
+        #expect(refused.status == 1 && refused.stderr.contains("packs B-frames"), "\(refused)")
+        #expect(!FileManager.default.fileExists(atPath: folder.file("copy.mp4")))
+        for ext in ["mkv", "avi"] {
+            let copied = try Run.vtrim(["cut", source, "--start", "2", "--end", "4", "-o", folder.file("copy.\(ext)")])
+            #expect(copied.status == 0, "\(copied)")
+            #expect(try MediaFacts.decodeErrors(folder.file("copy.\(ext)")).isEmpty)
         }
     }
 

@@ -103,6 +103,8 @@ struct VideoFacts: Sendable {
     public var pixelFormatConversion: (from: String, to: String)?
     /// What the stream's first access unit tells decoders (x264's version SEI).
     var beginning = StreamBeginning.unknown
+    /// MPEG-4 part 2 with B-frames packed two to a packet (DivX/Xvid): `PackedFrames`.
+    public var packedFrames = false
     /// H.264/HEVC going into MP4/MOV: the source's parameter sets (record, and those in band over the range).
     var parameterSets: SourceParameterSets?
     /// The stream has a Dolby Vision configuration (dvcC/dvvC).

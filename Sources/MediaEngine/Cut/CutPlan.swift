@@ -115,6 +115,10 @@ public struct VideoCut: Sendable, Equatable, Codable {
     var beginning = StreamBeginning.unknown
     /// The first copied access unit gets the source's x264 version SEI (`encoder_info_carried`).
     public var carriesEncoderInfo = false
+    /// DivX/Xvid packed B-frames (`PackedFrames`): one picture per packet, shown in packet order, so a
+    /// decoded picture's time is the earliest time of the packets fed and not yet shown — FFmpeg stamps
+    /// each picture with the packet that released it, one slot late.
+    public var packedFrames = false
     /// Exact and smart cuts: how the re-encoded frames are made.
     public var reencoding: Reencoding?
 

@@ -68,6 +68,13 @@ enum CutPlanner {
         }
 
         try checkVideo(video, facts: facts, mode: mode)
+        // Packed B-frames copied into MP4/MOV would play broken everywhere but FFmpeg (whose decoder unpacks
+        // them): refused, with the containers that hold them and the mode that re-encodes them.
+        if video.packedFrames, container.editLists, mode == .copy || mode == .keyframe {
+            throw MediaError(.unsupportedContainer, path: path, operation: "packed B-frames",
+                             reason: "the MPEG-4 video packs B-frames two to a packet (DivX/Xvid), which \(container.formatName) players cannot show in a stream copy",
+                             remedy: .keepContainerOrExact)
+        }
         if !video.orientation.isUpright, !container.editLists {
             guard mode == .exact || mode == .smart else {
                 throw MediaError(.unsupportedContainer, path: path, operation: "orientation",
@@ -212,6 +219,7 @@ enum CutPlanner {
         // first access unit has: carried to the first copied one (after a re-encoded head, whose encoder
         // names its own build, always).
         cut.beginning = video.beginning
+        cut.packedFrames = video.packedFrames
         if video.beginning.mustCarry, let build = video.beginning.x264Build {
             let firstCopied: VideoPacket? = mode == .copy || mode == .keyframe ? start.keyframe : mode == .smart ? smart?.firstCopied : nil
             if let firstCopied, smart?.hasHead == true || firstCopied.dts != video.beginning.firstDecodeTicks {

@@ -24,6 +24,11 @@ final class ExactVideoWriter: VideoWriter {
     private var decodeErrors = 0
     private(set) var reachedPlannedEnd = false
     private(set) var latestPresentedEnd = Int64.min
+    /// The last frame's time and the step before it: a frame the decoder gives without any timestamp (a
+    /// DivX/Xvid packed B-frame, released only when the decoder is drained) follows it by that step.
+    private var lastTimestamp: Int64?, lastStep: Int64 = 1
+    /// Packed B-frames: the times of the packets fed and not yet shown, earliest first (`packedFrames`).
+    private var unshownSlots: [Int64] = []
     var notices: [CutNotice] { decodeErrors > 0 ? [.decodeErrors(count: decodeErrors)] : [] }
 
     /// Executes `video.reencoding` (encoder, options, pixel format, range, orientation baked): it decides nothing.
@@ -82,6 +87,10 @@ final class ExactVideoWriter: VideoWriter {
             started = true
         }
         if timing.pts < video.keyframe.pts, !timing.isKeyframe { return false }
+        if video.packedFrames {
+            let slot = timing.dts
+            unshownSlots.insert(slot, at: unshownSlots.firstIndex { $0 > slot } ?? unshownSlots.endIndex)
+        }
         try decoder.decode(input, into: decoded, errors: &decodeErrors) { frame throws in try self.handle(frame) }
         if timing.isSame(as: video.lastNeeded) {
             fedLastNeeded = true
@@ -103,7 +112,24 @@ final class ExactVideoWriter: VideoWriter {
     /// The frame shown at `start` goes out at output time 0, later ones at their own times, until `end`.
     private func handle(_ frame: Frame) throws {
         guard !finished else { return }
-        let timestamp = frame.timestamp
+        var timestamp = frame.timestamp
+        if video.packedFrames, !unshownSlots.isEmpty {
+            timestamp = unshownSlots.removeFirst()
+            frame.pointer.pointee.best_effort_timestamp = timestamp
+            frame.pointer.pointee.pts = timestamp
+        }
+        if timestamp == CAV_NOPTS_VALUE {
+            guard let lastTimestamp else { decodeErrors += 1; return }
+            timestamp = lastTimestamp.plus(lastStep)
+            frame.pointer.pointee.best_effort_timestamp = timestamp
+            frame.pointer.pointee.pts = timestamp
+        }
+        // A frame that does not come after the one before it cannot be shown in order: counted, not written.
+        if let lastTimestamp {
+            guard timestamp > lastTimestamp else { decodeErrors += 1; return }
+            lastStep = timestamp.minus(lastTimestamp)
+        }
+        lastTimestamp = timestamp
         if try startFrame.take(frame) { return }
         if let held = startFrame.release() { try encode(held, outputPts: 0) }
         if timestamp >= video.endTicks {
