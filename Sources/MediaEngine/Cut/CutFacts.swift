@@ -49,6 +49,9 @@ struct StreamFacts: Sendable, Equatable {
     public var containerCanHold: Bool
     /// AMR-NB, whose MP4/3GP samples may hold several frames (the 3GP/MOV muxer wants one each).
     public var isAMRNarrowband: Bool
+    /// A QuickTime chapter track: text samples FFmpeg's demuxer reads as the file's chapters and then
+    /// offers as a data stream.
+    public var isChapterTrack = false
 
     public init(index: Int, kind: Kind, codec: String, tag: String? = nil, isAttachedPicture: Bool = false,
                 containerCanHold: Bool = true, isAMRNarrowband: Bool = false) {

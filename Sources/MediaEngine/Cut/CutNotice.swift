@@ -55,6 +55,8 @@ public enum CutNotice: Sendable, Equatable, Codable {
         case coverArt = "cover_art"
         case secondVideo = "second_video"
         case dataTrack = "data_track"
+        /// A QuickTime chapter track (text samples the demuxer turns into the file's chapters).
+        case chapterTrack = "chapter_track"
         case subtitlesUnsupported = "subtitles_unsupported"
         case otherTrack = "other_track"
     }
@@ -153,6 +155,7 @@ public enum CutNotice: Sendable, Equatable, Codable {
             case .dataTrack:
                 let name = Self.dataTrackName(tag: tag)
                 return "stream #\(index): \(name.map { "\($0) ('\(tag ?? "")')" } ?? "data track\(tagText)") is not cut; left out"
+            case .chapterTrack: return "stream #\(index): chapter track\(tagText) is not cut; its chapters are left out"
             case .subtitlesUnsupported: return "stream #\(index): subtitles (\(codec)) cannot be stored in this container; left out"
             case .otherTrack: return "stream #\(index): \(codec) track\(tagText) is not kept"
             }

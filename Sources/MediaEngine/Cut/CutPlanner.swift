@@ -44,7 +44,8 @@ enum CutPlanner {
             case .subtitle:
                 notices.append(.streamLeftOut(index: stream.index, reason: .subtitlesUnsupported, codec: stream.codec, tag: nil))
             case .data:
-                notices.append(.streamLeftOut(index: stream.index, reason: .dataTrack, codec: stream.codec, tag: stream.tag))
+                notices.append(.streamLeftOut(index: stream.index, reason: stream.isChapterTrack ? .chapterTrack : .dataTrack,
+                                              codec: stream.codec, tag: stream.tag))
             case .other:
                 notices.append(.streamLeftOut(index: stream.index, reason: .otherTrack, codec: stream.codec, tag: stream.tag))
             }

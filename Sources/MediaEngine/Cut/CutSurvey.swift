@@ -49,11 +49,13 @@ struct CutSurvey {
             case AVMEDIA_TYPE_DATA: kind = .data
             default: kind = .other
             }
-            return StreamFacts(index: index, kind: kind, codec: Probe.codecName(parameters.codec_id),
-                               tag: Probe.fourCC(parameters.codec_tag),
-                               isAttachedPicture: stream.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC != 0,
-                               containerCanHold: muxer.canHold(parameters.codec_id),
-                               isAMRNarrowband: parameters.codec_id == AV_CODEC_ID_AMR_NB)
+            var facts = StreamFacts(index: index, kind: kind, codec: Probe.codecName(parameters.codec_id),
+                                    tag: Probe.fourCC(parameters.codec_tag),
+                                    isAttachedPicture: stream.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC != 0,
+                                    containerCanHold: muxer.canHold(parameters.codec_id),
+                                    isAMRNarrowband: parameters.codec_id == AV_CODEC_ID_AMR_NB)
+            facts.isChapterTrack = kind == .data && (facts.tag == "text" || facts.tag == "tx3g") && input.format.pointee.nb_chapters > 0
+            return facts
         }
     }
 
