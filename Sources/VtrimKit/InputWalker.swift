@@ -66,6 +66,18 @@ public struct InputWalker: Sendable {
         return !number.isEmpty && number.allSatisfy(\.isASCII) && number.allSatisfy(\.isNumber)
     }
 
+    /// The file name stem of the input a vtrim output was made from: `beach` for `beach.cut.mp4`,
+    /// `beach.thumbs.png` and serve's `beach.1.5-3.cut-2.mp4`; nil for a name vtrim does not write.
+    public static func sourceStem(ofOutput name: String) -> String? {
+        guard isVtrimOutput(name) else { return nil }
+        var stem = (name as NSString).deletingPathExtension
+        if let dash = stem.lastIndex(of: "-"), stem[..<dash].hasSuffix(".cut"), !stem.hasSuffix(".cut") { stem = String(stem[..<dash]) }
+        for suffix in [".cut", ".thumbs"] where stem.hasSuffix(suffix) { stem.removeLast(suffix.count) }
+        // serve's `{stem}.{start}-{end}` (JSON numbers: 1.5, 3, 12.25).
+        if let range = stem.firstMatch(of: /\.\d+(\.\d+)?-\d+(\.\d+)?$/) { stem = String(stem[..<range.range.lowerBound]) }
+        return stem.isEmpty ? nil : stem
+    }
+
     /// Folders given without `recursive`: a usage error the CLI reports before any work starts.
     public func checkFolders(_ inputs: [String]) throws(WalkError) {
         guard !recursive else { return }

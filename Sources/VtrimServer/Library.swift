@@ -15,6 +15,9 @@ final class Library: Sendable {
         let relativePath: String
         let path: String
         let version: FileVersion
+        /// vtrim's outputs beside it made from it (serve's `{stem}.{start}-{end}.cut.{ext}`, the CLI's
+        /// `{stem}.cut.{ext}`): listed under their source, never as clips of their own.
+        var cuts: [Clip] = []
 
         var size: Int64 { version.sizeBytes }
         var modifiedSeconds: Double { Double(version.modifiedNanoseconds) / 1e9 }
@@ -65,7 +68,8 @@ final class Library: Sendable {
         probes.withLock { table in table = table.filter { versions[$0.key] == $0.value.version } }
         snapshot.withLock { state in
             state.clips = clips
-            state.byID = Dictionary(clips.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+            // Outputs are addressable (to play them) but not listed as clips.
+            state.byID = Dictionary((clips + clips.flatMap(\.cuts)).map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
             state.walkedAt = ProcessInfo.processInfo.systemUptime
         }
     }
@@ -73,7 +77,9 @@ final class Library: Sendable {
     /// Files whose real location is outside the served folders (reached through a symlink) are not offered.
     private func walk() -> [Clip] {
         var clips: [Clip] = []
-        let walker = InputWalker(recursive: true)
+        var outputs: [Clip] = []
+        // Outputs are walked too, to be listed under their source clip.
+        let walker = InputWalker(recursive: true, includeOutputs: true)
         for (index, root) in roots.enumerated() {
             // A file given on the command line is served alone (`vtrim serve clip.mp4`).
             let isFile = !InputWalker.isDirectory(root)
@@ -82,8 +88,29 @@ final class Library: Sendable {
             for item in items {
                 guard isFile ? FileManager.default.fileExists(atPath: item.path) : isInside(item.path, root: resolvedRoots[index]),
                       let version = FileVersion.of(item.path) else { continue }
-                clips.append(Clip(id: Self.identifier(root: resolvedRoots[index], relative: item.relativePath),
-                                  relativePath: prefix + item.relativePath, path: item.path, version: version))
+                let clip = Clip(id: Self.identifier(root: resolvedRoots[index], relative: item.relativePath),
+                                relativePath: prefix + item.relativePath, path: item.path, version: version)
+                if InputWalker.isVtrimOutput((item.path as NSString).lastPathComponent) { outputs.append(clip) } else { clips.append(clip) }
+            }
+        }
+        // Each output under the clip in its folder whose name it was made from.
+        var bySource: [String: Int] = [:]
+        for (position, clip) in clips.enumerated() {
+            bySource[(clip.path as NSString).deletingPathExtension] = position
+        }
+        for output in outputs {
+            let name = (output.path as NSString).lastPathComponent
+            guard let stem = InputWalker.sourceStem(ofOutput: name) else { continue }
+            let folder = (output.path as NSString).deletingLastPathComponent
+            // A named output (`x.intro.cut.mkv` from a cut list's label) belongs to the longest stem that is a clip.
+            var candidate = stem
+            while true {
+                if let position = bySource[(folder as NSString).appendingPathComponent(candidate)] {
+                    clips[position].cuts.append(output)
+                    break
+                }
+                guard let dot = candidate.lastIndex(of: ".") else { break }
+                candidate = String(candidate[..<dot])
             }
         }
         return clips

@@ -64,6 +64,10 @@ struct Routes {
                 ("modified", .number(clip.modifiedSeconds)),
                 ("duration", probe?.member("duration") ?? .null),
                 ("probed", .bool(probe != nil)),
+                ("cuts", .array(clip.cuts.map { cut in
+                    .object([("id", .string(cut.id)), ("name", .string((cut.relativePath as NSString).lastPathComponent)),
+                             ("size", .int(cut.size)), ("modified", .number(cut.modifiedSeconds)), ("url", .string("/media/\(cut.id)"))])
+                })),
             ])
         }))
     }

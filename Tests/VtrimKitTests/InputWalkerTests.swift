@@ -37,4 +37,12 @@ struct InputWalkerTests {
         #expect(try InputWalker(recursive: true, includeOutputs: true).expand([folder.path]).count == names.count - 2)
         #expect(try InputWalker(recursive: true).expand([folder.file("x.cut.mov")]) == [folder.file("x.cut.mov")])
     }
+
+    /// Which input an output was made from (serve lists cuts under their clip).
+    @Test(arguments: [("x.cut.mov", "x"), ("x.thumbs.png", "x"), ("x.1.5-3.25.cut.mov", "x"), ("x.1.5-3.25.cut-2.mov", "x"),
+                      ("x.1-3.cut.mp4", "x"), ("trip.day.1.5-3.cut.mp4", "trip.day"), ("x.intro.cut.mkv", "x.intro"),
+                      ("x.mov", nil), ("x.cutaway.mp4", nil), ("x.cut-take.mp4", nil)] as [(String, String?)])
+    func outputsNameTheirSource(_ name: String, _ stem: String?) {
+        #expect(InputWalker.sourceStem(ofOutput: name) == stem)
+    }
 }

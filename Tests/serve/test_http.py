@@ -211,9 +211,9 @@ def test_sigint_stops_cleanly_and_cancels_cuts(clips_folder, tmp_path):
 
 def test_a_single_clip_is_served_alone_and_vtrims_outputs_are_not_clips(tmp_path):
     """`vtrim serve clip.mp4` serves that clip (it said "is not a folder"); a folder's cuts written by vtrim
-    (`*.cut.*`) are not listed as clips of their own."""
+    (`*.cut.*`) are not listed as clips of their own but under the clip they were cut from, and play."""
     import shutil
-    for name in ("one.mp4", "two.mp4", "one.cut.mp4", "one.1.5-3.cut.mp4"):
+    for name in ("one.mp4", "two.mp4", "one.cut.mp4", "one.1.5-3.cut.mp4", "one.1.5-3.25.cut-2.mp4"):
         shutil.copy(os.path.join(FIXTURES, "h264-aac-nob.mp4"), tmp_path / name)
     single = Server(str(tmp_path / "one.mp4"))
     try:
@@ -222,6 +222,12 @@ def test_a_single_clip_is_served_alone_and_vtrims_outputs_are_not_clips(tmp_path
         single.stop()
     whole = Server(str(tmp_path))
     try:
-        assert sorted(c["name"] for c in api(whole, "/api/clips")) == ["one.mp4", "two.mp4"]
+        clips = api(whole, "/api/clips")
+        assert sorted(c["name"] for c in clips) == ["one.mp4", "two.mp4"]
+        one = next(c for c in clips if c["name"] == "one.mp4")
+        assert sorted(cut["name"] for cut in one["cuts"]) == ["one.1.5-3.25.cut-2.mp4", "one.1.5-3.cut.mp4", "one.cut.mp4"]
+        assert next(c for c in clips if c["name"] == "two.mp4")["cuts"] == []
+        played, head = request(whole, "GET", one["cuts"][0]["url"], headers={"Range": "bytes=0-7"})
+        assert played.status == 206 and head[4:8] == b"ftyp"
     finally:
         whole.stop()

@@ -145,7 +145,17 @@ function renderFeed() {
     const trim = document.createElement("button");
     trim.textContent = "Trim"; trim.className = "primary";
     trim.addEventListener("click", () => { location.hash = "#/trim/" + clip.id; });
-    card.append(video, name, meta, strip, trim);
+    // The cuts made from this clip (files beside it), listed under it rather than as clips of their own.
+    const cuts = document.createElement("div");
+    cuts.className = "card-cuts";
+    for (const cut of clip.cuts || []) {
+      const link = document.createElement("a");
+      link.href = cut.url; link.target = "_blank"; link.textContent = cut.name;
+      link.dataset.cut = cut.id;
+      cuts.append(link);
+    }
+    if (cuts.children.length) cuts.prepend(document.createTextNode("Cuts: "));
+    card.append(video, name, meta, strip, trim, cuts);
     feed.append(card);
     feedObserver.observe(card);
     nearby.observe(card);
@@ -792,7 +802,7 @@ setInterval(async () => {
   if ($("view-library").hidden || document.hidden) return;
   try {
     const clips = await api("/api/clips");
-    const ids = (list) => list.map((c) => c.id).join(",");
+    const ids = (list) => list.map((c) => c.id + ":" + (c.cuts || []).map((cut) => cut.id).join("+")).join(",");
     if (ids(clips) !== ids(S.clips)) {
       S.clips = clips;
       $("empty").hidden = clips.length > 0;
