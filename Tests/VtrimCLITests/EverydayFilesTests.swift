@@ -60,7 +60,7 @@ struct EverydayFilesTests {
         defer { folder.remove() }
         let output = folder.file("cut.\(ext)")
         let result = try Run.vtrim(["cut", "--json", TestPaths.fixture(file), "--start", "\(start)", "--end", "\(end)", "--mode", mode,
-                                    "--preset", "ultrafast", "-o", output])
+                                    "-o", output])
         #expect(result.status == 0, "\(result)")
         let report = try #require(result.jsonLines.first)
         let planned = try #require(report["planned"] as? [String: Any]), actual = try #require(report["actual"] as? [String: Any])
@@ -70,6 +70,22 @@ struct EverydayFilesTests {
         #expect(abs(actualStart - firstShown) < 0.0011, "\(file) → .\(ext) \(mode): planned \(planned), actual \(actual)")
         let duration = try #require(actual["duration"] as? Double)
         #expect(abs(duration - (try MediaFacts.formatDuration(output))) < 0.0021, "\(file) → .\(ext) \(mode): \(actual)")
+    }
+
+    /// The same on camera files: a Sony `.mts` cut 0.1–0.4 reported 0.160–0.460, an HEVC TS 0.2–0.6 reported
+    /// 0.267–0.667 (the muxer's shift of the exact cut's B-frame delay).
+    @Test(.enabled(if: TestPaths.sharedMedia != nil, "../shared/media is absent"),
+          arguments: [("metadata-extractor-images/Sony_ILCE-7M3_A7M3.mts", "mts", 0.1, 0.4), ("androidx-media/ts_sample_h265.ts", "ts", 0.2, 0.6)])
+    func cameraTransportStreamsReportTheirStart(_ file: String, _ ext: String, _ start: Double, _ end: Double) throws {
+        let path = try #require(Self.shared(file))
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        // The default preset: its B-frames are what the muxer shifts (ultrafast has none).
+        let result = try Run.vtrim(["cut", "--json", path, "--start", "\(start)", "--end", "\(end)", "--mode", "exact",
+                                    "-o", folder.file("cut.\(ext)")])
+        #expect(result.status == 0, "\(result)")
+        let actual = try #require(result.jsonLines.first?["actual"] as? [String: Any], "\(result)")
+        #expect(abs((actual["start"] as? Double ?? -1) - start) < 0.0011 && abs((actual["end"] as? Double ?? -1) - end) < 0.0011, "\(actual)")
     }
 
     /// WebM stores milliseconds: a 60 fps exact cut's last frame, read back from rounded durations, ended
