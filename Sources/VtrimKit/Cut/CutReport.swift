@@ -90,10 +90,12 @@ struct CutReport {
     }
 
     /// The measured span on the source's timeline. Files that store only decode times (AVI) show the
-    /// first frame at its decode slot, 0: it maps to the first frame the plan shows.
+    /// first frame at its decode slot, 0: it maps to where the plan shows the first frame — its own time
+    /// in a copy, `start` in an exact cut (which shows the frame at `start` from `start`).
     private func actual(_ measured: MeasuredRange, _ run: CutRun) -> (start: Double, end: Double)? {
         guard let start = measured.startSeconds, let end = measured.endSeconds else { return nil }
-        let offset = measured.videoTimesAreDecodeTimes ? plan.presentedStartSeconds - start : outputToSource(run, measured)
+        let firstShown = plan.mode == .exact ? plan.sourceOffsetSeconds : plan.presentedStartSeconds
+        let offset = measured.videoTimesAreDecodeTimes ? firstShown - start : outputToSource(run, measured)
         return (microseconds(offset + start), microseconds(offset + end))
     }
 
