@@ -157,8 +157,9 @@ final class OutputFile {
     /// so that its earliest decode time is 0 — an exact cut's B-frames start decoding before its first frame
     /// is shown; Matroska/WebM store presentation times only, so they shift by the earliest of those.
     /// MP4/MOV keep negative times (their edit list shows the first frame at 0).
+    /// AVI is left out: it keeps no times, only slots in decode order, which the verifier reads as such.
     var muxerShiftMicro: Int64 {
-        guard let flags = outputFormat?.pointee.flags, flags & (AVFMT_TS_NEGATIVE | AVFMT_NOTIMESTAMPS) == 0 else { return 0 }
+        guard formatName != "avi", let flags = outputFormat?.pointee.flags, flags & (AVFMT_TS_NEGATIVE | AVFMT_NOTIMESTAMPS) == 0 else { return 0 }
         let earliest = formatName == "matroska" || formatName == "webm" ? earliestPtsMicro : earliestDtsMicro
         guard earliest < 0, earliest != Int64.min else { return 0 }
         return -earliest
