@@ -89,6 +89,23 @@ struct EverydayFilesTests {
         #expect(abs((actual["start"] as? Double ?? -1) - start) < 0.0011 && abs((actual["end"] as? Double ?? -1) - end) < 0.0011, "\(actual)")
     }
 
+    /// AVI keeps slots, not times: an exact cut of a sparse AVI (a frame every ~0.4 s in 1/15 s slots) lasted
+    /// 1.267 s for 1–2 (a fine grid and B-frames' decode times written into slots). Now the source's slots,
+    /// no B-frames, the last frame held to the cut's last slot: within a slot of 1 s, as ffprobe reads it.
+    @Test(.enabled(if: TestPaths.sharedMedia != nil, "../shared/media is absent"))
+    func sparseAVIExactCutsLastTheirRange() throws {
+        let path = try #require(Self.shared("debian-opencv-doc/tree.avi"))
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let output = folder.file("cut.avi")
+        let result = try Run.vtrim(["cut", "--json", path, "--start", "1", "--end", "2", "--mode", "exact", "-o", output])
+        #expect(result.status == 0, "\(result)")
+        let actual = try #require(result.jsonLines.first?["actual"] as? [String: Any], "\(result)")
+        let duration = try #require(actual["duration"] as? Double)
+        #expect(actual["start"] as? Double == 1 && duration >= 1 - 1e-6 && duration <= 1 + 1.0 / 15 + 0.001, "\(actual)")
+        #expect(abs(try MediaFacts.formatDuration(output) - duration) < 0.001)
+    }
+
     /// WebM stores milliseconds: a 60 fps exact cut's last frame, read back from rounded durations, ended
     /// 1 ms short (2.249 reported for a cut to 2.25, where the dry run and ffprobe say 2.25 / 1.75 s).
     @Test func webmEndIsWhatPlayersRead() throws {

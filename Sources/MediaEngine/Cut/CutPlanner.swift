@@ -265,9 +265,12 @@ enum CutPlanner {
         switch mode {
         case .exact:
             let encoder = video.exactEncoder
-            let options = EncoderChoice.withHDRMetadata(EncoderChoice.options(for: encoder, crf: facts.crf, preset: facts.preset,
+            var options = EncoderChoice.withHDRMetadata(EncoderChoice.options(for: encoder, crf: facts.crf, preset: facts.preset,
                                                                               threads: facts.threads.encoder),
                                                         encoder: encoder, hdr: picture.hdrParameters)
+            // AVI keeps frames in decode order, one per slot: no B-frames, whose reordered decode times
+            // would make the muxer shift the file by the gap before the first of them.
+            if facts.container.storesDecodeTimesOnly { options["bf"] = "0" }
             return Reencoding(encoder: encoder, options: options, threads: facts.threads.encoder, pixelFormat: picture.pixelFormat,
                               tagsLimitedRange: picture.tagsLimitedRange, bakedOrientation: picture.bakedOrientation)
         case .smart:

@@ -68,7 +68,13 @@ struct CutSurvey {
         let timeBase = stream.pointee.time_base
         let startTicks = StreamTime.startTicks(startMicro, timeBase)
         let endTicks = StreamTime.endTicks(endMicro, timeBase)
-        let fine = AVRational(num: 1, den: Int32(clamping: MovieHeaderPatch.trackTimescale(Rational(Int(timeBase.num), Int(timeBase.den)))))
+        // AVI into AVI: the source's own frame slots, so every frame keeps its slot and gaps stay gaps (AVI
+        // keeps no times: a finer grid is written as empty slots, and a sparse source's last frame could not
+        // be held until the end). Elsewhere a grid fine enough for exact edits.
+        let slots = muxer.storesDecodeTimesOnly && FFmpegText.string(input.format.pointee.iformat?.pointee.name) == "avi"
+            && timeBase.num > 0 && timeBase.den > 0
+        let fine = slots ? timeBase
+            : AVRational(num: 1, den: Int32(clamping: MovieHeaderPatch.trackTimescale(Rational(Int(timeBase.num), Int(timeBase.den)))))
         // Read first: it starts from the file's beginning, the edge windows below seek on their own.
         let beginning = StreamBeginning.read(input, streamIndex: index)
         let reader = PacketReader(input: input, index: index, stream: stream, path: path)
@@ -97,7 +103,7 @@ struct CutSurvey {
                           orientation: orientation,
                           decoderAvailable: avcodec_find_decoder(parameters.codec_id) != nil,
                           startTicks: startTicks, endTicks: endTicks,
-                          fine: (Rational(1, Int(fine.den)), StreamTime.startTicks(startMicro, fine), StreamTime.endTicks(endMicro, fine)),
+                          fine: (Rational(Int(fine.num), Int(fine.den)), StreamTime.startTicks(startMicro, fine), StreamTime.endTicks(endMicro, fine)),
                           startPackets: start.packets, endPackets: end.packets,
                           endReachesEndOfStream: end.reachesEndOfStream, sourceShownUntil: end.hiddenFrom,
                           smartRefusal: smart ? SmartEncoding.refusal(parameters, output: muxer) : nil, exactEncoder: exactEncoder,
