@@ -104,6 +104,10 @@ struct EverydayFilesTests {
         let duration = try #require(actual["duration"] as? Double)
         #expect(actual["start"] as? Double == 1 && duration >= 1 - 1e-6 && duration <= 1 + 1.0 / 15 + 0.001, "\(actual)")
         #expect(abs(try MediaFacts.formatDuration(output) - duration) < 0.001)
+        // Only there: an MP4 cut into AVI keeps its 30 frames for 1 s (no frame added at the end).
+        let fromMP4 = folder.file("from-mp4.avi")
+        #expect(try Run.vtrim(["cut", TestPaths.fixture("h264-aac.mp4"), "--start", "1", "--end", "2", "--mode", "exact", "-o", fromMP4]).status == 0)
+        #expect(try MediaFacts.videoFrameCount(fromMP4) == 30)
     }
 
     /// WebM stores milliseconds: a 60 fps exact cut's last frame, read back from rounded durations, ended

@@ -89,6 +89,8 @@ struct VideoFacts: Sendable {
     public var endTicks: Int64
     /// The same range on the grid an exact cut's encoder works on (see `ExactTiming`).
     public var fineTimeBase: Rational
+    /// `fineTimeBase` is the source's own frame slots (AVI into AVI).
+    public var fineTicksAreSlots = false
     public var fineStartTicks: Int64
     public var fineEndTicks: Int64
     /// Packets (decode order) around `start`, from a keyframe at or before it (see `StartEdge.isSettled`).

@@ -156,6 +156,9 @@ public struct ExactTiming: Sendable, Equatable, Codable {
     public var shift: Int64
     /// `end` in these ticks: the last frame lasts until here.
     public var end: Int64
+    /// The ticks are an AVI source's frame slots, written into AVI: a frame lasts only its own slot, so the
+    /// last one is written again in the cut's last slot for the file to last until `end`.
+    public var fillsLastSlot = false
 }
 
 /// A stream the output keeps, or why one is not kept.

@@ -196,7 +196,8 @@ enum CutPlanner {
             let gap = max(0, zero.minus(fine(start.frameAtStart)))
             let lastSlack = max(0, fineEnd.minus(fine(end.lastWanted)))
             let whole = min(gap, lastSlack / 2)
-            cut.exact = ExactTiming(timeBase: video.fineTimeBase, zero: zero, shift: zero.minus(whole), end: fineEnd)
+            cut.exact = ExactTiming(timeBase: video.fineTimeBase, zero: zero, shift: zero.minus(whole), end: fineEnd,
+                                    fillsLastSlot: video.fineTicksAreSlots && container.storesDecodeTimesOnly)
             cut.outputZero = start.startsLate ? start.frameAtStart : video.startTicks
             cut.shift = cut.outputZero
             cut.presentedEnd = endTicks

@@ -114,6 +114,7 @@ struct CutSurvey {
                                           hdrParameters: HDRMetadata.x265Parameters(stream),
                                           sourcePixelFormat: FFmpegText.string(av_get_pix_fmt_name(sourceFormat)) ?? "")
         facts.beginning = beginning
+        facts.fineTicksAreSlots = slots
         facts.packedFrames = PackedFrames.detect(input, streamIndex: index)
         facts.startsUnclean = start.startsUnclean
         facts.hasDolbyVision = av_stream_get_side_data(stream, AV_PKT_DATA_DOVI_CONF, nil) != nil

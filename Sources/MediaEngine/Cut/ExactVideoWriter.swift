@@ -29,9 +29,7 @@ final class ExactVideoWriter: VideoWriter {
     private var lastTimestamp: Int64?, lastStep: Int64 = 1
     /// Packed B-frames: the times of the packets fed and not yet shown, earliest first (`packedFrames`).
     private var unshownSlots: [Int64] = []
-    /// AVI: frames fill slots, the last one only its own; it is written again in the cut's last slot so
-    /// the file lasts until `end` (the frames between keep their gaps, which AVI shows as held frames).
-    private let fillsLastSlot: Bool
+    /// `ExactTiming.fillsLastSlot`: the last picture encoded, and when.
     private var lastPicture: Frame?, lastOutputPts: Int64?
     var notices: [CutNotice] { decodeErrors > 0 ? [.decodeErrors(count: decodeErrors)] : [] }
 
@@ -39,7 +37,6 @@ final class ExactVideoWriter: VideoWriter {
     init(stream: UnsafeMutablePointer<AVStream>, output: OutputFile, plan: CutPlan, video: VideoCut,
          shouldStop: @escaping @Sendable () -> Bool) throws {
         self.video = video
-        fillsLastSlot = plan.container.storesDecodeTimesOnly
         sourceTimeBase = stream.pointee.time_base
         guard let timing = video.exact, let reencoding = video.reencoding else {
             throw AVFailure(code: CAV_AVERROR_INVALIDDATA, operation: "exact plan")
@@ -110,7 +107,7 @@ final class ExactVideoWriter: VideoWriter {
         }
         if let held = startFrame.release() { try encode(held, outputPts: 0) }
         let endPts = timing.end.minus(timing.zero)
-        if fillsLastSlot, let picture = lastPicture, let last = lastOutputPts, last < endPts.minus(1) {
+        if timing.fillsLastSlot, let picture = lastPicture, let last = lastOutputPts, last < endPts.minus(1) {
             try encoder.encode(picture, outputPts: endPts.minus(1))
         }
         // The last frame lasts until `end` (the plan's presented end).
@@ -151,7 +148,7 @@ final class ExactVideoWriter: VideoWriter {
 
     private func encode(_ frame: Frame, outputPts: Int64) throws {
         let picture = try prepare(frame)
-        if fillsLastSlot {
+        if timing.fillsLastSlot {
             let kept = try lastPicture ?? Frame()
             kept.unref()
             guard av_frame_ref(kept.pointer, picture.pointer) >= 0 else { throw AVFailure(code: CAV_AVERROR_ENOMEM, operation: "av_frame_ref") }
