@@ -308,3 +308,18 @@ int cav_av_buffersrc_add_frame_flags(AVFilterContext *context, AVFrame *frame, i
 int cav_av_buffersink_get_frame(AVFilterContext *context, AVFrame *frame) {
     return cav_avfilter_available() ? cav_filter.buffersink_get_frame(context, frame) : AVERROR(ENOSYS);
 }
+
+/* Adds a chapter to an output context (times in µs), as the ffmpeg CLI copies chapters: libavformat has
+   no public function for it, and avformat_free_context frees what is added here. */
+int cav_add_chapter(AVFormatContext *s, int64_t id, int64_t start_us, int64_t end_us, const char *title) {
+    AVChapter *chapter = av_mallocz(sizeof(*chapter));
+    if (!chapter) return AVERROR(ENOMEM);
+    chapter->id = id;
+    chapter->time_base = (AVRational){1, 1000000};
+    chapter->start = start_us;
+    chapter->end = end_us;
+    if (title && av_dict_set(&chapter->metadata, "title", title, 0) < 0) { av_free(chapter); return AVERROR(ENOMEM); }
+    int status = av_dynarray_add_nofree(&s->chapters, (int *)&s->nb_chapters, chapter);
+    if (status < 0) { av_dict_free(&chapter->metadata); av_free(chapter); }
+    return status;
+}

@@ -4,6 +4,7 @@ import TimelineCore
 import VtrimKit
 
 extension CutMode: ExpressibleByArgument {}
+extension ChapterPolicy: ExpressibleByArgument {}
 
 struct CutCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -66,6 +67,9 @@ struct CutCommand: ParsableCommand {
                                valueName: "placement"))
     var sampleEntry: SampleEntryChoice = .outOfBand
 
+    @Option(help: "keep (the source's chapters, clipped to the cut and on its timeline), ranges (one chapter per kept range) or none.")
+    var chapters: ChapterPolicy = .keep
+
     func validate() throws {
         try BatchRun(common: common, batch: batch).validateInputs(inputs)
         try outputs.validate(inputs: inputs, recursive: common.recursive)
@@ -126,7 +130,7 @@ struct CutCommand: ParsableCommand {
             output: try outputs.namer(), overwrite: outputs.overwrite, skipExisting: outputs.skipExisting,
             dryRun: dryRun, strict: common.strict,
             threads: .share(cores: ProcessInfo.processInfo.activeProcessorCount, jobs: jobs), faststart: faststart,
-            sampleEntry: sampleEntry.placement)
+            sampleEntry: sampleEntry.placement, chapters: chapters)
         try runner.run(items, outputs: { index, item in
             request.segments.indices.map { request.outputPath(for: item, index: index, segment: $0) }
         }) { index, item, writer in

@@ -60,6 +60,7 @@ int cav_sws_scale_to_frame(struct SwsContext *context, const uint8_t *src, int s
 // the same format. Used to bake a display rotation into pixels when the output cannot carry it.
 // Returns 0, or AVERROR(EINVAL) for formats it cannot move (packed, bitstream, odd chroma layouts).
 int cav_frame_transform(const AVFrame *src, AVFrame *dst, int a, int b, int c, int d);
+int cav_add_chapter(AVFormatContext *s, int64_t id, int64_t start_us, int64_t end_us, const char *title);
 
 /// The one rotate/flip routine (frames and RGB pictures): the pixel at (x, y) of a w×h plane of `bytes`-byte
 /// pixels goes to (a·x + c·y + tx, b·x + d·y + ty), with the translation that keeps it in the picture.

@@ -19,6 +19,9 @@ struct CutFacts: Sendable {
     public var readableEnd: (micro: Int64, why: String)?
     /// An MP4/MOV source's metadata FFmpeg's muxer cannot write (`MovieMetadata`).
     public var movieMetadata: MovieMetadata?
+    /// The source's chapters (container µs) and what the cut does with them.
+    public var chapters: [Chapter] = []
+    public var chapterPolicy: ChapterPolicy = .keep
 
     public init(path: String, requestedMode: CutPlan.Mode, startMicro: Int64, endMicro: Int64, originMicro: Int64,
                 container: ContainerFacts, streams: [StreamFacts], video: VideoFacts?, threads: ThreadBudget,

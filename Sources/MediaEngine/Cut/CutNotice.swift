@@ -41,6 +41,8 @@ public enum CutNotice: Sendable, Equatable, Codable {
     /// A cut of a Dolby Vision stream into MP4/MOV keeps its HDR10/HLG base layer only.
     case dolbyVisionDropped(smart: Bool)
     case streamDropped(index: Int, codec: String, container: String)
+    /// The output container cannot hold chapters (MPEG-TS, AVI).
+    case chaptersLeftOut(count: Int, container: String)
 
     // Warnings (run-time).
     case decodeErrors(count: Int)
@@ -75,6 +77,15 @@ public enum CutNotice: Sendable, Equatable, Codable {
         }
     }
 
+    /// Where subtitles of this codec can go instead.
+    static func subtitleHint(_ codec: String) -> String {
+        switch codec {
+        case "subrip", "ass", "ssa", "webvtt", "mov_text": return " (text subtitles are kept in .mkv)"
+        case "hdmv_pgs_subtitle", "dvb_subtitle", "dvd_subtitle": return " (bitmap subtitles are kept in .mkv)"
+        default: return ""
+        }
+    }
+
     /// Notes about the input's streams rather than the range: said once per input, on its first segment.
     public var isAboutTheInput: Bool {
         if case .streamLeftOut = self { return true }
@@ -103,6 +114,7 @@ public enum CutNotice: Sendable, Equatable, Codable {
         case .sampleEntry, .setsKeptInSamples: return "sample_entry"
         case .dolbyVisionDropped: return "dolby_vision_dropped"
         case .streamDropped: return "stream_dropped"
+        case .chaptersLeftOut: return "chapters_left_out"
         case .decodeErrors: return "decode_errors"
         case .truncated, .pastReadableEnd: return "truncated"
         case .truncatedAfterRange: return "input_truncated"
@@ -129,7 +141,7 @@ public enum CutNotice: Sendable, Equatable, Codable {
         ("stream_left_out", false, .plan), ("audio_only", false, .plan), ("turned_upright", false, .plan),
         ("pixel_format_converted", false, .plan), ("leading_frames_left_out", false, .plan),
         ("head_reencoded", false, .plan), ("tail_reencoded", false, .plan), ("audio_packets_split", false, .plan),
-        ("encoder_info_carried", false, .plan), ("dolby_vision_dropped", false, .plan),
+        ("encoder_info_carried", false, .plan), ("dolby_vision_dropped", false, .plan), ("chapters_left_out", false, .plan),
         ("first_frame_whole", false, .plan), ("input_truncated", false, .plan), ("truncated", true, .plan),
         ("starts_late", true, .plan), ("clean_start_far", true, .plan), ("unclean_start", true, .plan), ("smart_fallback", true, .plan), ("sample_entry", true, .plan), ("stream_dropped", true, .plan),
         ("decode_errors", true, .run), ("truncated", true, .run), ("sample_entry", true, .run),
@@ -156,7 +168,7 @@ public enum CutNotice: Sendable, Equatable, Codable {
                 let name = Self.dataTrackName(tag: tag)
                 return "stream #\(index): \(name.map { "\($0) ('\(tag ?? "")')" } ?? "data track\(tagText)") is not cut; left out"
             case .chapterTrack: return "stream #\(index): chapter track\(tagText) is not cut; its chapters are left out"
-            case .subtitlesUnsupported: return "stream #\(index): subtitles (\(codec)) cannot be stored in this container; left out"
+            case .subtitlesUnsupported: return "stream #\(index): subtitles (\(codec)) cannot be stored in this container\(Self.subtitleHint(codec)); left out"
             case .otherTrack: return "stream #\(index): \(codec) track\(tagText) is not kept"
             }
         case .audioOnly:
@@ -192,6 +204,8 @@ public enum CutNotice: Sendable, Equatable, Codable {
             return "the cut has no Dolby Vision configuration (\(why)): players show its HDR10/HLG base layer"
         case let .sampleEntry(type, reason):
             return "the video is written as `\(type)`: \(reason.description)"
+        case let .chaptersLeftOut(count, container):
+            return "\(count) chapter(s) left out: \(container) cannot hold chapters"
         case let .streamDropped(index, codec, container):
             return "audio stream #\(index) (\(codec)) cannot be stored in \(container); it is left out"
         case let .decodeErrors(count):

@@ -44,6 +44,8 @@ public struct CutPlan: Sendable, Equatable, Codable {
     public var companionsShiftMicro: Int64
     /// Phone and camera metadata copied into an MP4/MOV output's `moov` after FFmpeg has written it.
     public var movieMetadata: MovieMetadata? = nil
+    /// The output's chapters, on its own timeline (µs from its start).
+    public var chapters: [Chapter] = []
 
     public var warnings: [CutNotice] { notices.filter(\.isWarning) }
     public var notes: [CutNotice] { notices.filter { !$0.isWarning } }
@@ -179,6 +181,8 @@ public struct ContainerFacts: Sendable, Equatable, Codable {
     public var editLists: Bool
     /// The file stores no presentation times (AVI): frames are shown in decode-time slots.
     public var storesDecodeTimesOnly: Bool
+    /// MP4/MOV and Matroska/WebM hold chapters; MPEG-TS and AVI cannot.
+    public var holdsChapters = false
 }
 
 /// Threads a re-encoding part may use, so that jobs × (decoder + encoder threads) stays near the cores.

@@ -9,7 +9,26 @@ enum CutPlanner {
         var plan = try planCut(facts)
         // Phone and camera metadata the muxer cannot write is copied into MP4/MOV outputs.
         if facts.container.editLists { plan.movieMetadata = facts.movieMetadata }
+        planChapters(&plan, facts: facts)
         return plan
+    }
+
+    /// The output's chapters: the source's clipped to the part the output shows (from output 0 to its end),
+    /// one for the whole range (`ranges`), or none; a container that cannot hold them gets a note.
+    private static func planChapters(_ plan: inout CutPlan, facts: CutFacts) {
+        let windowStart = plan.companionsShiftMicro, windowEnd = plan.companionsEndMicro
+        let chapters: [Chapter]
+        switch facts.chapterPolicy {
+        case .none: chapters = []
+        case .keep: chapters = Chapters.clip(facts.chapters, windowStartMicro: windowStart, windowEndMicro: windowEnd, outputStartMicro: 0)
+        case .ranges: chapters = windowEnd > windowStart ? [Chapter(startMicro: 0, endMicro: windowEnd.minus(windowStart), title: "Part 1")] : []
+        }
+        guard !chapters.isEmpty else { return }
+        if facts.container.holdsChapters {
+            plan.chapters = chapters
+        } else {
+            plan.notices.append(.chaptersLeftOut(count: chapters.count, container: facts.container.formatName))
+        }
     }
 
     private static func planCut(_ facts: CutFacts) throws(MediaError) -> CutPlan {
@@ -43,6 +62,8 @@ enum CutPlanner {
                 streams.append(KeptStream(index: stream.index, kind: .subtitle, codec: stream.codec, splitsAudioFrames: false))
             case .subtitle:
                 notices.append(.streamLeftOut(index: stream.index, reason: .subtitlesUnsupported, codec: stream.codec, tag: nil))
+            case .data where stream.isChapterTrack && container.holdsChapters && facts.chapterPolicy != .none:
+                break  // Its chapters are the file's: written as the output's own chapters (`planChapters`).
             case .data:
                 notices.append(.streamLeftOut(index: stream.index, reason: stream.isChapterTrack ? .chapterTrack : .dataTrack,
                                               codec: stream.codec, tag: stream.tag))

@@ -9,6 +9,8 @@ public struct CutSettings: Sendable, Equatable, Codable {
     public var faststart: Bool
     /// H.264/HEVC into MP4/MOV: parameter sets in the sample entry (avc1/hvc1) or in the samples (avc3/hev1).
     public var sampleEntry: SampleEntryPlan.Placement
+    /// What happens to the source's chapters.
+    public var chapters: ChapterPolicy = .keep
 
     public init(mode: CutPlan.Mode, crf: Int = 20, preset: String = "veryfast", threads: ThreadBudget = .share(cores: 1, jobs: 1),
                 faststart: Bool = false, sampleEntry: SampleEntryPlan.Placement = .outOfBand) {

@@ -21,13 +21,16 @@ struct CutSurvey {
             throw MediaError(.notMedia, path: path, operation: "plan cut",
                              reason: "the file claims a start time (\(origin) µs) too large to cut from")
         }
-        let container = ContainerFacts(formatName: muxer.name, editLists: muxer.supportsEditLists,
+        var container = ContainerFacts(formatName: muxer.name, editLists: muxer.supportsEditLists,
                                        storesDecodeTimesOnly: muxer.storesDecodeTimesOnly)
+        container.holdsChapters = muxer.holdsChapters
         let videoIndex = VideoStreamChoice.best(in: input)
         var facts = CutFacts(path: path, requestedMode: spec.mode, startMicro: start.partialValue, endMicro: end.partialValue,
                              originMicro: origin, container: container, streams: streams(muxer: muxer, video: videoIndex),
                              video: nil, threads: spec.settings.threads, crf: spec.settings.crf, preset: spec.settings.preset, faststart: spec.settings.faststart)
         facts.sampleEntry = spec.settings.sampleEntry
+        facts.chapterPolicy = spec.settings.chapters
+        facts.chapters = Chapters.read(input)
         if muxer.supportsEditLists, FFmpegText.string(input.format.pointee.iformat?.pointee.name)?.hasPrefix("mov,") == true {
             facts.movieMetadata = MovieMetadata.read(path: path)
         }
@@ -52,7 +55,9 @@ struct CutSurvey {
             var facts = StreamFacts(index: index, kind: kind, codec: Probe.codecName(parameters.codec_id),
                                     tag: Probe.fourCC(parameters.codec_tag),
                                     isAttachedPicture: stream.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC != 0,
-                                    containerCanHold: muxer.canHold(parameters.codec_id),
+                                    containerCanHold: muxer.canHold(parameters.codec_id)
+                                        // FFmpeg 5.1 writes subtitles into MPEG-TS and AVI as opaque data no player reads.
+                                        && !(kind == .subtitle && (muxer.name == "mpegts" || muxer.storesDecodeTimesOnly)),
                                     isAMRNarrowband: parameters.codec_id == AV_CODEC_ID_AMR_NB)
             facts.isChapterTrack = kind == .data && (facts.tag == "text" || facts.tag == "tx3g") && input.format.pointee.nb_chapters > 0
             return facts

@@ -52,6 +52,7 @@ final class CutWriter {
             throw MediaError(.writeFailed, path: path, operation: error.operation, reason: "no muxer for the output name \(outputName)")
         }
         output.copyContainerMetadata(from: input)
+        try output.addChapters(plan.chapters)
         var videoWriter: VideoWriter?
         var videoOutputIndex: Int?
         var companions: [CompanionTracks.Track] = []
@@ -81,6 +82,7 @@ final class CutWriter {
                 let copy = try output.addCopy(of: stream)
                 companions.append(CompanionTracks.Track(input: kept.index, output: Int(copy.pointee.index),
                                                         timeBase: stream.pointee.time_base, isSubtitle: kept.kind == .subtitle,
+                                                        codec: stream.pointee.codecpar.pointee.codec_id,
                                                         splitsAMRFrames: kept.splitsAudioFrames))
             }
         }

@@ -120,6 +120,14 @@ final class OutputFile {
         av_dict_set(&dictionary, "timecode", nil, 0)
     }
 
+    /// Chapters (output µs) for the muxer to write: MP4/MOV as a chapter track and `chpl`, Matroska natively.
+    func addChapters(_ chapters: [Chapter]) throws(AVFailure) {
+        for (index, chapter) in chapters.enumerated() {
+            let status = cav_add_chapter(format, Int64(index) + 1, chapter.startMicro, chapter.endMicro, chapter.title)
+            if status < 0 { throw AVFailure(code: status, operation: "add chapter") }
+        }
+    }
+
     func writeHeader(options: [String: String] = [:]) throws(AVFailure) {
         if outputFormat.map({ $0.pointee.flags & AVFMT_NOFILE == 0 }) ?? true {
             let status = avio_open(&format.pointee.pb, path, AVIO_FLAG_WRITE)
@@ -203,6 +211,9 @@ struct OutputFormat {
 
     /// AVI stores no presentation times: frames are shown in decode-time slots.
     var storesDecodeTimesOnly: Bool { name == "avi" }
+
+    /// MP4/MOV (a chapter track and `chpl`) and Matroska/WebM hold chapters; MPEG-TS and AVI cannot.
+    var holdsChapters: Bool { supportsEditLists || name == "matroska" || name == "webm" }
 
     var needsGlobalHeader: Bool { format.pointee.flags & AVFMT_GLOBALHEADER != 0 }
 

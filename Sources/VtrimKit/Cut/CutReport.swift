@@ -65,6 +65,11 @@ struct CutReport {
         } ?? .null))
         // Phone/camera metadata copied into the MP4/MOV output's moov (QuickTime keys, "udta/FIRM"…); [] when none.
         fields.append(("metadata_kept", .array((plan.movieMetadata?.names ?? []).map { .string($0) })))
+        // The output's chapters on its own timeline: [{start, end, title}] seconds; [] when none.
+        fields.append(("chapters", .array(plan.chapters.map { chapter in
+            .object([("start", .number(Double(chapter.startMicro) / 1e6)), ("end", .number(Double(chapter.endMicro) / 1e6)),
+                     ("title", .string(chapter.title))])
+        })))
         if plan.requestedMode == .smart { fields.append(("smart", smartJSON)) }
         return fields
     }

@@ -6,6 +6,7 @@ public typealias CutMode = CutPlan.Mode
 public typealias CutSettings = MediaEngine.CutSettings
 public typealias ThreadBudget = MediaEngine.ThreadBudget
 public typealias ParameterSetPlacement = SampleEntryPlan.Placement
+public typealias ChapterPolicy = MediaEngine.ChapterPolicy
 /// The benchmarks' stage clock (`VTRIM_STAGE_TIMES`).
 public typealias StageTimes = MediaEngine.StageTimes
 
@@ -44,8 +45,9 @@ public struct CutRequest: Sendable {
                 minDurationSeconds: Double?, maxDurationSeconds: Double?, clamp: Bool, output: OutputNamer,
                 overwrite: Bool, skipExisting: Bool = false, dryRun: Bool, strict: Bool,
                 threads: ThreadBudget = .share(cores: 1, jobs: 1), faststart: Bool = false,
-                sampleEntry: SampleEntryPlan.Placement = .outOfBand) {
+                sampleEntry: SampleEntryPlan.Placement = .outOfBand, chapters: ChapterPolicy = .keep) {
         settings = CutSettings(mode: mode, crf: crf, preset: preset, threads: threads, faststart: faststart, sampleEntry: sampleEntry)
+        settings.chapters = chapters
         self.segments = segments
         self.fromList = fromList
         self.minDurationSeconds = minDurationSeconds

@@ -1,0 +1,183 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Every stream on the output's timeline: subtitle cues retimed cue by cue (clipped to what the output
+/// shows, none past its end, no offsetting edit), chapters clipped and shifted, and what a container
+/// cannot hold left out with a note.
+@Suite(.serialized)
+struct StreamsOnTimelineTests {
+    /// A 6 s H.264 (B-frames, 1 s GOPs) + AAC source with subtitle cues at 1.0–2.0, 3.0–4.5, 5.0–5.8 (as
+    /// the muxer stores them: `sourceCues`), in MP4 (mov_text) or MKV (SubRip).
+    static func source(_ folder: TemporaryFolder, ext: String) throws -> String {
+        let srt = folder.file("s.srt")
+        try "1\n00:00:01,000 --> 00:00:02,000\none\n\n2\n00:00:03,000 --> 00:00:04,500\ntwo\n\n3\n00:00:05,000 --> 00:00:05,800\nthree\n"
+            .write(toFile: srt, atomically: true, encoding: .utf8)
+        let video = folder.file("v.mp4")
+        if !FileManager.default.fileExists(atPath: video) {
+            try #require(try Run.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=160x120:rate=30", "-f", "lavfi",
+                                                 "-i", "sine=f=440:sample_rate=48000", "-t", "6", "-c:v", "libx264", "-g", "30",
+                                                 "-bf", "2", "-c:a", "aac", "-shortest", video]).status == 0)
+        }
+        let output = folder.file("subs.\(ext)")
+        try #require(try Run.tool("ffmpeg", ["-v", "error", "-i", video, "-i", srt, "-map", "0", "-map", "1", "-c", "copy",
+                                             "-c:s", ext == "mkv" ? "srt" : "mov_text", output]).status == 0)
+        return output
+    }
+
+    /// Non-empty cues as ffprobe reads them: (start, end) seconds.
+    static func cues(_ path: String) throws -> [(Double, Double)] {
+        let result = try Run.tool("ffprobe", ["-v", "error", "-select_streams", "s", "-show_entries", "packet=pts_time,duration_time,size",
+                                              "-of", "csv=p=0", path])
+        return result.stdoutLines.compactMap { line in
+            let fields = line.split(separator: ",").map { Double($0) }
+            guard fields.count == 3, let start = fields[0], let duration = fields[1], let size = fields[2], size > 2 else { return nil }
+            return (start, start + duration)
+        }
+    }
+
+    /// Cues as GStreamer's qtdemux gives them (it applies edit lists on its own).
+    static func gstreamerCues(_ path: String) throws -> [(Double, Double)] {
+        let result = try Run.tool("gst-launch-1.0", ["filesrc", "location=\(path)", "!", "qtdemux", "name=d", "d.subtitle_0", "!",
+                                                     "fakesink", "silent=false", "-v"])
+        func clock(_ text: Substring) -> Double? {
+            let parts = text.split(separator: ":").compactMap { Double($0) }
+            return parts.count == 3 ? parts[0] * 3600 + parts[1] * 60 + parts[2] : nil
+        }
+        return result.stdoutLines.compactMap { line in
+            guard line.contains("chain"), let pts = line.range(of: "pts: "), let duration = line.range(of: "duration: ") else { return nil }
+            guard let start = clock(line[pts.upperBound...].prefix { $0 != "," }),
+                  let length = clock(line[duration.upperBound...].prefix { $0 != "," }) else { return nil }
+            // Empty samples (2 bytes: no text) clear the screen.
+            if line.contains("(2 bytes") { return nil }
+            return (start, start + length)
+        }
+    }
+
+    /// The ideal: each source cue clipped to [from, to) of the source and moved to output 0.
+    static func ideal(_ cues: [(Double, Double)], from: Double, to: Double) -> [(Double, Double)] {
+        cues.compactMap { cue in
+            let start = max(cue.0, from), end = min(cue.1, to)
+            return end > start ? (start - from, end - from) : nil
+        }
+    }
+
+    static func same(_ a: [(Double, Double)], _ b: [(Double, Double)], tolerance: Double = 0.0011) -> Bool {
+        a.count == b.count && zip(a, b).allSatisfy { abs($0.0 - $1.0) <= tolerance && abs($0.1 - $1.1) <= tolerance }
+    }
+
+    /// The cue that begins at source 3.0 begins at 0.5 in a 2.5–5.5 cut in every mode that shows 2.5 first
+    /// (ffmpeg read it at 0.0 and GStreamer at 1.0: the track had an edit of 0.5 s); keyframe mode shows
+    /// from the keyframe at 2.0.
+    @Test(arguments: ["copy", "smart", "exact", "keyframe"])
+    func movTextCuesAreOnTheOutputTimeline(_ mode: String) throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let input = try Self.source(folder, ext: "mp4")
+        let output = folder.file("cut.mp4")
+        let result = try Run.vtrim(["cut", "--json", input, "--start", "2.5", "--end", "5.5", "--mode", mode, "-o", output])
+        #expect(result.status == 0, "\(result)")
+        let from = mode == "keyframe" ? 2.0 : 2.5
+        let expected = Self.ideal(try Self.cues(input), from: from, to: 5.5)
+        let read = try Self.cues(output)
+        #expect(Self.same(read, expected), "ffmpeg: \(read) ≠ \(expected)")
+        if MediaFacts.gstreamerAvailable {
+            let gst = try Self.gstreamerCues(output)
+            #expect(Self.same(gst, expected), "GStreamer: \(gst) ≠ \(expected)")
+        }
+    }
+
+    /// MKV, exact: the last cue is clipped at the cut's end, so the file lasts the cut (it lasted 3.323 s);
+    /// cues keep their place against the source's own timeline.
+    @Test(arguments: ["exact", "copy"])
+    func subRipCuesEndWithTheCut(_ mode: String) throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let input = try Self.source(folder, ext: "mkv")
+        let output = folder.file("cut.mkv")
+        let result = try Run.vtrim(["cut", "--json", input, "--start", "2.5", "--end", "5.5", "--mode", mode, "-o", output])
+        #expect(result.status == 0, "\(result)")
+        let report = try #require(result.jsonLines.first)
+        let planned = try #require(report["planned"] as? [String: Any])
+        // Copy into Matroska shows from the keyframe (the planned start) to the frames the end needs.
+        let from = mode == "exact" ? 2.5 : try #require(planned["start"] as? Double)
+        let to = mode == "exact" ? 5.5 : try #require(planned["end"] as? Double)
+        let expected = Self.ideal(try Self.cues(input), from: from, to: to)
+        let read = try Self.cues(output)
+        #expect(Self.same(read, expected), "\(read) ≠ \(expected)")
+        let duration = try MediaFacts.formatDuration(output)
+        #expect(abs(duration - (to - from)) <= 0.0015, "file lasts \(duration) s, the cut \(to - from) s")
+    }
+
+    /// MPEG-TS and AVI cannot carry text subtitles FFmpeg 5.1 can write for players: left out with a note.
+    @Test func subtitlesLeftOutOfTransportStreams() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let input = try Self.source(folder, ext: "mkv")
+        let output = folder.file("cut.ts")
+        let result = try Run.vtrim(["cut", "--json", input, "--start", "2.5", "--end", "5.5", "-o", output])
+        #expect(result.status == 0, "\(result)")
+        let report = try #require(result.jsonLines.first)
+        #expect(report.messages("notes").contains { $0.contains("subtitles (subrip)") && $0.contains("left out") }, "\(report)")
+        let streams = try Run.tool("ffprobe", ["-v", "error", "-show_entries", "stream=codec_type", "-of", "csv=p=0", output])
+        #expect(!streams.stdoutLines.contains("subtitle") && !streams.stdoutLines.contains("data"), "\(streams.stdout)")
+    }
+
+    static let chapters = [(0.0, 0.201, "Chapter 1"), (0.201, 0.8, "Chapter 2"), (0.8, 0.85, "Chapter 3")]
+
+    /// Chapters as ffprobe reads them: (start, end, title).
+    static func readChapters(_ path: String) throws -> [(Double, Double, String)] {
+        let result = try Run.tool("ffprobe", ["-v", "error", "-show_entries", "chapter=start_time,end_time:chapter_tags=title",
+                                              "-of", "csv=p=0", path])
+        return result.stdoutLines.compactMap { line in
+            let fields = line.split(separator: ",", maxSplits: 2).map(String.init)
+            guard fields.count == 3, let start = Double(fields[0]), let end = Double(fields[1]) else { return nil }
+            return (start, end, fields[2])
+        }
+    }
+
+    /// A phone MP4's chapters (a QuickTime chapter track) are kept, clipped to the cut and on its timeline,
+    /// in MP4, MOV and MKV; the chapter track is not called a data track.
+    @Test(.enabled(if: TestPaths.sharedMedia != nil, "../shared/media is absent"),
+          arguments: [("exact", "mp4"), ("copy", "mp4"), ("exact", "mov"), ("exact", "mkv"), ("smart", "mp4")])
+    func chaptersAreClippedAndShifted(_ mode: String, _ ext: String) throws {
+        let path = try #require(TestPaths.sharedMedia.map { $0 + "/androidx-media/sample_with_chapters.mp4" })
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let output = folder.file("cut.\(ext)")
+        let result = try Run.vtrim(["cut", "--json", path, "--start", "0.1", "--end", "0.9", "--mode", mode, "-o", output])
+        #expect(result.status == 0, "\(result)")
+        let report = try #require(result.jsonLines.first)
+        #expect(!report.codes("notes").contains("stream_left_out"), "\(report.messages("notes"))")
+        // The output's 0 is the source's planned start (the frame shown at 0.1, or 0.1 itself in exact mode,
+        // which a smart cut of this 1 s file falls back to).
+        let planned = try #require(report["planned"] as? [String: Any])
+        let zero = report["mode"] as? String == "exact" ? 0.1 : try #require(planned["start"] as? Double)
+        let end = zero + (try #require((report["actual"] as? [String: Any])?["duration"] as? Double))
+        let expected = Self.chapters.compactMap { chapter -> (Double, Double, String)? in
+            let from = max(chapter.0, zero), to = min(chapter.1, end)
+            return to > from ? (from - zero, to - zero, chapter.2) : nil
+        }
+        let read = try Self.readChapters(output)
+        #expect(read.count == expected.count && zip(read, expected).allSatisfy {
+            abs($0.0 - $1.0) <= 0.0011 && abs($0.1 - $1.1) <= 0.0011 && $0.2 == $1.2
+        }, "\(read) ≠ \(expected)")
+    }
+
+    /// `--chapters none` drops them, `--chapters ranges` writes one for the range; MPEG-TS gets a note.
+    @Test(.enabled(if: TestPaths.sharedMedia != nil, "../shared/media is absent"))
+    func chapterChoices() throws {
+        let path = try #require(TestPaths.sharedMedia.map { $0 + "/androidx-media/sample_with_chapters.mp4" })
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let none = folder.file("none.mp4"), ranges = folder.file("ranges.mkv"), ts = folder.file("cut.ts")
+        #expect(try Run.vtrim(["cut", path, "--start", "0.1", "--end", "0.9", "--mode", "exact", "--chapters", "none", "-o", none]).status == 0)
+        #expect(try Self.readChapters(none).isEmpty)
+        #expect(try Run.vtrim(["cut", path, "--start", "0.1", "--end", "0.9", "--mode", "exact", "--chapters", "ranges", "-o", ranges]).status == 0)
+        let one = try Self.readChapters(ranges)
+        #expect(one.count == 1 && one.first?.2 == "Part 1" && abs((one.first?.1 ?? 0) - 0.8) <= 0.0011, "\(one)")
+        let result = try Run.vtrim(["cut", "--json", path, "--start", "0.1", "--end", "0.9", "-o", ts])
+        #expect(result.status == 0, "\(result)")
+        #expect(result.jsonLines.first?.codes("notes").contains("chapters_left_out") == true, "\(result.stdout)")
+    }
+}
