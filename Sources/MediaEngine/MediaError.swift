@@ -35,6 +35,8 @@ public struct MediaError: Error, Sendable, Equatable, CustomStringConvertible {
         case parameterSetsInBand
         /// Process the folder's files (the command line's -r).
         case recursive
+        /// Join ranges smartly or exactly, or into a container without edit lists (MKV, MPEG-TS).
+        case joinSmartOrOtherContainer
     }
 
     public let code: Code

@@ -26,6 +26,8 @@ public enum Advice {
         case (.parameterSetsInBand, .page): return "`vtrim cut --sample-entry in-band` can cut it"
         case (.recursive, .commandLine): return "use -r/--recursive to process folders"
         case (.recursive, .page): return "serve the folder to see its files"
+        case (.joinSmartOrOtherContainer, .commandLine): return "use --mode smart or exact, or write .mkv"
+        case (.joinSmartOrOtherContainer, .page): return "choose smart or exact"
         }
     }
 }

@@ -38,8 +38,17 @@ struct CutCommand: ParsableCommand {
     @Option(help: ArgumentHelp("A cut list (CSV rows start,end,label, as LosslessCut exports): one output per row.", valueName: "file"))
     var list: String?
 
-    @Option(help: "copy, keyframe, exact or smart.")
-    var mode: CutMode = .copy
+    @Option(help: ArgumentHelp("Keep the range A..B (any time syntax on either side, e.g. 1:02..end-5); repeat to keep several, joined into one output in time order.", valueName: "A..B"))
+    var keep: [RangeArgument] = []
+
+    @Option(help: ArgumentHelp("Remove the range A..B and join what is left; repeatable.", valueName: "A..B"))
+    var remove: [RangeArgument] = []
+
+    @Flag(help: "With --list: join the list's ranges into one output instead of one output per row.")
+    var join = false
+
+    @Option(help: "copy, keyframe, exact or smart (default: copy; smart for --keep/--remove/--join into MP4/MOV).")
+    var mode: CutMode?
 
     @Option(help: "Exact and smart modes: encoder quality, lower is better (x264/x265 CRF scale; default 20 exact, 16 smart).")
     var crf: Int?
@@ -70,12 +79,29 @@ struct CutCommand: ParsableCommand {
     @Option(help: "keep (the source's chapters, clipped to the cut and on its timeline), ranges (one chapter per kept range) or none.")
     var chapters: ChapterPolicy = .keep
 
+    private var joins: Bool { !keep.isEmpty || !remove.isEmpty || join }
+
+    /// Joins default to smart where the output is MP4/MOV (the join every reader plays the same), else copy.
+    private var effectiveMode: CutMode {
+        if let mode { return mode }
+        guard joins else { return .copy }
+        let name = outputs.output ?? inputs.first ?? ""
+        return ["mp4", "mov", "m4v"].contains(CutRequest.outputExtension(for: name).lowercased()) ? .smart : .copy
+    }
+
     func validate() throws {
         try BatchRun(common: common, batch: batch).validateInputs(inputs)
         try outputs.validate(inputs: inputs, recursive: common.recursive)
-        if list != nil {
+        if !keep.isEmpty, !remove.isEmpty { throw ValidationError("--keep and --remove exclude each other; choose one") }
+        if join, list == nil { throw ValidationError("--join joins the ranges of a --list; give --keep to join ranges from the command line") }
+        if !keep.isEmpty || !remove.isEmpty {
+            if start != nil || end != nil || length != nil || list != nil {
+                throw ValidationError("--\(keep.isEmpty ? "remove" : "keep") gives the ranges; drop --start, --end, --length and --list")
+            }
+            if let problem = JoinRanges.orderProblem((keep.isEmpty ? remove : keep).map(\.segment)) { throw ValidationError(problem) }
+        } else if list != nil {
             if start != nil || end != nil || length != nil { throw ValidationError("--list gives the segments; drop --start, --end and --length") }
-            if outputs.output != nil { throw ValidationError("--list writes one output per row; use --output-dir or --name instead of -o") }
+            if outputs.output != nil, !join { throw ValidationError("--list writes one output per row; use --output-dir or --name instead of -o (or --join)") }
         } else {
             // --start defaults to the beginning and --end to the end of the file; cutting nothing out is no cut.
             if start == nil, end == nil, length == nil { throw ValidationError("give --start, --end or --length (or --list)") }
@@ -124,18 +150,37 @@ struct CutCommand: ParsableCommand {
         let runner = BatchRun(common: common, batch: batch)
         let items = try runner.items(inputs)
         let (jobs, _) = runner.parallelism(count: items.count)
-        let request = CutRequest(
-            segments: try segments(), fromList: list != nil, mode: mode, crf: crf ?? (mode == .smart ? 16 : 20), preset: preset,
+        let mode = effectiveMode
+        var segments: [CutSegment] = []
+        if keep.isEmpty, remove.isEmpty { segments = try self.segments() }
+        if join, let problem = JoinRanges.orderProblem(segments) { throw ValidationError("cut list \(list ?? ""): \(problem)") }
+        var request = CutRequest(
+            segments: segments, fromList: list != nil && !joins, mode: mode, crf: crf ?? (mode == .smart ? 16 : 20), preset: preset,
             minDurationSeconds: minDuration?.value, maxDurationSeconds: maxDuration?.value, clamp: clamp,
             output: try outputs.namer(), overwrite: outputs.overwrite, skipExisting: outputs.skipExisting,
             dryRun: dryRun, strict: common.strict,
             threads: .share(cores: ProcessInfo.processInfo.activeProcessorCount, jobs: jobs), faststart: faststart,
             sampleEntry: sampleEntry.placement, chapters: chapters)
-        try runner.run(items, outputs: { index, item in
-            request.segments.indices.map { request.outputPath(for: item, index: index, segment: $0) }
-        }) { index, item, writer in
-            CutJob.run(item: item, index: index, request: request) { writer.advanced(index, fraction: $0) }
+        if joins {
+            request.join = JoinRanges(ranges: join ? segments : (keep.isEmpty ? remove : keep).map(\.segment), removes: !remove.isEmpty)
         }
+        let planned = request
+        try runner.run(items, outputs: { index, item in
+            planned.join != nil ? [planned.outputPath(for: item, index: index, segment: 0)]
+                : planned.segments.indices.map { planned.outputPath(for: item, index: index, segment: $0) }
+        }) { index, item, writer in
+            CutJob.run(item: item, index: index, request: planned) { writer.advanced(index, fraction: $0) }
+        }
+    }
+}
+
+/// `A..B` for `--keep`/`--remove`.
+struct RangeArgument: ExpressibleByArgument {
+    let segment: CutSegment
+
+    init?(argument: String) {
+        guard let segment = JoinRanges.parse(argument) else { return nil }
+        self.segment = segment
     }
 }
 

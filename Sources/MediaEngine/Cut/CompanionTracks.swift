@@ -14,24 +14,63 @@ struct CompanionTracks {
         let codec: AVCodecID
         let splitsAMRFrames: Bool
         var done = false
+        /// Where the last packet written ends (output ticks), for the next range of a join to follow on.
+        var writtenEnd: Int64?
+        /// This range's audio is placed this many ticks from where its own timeline puts it (a join's seam).
+        var correction: Int64?
     }
 
     private var tracks: [Int: Track] = [:]
     private let output: OutputFile
     private let editLists: Bool
-    private let startMicro: Int64
-    private let endMicro: Int64
-    private let shiftMicro: Int64
+    private var startMicro: Int64
+    private var endMicro: Int64
+    private var shiftMicro: Int64
+    private var outputStartMicro: Int64
+    /// A join's range before the last: its audio ends at the packet nearest the range's end.
+    private var joinsNext = false
+    /// Which range of a join is being written (0 for a single cut).
+    private var rangeIndex = 0
     /// The furthest timestamp read (µs): once well past the end, nothing relevant remains.
     private var furthestMicro = Int64.min
+    /// Each join seam's audio offset (seconds; positive: the audio is later than the video), one per range
+    /// after the first.
+    private(set) var seamOffsetsSeconds: [Double] = []
 
-    init(tracks: [Track], output: OutputFile, plan: CutPlan) {
+    init(tracks: [Track], output: OutputFile, plan: CutPlan, joinsNext: Bool = false) {
         for track in tracks { self.tracks[track.input] = track }
         self.output = output
         editLists = plan.container.editLists
         startMicro = plan.companionsStartMicro
         endMicro = plan.companionsEndMicro
         shiftMicro = plan.companionsShiftMicro
+        outputStartMicro = plan.companionsOutputStartMicro
+        self.joinsNext = joinsNext
+    }
+
+    /// The next range of a join: its window and where it lands; audio follows on from what was written.
+    mutating func begin(_ plan: CutPlan, joinsNext: Bool) {
+        endRange()
+        rangeIndex += 1
+        startMicro = plan.companionsStartMicro
+        endMicro = plan.companionsEndMicro
+        shiftMicro = plan.companionsShiftMicro
+        outputStartMicro = plan.companionsOutputStartMicro
+        self.joinsNext = joinsNext
+        furthestMicro = .min
+        for key in tracks.keys {
+            tracks[key]?.done = false
+            tracks[key]?.correction = nil
+        }
+    }
+
+    /// Records the offset of the seam before the range that ends (the first audio track's).
+    mutating func endRange() {
+        guard rangeIndex > 0, seamOffsetsSeconds.count < rangeIndex else { return }
+        let audio = tracks.values.filter { !$0.isSubtitle }.min { $0.input < $1.input }
+        seamOffsetsSeconds.append(audio.flatMap { track in
+            track.correction.map { Double($0) * Double(track.timeBase.num) / Double(track.timeBase.den) }
+        } ?? 0)
     }
 
     var allDone: Bool {
@@ -55,25 +94,55 @@ struct CompanionTracks {
         if track.isSubtitle {
             guard let cue = SubtitleCue.clip(startMicro: start, endMicro: end, windowStartMicro: shiftMicro, windowEndMicro: endMicro),
                   !SubtitleCue.isEmptyText(packet, codec: track.codec) else { return }
-            packet.pointer.pointee.pts = av_rescale_q(cue.startMicro, cav_time_base_q(), track.timeBase)
+            packet.pointer.pointee.pts = av_rescale_q(cue.startMicro.plus(outputStartMicro), cav_time_base_q(), track.timeBase)
             packet.pointer.pointee.dts = packet.pts
-            packet.pointer.pointee.duration = max(0, av_rescale_q(cue.endMicro, cav_time_base_q(), track.timeBase).minus(packet.pts))
+            packet.pointer.pointee.duration = max(0, av_rescale_q(cue.endMicro.plus(outputStartMicro), cav_time_base_q(), track.timeBase).minus(packet.pts))
             try output.write(packet, stream: track.output, timeBase: track.timeBase)
             return
         }
-        if editLists {
-            guard end > startMicro || (end == start && start >= startMicro) else { return }
-        } else {
-            guard start >= startMicro, end <= endMicro.plus(1) else { return }
+        // Output ticks = source ticks − shift (+ a join's seam correction).
+        let shift = av_rescale_q(shiftMicro.minus(outputStartMicro), cav_time_base_q(), track.timeBase)
+        let duration = max(0, packet.duration)
+        if rangeIndex == 0 {
+            if editLists {
+                guard end > startMicro || (end == start && start >= startMicro) else { return }
+            } else {
+                guard start >= startMicro, joinsNext || end <= endMicro.plus(1) else { return }
+            }
+        } else if track.correction == nil {
+            if let writtenEnd = track.writtenEnd {
+                // A join's later range: audio follows on from the last packet written, from the packet whose
+                // own place is nearest (within half a packet): the seam's offset, reported.
+                let place = timestamp.minus(shift)
+                guard place.plus(duration / 2) >= writtenEnd else { return }
+                track.correction = writtenEnd.minus(place)
+            } else {
+                guard start >= startMicro else { return }
+                track.correction = 0
+            }
         }
-        let shift = av_rescale_q(shiftMicro, cav_time_base_q(), track.timeBase)
+        let correction = track.correction ?? 0
+        if joinsNext {
+            // Up to the packet nearest the range's end, where the next range's audio follows on.
+            let rangeEnd = av_rescale_q(endMicro.minus(shiftMicro).plus(outputStartMicro), cav_time_base_q(), track.timeBase)
+            guard timestamp.minus(shift).plus(correction).plus(duration / 2) <= rangeEnd else {
+                track.done = true
+                return
+            }
+        } else if rangeIndex > 0, !editLists, end > endMicro.plus(1) {
+            track.done = true
+            return
+        }
+        let moved = shift.minus(correction)
         if track.splitsAMRFrames {
             for frame in try AMRFrames.split(packet, timeBase: track.timeBase) {
-                frame.shift(by: shift)
+                frame.shift(by: moved)
+                track.writtenEnd = frame.presentationTime.plus(max(0, frame.duration))
                 try output.write(frame, stream: track.output, timeBase: track.timeBase)
             }
         } else {
-            packet.shift(by: shift)
+            packet.shift(by: moved)
+            track.writtenEnd = packet.presentationTime.plus(duration)
             try output.write(packet, stream: track.output, timeBase: track.timeBase)
         }
     }

@@ -42,7 +42,7 @@ final class CopyVideoWriter: VideoWriter {
         // A missing presentation time (AVI) takes the decode time; a missing decode time (Matroska's first
         // blocks) stays missing, and the muxer derives it from the presentation times.
         packet.pointer.pointee.pts = timing.pts
-        packet.shift(by: video.shift)
+        packet.shift(by: video.shift.minus(video.outputStart))
         try output.write(packet, stream: outputIndex, timeBase: timeBase)
         if timing.isSame(as: video.lastNeeded) {
             reachedPlannedEnd = true

@@ -257,6 +257,8 @@ public enum SmartFallback: Error, Sendable, Equatable, Codable, CustomStringConv
     case noCleanKeyframe
     /// Fewer than two clean random-access points in the range: no whole group of pictures to copy.
     case nothingToCopy
+    /// A join's ranges cannot share one video track as smart cuts (their sample entries or decode delays differ).
+    case rangesDiffer(String)
 
     public var code: String {
         switch self {
@@ -269,6 +271,7 @@ public enum SmartFallback: Error, Sendable, Equatable, Codable, CustomStringConv
         case .encoderRefused: return "encoder_refused"
         case .noCleanKeyframe: return "no_clean_keyframe"
         case .nothingToCopy: return "nothing_to_copy"
+        case .rangesDiffer: return "ranges_differ"
         }
     }
 
@@ -290,6 +293,8 @@ public enum SmartFallback: Error, Sendable, Equatable, Codable, CustomStringConv
             return "\(encoder) will not encode with the source's profile and level at its picture size and rate (\(detail))"
         case .noCleanKeyframe:
             return "no clean random-access point (IDR, or CRA for HEVC) lies inside the range, so all of it is re-encoded"
+        case let .rangesDiffer(detail):
+            return "the ranges cannot be joined in one smart video track (\(detail)), so all of them are re-encoded"
         case .nothingToCopy:
             return "the range holds fewer than two clean random-access points, so there is no whole group of pictures to copy; all of it is re-encoded"
         }

@@ -42,6 +42,8 @@ public struct CutPlan: Sendable, Equatable, Codable {
     public var companionsEndMicro: Int64
     /// Subtracted from companion timestamps (container µs): the output's 0.
     public var companionsShiftMicro: Int64
+    /// Where `companionsShiftMicro` lands on a joined output's timeline (µs); 0 for a single cut.
+    public var companionsOutputStartMicro: Int64 = 0
     /// Phone and camera metadata copied into an MP4/MOV output's `moov` after FFmpeg has written it.
     public var movieMetadata: MovieMetadata? = nil
     /// The output's chapters, on its own timeline (µs from its start).
@@ -123,6 +125,12 @@ public struct VideoCut: Sendable, Equatable, Codable {
     public var packedFrames = false
     /// Exact and smart cuts: how the re-encoded frames are made.
     public var reencoding: Reencoding?
+    /// Where this cut begins on a joined output's timeline (ticks; exact cuts: `ExactTiming.outputStart`):
+    /// every output time below is moved this much later. 0 for a single cut.
+    public var outputStart: Int64 = 0
+    /// A smart cut's re-encoded tail followed by the next range's head (a join): its decode times are set this
+    /// many ticks early, as the head's are, so they stay in order across the seam. 0 for a single cut.
+    public var tailDecodeDelay: Int64 = 0
 
     public func micro(_ ticks: Int64) -> Int64 {
         guard timeBase.denominator > 0 else { return ticks }
@@ -161,6 +169,8 @@ public struct ExactTiming: Sendable, Equatable, Codable {
     /// The ticks are an AVI source's frame slots, written into AVI: a frame lasts only its own slot, so the
     /// last one is written again in the cut's last slot for the file to last until `end`.
     public var fillsLastSlot = false
+    /// Where this cut begins on a joined output's timeline (these ticks); 0 for a single cut.
+    public var outputStart: Int64 = 0
 }
 
 /// A stream the output keeps, or why one is not kept.

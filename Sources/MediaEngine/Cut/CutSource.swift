@@ -46,6 +46,8 @@ public struct CutRun: Sendable {
     public var muxerShiftSeconds: Double = 0
     /// The first video frame's presentation time as written (before the muxer), on the output's timeline.
     public var writtenVideoStartSeconds: Double?
+    /// A join: each seam's audio offset against the video (seconds; positive: audio later), one per range after the first.
+    public var audioSeamOffsetsSeconds: [Double] = []
 }
 
 /// `vtrim cut` on one file: opened and probed once, planned from the packets around the edges (a value:
@@ -74,6 +76,35 @@ public final class CutSource {
         }
     }
 
+    /// The plan joining `specs` (ranges in time order, not overlapping) into one output. Smart joins need every
+    /// range smart and sharing one sample entry; otherwise every range is planned exactly (`smart_fallback`).
+    public func planJoin(_ specs: [CutSpec], labels: [String?], outputName: String) throws(MediaError) -> JoinPlan {
+        guard let first = specs.first else {
+            throw MediaError(.invalidRange, path: info.path, operation: "ranges", reason: "no range to keep")
+        }
+        var plans: [CutPlan] = []
+        for spec in specs { plans.append(try plan(spec, outputName: outputName)) }
+        switch try JoinPlanner.join(plans, labels: labels, chapterPolicy: first.settings.chapters, path: info.path) {
+        case let .join(join):
+            return join
+        case let .replanExact(why):
+            plans = []
+            for var spec in specs {
+                spec.settings.mode = .exact
+                var plan = try plan(spec, outputName: outputName)
+                plan.requestedMode = .smart
+                plan.smartFallback = why
+                plan.notices.removeAll { if case .smartFallback = $0 { return true } else { return false } }
+                plan.notices.insert(.smartFallback(why), at: 0)
+                plans.append(plan)
+            }
+            guard case let .join(join) = try JoinPlanner.join(plans, labels: labels, chapterPolicy: first.settings.chapters, path: info.path) else {
+                throw MediaError(.decodeFailed, path: info.path, operation: "plan join", reason: "the exact join could not be planned")
+            }
+            return join
+        }
+    }
+
 }
 
 public enum Cutter {
@@ -92,6 +123,19 @@ public enum Cutter {
             let input = try InputFile(path: path)
             let writer = CutWriter(input: input, plan: plan, path: path, temporaryPath: temporaryPath, outputName: outputName,
                                    shouldStop: shouldStop, progress: progress)
+            return try writer.run()
+        }
+    }
+
+    /// Writes a join: its ranges one after another into one file, as `write` does for one.
+    public static func write(join: JoinPlan, path: String, temporaryPath: String, outputName: String,
+                             shouldStop: @escaping @Sendable () -> Bool = { false },
+                             progress: (@Sendable (Double) -> Void)? = nil) throws(MediaError) -> CutRun {
+        try StageTimes.measure("write") { () throws(MediaError) -> CutRun in
+            _ = try InputCheck.regularFile(path)
+            let input = try InputFile(path: path)
+            let writer = CutWriter(input: input, plan: join.whole, segments: join.ranges.map(\.plan), path: path, temporaryPath: temporaryPath,
+                                   outputName: outputName, shouldStop: shouldStop, progress: progress)
             return try writer.run()
         }
     }

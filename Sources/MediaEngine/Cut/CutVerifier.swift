@@ -223,3 +223,30 @@ public enum CutVerifier {
         }
     }
 }
+
+extension CutVerifier {
+    /// The presentation times (seconds, the output's own timeline, sorted) of every video frame a written
+    /// output shows: where a join's ranges begin and end is measured from these.
+    public static func videoFrameTimes(path: String, outputName: String, input source: String) throws(MediaError) -> [Double] {
+        let input: InputFile
+        do {
+            input = try InputFile(path: path, analyze: false)
+        } catch {
+            throw MediaError(.verifyFailed, path: source, operation: error.operation,
+                             reason: "the written output \(outputName) cannot be read back (\(error.reason))")
+        }
+        guard let video = VideoStreamChoice.best(in: input), let stream = input.stream(video) else { return [] }
+        var times: [Double] = []
+        do {
+            let packet = try Packet()
+            while try input.read(into: packet) == .packet {
+                guard packet.streamIndex == video, packet.pointer.pointee.flags & AV_PKT_FLAG_DISCARD == 0 else { continue }
+                let timestamp = packet.presentationTime
+                if timestamp != CAV_NOPTS_VALUE { times.append(Micro.seconds(stream.micro(timestamp))) }
+            }
+        } catch {
+            throw MediaError(.verifyFailed, path: source, operation: "av_read_frame", reason: "the written output \(outputName) cannot be read back (\(error))")
+        }
+        return times.sorted()
+    }
+}

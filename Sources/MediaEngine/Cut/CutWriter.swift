@@ -6,17 +6,22 @@ import CAV
 /// input that ends early) comes back as run-time notices.
 final class CutWriter {
     private let input: InputFile
+    /// What the whole output holds (streams, container, chapters, the video's total edit).
     private let plan: CutPlan
+    /// The ranges written one after another: a single cut's plan, or a join's ranges, each moved to where
+    /// it begins on the output's timeline.
+    private let segments: [CutPlan]
     private let path: String
     private let temporaryPath: String
     private let outputName: String
     private let shouldStop: @Sendable () -> Bool
     private let progress: (@Sendable (Double) -> Void)?
 
-    init(input: InputFile, plan: CutPlan, path: String, temporaryPath: String, outputName: String,
+    init(input: InputFile, plan: CutPlan, segments: [CutPlan]? = nil, path: String, temporaryPath: String, outputName: String,
          shouldStop: @escaping @Sendable () -> Bool, progress: (@Sendable (Double) -> Void)?) {
         self.input = input
         self.plan = plan
+        self.segments = segments ?? [plan]
         self.path = path
         self.temporaryPath = temporaryPath
         self.outputName = outputName
@@ -53,31 +58,17 @@ final class CutWriter {
         }
         output.copyContainerMetadata(from: input)
         try output.addChapters(plan.chapters)
-        var videoWriter: VideoWriter?
-        var videoOutputIndex: Int?
+        guard let first = segments.first else {
+            throw MediaError(.decodeFailed, path: path, operation: "plan", reason: "the plan has no range to write")
+        }
+        var videoStream: UnsafeMutablePointer<AVStream>?
         var companions: [CompanionTracks.Track] = []
         for kept in plan.streams {
             guard let stream = input.stream(kept.index) else {
                 throw MediaError(.decodeFailed, path: path, operation: "plan", reason: "the plan's stream #\(kept.index) is not in the file")
             }
-            if kept.kind == .video, let video = plan.video {
-                let writer: VideoWriter
-                switch plan.mode {
-                case .smart:
-                    guard let smart = plan.smart else {
-                        throw MediaError(.decodeFailed, path: path, operation: "plan", reason: "the smart plan has no edges; nothing written")
-                    }
-                    writer = try SmartVideoWriter(input: input, stream: stream, output: output, plan: plan, video: video, smart: smart,
-                                                  shouldStop: shouldStop)
-                case .exact:
-                    writer = try ExactVideoWriter(stream: stream, output: output, plan: plan, video: video, shouldStop: shouldStop)
-                case .copy, .keyframe:
-                    let out = try output.addCopy(of: stream)
-                    writer = CopyVideoWriter(output: output, outputIndex: Int(out.pointee.index), stream: stream, video: video,
-                                             repackager: try CopyVideoWriter.applySampleEntry(plan.sampleEntry, to: out))
-                }
-                videoWriter = writer
-                videoOutputIndex = writer.outputIndex
+            if kept.kind == .video, plan.video != nil {
+                videoStream = stream
             } else {
                 let copy = try output.addCopy(of: stream)
                 companions.append(CompanionTracks.Track(input: kept.index, output: Int(copy.pointee.index),
@@ -86,48 +77,66 @@ final class CutWriter {
                                                         splitsAMRFrames: kept.splitsAudioFrames))
             }
         }
+        // The first range's video writer adds the video stream (before the header); later ones write to it.
+        var videoWriter = try videoStream.map { try makeVideoWriter(first, stream: $0, output: output, joining: nil) }
+        let videoOutputIndex = videoWriter?.outputIndex
         var muxerOptions: [String: String] = [:]
         if plan.container.editLists {
             if let video = plan.video { muxerOptions["movie_timescale"] = String(MovieHeaderPatch.trackTimescale(video.editTimeBase)) }
             if plan.faststart { muxerOptions["movflags"] = "+faststart" }
         }
         try output.writeHeader(options: muxerOptions)
-        var tracks = CompanionTracks(tracks: companions, output: output, plan: plan)
+        var tracks = CompanionTracks(tracks: companions, output: output, plan: first, joinsNext: segments.count > 1)
 
-        var buffered: [Packet] = []
-        if let video = plan.video {
-            buffered = try positioned(at: video.keyframe, stream: video.streamIndex)
-        } else if let first = plan.streams.first, let stream = input.stream(first.index) {
-            try input.seek(streamIndex: first.index, timestamp: stream.ticks(micro: plan.companionsStartMicro))
-        }
-        let reader = try Packet()
-        var videoDone = videoWriter == nil
-        buffered.reverse()
-        while !(videoDone && tracks.allDone) {
-            let packet: Packet
-            if let next = buffered.popLast() {
-                packet = next
-            } else {
-                guard try input.read(into: reader) == .packet else { break }
-                packet = reader
-            }
-            if shouldStop() { throw CutInterrupted() }
-            if let video = plan.video, packet.streamIndex == video.streamIndex, let writer = videoWriter {
-                reportProgress(packet, video: video)
-                if !videoDone { videoDone = try writer.consume(packet) }
-            } else {
-                try tracks.consume(packet)
-            }
-        }
         var notices: [CutNotice] = []
-        if let writer = videoWriter {
-            try writer.finish()
-            notices += writer.notices
-            if let video = plan.video, !writer.reachedPlannedEnd {
-                notices.append(.truncated(plannedEndSeconds: plan.presentedEndSeconds,
-                                          writtenEndSeconds: plan.seconds(micro: video.micro(writer.latestPresentedEnd))))
+        for (number, segment) in segments.enumerated() {
+            if number > 0 {
+                tracks.begin(segment, joinsNext: number < segments.count - 1)
+                if let stream = videoStream, let writer = videoWriter {
+                    if let exact = writer as? ExactVideoWriter, let video = segment.video {
+                        try exact.begin(video)
+                    } else {
+                        videoWriter = try makeVideoWriter(segment, stream: stream, output: output, joining: writer.outputIndex)
+                    }
+                }
+            }
+            let isLast = number == segments.count - 1
+            var buffered: [Packet] = []
+            if let video = segment.video {
+                buffered = try positioned(at: video.keyframe, stream: video.streamIndex, segment: segment)
+            } else if let stream = segment.streams.first.flatMap({ input.stream($0.index) }) {
+                try input.seek(streamIndex: Int(stream.pointee.index), timestamp: stream.ticks(micro: segment.companionsStartMicro))
+            }
+            let reader = try Packet()
+            var videoDone = videoWriter == nil
+            buffered.reverse()
+            while !(videoDone && tracks.allDone) {
+                let packet: Packet
+                if let next = buffered.popLast() {
+                    packet = next
+                } else {
+                    guard try input.read(into: reader) == .packet else { break }
+                    packet = reader
+                }
+                if shouldStop() { throw CutInterrupted() }
+                if let video = segment.video, packet.streamIndex == video.streamIndex, let writer = videoWriter {
+                    reportProgress(packet, video: video, segment: number)
+                    if !videoDone { videoDone = try writer.consume(packet) }
+                } else {
+                    try tracks.consume(packet)
+                }
+            }
+            if let writer = videoWriter {
+                // A join's exact ranges share one encoder: it is flushed after the last.
+                if isLast || !(writer is ExactVideoWriter) { try writer.finish() }
+                if isLast || !(writer is ExactVideoWriter) { notices += writer.notices }
+                if let video = segment.video, !writer.reachedPlannedEnd {
+                    notices.append(.truncated(plannedEndSeconds: segment.presentedEndSeconds,
+                                              writtenEndSeconds: segment.seconds(micro: video.micro(writer.latestPresentedEnd))))
+                }
             }
         }
+        tracks.endRange()
         try output.finish()
         if let video = plan.video, let edit = video.editDuration, let index = videoOutputIndex {
             try MovieHeaderPatch.endEdits(path: temporaryPath, videoTrackID: index + 1, videoEditTicks: edit, timeBase: video.editTimeBase)
@@ -135,34 +144,65 @@ final class CutWriter {
         if plan.container.editLists, plan.video?.codec == "hevc" { try HEVCRecordPatch.markArraysComplete(path: temporaryPath) }
         try plan.movieMetadata?.insert(into: temporaryPath)
         let writtenVideoStart = videoOutputIndex.flatMap { output.earliestPtsMicroByStream[$0] }.map(Micro.seconds)
-        return CutRun(notices: notices, muxerShiftSeconds: Micro.seconds(output.muxerShiftMicro), writtenVideoStartSeconds: writtenVideoStart)
+        return CutRun(notices: notices, muxerShiftSeconds: Micro.seconds(output.muxerShiftMicro), writtenVideoStartSeconds: writtenVideoStart,
+                      audioSeamOffsetsSeconds: tracks.seamOffsetsSeconds)
     }
 
-    private func reportProgress(_ packet: Packet, video: VideoCut) {
+    /// The video writer of a range: the mode's, on the output stream an earlier range set up (`joining`) or a new one.
+    private func makeVideoWriter(_ segment: CutPlan, stream: UnsafeMutablePointer<AVStream>, output: OutputFile,
+                                 joining: Int?) throws -> VideoWriter {
+        guard let video = segment.video else {
+            throw MediaError(.decodeFailed, path: path, operation: "plan", reason: "a range of the plan has no video")
+        }
+        switch segment.mode {
+        case .smart:
+            guard let smart = segment.smart else {
+                throw MediaError(.decodeFailed, path: path, operation: "plan", reason: "the smart plan has no edges; nothing written")
+            }
+            return try SmartVideoWriter(input: input, stream: stream, output: output, plan: segment, video: video, smart: smart,
+                                        joining: joining, shouldStop: shouldStop)
+        case .exact:
+            return try ExactVideoWriter(stream: stream, output: output, plan: segment, video: video, shouldStop: shouldStop)
+        case .copy, .keyframe:
+            if let joining {
+                // Copy joins go to containers without sample entries (MKV, MPEG-TS): the planner refuses MP4/MOV.
+                guard segment.sampleEntry == nil else {
+                    throw MediaError(.decodeFailed, path: path, operation: "plan", reason: "a copy join cannot be written into \(segment.container.formatName)")
+                }
+                return CopyVideoWriter(output: output, outputIndex: joining, stream: stream, video: video, repackager: nil)
+            }
+            let out = try output.addCopy(of: stream)
+            return CopyVideoWriter(output: output, outputIndex: Int(out.pointee.index), stream: stream, video: video,
+                                   repackager: try CopyVideoWriter.applySampleEntry(segment.sampleEntry, to: out))
+        }
+    }
+
+    private func reportProgress(_ packet: Packet, video: VideoCut, segment: Int) {
         guard let progress, packet.pts != CAV_NOPTS_VALUE else { return }
         let span = max(1, video.presentedEnd.minus(video.firstShown))
-        progress(min(1, max(0, Double(packet.pts.minus(video.firstShown)) / Double(span))))
+        let fraction = min(1, max(0, Double(packet.pts.minus(video.firstShown)) / Double(span)))
+        progress((Double(segment) + fraction) / Double(max(1, segments.count)))
     }
 
     /// Puts the demuxer where the keyframe will be read and returns the packets read up to and including
     /// it that may belong to the cut (kept streams' packets that end at or after the companions' start;
     /// a long way back, held in memory, nothing else is).
-    private func positioned(at keyframe: VideoPacket, stream index: Int) throws -> [Packet] {
+    private func positioned(at keyframe: VideoPacket, stream index: Int, segment: CutPlan) throws -> [Packet] {
         let companions = Set(plan.streams.map(\.index)).subtracting([index])
         if let packets = try input.position(at: keyframe, streamIndex: index, keep: {
-            companions.contains($0.streamIndex) && self.endsAtOrAfterCompanionsStart($0)
+            companions.contains($0.streamIndex) && self.endsAtOrAfter(segment.companionsStartMicro, $0)
         }) {
             return packets
         }
         throw MediaError(.decodeFailed, path: path, operation: "av_seek_frame",
-                         reason: "cannot get back to the keyframe at \(Words.seconds(plan.keyframeSeconds ?? 0)) to cut from it")
+                         reason: "cannot get back to the keyframe at \(Words.seconds(segment.keyframeSeconds ?? 0)) to cut from it")
     }
 
-    private func endsAtOrAfterCompanionsStart(_ packet: Packet) -> Bool {
+    private func endsAtOrAfter(_ micro: Int64, _ packet: Packet) -> Bool {
         guard let stream = input.stream(packet.streamIndex) else { return false }
         let timestamp = packet.presentationTime
         guard timestamp != CAV_NOPTS_VALUE else { return true }
-        return stream.micro(timestamp.plus(max(0, packet.duration))) >= plan.companionsStartMicro
+        return stream.micro(timestamp.plus(max(0, packet.duration))) >= micro
     }
 }
 

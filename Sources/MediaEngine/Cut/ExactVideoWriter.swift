@@ -3,21 +3,24 @@ import CAV
 /// Exact cut: decodes from the plan's keyframe through the last packet the wanted frames need and
 /// re-encodes the frame shown at `start` (at output time 0) through the last frame that begins before
 /// `end`, which lasts until `end − start`. Frames between keep their source times (shifted by the plan).
+/// A join's ranges go through one encoder, back to back: `begin` starts the next range's decoding.
 final class ExactVideoWriter: VideoWriter {
     let outputIndex: Int
-    private let decoder: Decoder
+    private let stream: UnsafeMutablePointer<AVStream>
+    private let decoderThreads: Int
+    private var decoder: Decoder
     private let encoder: FrameEncoder
     private let converter = FrameConverter(flags: SWS_BICUBIC)
     private let sourceTimeBase: AVRational
     /// The encoder's (and the output's) finer grid: `ExactTiming`.
     private let timeBase: AVRational
-    private let timing: ExactTiming
-    private let video: VideoCut
+    private var timing: ExactTiming
+    private var video: VideoCut
     private let transform: (a: Int, b: Int, c: Int, d: Int)?
     private let targetFormat: AVPixelFormat
     private let tagsLimitedRange: Bool
     private let decoded: Frame
-    private let startFrame: StartFrameHold
+    private var startFrame: StartFrameHold
     private var started = false
     private var fedLastNeeded = false
     private var finished = false
@@ -37,6 +40,8 @@ final class ExactVideoWriter: VideoWriter {
     init(stream: UnsafeMutablePointer<AVStream>, output: OutputFile, plan: CutPlan, video: VideoCut,
          shouldStop: @escaping @Sendable () -> Bool) throws {
         self.video = video
+        self.stream = stream
+        decoderThreads = plan.threads.decoder
         sourceTimeBase = stream.pointee.time_base
         guard let timing = video.exact, let reencoding = video.reencoding else {
             throw AVFailure(code: CAV_AVERROR_INVALIDDATA, operation: "exact plan")
@@ -102,17 +107,50 @@ final class ExactVideoWriter: VideoWriter {
     }
 
     func finish() throws {
+        try endRange()
+        // The last frame lasts until `end` (the plan's presented end).
+        try encoder.finish(endPts: endPts)
+    }
+
+    /// Where the current range ends on the output's timeline (encoder ticks).
+    private var endPts: Int64 { timing.end.minus(timing.zero).plus(timing.outputStart) }
+    private var rangeEnded = false
+
+    /// Drains the current range's decoder; its last frame lasts until the range's end (the next range's
+    /// first frame, or `finish`).
+    private func endRange() throws {
+        guard !rangeEnded else { return }
+        rangeEnded = true
         if !finished {
             try decoder.decode(nil, into: decoded, errors: &decodeErrors) { frame throws in try self.handle(frame) }
         }
-        if let held = startFrame.release() { try encode(held, outputPts: 0) }
-        let endPts = timing.end.minus(timing.zero)
+        if let held = startFrame.release() { try encode(held, outputPts: timing.outputStart) }
         if timing.fillsLastSlot, let picture = lastPicture, let last = lastOutputPts, last < endPts.minus(1) {
             try encoder.encode(picture, outputPts: endPts.minus(1))
         }
-        // The last frame lasts until `end` (the plan's presented end).
-        try encoder.finish(endPts: endPts)
         finished = true
+    }
+
+    /// A join: ends the current range and starts decoding the next one (`video`, planned on the same
+    /// stream and encoder grid, moved to where it begins on the output's timeline).
+    func begin(_ next: VideoCut) throws {
+        guard let nextTiming = next.exact, nextTiming.timeBase == timing.timeBase else {
+            throw AVFailure(code: CAV_AVERROR_INVALIDDATA, operation: "exact plan")
+        }
+        try endRange()
+        video = next
+        timing = nextTiming
+        decoder = try Decoder(stream: stream, threads: decoderThreads, beginning: next.beginning)
+        startFrame = StartFrameHold(startTicks: next.startTicks)
+        started = false
+        fedLastNeeded = false
+        finished = false
+        rangeEnded = false
+        reachedPlannedEnd = false
+        lastTimestamp = nil
+        lastStep = 1
+        unshownSlots = []
+        lastOutputPts = nil
     }
 
     /// The frame shown at `start` goes out at output time 0, later ones at their own times, until `end`.
@@ -137,13 +175,13 @@ final class ExactVideoWriter: VideoWriter {
         }
         lastTimestamp = timestamp
         if try startFrame.take(frame) { return }
-        if let held = startFrame.release() { try encode(held, outputPts: 0) }
+        if let held = startFrame.release() { try encode(held, outputPts: timing.outputStart) }
         if timestamp >= video.endTicks {
             finished = true
             return
         }
         latestPresentedEnd = max(latestPresentedEnd, timestamp)
-        try encode(frame, outputPts: av_rescale_q(timestamp, sourceTimeBase, timeBase).minus(timing.shift))
+        try encode(frame, outputPts: av_rescale_q(timestamp, sourceTimeBase, timeBase).minus(timing.shift).plus(timing.outputStart))
     }
 
     private func encode(_ frame: Frame, outputPts: Int64) throws {

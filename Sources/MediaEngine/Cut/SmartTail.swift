@@ -75,10 +75,11 @@ final class SmartTail: @unchecked Sendable {
         let decoder = try Decoder(stream: stream, threads: work.decoderThreads, beginning: work.video.beginning)
         let encoded = PacketList()
         let encoder = try SegmentEncoder(reencoding: work.reencoding, source: parameters, stream: stream, lengthSize: work.lengthSize,
-                                         decodeDelay: 0, rewriter: work.rewriter, shouldStop: shouldStop) { packet in
+                                         decodeDelay: work.video.tailDecodeDelay, rewriter: work.rewriter, shouldStop: shouldStop) { packet in
             encoded.packets.append(try packet.clone())
         }
-        let shift = work.video.shift, end = work.smart.end
+        // Output ticks = source ticks − shift (the range's own timeline, moved to where it begins in a join).
+        let shift = work.video.shift.minus(work.video.outputStart), end = work.smart.end
         var reachedEnd = false, decodeErrors = 0
         func take(_ frame: Frame) throws {
             let timestamp = frame.timestamp

@@ -51,8 +51,9 @@ final class SmartVideoWriter: VideoWriter {
         var sawFirstCopied = false
     }
 
+    /// `joining`: the output stream an earlier range of a join set up (same sample entry), else a new one.
     init(input: InputFile, stream: UnsafeMutablePointer<AVStream>, output: OutputFile, plan: CutPlan, video: VideoCut,
-         smart: SmartCutPlan, shouldStop: @escaping @Sendable () -> Bool) throws {
+         smart: SmartCutPlan, joining: Int? = nil, shouldStop: @escaping @Sendable () -> Bool) throws {
         self.shouldStop = shouldStop
         self.stream = stream
         cleanStart = CleanStart(stream: stream)
@@ -72,10 +73,6 @@ final class SmartVideoWriter: VideoWriter {
         lengthSize = 4
         sourceParameterSets = sets.record.map { $0.unit[...] }
         frame = try Frame()
-        // Dolby Vision: the re-encoded edges carry none of its metadata, so the configuration is dropped and
-        // the stream stays the HDR10/HLG base layer (note `dolby_vision_dropped`), whatever the muxer's mode.
-        let out = try output.addCopy(of: stream, keepSideData: false)
-        try output.copySideData(from: stream, to: out, except: AV_PKT_DATA_DOVI_CONF)
         if entry.placement == .outOfBand {
             guard let ids = entry.encoderIds, let encoderSets = entry.encoderSets else {
                 throw SampleEntryFailure(reason: "the plan puts the parameter sets out of band without the encoder's sets")
@@ -86,6 +83,26 @@ final class SmartVideoWriter: VideoWriter {
             rewriter = nil
             repackager = SampleRepackager(codec: codec, sourceLengthSize: sets.lengthSize, outputLengthSize: lengthSize, recordSets: nil)
         }
+        if let joining {
+            outputIndex = joining
+        } else {
+            outputIndex = try Self.addStream(stream: stream, output: output, entry: entry, sets: sets, codec: codec, lengthSize: lengthSize)
+        }
+        if smart.hasTail {
+            tail = SmartTail(SmartTail.Work(path: input.path, streamIndex: video.streamIndex, video: video, smart: smart,
+                                            reencoding: reencoding, decoderThreads: plan.threads.decoder, lengthSize: lengthSize,
+                                            rewriter: rewriter),
+                             shouldStop: shouldStop)
+        }
+    }
+
+    /// The output's video stream with the planned sample entry. Dolby Vision: the re-encoded edges carry none
+    /// of its metadata, so the configuration is dropped and the stream stays the HDR10/HLG base layer (note
+    /// `dolby_vision_dropped`), whatever the muxer's mode.
+    private static func addStream(stream: UnsafeMutablePointer<AVStream>, output: OutputFile, entry: SampleEntryPlan,
+                                  sets: SourceParameterSets, codec: NALUnits.Codec, lengthSize: Int) throws -> Int {
+        let out = try output.addCopy(of: stream, keepSideData: false)
+        try output.copySideData(from: stream, to: out, except: AV_PKT_DATA_DOVI_CONF)
         if entry.placement == .outOfBand || sets.isAnnexB {
             // In band from Annex B (MPEG-TS): a record of the source's sets, which the samples repeat.
             let recordSets = entry.record ?? sets.all
@@ -96,13 +113,7 @@ final class SmartVideoWriter: VideoWriter {
             try OutputFile.setExtradata(record, of: out)
         }
         out.pointee.codecpar.pointee.codec_tag = Self.tag(entry.type)
-        outputIndex = Int(out.pointee.index)
-        if smart.hasTail {
-            tail = SmartTail(SmartTail.Work(path: input.path, streamIndex: video.streamIndex, video: video, smart: smart,
-                                            reencoding: reencoding, decoderThreads: plan.threads.decoder, lengthSize: lengthSize,
-                                            rewriter: rewriter),
-                             shouldStop: shouldStop)
-        }
+        return Int(out.pointee.index)
     }
 
     deinit {
@@ -196,15 +207,15 @@ final class SmartVideoWriter: VideoWriter {
         let timestamp = decoded.timestamp
         guard timestamp < smart.firstCopied.pts, let encoder = head?.encoder else { return }
         if try startFrame.take(decoded) { return }
-        if let held = startFrame.release() { try encoder.encode(held, outputPts: 0) }
-        try encoder.encode(decoded, outputPts: timestamp.minus(video.shift))
+        if let held = startFrame.release() { try encoder.encode(held, outputPts: video.outputStart) }
+        try encoder.encode(decoded, outputPts: timestamp.minus(video.shift).plus(video.outputStart))
     }
 
     private func finishHead() throws {
         guard let current = head else { return }
         try current.decoder.decode(nil, into: frame, errors: &decodeErrors) { frame throws in try self.headFrame(frame) }
-        if let held = startFrame.release() { try current.encoder.encode(held, outputPts: 0) }
-        try current.encoder.finish(endPts: smart.firstCopied.pts.minus(video.shift))
+        if let held = startFrame.release() { try current.encoder.encode(held, outputPts: video.outputStart) }
+        try current.encoder.finish(endPts: smart.firstCopied.pts.minus(video.shift).plus(video.outputStart))
         head = nil
         try flushWaiting()
     }
@@ -231,7 +242,7 @@ final class SmartVideoWriter: VideoWriter {
         }
         copied += 1
         held.pointer.pointee.pts = held.presentationTime
-        held.shift(by: video.shift)
+        held.shift(by: video.shift.minus(video.outputStart))
         waiting.append(held)
         if head == nil { try flushWaiting() }
     }

@@ -9,7 +9,8 @@ public enum CutJob {
     /// One outcome per segment.
     public static func run(item: InputItem, index: Int, request: CutRequest,
                            progress: (@Sendable (Double) -> Void)? = nil) -> [Outcome] {
-        request.segments.indices.map { segment in
+        if request.join != nil { return [JoinJob.run(item: item, index: index, request: request, progress: progress)] }
+        return request.segments.indices.map { segment in
             run(item: item, index: index, segment: segment, request: request, progress: { fraction in
                 progress?((Double(segment) + fraction) / Double(request.segments.count))
             })

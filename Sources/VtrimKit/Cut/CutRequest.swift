@@ -40,6 +40,8 @@ public struct CutRequest: Sendable {
     public var skipExisting: Bool
     public var dryRun: Bool
     public var strict: Bool
+    /// Ranges joined into one output per input (`--keep`, `--remove`, `--list … --join`); nil: one output per segment.
+    public var join: JoinRanges?
 
     public init(segments: [CutSegment], fromList: Bool = false, mode: CutMode, crf: Int, preset: String,
                 minDurationSeconds: Double?, maxDurationSeconds: Double?, clamp: Bool, output: OutputNamer,
@@ -79,6 +81,11 @@ public struct CutRequest: Sendable {
 
     /// The output of segment `segment` of the `index`-th input.
     public func outputPath(for item: InputItem, index: Int, segment: Int) -> String {
+        if join != nil {
+            return output.path(for: item, defaultName: "{stem}.cut.{ext}", fields: [
+                "ext": Self.outputExtension(for: item.path), "index": String(index + 1), "label": "joined", "start": "joined", "end": "joined",
+            ])
+        }
         let row = segments[segment]
         let number = String(segment + 1)
         let padded = String(repeating: "0", count: max(0, String(segments.count).count - number.count)) + number

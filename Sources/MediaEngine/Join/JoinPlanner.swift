@@ -1,0 +1,126 @@
+/// Joins ranges planned one by one (`CutPlanner`) into one output: pure, so tests build the range plans by
+/// hand. Each range keeps its own plan, moved to where it begins on the output's timeline, so its frames
+/// follow the range before it without a gap or an overlap; decode times stay in order across each seam.
+enum JoinPlanner {
+    enum Decision {
+        case join(JoinPlan)
+        /// Smart was asked but the ranges cannot all be joined smartly: plan every range exactly.
+        case replanExact(SmartFallback)
+    }
+
+    static func join(_ plans: [CutPlan], labels: [String?], chapterPolicy: ChapterPolicy, path: String) throws(MediaError) -> Decision {
+        guard let first = plans.first else {
+            throw MediaError(.invalidRange, path: path, operation: "ranges", reason: "no range to keep")
+        }
+        let requested = first.requestedMode
+        if requested == .smart, plans.count > 1, plans.contains(where: { $0.mode == .smart }) {
+            if let fallback = plans.lazy.compactMap(\.smartFallback).first { return .replanExact(fallback) }
+            if let why = smartMismatch(plans) { return .replanExact(.rangesDiffer(why)) }
+        }
+        let mode = first.mode
+        if plans.count > 1, first.video != nil, first.container.editLists, mode == .copy || mode == .keyframe {
+            throw MediaError(.unsupportedContainer, path: path, operation: "join",
+                             reason: "a \(mode.rawValue) join into \(first.container.formatName) needs an edit list entry per range, which vtrim does not write",
+                             remedy: .joinSmartOrOtherContainer)
+        }
+
+        // Each range's own output timeline shows from `own.start` for `own.length` (in `own.unit` ticks);
+        // the join puts it where the one before ends.
+        var ranges: [JoinPlan.Range] = []
+        var nextStart: Int64?
+        var nextStartMicro: Int64 = 0
+        for (index, original) in plans.enumerated() {
+            var plan = original
+            let own = ownSpan(plan)
+            let begins = nextStart ?? own.start
+            let moved = begins.minus(own.start)
+            let movedMicro = Rescale.ticks(moved, from: own.unit, to: Rational(1, 1_000_000))
+            if plan.video?.exact != nil {
+                plan.video?.exact?.outputStart = moved
+            } else {
+                plan.video?.outputStart = moved
+            }
+            plan.companionsOutputStartMicro = movedMicro
+            // A smart tail followed by the next range's head: its decode times as early as the head's.
+            if plan.mode == .smart, index < plans.count - 1, let next = plans[index + 1].smart {
+                plan.video?.tailDecodeDelay = max(0, next.firstCopied.pts.minus(next.firstCopied.dts))
+            }
+            plan.chapters = plan.chapters.map { chapter in
+                var chapter = chapter
+                if chapterPolicy == .ranges { chapter.title = labels[safe: index].flatMap { $0 } ?? "Part \(index + 1)" }
+                chapter.startMicro = chapter.startMicro.plus(movedMicro)
+                chapter.endMicro = chapter.endMicro.plus(movedMicro)
+                return chapter
+            }
+            let startMicro = Rescale.ticks(begins, from: own.unit, to: Rational(1, 1_000_000))
+            let lengthMicro = Rescale.ticks(own.length, from: own.unit, to: Rational(1, 1_000_000))
+            if index == 0 { nextStartMicro = startMicro }
+            ranges.append(JoinPlan.Range(plan: plan, label: labels[safe: index].flatMap { $0 }, outputStartMicro: nextStartMicro,
+                                         durationMicro: lengthMicro))
+            nextStart = begins.plus(own.length)
+            nextStartMicro = nextStartMicro.plus(lengthMicro)
+        }
+
+        var whole = ranges[0].plan
+        whole.chapters = merged(ranges.flatMap(\.plan.chapters))
+        whole.notices = joinedNotices(ranges.map(\.plan))
+        if whole.video?.editDuration != nil, let total = nextStart, let firstStart = ranges.first.map({ ownSpan($0.plan).start }) {
+            whole.video?.editDuration = total.minus(firstStart)
+        }
+        whole.endMicro = ranges.last?.plan.endMicro ?? whole.endMicro
+        return .join(JoinPlan(requestedMode: requested, mode: mode, ranges: ranges, whole: whole, smartFallback: first.smartFallback))
+    }
+
+    /// Where a range's own output timeline shows its first frame, and for how long, in `unit` ticks: exact
+    /// cuts on their encoder's grid, the rest on the video stream's, audio alone in µs.
+    static func ownSpan(_ plan: CutPlan) -> (start: Int64, length: Int64, unit: Rational) {
+        guard let video = plan.video else {
+            return (0, plan.companionsEndMicro.minus(plan.companionsShiftMicro), Rational(1, 1_000_000))
+        }
+        if let exact = video.exact { return (0, exact.end.minus(exact.zero), exact.timeBase) }
+        if plan.mode == .smart, let edit = video.editDuration { return (0, edit, video.timeBase) }
+        if let edit = video.editDuration { return (video.firstShown.minus(video.shift), edit, video.timeBase) }
+        return (video.firstShown.minus(video.shift), video.presentedEnd.minus(video.firstShown), video.timeBase)
+    }
+
+    /// Why smart ranges cannot share one video track: their sample entries (the record every range's samples
+    /// refer to) or the decode delay of their first copied keyframes (which keeps decode times in order at
+    /// each seam) differ.
+    static func smartMismatch(_ plans: [CutPlan]) -> String? {
+        guard let entry = plans.first?.sampleEntry else { return "no sample entry was planned" }
+        if plans.contains(where: { $0.sampleEntry != entry }) { return "the parameter sets differ between ranges" }
+        let delays = Set(plans.compactMap { $0.smart.map { $0.firstCopied.pts.minus($0.firstCopied.dts) } })
+        if delays.count > 1 { return "the keyframes' decode delays differ between ranges" }
+        return nil
+    }
+
+    /// Chapters in time order; pieces of one chapter that meet at a seam become one again.
+    static func merged(_ chapters: [Chapter]) -> [Chapter] {
+        var result: [Chapter] = []
+        for chapter in chapters.sorted(by: { $0.startMicro < $1.startMicro }) {
+            if var last = result.last, last.title == chapter.title, abs(chapter.startMicro.minus(last.endMicro)) <= 1000 {
+                last.endMicro = chapter.endMicro
+                result[result.count - 1] = last
+            } else {
+                result.append(chapter)
+            }
+        }
+        return result
+    }
+
+    /// Every range's notices once: what is about the input from the first range, the rest as each range
+    /// says it (identical ones once).
+    static func joinedNotices(_ plans: [CutPlan]) -> [CutNotice] {
+        var notices: [CutNotice] = []
+        for (index, plan) in plans.enumerated() {
+            for notice in plan.notices where !(index > 0 && notice.isAboutTheInput) && !notices.contains(notice) {
+                notices.append(notice)
+            }
+        }
+        return notices
+    }
+}
+
+extension Array {
+    subscript(safe index: Int) -> Element? { indices.contains(index) ? self[index] : nil }
+}
