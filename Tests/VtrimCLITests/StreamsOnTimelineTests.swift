@@ -132,7 +132,12 @@ struct StreamsOnTimelineTests {
         return result.stdoutLines.compactMap { line in
             let fields = line.split(separator: ",", maxSplits: 2).map(String.init)
             guard fields.count == 3, let start = Double(fields[0]), let end = Double(fields[1]) else { return nil }
-            return (start, end, fields[2])
+            // ffprobe's CSV quotes a title with a comma in it.
+            var title = fields[2]
+            if title.count >= 2, title.hasPrefix("\""), title.hasSuffix("\"") {
+                title = String(title.dropFirst().dropLast()).replacingOccurrences(of: "\"\"", with: "\"")
+            }
+            return (start, end, title)
         }
     }
 

@@ -129,9 +129,14 @@ struct CompanionTracks {
                 track.done = true
                 return
             }
-        } else if rangeIndex > 0, !editLists, end > endMicro.plus(1) {
-            track.done = true
-            return
+        } else if rangeIndex > 0, !editLists {
+            // A join's last range without edit lists: no audio past the output's end (where its own place is).
+            let rangeEnd = av_rescale_q(endMicro.minus(shiftMicro).plus(outputStartMicro), cav_time_base_q(), track.timeBase)
+            let tolerance = av_rescale_q(1, cav_time_base_q(), track.timeBase)
+            guard timestamp.minus(shift).plus(correction).plus(duration) <= rangeEnd.plus(tolerance) else {
+                track.done = true
+                return
+            }
         }
         let moved = shift.minus(correction)
         if track.splitsAMRFrames {

@@ -19,6 +19,8 @@ public enum CutNotice: Sendable, Equatable, Codable {
     case leadingFramesLeftOut(count: Int)
     case headReencoded(frames: Int, untilSeconds: Double)
     case tailReencoded(frames: Int, fromSeconds: Double)
+    /// A join's range with no whole group of pictures to copy, re-encoded whole (from the frame at its start).
+    case rangeReencoded(frames: Int, fromSeconds: Double)
     case audioPacketsSplit(codec: String)
     case encoderInfoCarried(build: Int)
     /// Exact cuts: the frame at `start` is shown whole (not as a sliver); the time comes off the last frame.
@@ -104,6 +106,7 @@ public enum CutNotice: Sendable, Equatable, Codable {
         case .leadingFramesLeftOut: return "leading_frames_left_out"
         case .headReencoded: return "head_reencoded"
         case .tailReencoded: return "tail_reencoded"
+        case .rangeReencoded: return "range_reencoded"
         case .audioPacketsSplit: return "audio_packets_split"
         case .encoderInfoCarried: return "encoder_info_carried"
         case .firstFrameWhole: return "first_frame_whole"
@@ -140,7 +143,7 @@ public enum CutNotice: Sendable, Equatable, Codable {
         ("lead_in_hidden", false, .plan), ("starts_at_keyframe", false, .plan), ("frames_past_end", false, .plan),
         ("stream_left_out", false, .plan), ("audio_only", false, .plan), ("turned_upright", false, .plan),
         ("pixel_format_converted", false, .plan), ("leading_frames_left_out", false, .plan),
-        ("head_reencoded", false, .plan), ("tail_reencoded", false, .plan), ("audio_packets_split", false, .plan),
+        ("head_reencoded", false, .plan), ("tail_reencoded", false, .plan), ("range_reencoded", false, .plan), ("audio_packets_split", false, .plan),
         ("encoder_info_carried", false, .plan), ("dolby_vision_dropped", false, .plan), ("chapters_left_out", false, .plan),
         ("first_frame_whole", false, .plan), ("input_truncated", false, .plan), ("truncated", true, .plan),
         ("starts_late", true, .plan), ("clean_start_far", true, .plan), ("unclean_start", true, .plan), ("smart_fallback", true, .plan), ("sample_entry", true, .plan), ("stream_dropped", true, .plan),
@@ -183,6 +186,8 @@ public enum CutNotice: Sendable, Equatable, Codable {
             return "\(frames) frame(s) re-encoded up to the keyframe at \(Words.seconds(until))"
         case let .tailReencoded(frames, from):
             return "\(frames) frame(s) re-encoded from \(Words.seconds(from)) to the end"
+        case let .rangeReencoded(frames, from):
+            return "the range from \(Words.seconds(from)) holds no whole group of pictures to copy: its \(frames) frame(s) are re-encoded, matching the copied ones"
         case let .encoderInfoCarried(build):
             return "the source's x264 version SEI (core \(build)) is put before the first copied frame, so decoders apply the workarounds that build needs"
         case let .audioPacketsSplit(codec):

@@ -151,6 +151,10 @@ enum CutPlanner {
                 switch SmartCutPlan.make(start: video.startPackets, end: video.endPackets, frameAtStart: start.frameAtStart,
                                          end: endTicks, reachesEndOfStream: video.endReachesEndOfStream) {
                 case let .success(made): smart = made
+                case .failure(.nothingToCopy), .failure(.noCleanKeyframe) where facts.joinsRanges:
+                    // One range of a join: re-encoded whole with the edges' encoder; the others stay smart.
+                    smart = SmartCutPlan.whole(keyframe: start.keyframe, frameAtStart: start.frameAtStart, end: endTicks,
+                                               packets: video.startPackets + video.endPackets)
                 case let .failure(reason): fallback = reason
                 }
             }
@@ -230,7 +234,11 @@ enum CutPlanner {
             encoder = video.exactEncoder
             if let smart {
                 if smart.hasHead { notices.append(.headReencoded(frames: smart.headFrames, untilSeconds: seconds(smart.firstCopied.pts))) }
-                if let tail = smart.tailStart { notices.append(.tailReencoded(frames: smart.tailFrames, fromSeconds: seconds(tail))) }
+                if smart.reencodesWhole {
+                    notices.append(.rangeReencoded(frames: smart.tailFrames, fromSeconds: seconds(smart.frameAtStart)))
+                } else if let tail = smart.tailStart {
+                    notices.append(.tailReencoded(frames: smart.tailFrames, fromSeconds: seconds(tail)))
+                }
                 cut.presentedEnd = smart.copiesToEnd ? end.idealEnd : endTicks
             }
             cut.editDuration = cut.presentedEnd.minus(start.frameAtStart)

@@ -28,6 +28,8 @@ public struct CutSpec: Sendable {
     public var startSeconds: Double
     public var endSeconds: Double
     public var settings: CutSettings
+    /// One range of a join.
+    public var joinsRanges = false
 
     public init(startSeconds: Double, endSeconds: Double, settings: CutSettings) {
         self.startSeconds = startSeconds
@@ -83,7 +85,10 @@ public final class CutSource {
             throw MediaError(.invalidRange, path: info.path, operation: "ranges", reason: "no range to keep")
         }
         var plans: [CutPlan] = []
-        for spec in specs { plans.append(try plan(spec, outputName: outputName)) }
+        for var spec in specs {
+            spec.joinsRanges = specs.count > 1
+            plans.append(try plan(spec, outputName: outputName))
+        }
         switch try JoinPlanner.join(plans, labels: labels, chapterPolicy: first.settings.chapters, path: info.path) {
         case let .join(join):
             return join

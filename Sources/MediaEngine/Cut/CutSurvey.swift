@@ -30,6 +30,7 @@ struct CutSurvey {
                              video: nil, threads: spec.settings.threads, crf: spec.settings.crf, preset: spec.settings.preset, faststart: spec.settings.faststart)
         facts.sampleEntry = spec.settings.sampleEntry
         facts.chapterPolicy = spec.settings.chapters
+        facts.joinsRanges = spec.joinsRanges
         facts.chapters = Chapters.read(input)
         if muxer.supportsEditLists, FFmpegText.string(input.format.pointee.iformat?.pointee.name)?.hasPrefix("mov,") == true {
             facts.movieMetadata = MovieMetadata.read(path: path)

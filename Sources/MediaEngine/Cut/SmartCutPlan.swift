@@ -26,6 +26,9 @@ public struct SmartCutPlan: Sendable, Equatable, Codable {
     /// Frames re-encoded in the head and in the tail.
     public var headFrames = 0
     public var tailFrames = 0
+    /// A join's range with no whole group of pictures to copy: all of it is re-encoded like a tail (from the
+    /// frame at `start`, decoded from the range's keyframe), nothing copied.
+    public var reencodesWhole = false
 
     public var hasHead: Bool { frameAtStart < firstCopied.pts }
     public var hasTail: Bool { tailStart != nil }
@@ -62,6 +65,14 @@ public struct SmartCutPlan: Sendable, Equatable, Codable {
         return .success(SmartCutPlan(frameAtStart: frameAtStart, firstCopied: first, copyEnd: endPackets[last],
                                      tailStart: hasTail ? tailShown : nil, tailDecodeFrom: decodeFrom, end: end,
                                      headFrames: headFrames, tailFrames: tailFrames))
+    }
+
+    /// A join's range re-encoded whole with the edges' encoder (it holds no whole group of pictures to copy),
+    /// so the rest of the join stays smart: decoded from `keyframe`, frames shown from `frameAtStart` to `end`.
+    public static func whole(keyframe: VideoPacket, frameAtStart: Int64, end: Int64, packets: [VideoPacket]) -> SmartCutPlan {
+        let frames = Set(packets.map(\.pts).filter { $0 >= frameAtStart && $0 < end }).count
+        return SmartCutPlan(frameAtStart: frameAtStart, firstCopied: keyframe, copyEnd: keyframe, tailStart: frameAtStart,
+                            tailDecodeFrom: keyframe, end: end, tailFrames: max(1, frames), reencodesWhole: true)
     }
 
     /// Where a random-access point's group starts being shown: its first leading picture, or itself.

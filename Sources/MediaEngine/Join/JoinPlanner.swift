@@ -9,6 +9,7 @@ enum JoinPlanner {
     }
 
     static func join(_ plans: [CutPlan], labels: [String?], chapterPolicy: ChapterPolicy, path: String) throws(MediaError) -> Decision {
+        var plans = plans
         guard let first = plans.first else {
             throw MediaError(.invalidRange, path: path, operation: "ranges", reason: "no range to keep")
         }
@@ -16,7 +17,15 @@ enum JoinPlanner {
         if requested == .smart, plans.count > 1, plans.contains(where: { $0.mode == .smart }) {
             if let fallback = plans.lazy.compactMap(\.smartFallback).first { return .replanExact(fallback) }
             if let why = smartMismatch(plans) { return .replanExact(.rangesDiffer(why)) }
+            // Ranges re-encoded whole share the copied ranges' sample entry and encoding (its parameter set ids).
+            guard let copying = plans.first(where: { $0.smart?.reencodesWhole == false }) else { return .replanExact(.nothingToCopy) }
+            for index in plans.indices where plans[index].smart?.reencodesWhole == true {
+                plans[index].sampleEntry = copying.sampleEntry
+                plans[index].video?.reencoding = copying.video?.reencoding
+            }
         }
+        // Smart ranges' re-encoded parts after a seam start decoding one reorder delay early, as copied keyframes do.
+        let delay = plans.lazy.compactMap { plan in plan.smart.flatMap { $0.reencodesWhole ? nil : $0.firstCopied.pts.minus($0.firstCopied.dts) } }.first ?? 0
         let mode = first.mode
         if plans.count > 1, first.video != nil, first.container.editLists, mode == .copy || mode == .keyframe {
             throw MediaError(.unsupportedContainer, path: path, operation: "join",
@@ -41,9 +50,10 @@ enum JoinPlanner {
                 plan.video?.outputStart = moved
             }
             plan.companionsOutputStartMicro = movedMicro
-            // A smart tail followed by the next range's head: its decode times as early as the head's.
-            if plan.mode == .smart, index < plans.count - 1, let next = plans[index + 1].smart {
-                plan.video?.tailDecodeDelay = max(0, next.firstCopied.pts.minus(next.firstCopied.dts))
+            // A smart tail followed by the next range, or a range re-encoded whole after the one before: decode
+            // times one reorder delay early, as the copied keyframes' are, so they stay in order across the seam.
+            if plan.mode == .smart, plans.count > 1, index < plans.count - 1 || plan.smart?.reencodesWhole == true {
+                plan.video?.tailDecodeDelay = max(0, delay)
             }
             plan.chapters = plan.chapters.map { chapter in
                 var chapter = chapter
@@ -87,9 +97,10 @@ enum JoinPlanner {
     /// refer to) or the decode delay of their first copied keyframes (which keeps decode times in order at
     /// each seam) differ.
     static func smartMismatch(_ plans: [CutPlan]) -> String? {
-        guard let entry = plans.first?.sampleEntry else { return "no sample entry was planned" }
-        if plans.contains(where: { $0.sampleEntry != entry }) { return "the parameter sets differ between ranges" }
-        let delays = Set(plans.compactMap { $0.smart.map { $0.firstCopied.pts.minus($0.firstCopied.dts) } })
+        let copying = plans.filter { $0.smart?.reencodesWhole != true }
+        guard let entry = copying.first?.sampleEntry else { return copying.isEmpty ? nil : "no sample entry was planned" }
+        if copying.contains(where: { $0.sampleEntry != entry }) { return "the parameter sets differ between ranges" }
+        let delays = Set(copying.compactMap { $0.smart.map { $0.firstCopied.pts.minus($0.firstCopied.dts) } })
         if delays.count > 1 { return "the keyframes' decode delays differ between ranges" }
         return nil
     }

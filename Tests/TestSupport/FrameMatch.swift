@@ -1,0 +1,49 @@
+import Foundation
+
+/// Which source frame each presented frame of an output is: both decoded small and grey (ffmpeg, or
+/// GStreamer's decodebin for the output), each output frame matched to the nearest source frame by mean
+/// squared difference. The test pictures change every frame, so re-encoded frames match their own.
+public enum FrameMatch {
+    public static let width = 64, height = 48
+
+    /// Every presented frame, in presentation order.
+    public static func frames(_ path: String, gstreamer: Bool = false) throws -> [[UInt8]] {
+        let result: RunResult
+        if gstreamer {
+            result = try Run.tool("gst-launch-1.0", ["-q", "filesrc", "location=\(path)", "!", "decodebin", "!", "videoconvert", "!",
+                                                     "videoscale", "!", "video/x-raw,format=GRAY8,width=\(width),height=\(height)", "!", "fdsink"])
+        } else {
+            result = try Run.tool("ffmpeg", ["-v", "error", "-i", path, "-map", "0:v:0", "-vf", "scale=\(width):\(height)",
+                                             "-fps_mode", "passthrough", "-f", "rawvideo", "-pix_fmt", "gray", "-"])
+        }
+        guard result.status == 0 else { throw ReferenceError(message: "decoding \(path): \(result.stderr)") }
+        let bytes = [UInt8](result.stdoutData), size = width * height
+        return (0..<(bytes.count / size)).map { Array(bytes[$0 * size..<($0 + 1) * size]) }
+    }
+
+    /// For each output frame, the index of the source frame it shows.
+    public static func sourceIndices(_ output: [[UInt8]], in source: [[UInt8]]) -> [Int] {
+        output.map { frame in
+            var best = 0, bestError = Int.max
+            for (index, candidate) in source.enumerated() {
+                var error = 0
+                for pixel in 0..<min(frame.count, candidate.count) {
+                    let difference = Int(frame[pixel]) - Int(candidate[pixel])
+                    error += difference * difference
+                    if error >= bestError { break }
+                }
+                if error < bestError { best = index; bestError = error }
+            }
+            return best
+        }
+    }
+
+    /// The indices (into `times`, sorted presentation times) of the ideal frames of each range, in order.
+    public static func ideal(_ ranges: [(Double, Double)], times: [Double]) -> [Int] {
+        ranges.flatMap { range -> [Int] in
+            let first = times.lastIndex { $0 <= range.0 + 5e-7 } ?? 0
+            let last = times.lastIndex { $0 < range.1 - 5e-7 } ?? first
+            return Array(first...max(first, last))
+        }
+    }
+}

@@ -1,0 +1,262 @@
+import Foundation
+import Synchronization
+import TestSupport
+import Testing
+
+/// Several ranges joined into one file (`--keep`, `--remove`, `--list --join`): the presented frames are
+/// the ranges' ideal frames in order (FFmpeg and GStreamer), smart and exact joins last Σ(end − start), audio
+/// follows each seam within what the report says, subtitles and chapters land on the output's timeline.
+@Suite(.serialized)
+struct JoinTests {
+    /// Generated sources, made once: `clicks.mp4` is 6 s of 30 fps H.264 (B-frames, 1 s GOPs) whose AAC audio
+    /// clicks at the start of every frame, with mov_text cues at 1.0–2.0, 3.0–4.5, 5.0–5.8.
+    static let made = Mutex<String?>(nil)
+
+    static func folder() throws -> String {
+        try made.withLock { folder in
+            if let folder { return folder }
+            let path = NSTemporaryDirectory() + "vtrim-join-\(ProcessInfo.processInfo.processIdentifier)"
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+            let srt = path + "/s.srt"
+            try "1\n00:00:01,000 --> 00:00:02,000\none\n\n2\n00:00:03,000 --> 00:00:04,500\ntwo\n\n3\n00:00:05,000 --> 00:00:05,800\nthree\n"
+                .write(toFile: srt, atomically: true, encoding: .utf8)
+            let made = try Run.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=160x120:rate=30", "-f", "lavfi", "-i",
+                                               "aevalsrc=exprs='if(lt(mod(t,1/30),0.0005),0.8,0)':s=48000", "-i", srt, "-t", "6",
+                                               "-map", "0", "-map", "1", "-map", "2", "-c:v", "libx264", "-g", "30", "-bf", "2",
+                                               "-c:a", "aac", "-b:a", "192k", "-c:s", "mov_text", path + "/clicks.mp4"])
+            guard made.status == 0 else { throw ReferenceError(message: made.stderr) }
+            folder = path
+            return path
+        }
+    }
+
+    static func clicks() throws -> String { try folder() + "/clicks.mp4" }
+
+    static func join(_ input: String, _ ranges: [String], mode: String?, output: String, extra: [String] = []) throws -> [String: Any] {
+        let result = try Run.vtrim(["cut", "--json", input] + ranges.flatMap { ["--keep", $0] } + (mode.map { ["--mode", $0] } ?? [])
+                                   + ["-o", output, "--overwrite"] + extra)
+        #expect(result.status == 0, "\(result)")
+        return try #require(result.jsonLines.first)
+    }
+
+    static func spans(_ ranges: [String]) -> [(Double, Double)] {
+        ranges.map { text in
+            let parts = text.components(separatedBy: "..").map { Double($0) ?? 0 }
+            return (parts[0], parts[1])
+        }
+    }
+
+    struct Example: Sendable, CustomTestStringConvertible {
+        let file: String
+        let ranges: [String]
+        let mode: String
+        let ext: String
+        var testDescription: String { "\(file) \(mode) → .\(ext) \(ranges.joined(separator: " "))" }
+    }
+
+    /// Smart and exact joins show exactly the ranges' ideal frames, in order, in FFmpeg and in GStreamer, and last
+    /// Σ(end − start) (ranges on frame boundaries: a smart range shows its first frame whole). Adjacent ranges in
+    /// one GOP, a range shorter than a GOP (re-encoded whole in a smart join), ranges at the file's ends.
+    @Test(arguments: [
+        Example(file: "h264-aac.mp4", ranges: ["0.3..2.4", "2.4..2.9", "3.1..4"], mode: "smart", ext: "mp4"),
+        Example(file: "h264-aac.mp4", ranges: ["0..1.5", "2.2..2.5", "3.4..3.9"], mode: "exact", ext: "mp4"),
+        Example(file: "hevc.mp4", ranges: ["0..1.5", "1.6..1.9"], mode: "smart", ext: "mp4"),
+        Example(file: "hevc.mp4", ranges: ["0.2..0.7", "1.2..2"], mode: "exact", ext: "mkv"),
+        Example(file: "clicks.mp4", ranges: ["0.5..2.7", "3.3..5.6"], mode: "smart", ext: "mov"),
+    ])
+    func joinsShowTheIdealFrames(_ example: Example) throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let input = example.file == "clicks.mp4" ? try Self.clicks() : TestPaths.fixture(example.file)
+        let output = folder.file("join.\(example.ext)")
+        let report = try Self.join(input, example.ranges, mode: example.mode, output: output)
+        #expect(report["mode"] as? String == example.mode, "\(report["warnings"] ?? "")")
+        let spans = Self.spans(example.ranges)
+        let times = try Reference.frameTimes(input).sorted()
+        let ideal = FrameMatch.ideal(spans, times: times)
+        let source = try FrameMatch.frames(input)
+        let shown = FrameMatch.sourceIndices(try FrameMatch.frames(output), in: source)
+        #expect(shown == ideal, "FFmpeg shows \(shown) for \(ideal)")
+        if MediaFacts.gstreamerAvailable, example.ext != "mkv" {
+            let gst = FrameMatch.sourceIndices(try FrameMatch.frames(output, gstreamer: true), in: source)
+            #expect(gst == ideal, "GStreamer shows \(gst) for \(ideal)")
+        }
+        let total = spans.reduce(0) { $0 + $1.1 - $1.0 }
+        let duration = try #require((report["actual"] as? [String: Any])?["duration"] as? Double)
+        #expect(abs(duration - total) <= 0.0015, "lasts \(duration) s for \(total) s")
+        #expect(abs(try MediaFacts.videoDuration(output) - total) <= 0.0015)
+        let segments = try #require(report["segments"] as? [[String: Any]])
+        #expect(segments.count == spans.count)
+        for (segment, span) in zip(segments, spans) {
+            let actual = try #require(segment["actual"] as? [String: Any])
+            #expect(abs((actual["start"] as? Double ?? -1) - span.0) <= 0.0015 && abs((actual["end"] as? Double ?? -1) - span.1) <= 0.0015,
+                    "\(segment)")
+        }
+        #expect(try MediaFacts.decodeErrors(output).isEmpty)
+    }
+
+    /// Copy joins into MKV and MPEG-TS: each range starts at its keyframe and keeps the frames past its end the
+    /// kept ones need; the report's planned spans say exactly which frames, and the ideal ones are among them.
+    @Test(arguments: ["mkv", "ts"])
+    func copyJoinsKeepWhatTheyName(_ ext: String) throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let input = try Self.clicks()
+        let output = folder.file("join.\(ext)")
+        let ranges = ["0.5..2.7", "3.3..5.6"]
+        let report = try Self.join(input, ranges, mode: "copy", output: output)
+        let segments = try #require(report["segments"] as? [[String: Any]])
+        let planned = segments.compactMap { segment -> (Double, Double)? in
+            guard let span = segment["planned"] as? [String: Any], let start = span["start"] as? Double, let end = span["end"] as? Double else { return nil }
+            return (start, end)
+        }
+        #expect(planned.count == 2)
+        let times = try Reference.frameTimes(input).sorted()
+        let named = FrameMatch.ideal(planned, times: times)
+        let shown = FrameMatch.sourceIndices(try FrameMatch.frames(output), in: try FrameMatch.frames(input))
+        #expect(shown == named, "shows \(shown) for \(named)")
+        let ideal = Set(FrameMatch.ideal(Self.spans(ranges), times: times))
+        #expect(ideal.isSubset(of: Set(shown)))
+        #expect(report.codes("notes").contains("frames_past_end") && report.codes("notes").contains("starts_at_keyframe"))
+    }
+
+    /// Each seam's audio: copied AAC follows on from the packet nearest its place, so the clicks (one at the
+    /// start of every source frame) sit where the report's offset says against the output's frame grid, and
+    /// never more than half an AAC frame (10.67 ms) off.
+    @Test func audioSeamsAreWhereTheReportSays() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let output = folder.file("join.mp4")
+        let ranges = ["0.5..2.2", "2.8..4.1", "4.7..5.9"]
+        let report = try Self.join(try Self.clicks(), ranges, mode: "smart", output: output)
+        let seams = try #require(report["audio_seams"] as? [[String: Any]])
+        let offsets = seams.compactMap { $0["offset"] as? Double }
+        #expect(offsets.count == 2 && offsets.allSatisfy { abs($0) <= 0.5 * 1024 / 48000 + 1e-6 }, "\(seams)")
+        let pcm = try Run.tool("ffmpeg", ["-v", "error", "-i", output, "-map", "0:a:0", "-ac", "1", "-ar", "48000", "-f", "s16le", "-"])
+        let samples = pcm.stdoutData.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
+        let slot = 1600  // samples per frame at 30 fps
+        /// The clicks' phase within the frame grid over [from, to) seconds (median of each slot's loudest sample).
+        func phase(_ from: Double, _ to: Double) -> Double {
+            var phases: [Int] = []
+            var first = Int(from * 48000)
+            while first + slot <= min(Int(to * 48000), samples.count) {
+                let window = samples[first..<(first + slot)]
+                if let loudest = window.indices.max(by: { abs(Int(window[$0])) < abs(Int(window[$1])) }) { phases.append(loudest % slot) }
+                first += slot
+            }
+            return Double(phases.sorted()[phases.count / 2]) / 48000
+        }
+        let spans = Self.spans(ranges)
+        var start = 0.0
+        var phases: [Double] = []
+        for span in spans {
+            phases.append(phase(start + 0.1, start + span.1 - span.0 - 0.1))
+            start += span.1 - span.0
+        }
+        let frame = 1.0 / 30
+        for (index, offset) in offsets.enumerated() {
+            // Against the first range's clicks, which carry the codec's own delay.
+            var measured = (phases[index + 1] - phases[0]).truncatingRemainder(dividingBy: frame)
+            var expected = offset.truncatingRemainder(dividingBy: frame)
+            if measured < 0 { measured += frame }
+            if expected < 0 { expected += frame }
+            let difference = min(abs(measured - expected), frame - abs(measured - expected))
+            #expect(difference <= 0.001, "seam \(index + 1): clicks moved \(measured) s, reported \(offset) s")
+        }
+    }
+
+    /// Subtitle cues are cut at the range edges and split at seams: the cue at 3.0–4.5 kept in two ranges shows
+    /// in two pieces; nothing outside the ranges shows; FFmpeg and GStreamer read the same.
+    @Test(arguments: ["smart", "exact"])
+    func subtitlesFollowTheRanges(_ mode: String) throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let input = try Self.clicks()
+        let output = folder.file("join.mp4")
+        let ranges = ["0.5..3.6", "4.2..5.5"]
+        _ = try Self.join(input, ranges, mode: mode, output: output)
+        let source = try StreamsOnTimelineTests.cues(input)
+        var expected: [(Double, Double)] = []
+        var offset = 0.0
+        for span in Self.spans(ranges) {
+            expected += StreamsOnTimelineTests.ideal(source, from: span.0, to: span.1).map { ($0.0 + offset, $0.1 + offset) }
+            offset += span.1 - span.0
+        }
+        let read = try StreamsOnTimelineTests.cues(output)
+        #expect(StreamsOnTimelineTests.same(read, expected), "ffmpeg: \(read) ≠ \(expected)")
+        if MediaFacts.gstreamerAvailable {
+            let gst = try StreamsOnTimelineTests.gstreamerCues(output)
+            #expect(StreamsOnTimelineTests.same(gst, expected), "GStreamer: \(gst) ≠ \(expected)")
+        }
+    }
+
+    /// Chapters: clipped to each range, moved to where it begins, and one chapter again where a seam split it;
+    /// `--chapters ranges` names each range by its cut-list label.
+    @Test(.enabled(if: TestPaths.sharedMedia != nil, "../shared/media is absent"))
+    func chaptersFollowTheRanges() throws {
+        let path = try #require(TestPaths.sharedMedia.map { $0 + "/androidx-media/sample_with_chapters.mp4" })
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let output = folder.file("join.mp4")
+        _ = try Self.join(path, ["0.1..0.3", "0.5..0.9"], mode: "exact", output: output)
+        let read = try StreamsOnTimelineTests.readChapters(output)
+        let expected = [(0.0, 0.101, "Chapter 1"), (0.101, 0.5, "Chapter 2"), (0.5, 0.55, "Chapter 3")]
+        #expect(read.count == expected.count && zip(read, expected).allSatisfy {
+            abs($0.0 - $1.0) <= 0.0011 && abs($0.1 - $1.1) <= 0.0011 && $0.2 == $1.2
+        }, "\(read)")
+        let list = folder.file("list.csv")
+        try "0.1,0.3,Opening\n0.5,0.9,\"Close, up\"\n".write(toFile: list, atomically: true, encoding: .utf8)
+        let named = folder.file("named.mkv")
+        let result = try Run.vtrim(["cut", "--json", path, "--list", list, "--join", "--mode", "exact", "--chapters", "ranges", "-o", named])
+        #expect(result.status == 0, "\(result)")
+        let parts = try StreamsOnTimelineTests.readChapters(named)
+        #expect(parts.map(\.2) == ["Opening", "Close, up"] && abs((parts.last?.0 ?? 0) - 0.2) <= 0.0011, "\(parts)")
+        let labels = (result.jsonLines.first?["segments"] as? [[String: Any]])?.compactMap { $0["label"] as? String }
+        #expect(labels == ["Opening", "Close, up"])
+    }
+
+    /// `--remove` keeps the rest: removing 1–2 and 4–5 of 6 s keeps 0–1, 2–4, 5–6, joined.
+    @Test func removeKeepsTheRest() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let output = folder.file("rest.mp4")
+        let result = try Run.vtrim(["cut", "--json", try Self.clicks(), "--remove", "1..2", "--remove", "4..5", "--mode", "exact", "-o", output])
+        #expect(result.status == 0, "\(result)")
+        let report = try #require(result.jsonLines.first)
+        let segments = try #require(report["segments"] as? [[String: Any]])
+        let requested = segments.compactMap { ($0["requested"] as? [String: Any]).flatMap { r in (r["start"] as? Double).map { ($0, r["end"] as? Double ?? -1) } } }
+        #expect(requested.map(\.0) == [0, 2, 5] && requested.map(\.1) == [1, 4, 6], "\(requested)")
+        #expect(abs(try MediaFacts.videoDuration(output) - 4) <= 0.0015)
+    }
+
+    /// Ranges out of order or overlapping: a usage error (64) when both sides are absolute, before any file is
+    /// read; `invalid_range` (1) when only the file's length tells; a dry run plans what the run writes.
+    @Test func rangesAreCheckedAndDryRunsPlanTheRun() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let input = try Self.clicks()
+        let output = folder.file("j.mp4")
+        let reversed = try Run.vtrim(["cut", input, "--keep", "3..4", "--keep", "1..2", "-o", output])
+        #expect(reversed.status == 64 && reversed.stderr.contains("time order"), "\(reversed)")
+        let both = try Run.vtrim(["cut", input, "--keep", "1..2", "--remove", "3..4", "-o", output])
+        #expect(both.status == 64, "\(both)")
+        let late = try Run.vtrim(["cut", "--json", input, "--keep", "1..end-1", "--keep", "end-3..end", "-o", output])
+        #expect(late.status == 1 && (late.jsonLines.first?["error"] as? [String: Any])?["code"] as? String == "invalid_range", "\(late)")
+        #expect(!FileManager.default.fileExists(atPath: output))
+        let copyIntoMP4 = try Run.vtrim(["cut", input, "--keep", "1..2", "--keep", "3..4", "--mode", "copy", "-o", output])
+        #expect(copyIntoMP4.status != 0 && copyIntoMP4.stderr.contains("--mode smart"), "\(copyIntoMP4)")
+
+        let ranges = ["0.5..2.2", "2.8..4.1"]
+        let dry = try Run.vtrim(["cut", "--json", "--dry-run", input] + ranges.flatMap { ["--keep", $0] } + ["-o", output])
+        let planned = try #require(dry.jsonLines.first)
+        let run = try Self.join(input, ranges, mode: nil, output: output)
+        #expect(run["mode"] as? String == "smart" && planned["mode"] as? String == "smart")
+        func shape(_ report: [String: Any]) -> [String] {
+            ((report["segments"] as? [[String: Any]]) ?? []).map { segment in
+                let planned = segment["planned"] as? [String: Any]
+                return "\(planned?["start"] ?? "")–\(planned?["end"] ?? "")@\(segment["output_start"] ?? "")"
+            }
+        }
+        #expect(shape(planned) == shape(run) && !shape(run).isEmpty)
+    }
+}
