@@ -153,7 +153,8 @@ enum CutPlanner {
                 case let .success(made): smart = made
                 case .failure(.nothingToCopy), .failure(.noCleanKeyframe) where facts.joinsRanges:
                     // One range of a join: re-encoded whole with the edges' encoder; the others stay smart.
-                    smart = SmartCutPlan.whole(keyframe: start.keyframe, frameAtStart: start.frameAtStart, end: endTicks,
+                    // Up to `end`, or the last frame's end where the stream ends first.
+                    smart = SmartCutPlan.whole(keyframe: start.keyframe, frameAtStart: start.frameAtStart, end: min(endTicks, end.idealEnd),
                                                packets: video.startPackets + video.endPackets)
                 case let .failure(reason): fallback = reason
                 }
@@ -239,7 +240,8 @@ enum CutPlanner {
                 } else if let tail = smart.tailStart {
                     notices.append(.tailReencoded(frames: smart.tailFrames, fromSeconds: seconds(tail)))
                 }
-                cut.presentedEnd = smart.copiesToEnd ? end.idealEnd : endTicks
+                // Copied to the stream's end, or re-encoded whole up to it: until the last frame's end.
+                cut.presentedEnd = smart.copiesToEnd ? end.idealEnd : smart.reencodesWhole ? smart.end : endTicks
             }
             cut.editDuration = cut.presentedEnd.minus(start.frameAtStart)
         }

@@ -98,8 +98,9 @@ enum JoinPlanner {
     /// each seam) differ.
     static func smartMismatch(_ plans: [CutPlan]) -> String? {
         let copying = plans.filter { $0.smart?.reencodesWhole != true }
-        guard let entry = copying.first?.sampleEntry else { return copying.isEmpty ? nil : "no sample entry was planned" }
-        if copying.contains(where: { $0.sampleEntry != entry }) { return "the parameter sets differ between ranges" }
+        if let entry = copying.first?.sampleEntry, copying.contains(where: { $0.sampleEntry != entry }) {
+            return "the parameter sets differ between ranges"
+        }
         let delays = Set(copying.compactMap { $0.smart.map { $0.firstCopied.pts.minus($0.firstCopied.dts) } })
         if delays.count > 1 { return "the keyframes' decode delays differ between ranges" }
         return nil

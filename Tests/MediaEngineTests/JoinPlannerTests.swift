@@ -1,0 +1,120 @@
+@testable import MediaEngine
+import Testing
+
+/// Joins planned from synthetic streams (ticks in ms, 40 ms frames, GOPs of 480 ms, two frames of decode
+/// delay): where each range lands on the output's timeline, what is re-encoded, what is refused.
+struct JoinPlannerTests {
+    static func plans(_ packets: [VideoPacket], _ ranges: [(Int64, Int64)], mode: CutPlan.Mode, container: Container = .mp4) throws -> [CutPlan] {
+        try ranges.map { range in
+            var facts = syntheticFacts(packets, start: range.0, end: range.1, mode: mode, container: container)
+            facts.joinsRanges = ranges.count > 1
+            return try CutPlanner.plan(facts)
+        }
+    }
+
+    static func join(_ plans: [CutPlan], labels: [String?] = []) throws -> JoinPlanner.Decision {
+        try JoinPlanner.join(plans, labels: labels, chapterPolicy: .keep, path: "in.mp4")
+    }
+
+    static func joined(_ plans: [CutPlan]) throws -> JoinPlan {
+        guard case let .join(plan) = try join(plans) else { throw MediaError(.invalidRange, path: "", operation: "test", reason: "replanned") }
+        return plan
+    }
+
+    struct Case: Sendable, CustomTestStringConvertible {
+        let name: String
+        let packets: [VideoPacket]
+        let ranges: [(Int64, Int64)]
+        let mode: CutPlan.Mode
+        let container: Container
+        /// Where each range begins on the output (µs) and how long it lasts there (µs).
+        let starts: [Int64]
+        let durations: [Int64]
+        /// Per range: re-encoded whole (smart), the tail's decode delay (ticks).
+        var whole: [Bool] = []
+        var tailDelays: [Int64] = []
+        var testDescription: String { name }
+    }
+
+    static let ibbp = SyntheticStream.ibbp(gops: 4)
+    static let pyramid = SyntheticStream.pyramid(gops: 3)
+
+    static let cases: [Case] = [
+        // Range 1 shows frame 2 (80) whole: head 80–480, copy 480–960, tail 960–1000 → 920 ms. Range 2 (adjacent,
+        // inside the GOP from 960) has no GOP to copy: re-encoded whole, decode times 80 ms early as the copied
+        // keyframes' are; so are range 1's tail's, which the next range follows.
+        Case(name: "smart: adjacent ranges, the second inside one GOP", packets: ibbp, ranges: [(100, 1000), (1000, 1100)], mode: .smart,
+             container: .mp4, starts: [0, 920_000], durations: [920_000, 100_000], whole: [false, true], tailDelays: [80, 80]),
+        Case(name: "smart: ranges at the file's ends (the last copied to the end)", packets: ibbp, ranges: [(0, 600), (1000, 1920)],
+             mode: .smart, container: .mp4, starts: [0, 600_000], durations: [600_000, 920_000], whole: [false, false], tailDelays: [80, 0]),
+        // The last range lies inside the last GOP and asks past the stream's end: re-encoded whole, to the last frame's end.
+        Case(name: "smart: a last range inside the last GOP, past the end", packets: ibbp, ranges: [(0, 600), (1500, 5000)],
+             mode: .smart, container: .mp4, starts: [0, 600_000], durations: [600_000, 440_000], whole: [false, true], tailDelays: [80, 80]),
+        Case(name: "exact: ranges shorter than a GOP last exactly their lengths", packets: ibbp, ranges: [(500, 700), (810, 900)], mode: .exact,
+             container: .mkv, starts: [0, 200_000], durations: [200_000, 90_000]),
+        // Copy into MKV shows each range from its keyframe through the frames its end needs (B-pyramid: 7 and 8).
+        Case(name: "copy into MKV: a range inside a B-pyramid keeps what its frames need", packets: pyramid, ranges: [(0, 260), (700, 900)],
+             mode: .copy, container: .mkv, starts: [0, 360_000], durations: [360_000, 360_000]),
+    ]
+
+    @Test(arguments: cases)
+    func rangesLandBackToBack(_ example: Case) throws {
+        let plan = try Self.joined(try Self.plans(example.packets, example.ranges, mode: example.mode, container: example.container))
+        #expect(plan.mode == example.mode)
+        #expect(plan.ranges.map(\.outputStartMicro) == example.starts)
+        #expect(plan.ranges.map(\.durationMicro) == example.durations)
+        #expect(plan.durationMicro == example.durations.reduce(0, +))
+        for (range, start) in zip(plan.ranges, example.starts) {
+            // Each range's own timeline moved by where it begins (the companions with it).
+            #expect(range.plan.companionsOutputStartMicro == start)
+            if let exact = range.plan.video?.exact {
+                #expect(exact.outputStart == Rescale.ticks(start, from: Rational(1, 1_000_000), to: exact.timeBase))
+            } else {
+                #expect(range.plan.video?.outputStart == start / 1000)
+            }
+        }
+        if !example.whole.isEmpty { #expect(plan.ranges.map { $0.plan.smart?.reencodesWhole ?? false } == example.whole) }
+        if !example.tailDelays.isEmpty { #expect(plan.ranges.map { $0.plan.video?.tailDecodeDelay ?? -1 } == example.tailDelays) }
+        // Smart and exact joins into MP4: one edit, the ranges' total.
+        if example.container == .mp4, let edit = plan.whole.video?.editDuration, let unit = plan.whole.video?.editTimeBase {
+            #expect(Rescale.ticks(edit, from: unit, to: Rational(1, 1_000_000)) == plan.durationMicro)
+        }
+    }
+
+    /// Every range of a smart join inside one GOP: nothing is copied anywhere, so the join is made exactly.
+    @Test func smartWithNothingToCopyIsReplannedExact() throws {
+        let decision = try Self.join(try Self.plans(Self.ibbp, [(500, 700), (700, 900)], mode: .smart))
+        guard case let .replanExact(why) = decision else { Issue.record("joined smartly"); return }
+        #expect(why == .nothingToCopy)
+    }
+
+    /// A copy join into MP4/MOV would need an edit per range: refused before anything is written.
+    @Test func copyJoinIntoMP4IsRefused() throws {
+        let plans = try Self.plans(Self.ibbp, [(100, 500), (900, 1300)], mode: .copy)
+        #expect(throws: MediaError.self) { try Self.join(plans) }
+    }
+
+    /// Audio alone: ranges back to back in µs.
+    @Test func audioOnlyRangesLandBackToBack() throws {
+        let ranges: [(Int64, Int64)] = [(1000, 2500), (4000, 4600)]
+        let plans = try ranges.map { range -> CutPlan in
+            var facts = syntheticFacts([], start: range.0, end: range.1, mode: .copy, container: .mkv)
+            facts.video = nil
+            facts.streams = [StreamFacts(index: 1, kind: .audio, codec: "aac")]
+            return try CutPlanner.plan(facts)
+        }
+        let plan = try Self.joined(plans)
+        #expect(plan.ranges.map(\.outputStartMicro) == [0, 1_500_000])
+        #expect(plan.ranges.map(\.plan.companionsOutputStartMicro) == [0, 1_500_000])
+        #expect(plan.durationMicro == 2_100_000)
+    }
+
+    /// Chapters split by a seam become one again; others stay as they are.
+    @Test func chaptersSplitAtASeamMerge() {
+        let merged = JoinPlanner.merged([
+            Chapter(startMicro: 0, endMicro: 100_000, title: "A"), Chapter(startMicro: 100_000, endMicro: 300_000, title: "B"),
+            Chapter(startMicro: 300_000, endMicro: 500_000, title: "B"), Chapter(startMicro: 500_000, endMicro: 600_000, title: "A"),
+        ])
+        #expect(merged.map(\.title) == ["A", "B", "A"] && merged[1].endMicro == 500_000)
+    }
+}
