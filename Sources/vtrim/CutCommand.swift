@@ -47,6 +47,13 @@ struct CutCommand: ParsableCommand {
     @Flag(help: "With --list: join the list's ranges into one output instead of one output per row.")
     var join = false
 
+    @Option(name: .customLong("list-format"),
+            help: "How --list (and --export-list) is read: csv (LosslessCut CSV), llc (LosslessCut project), otio (OpenTimelineIO), edl (CMX3600), chapters (YouTube chapter text). Default: by extension, csv for any other.")
+    var listFormat: CutListFormat?
+
+    @Option(name: .customLong("export-list"), help: ArgumentHelp("Write the ranges this run uses to a cut list, in the format its extension (or --list-format) names.", valueName: "file"))
+    var exportList: String?
+
     @Option(help: "copy, keyframe, exact or smart (default: copy; smart for --keep/--remove/--join into MP4/MOV).")
     var mode: CutMode?
 
@@ -110,6 +117,9 @@ struct CutCommand: ParsableCommand {
         if let output = outputs.output, !VtrimKit.canWrite(fileName: output) {
             throw ValidationError("cuts are written as \(VtrimKit.cutExtensions.map { "." + $0 }.joined(separator: ", ")); \(output) is none of them")
         }
+        if exportList != nil, inputs.count != 1 || common.recursive {
+            throw ValidationError("--export-list writes the ranges of one input; give one file")
+        }
         if let crf, !(0...51).contains(crf) { throw ValidationError("--crf must be between 0 and 51") }
         if !CutRequest.presets.contains(preset) { throw ValidationError("--preset must be one of \(CutRequest.presets.joined(separator: ", "))") }
         if let minDuration, let maxDuration, minDuration.value > maxDuration.value {
@@ -131,12 +141,17 @@ struct CutCommand: ParsableCommand {
         } catch {
             throw ValidationError("cannot read the cut list \(list): \(error.localizedDescription)")
         }
+        let format = listFormat ?? CutListFormat(fileName: list)
         do {
-            let segments = try CutList.parse(text)
-            if segments.isEmpty { throw ValidationError("the cut list \(list) has no rows") }
+            // An EDL counts frames at the clip's rate: the (first) input says which.
+            let media = try format.needsFrameRate ? inputs.first.map { path throws in try ListMedia.of(path: path) } : nil
+            let segments = try CutLists.read(text, format: format, media: media)
+            if segments.isEmpty { throw ValidationError("the cut list \(list) has no ranges") }
             return segments
         } catch let error as CutList.ParseError {
             throw ValidationError("cut list \(list), \(error.description)")
+        } catch let error as CutListError {
+            throw ValidationError("cut list \(list): \(error.message)")
         }
     }
 
@@ -165,11 +180,38 @@ struct CutCommand: ParsableCommand {
             request.join = JoinRanges(ranges: join ? segments : (keep.isEmpty ? remove : keep).map(\.segment), removes: !remove.isEmpty)
         }
         let planned = request
+        if let exportList, let input = inputs.first { try export(request, from: input, to: exportList) }
         try runner.run(items, outputs: { index, item in
             planned.join != nil ? [planned.outputPath(for: item, index: index, segment: 0)]
                 : planned.segments.indices.map { planned.outputPath(for: item, index: index, segment: $0) }
         }) { index, item, writer in
             CutJob.run(item: item, index: index, request: planned) { writer.advanced(index, fraction: $0) }
+        }
+    }
+}
+
+extension CutListFormat: ExpressibleByArgument {}
+
+extension CutCommand {
+    /// `--export-list`: the ranges this run keeps (resolved against the file: `end-5` becomes a time), written
+    /// before anything is cut; a list the format cannot hold is a usage error.
+    func export(_ request: CutRequest, from input: String, to path: String) throws {
+        let format = listFormat ?? CutListFormat(fileName: path)
+        do {
+            let media = try ListMedia.of(path: input)
+            let ranges = try request.keptRanges(durationSeconds: media.durationSeconds ?? 0, path: input)
+            let text = try CutLists.render(ranges, format: format, media: media)
+            guard URL(fileURLWithPath: path).standardizedFileURL != URL(fileURLWithPath: input).standardizedFileURL else {
+                throw ValidationError("--export-list \(path) is the input")
+            }
+            let temporary = path + ".tmp-\(ProcessInfo.processInfo.processIdentifier)"
+            try text.write(toFile: temporary, atomically: false, encoding: .utf8)
+            if rename(temporary, path) != 0 {
+                try? FileManager.default.removeItem(atPath: temporary)
+                throw ValidationError("cannot write the cut list \(path)")
+            }
+        } catch let error as CutListError {
+            throw ValidationError("--export-list \(path): \(error.message)")
         }
     }
 }

@@ -25,6 +25,9 @@ public struct MediaInfo: Sendable, Equatable {
     public var audio: [AudioStreamInfo]
     public var streams: [StreamSummary]
     public var warnings: [MediaWarning]
+    /// The start timecode the file states (`HH:MM:SS:FF`, a camera's or an editor's), if any: edit decision
+    /// lists and timelines count source times from it.
+    public var startTimecode: String? = nil
 }
 
 public struct Rational: Sendable, Equatable, Hashable, Codable, CustomStringConvertible {

@@ -79,7 +79,11 @@ public enum Probe {
             durationSource = .streams
         }
 
-        return MediaInfo(
+        var timecode = FFmpegText.string(av_dict_get(format.metadata, "timecode", nil, 0)?.pointee.value)
+        for index in 0..<input.streamCount where timecode == nil {
+            timecode = input.stream(index).flatMap { FFmpegText.string(av_dict_get($0.pointee.metadata, "timecode", nil, 0)?.pointee.value) }
+        }
+        var info = MediaInfo(
             path: input.path,
             durationSeconds: durationSeconds,
             durationSource: durationSource,
@@ -95,6 +99,8 @@ public enum Probe {
             streams: streams,
             warnings: warnings
         )
+        info.startTimecode = timecode
+        return info
     }
 
     /// How much media is really there (seconds from the origin), with a `truncated` warning where the file

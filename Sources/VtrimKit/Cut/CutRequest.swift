@@ -62,6 +62,30 @@ public struct CutRequest: Sendable {
         self.strict = strict
     }
 
+    /// The ranges a run keeps in a file of `duration` seconds (for `--export-list`): a join's, the list's
+    /// rows, or the one range.
+    public func keptRanges(durationSeconds: Double, path: String) throws(CutListError) -> [ListRange] {
+        do throws(MediaError) { return try resolvedRanges(durationSeconds: durationSeconds, path: path) } catch {
+            throw CutListError(message: error.message)
+        }
+    }
+
+    private func resolvedRanges(durationSeconds: Double, path: String) throws(MediaError) -> [ListRange] {
+        if let join {
+            let ranges = try join.resolve(request: self, durationSeconds: durationSeconds, path: path)
+            let labels = join.removes ? [] : join.ranges.map(\.label)
+            return ranges.enumerated().map { index, range in
+                ListRange(startSeconds: range.effectiveStart, endSeconds: range.effectiveEnd, label: index < labels.count ? labels[index] : nil)
+            }
+        }
+        var kept: [ListRange] = []
+        for segment in segments {
+            let range = try CutRange.resolve(segment, request: self, durationSeconds: durationSeconds, path: path)
+            kept.append(ListRange(startSeconds: range.effectiveStart, endSeconds: range.effectiveEnd, label: segment.label))
+        }
+        return kept
+    }
+
     public static let presets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow"]
 
     /// The default output name: `<stem>.cut.<ext>` with the input's extension (mp4 without one);

@@ -71,3 +71,22 @@ public enum CutList {
         return fields
     }
 }
+
+extension CutList {
+    /// LosslessCut's CSV: `start,end,label` rows in seconds (µs precision); labels quoted when they need it.
+    public static func render(_ ranges: [ListRange]) -> String {
+        ranges.map { range in
+            [ListNumber.seconds(range.startSeconds), ListNumber.seconds(range.endSeconds), quoted(range.label ?? "")].joined(separator: ",")
+        }.joined(separator: "\n") + "\n"
+    }
+
+    static func quoted(_ field: String) -> String {
+        guard field.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return field }
+        return "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+}
+
+/// Seconds written to the microsecond, without a trailing fraction of zeros.
+enum ListNumber {
+    static func seconds(_ value: Double) -> String { JSON.format((value * 1e6).rounded() / 1e6) }
+}
