@@ -51,13 +51,27 @@ final class CutQueue: Sendable {
     /// Plans the cut and queues it; the plan's report is the answer (or why there is no plan).
     func submit(clip: Library.Clip, start: Double, end: Double, mode: CutMode) async throws(SubmitError) -> Job {
         let output = reserveName(for: clip, start: start, end: end)
-        let result = await interactive.run(.plan(path: clip.path, output: output, startSeconds: start, endSeconds: end, mode: mode,
-                                                 threads: threads))
-        let planned: PlannedCut
+        return try await submit(clip: clip, output: output,
+                                planning: .plan(path: clip.path, output: output, startSeconds: start, endSeconds: end, mode: mode, threads: threads),
+                                as: PlannedCut.self) { planned in (.cut(planned), planned.dryRunOutcome.json) }
+    }
+
+    /// Plans a join of `ranges` (in time order) and queues it, as `submit` does for one range.
+    func submit(clip: Library.Clip, ranges: [ServeRange], mode: CutMode) async throws(SubmitError) -> Job {
+        let output = reserveName(for: clip, start: ranges.first?.start ?? 0, end: ranges.last?.end ?? 0)
+        return try await submit(clip: clip, output: output,
+                                planning: .planJoin(path: clip.path, output: output, ranges: ranges, mode: mode, threads: threads),
+                                as: PlannedJoin.self) { planned in (.join(planned), planned.dryRunOutcome.json) }
+    }
+
+    private func submit<Plan: Decodable & Sendable>(clip: Library.Clip, output: String, planning: WorkerRequest, as: Plan.Type,
+                                                    work: (Plan) -> (WorkerRequest, JSON)) async throws(SubmitError) -> Job {
+        let result = await interactive.run(planning)
+        let planned: Plan
         switch EngineAnswer.from(result, clip: clip, quarantine: quarantine) {
         case let .result(_, message):
             guard case let .string(text)? = message.member("planned"),
-                  let decoded = try? JSONDecoder().decode(PlannedCut.self, from: Data(text.utf8)) else {
+                  let decoded = try? JSONDecoder().decode(Plan.self, from: Data(text.utf8)) else {
                 release(output)
                 throw .engine(.failed(APIError.response(.internalServerError, code: "engine_unavailable",
                                                         message: "the engine's plan cannot be read")))
@@ -70,22 +84,22 @@ final class CutQueue: Sendable {
             release(output)
             throw .engine(answer)
         }
-        let report = planned.dryRunOutcome.json
+        let (request, report) = work(planned)
         let id = String(format: "c%04d", counter.add(1, ordering: .relaxed).newValue)
         let job = Job(id: id, clip: clip.id, output: output, status: .queued, progress: 0, report: report)
         jobs.withLock { $0[id] = job }
         order.withLock { $0.append(id) }
-        let ticket = pool.makeTicket(.cut(planned),
+        let ticket = pool.makeTicket(request,
                                      progress: { [self] fraction in update(id) { if $0.status == .queued { $0.status = .running }; $0.progress = fraction } },
                                      cleanup: { OutputTarget(path: output, overwrite: false).removeStaleTemporaries() })
         tickets.withLock { $0[id] = ticket }
-        Task { await run(id, ticket: ticket, clip: clip, planned: planned) }
+        Task { await run(id, ticket: ticket, clip: clip, output: output) }
         return job
     }
 
-    private func run(_ id: String, ticket: WorkerPool.Ticket, clip: Library.Clip, planned: PlannedCut) async {
+    private func run(_ id: String, ticket: WorkerPool.Ticket, clip: Library.Clip, output: String) async {
         defer {
-            release(planned.output)
+            release(output)
             tickets.withLock { _ = $0.removeValue(forKey: id) }
         }
         let result = await pool.run(ticket)
@@ -104,7 +118,7 @@ final class CutQueue: Sendable {
                 job.status = report.member("error")?.member("code") == .string("interrupted") ? .cancelled : .failed
             case let .failed(response):
                 job.status = .failed
-                job.report = .object([("path", .string(planned.path)), ("error", Self.errorObject(response, result: result, clip: clip))])
+                job.report = .object([("path", .string(clip.path)), ("error", Self.errorObject(response, result: result, clip: clip))])
             case .bytes:
                 job.status = .failed
             }

@@ -35,6 +35,8 @@ struct Routes {
         router.get("/media/:id/preview.mp4") { request, context in try await self.preview(request, context) }
         router.get("/media/cuts/:id") { request, context in try await self.cutOutput(request, context) }
         router.post("/api/cuts") { request, _ in try await self.submitCut(request) }
+        router.post("/api/lists/parse") { request, _ in try await self.parseList(request) }
+        router.post("/api/lists/render") { request, _ in try await self.renderList(request) }
         router.get("/api/cuts") { _, _ in Self.json(.array(self.server.cuts.all().map(Self.cutJSON))) }
         router.get("/api/cuts/:id") { _, context in
             guard let job = self.server.cuts.job(try context.parameters.require("id")) else { return Self.notFound("no such cut") }
@@ -261,10 +263,15 @@ struct Routes {
 
     private struct CutBody: Decodable {
         let clip: String
-        let start: Double
-        let end: Double
+        let start: Double?
+        let end: Double?
+        /// Several ranges joined into one output (in time order, not overlapping).
+        let ranges: [ServeRange]?
         let mode: String?
     }
+
+    /// At most this many ranges in one join (a page's list, not a crafted flood).
+    static let maximumRanges = 1000
 
     private func submitCut(_ request: Request) async throws -> Response {
         let data = try await Self.body(request)
@@ -272,17 +279,32 @@ struct Routes {
         do {
             body = try JSONDecoder().decode(CutBody.self, from: data)
         } catch {
-            return APIError.response(.badRequest, code: "bad_json", message: "expected {\"clip\": id, \"start\": seconds, \"end\": seconds, \"mode\": \"copy|keyframe|exact|smart\"}")
+            return APIError.response(.badRequest, code: "bad_json", message: "expected {\"clip\": id, \"start\": seconds, \"end\": seconds, \"mode\": \"copy|keyframe|exact|smart\"} or {\"clip\": id, \"ranges\": [{\"start\", \"end\", \"label\"}], \"mode\"}")
         }
         guard let known = server.library.clip(id: body.clip) else { return Self.notFound("no such clip") }
         let clip = server.library.current(known)
-        guard let mode = CutMode(rawValue: body.mode ?? "copy") else { return Self.badRequest("mode is one of copy, keyframe, exact, smart") }
-        guard body.start.isFinite, body.end.isFinite, body.start >= 0, body.end > body.start else {
-            return Self.badRequest("start and end are seconds with start < end")
+        guard let mode = CutMode(rawValue: body.mode ?? (body.ranges != nil ? "smart" : "copy")) else {
+            return Self.badRequest("mode is one of copy, keyframe, exact, smart")
+        }
+        if let ranges = body.ranges {
+            guard !ranges.isEmpty, ranges.count <= Self.maximumRanges else { return Self.badRequest("ranges holds 1 to \(Self.maximumRanges) ranges") }
+            guard ranges.allSatisfy({ $0.start.isFinite && $0.end.isFinite && $0.start >= 0 && $0.end > $0.start && ($0.label?.count ?? 0) <= 200 }) else {
+                return Self.badRequest("each range is {start, end, label} with 0 ≤ start < end seconds")
+            }
+            if let problem = JoinRanges.orderProblem(spans: ranges.map { ($0.start, $0.end) }) { return Self.badRequest(problem) }
+        } else {
+            guard let start = body.start, let end = body.end, start.isFinite, end.isFinite, start >= 0, end > start else {
+                return Self.badRequest("start and end are seconds with start < end")
+            }
         }
         if let how = server.quarantine.reason(clip) { return EngineAnswer.crashed(clip, how: how) }
         do throws(CutQueue.SubmitError) {
-            let job = try await server.cuts.submit(clip: clip, start: body.start, end: body.end, mode: mode)
+            let job: CutQueue.Job
+            if let ranges = body.ranges {
+                job = try await server.cuts.submit(clip: clip, ranges: ranges, mode: mode)
+            } else {
+                job = try await server.cuts.submit(clip: clip, start: body.start ?? 0, end: body.end ?? 0, mode: mode)
+            }
             return Self.json(Self.cutJSON(job), status: .accepted)
         } catch {
             switch error {
@@ -290,6 +312,63 @@ struct Routes {
             case .engine(.failed(let response)): return response
             case .engine: return APIError.response(.internalServerError, code: "engine_unavailable", message: "no plan")
             }
+        }
+    }
+
+    // MARK: - Cut lists (parsed and written by the engine's readers and writers, never the page)
+
+    private struct ListBody: Decodable {
+        let format: String
+        let text: String?
+        let ranges: [ServeRange]?
+        /// The clip's duration and frame rate (the page's probe): `end-5` and frame counts need them.
+        let duration: Double?
+        let fps: Double?
+        let name: String?
+    }
+
+    private func listBody(_ request: Request) async throws -> (ListBody, CutListFormat)? {
+        let data = try await Self.body(request)
+        guard let body = try? JSONDecoder().decode(ListBody.self, from: data), let format = CutListFormat(rawValue: body.format) else { return nil }
+        return (body, format)
+    }
+
+    /// `{format, text, duration, fps}` → `{ranges: [{start, end, label}]}` in seconds (a malformed list is a 422 naming its line).
+    private func parseList(_ request: Request) async throws -> Response {
+        guard let (body, format) = try await listBody(request), let text = body.text else {
+            return Self.badRequest("expected {\"format\": \"csv|llc|otio|edl|chapters\", \"text\": list, \"duration\": seconds, \"fps\": rate}")
+        }
+        let duration = body.duration.flatMap { $0.isFinite && $0 > 0 ? $0 : nil } ?? .greatestFiniteMagnitude
+        let media = ListMedia(path: body.name ?? "clip", framesPerSecond: body.fps, durationSeconds: body.duration)
+        do {
+            let segments = try CutLists.read(text, format: format, media: media)
+            var ranges: [JSON] = []
+            for segment in segments {
+                guard let start = try? segment.start.resolve(durationSeconds: duration),
+                      let end = try? (segment.end ?? .beforeEnd(0)).resolve(durationSeconds: duration), end > start else {
+                    return APIError.response(.unprocessableContent, code: "bad_list", message: "a range of the list is empty or past the clip")
+                }
+                ranges.append(.object([("start", .number(start)), ("end", .number(min(end, duration))), ("label", .optional(segment.label))]))
+            }
+            return Self.json(.object([("ranges", .array(ranges))]))
+        } catch {
+            return APIError.response(.unprocessableContent, code: "bad_list", message: error.description)
+        }
+    }
+
+    /// `{format, ranges, duration, fps, name}` → `{text, file_name}`.
+    private func renderList(_ request: Request) async throws -> Response {
+        guard let (body, format) = try await listBody(request), let ranges = body.ranges, ranges.count <= Self.maximumRanges else {
+            return Self.badRequest("expected {\"format\": \"csv|llc|otio|edl|chapters\", \"ranges\": [{start, end, label}], \"duration\", \"fps\", \"name\"}")
+        }
+        let name = body.name ?? "clip"
+        let media = ListMedia(path: name, framesPerSecond: body.fps, durationSeconds: body.duration)
+        do {
+            let text = try CutLists.render(ranges.map { ListRange(startSeconds: $0.start, endSeconds: $0.end, label: $0.label) }, format: format, media: media)
+            let ext = format == .chapters ? "chapters.txt" : format.rawValue
+            return Self.json(.object([("text", .string(text)), ("file_name", .string(OutputChoice.stemPath(name) + ".cuts." + ext))]))
+        } catch {
+            return APIError.response(.unprocessableContent, code: "bad_list", message: error.description)
         }
     }
 

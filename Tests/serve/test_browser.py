@@ -1,7 +1,8 @@
 """`vtrim serve`'s page in a real headless Chromium, driven with real pointer and key events: the library
 plays exactly the clip in view, the banner wraps both ways, handle drags equal `vtrim timeline`'s results,
 the mini player keeps its time across views, a cut from the page writes what `vtrim cut --json` describes,
-the exported list cuts the same frames, and HEVC plays through the preview stand-in. Each view's
+the exported list cuts the same frames, ranges kept on the strip join into what `vtrim cut --keep` writes,
+and HEVC plays through the preview stand-in. Each view's
 screenshot is saved (VTRIM_SCREENSHOTS, default .build/serve-screenshots)."""
 import glob
 import json
@@ -224,19 +225,27 @@ def test_a_cut_from_the_page_is_what_vtrim_cut_describes(browser, server, clips_
     os.unlink(job["output"])
 
 
+def add_range(browser, start, end):
+    """Types the selection's start and end (TimelineCore clamps them, as the I and O keys), waits for the server's
+    timeline, adds the selection as a range; returns the ranges."""
+    current = js(browser, "return window.vtrim.timeline.selection.end")
+    fields = [("end-time", end), ("start-time", start)] if start >= current else [("start-time", start), ("end-time", end)]
+    for field, value in fields:
+        js(browser, "const f = document.getElementById(arguments[0]); f.value = arguments[1]; f.dispatchEvent(new Event('change'))", field, value)
+    wait_for(lambda: not js(browser, "return window.vtrim.inFlight")
+             and js(browser, "const s = window.vtrim.timeline.selection; return [s.start, s.end]") == [start, end], message="the typed selection")
+    browser.find_element(By.ID, "add-button").click()
+    return js(browser, "return window.vtrim.ranges.map(r => [r.start, r.end])")
+
+
 def test_exported_list_cuts_the_same_frames(browser, server, clips_folder, tmp_path):
     open_page(browser, server)
     clip = clip_of(browser, "h264-aac.mp4")
     js(browser, "location.hash = '#/trim/' + arguments[0]", clip)
     wait_for(lambda: js(browser, "return !!window.vtrim.timeline"), message="the timeline")
-    js(browser, "window.vtrim.selections = []")
-    browser.find_element(By.ID, "add-button").click()
-    left = browser.find_element(By.ID, "handle-left")
-    ActionChains(browser).click_and_hold(left).move_by_offset(120, 0).release().perform()
-    wait_for(lambda: not js(browser, "return window.vtrim.inFlight") and js(browser, "return window.vtrim.ops.length") > 0, message="a second selection")
-    time.sleep(0.3)
-    browser.find_element(By.ID, "add-button").click()
-    rows = js(browser, "return window.vtrim.selections.map(s => [s.start, s.end])")
+    js(browser, "window.vtrim.ranges = []")
+    add_range(browser, 0.5, 1.5)
+    rows = add_range(browser, 2, 3.25)
     assert len(rows) == 2
     download = str(tmp_path / "downloads")
     os.makedirs(download)
@@ -253,6 +262,80 @@ def test_exported_list_cuts_the_same_frames(browser, server, clips_folder, tmp_p
         assert part["actual"] == cli["actual"]
         entries = ("-show_entries", "stream=codec_type,nb_frames,duration")
         assert ffprobe(part["output"], *entries) == ffprobe(str(single), *entries)
+
+
+def frame_times(path):
+    return [frame["best_effort_timestamp_time"] for frame in
+            ffprobe(path, "-select_streams", "v:0", "-show_entries", "frame=best_effort_timestamp_time")["frames"]]
+
+
+def test_three_ranges_edited_and_joined_are_what_vtrim_cut_keeps(browser, server, clips_folder, tmp_path):
+    """Three ranges on the strip, the second edited with the handles, Join: the result's segments, actual span and
+    frames equal `vtrim cut --keep …`'s; the join plays to its end in Chromium; export then import restores the ranges."""
+    open_page(browser, server)
+    clip = clip_of(browser, "h264-aac.mp4")
+    js(browser, "location.hash = '#/trim/' + arguments[0]", clip)
+    wait_for(lambda: js(browser, "return !!window.vtrim.timeline"), message="the timeline")
+    js(browser, "window.vtrim.ranges = []; document.getElementById('cut-mode').value = 'smart'")
+    add_range(browser, 0.2, 2.2)
+    add_range(browser, 2.4, 3)
+    ranges = add_range(browser, 3.2, 3.9)
+    assert len(ranges) == 3, ranges
+    bands = browser.find_elements(By.CSS_SELECTOR, "#range-bands .band")
+    assert len(bands) == 3
+    # Edit the second: its handles move it (the server clamps as ever).
+    browser.find_elements(By.CSS_SELECTOR, "#ranges .edit-range")[1].click()
+    second = ranges[1]
+    wait_for(lambda: js(browser, "const s = window.vtrim.timeline.selection; return [s.start, s.end]") == second and
+             not js(browser, "return window.vtrim.inFlight"), message="the handles on the second range")
+    right = browser.find_element(By.ID, "handle-right")
+    ActionChains(browser).click_and_hold(right).move_by_offset(-60, 0).release().perform()
+    wait_for(lambda: js(browser, "return window.vtrim.ranges[1].end") < second[1] and not js(browser, "return window.vtrim.inFlight"),
+             message="the edited range")
+    browser.find_elements(By.CSS_SELECTOR, "#ranges .edit-range")[1].click()
+    ranges = js(browser, "return window.vtrim.ranges.map(r => [r.start, r.end])")
+    assert ranges[1][1] < second[1] and ranges[0] != ranges[1]
+    js(browser, "window.vtrim.ranges[0].label = 'opening'")
+    browser.find_element(By.ID, "join-button").click()
+    box = wait_for(lambda: browser.find_element(By.CSS_SELECTOR, "#cuts .cut.join[data-status='done']"), timeout=90, message="the join")
+    job = js(browser, "return fetch('/api/cuts/' + arguments[0]).then(r => r.json())", box.get_attribute("data-cut"))
+    source = os.path.join(clips_folder, "camera", "h264-aac.mp4")
+    reference = tmp_path / "reference.mp4"
+    keeps = [argument for start, end in ranges for argument in ("--keep", f"{start!r}..{end!r}")]
+    cli = json.loads(vtrim("cut", "--json", source, *keeps, "--mode", "smart", "-o", str(reference)).stdout)
+    assert job["mode"] == cli["mode"] == "smart"
+    strip = lambda segments: [{k: v for k, v in s.items() if k != "label"} for s in segments]
+    assert strip(job["segments"]) == strip(cli["segments"])
+    assert job["segments"][0]["label"] == "opening"
+    assert job["actual"] == cli["actual"]
+    assert frame_times(job["output"]) == frame_times(str(reference))
+    # The join plays to its end in the page's own video element.
+    browser.set_script_timeout(60)
+    played = browser.execute_async_script("""
+        const done = arguments[arguments.length - 1];
+        const video = document.createElement('video');
+        video.muted = true; video.src = arguments[0];
+        video.addEventListener('ended', () => done([video.currentTime, video.duration]));
+        video.addEventListener('error', () => done(['error', String(video.error && video.error.message)]));
+        video.play().catch((e) => done(['error', String(e)]));
+    """, job["url"])
+    assert played[0] != "error", played
+    assert abs(played[0] - job["actual"]["duration"]) <= 0.05 and abs(played[1] - job["actual"]["duration"]) <= 0.05, played
+    # Export, clear, import: the same ranges.
+    download = str(tmp_path / "downloads")
+    os.makedirs(download)
+    browser.execute_cdp_cmd("Page.setDownloadBehavior", {"behavior": "allow", "downloadPath": download})
+    js(browser, "document.getElementById('list-format').value = 'otio'")
+    browser.find_element(By.ID, "export-button").click()
+    listed = wait_for(lambda: glob.glob(os.path.join(download, "*.cuts.otio")), message="the exported list")[0]
+    js(browser, "window.vtrim.ranges = []")
+    browser.find_element(By.ID, "import-input").send_keys(listed)
+    wait_for(lambda: len(js(browser, "return window.vtrim.ranges")) == 3, message="the imported ranges")
+    imported = js(browser, "return window.vtrim.ranges.map(r => [r.start, r.end])")
+    assert all(abs(a - b) <= 1e-6 for got, want in zip(imported, ranges) for a, b in zip(got, want)), (imported, ranges)
+    assert js(browser, "return window.vtrim.ranges[0].label") == "opening"
+    shot(browser, "trimmer-join")
+    os.unlink(job["output"])
 
 
 def test_hevc_plays_through_the_preview(browser, server):

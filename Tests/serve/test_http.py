@@ -191,6 +191,47 @@ def test_a_failing_cut_answers_with_the_error_and_the_server_keeps_serving(serve
     assert_alive(server)
 
 
+def post(server, path, body):
+    response, data = request(server, "POST", path, body=json.dumps(body), headers={"Content-Type": "application/json"})
+    return response.status, json.loads(data)
+
+
+def test_a_join_through_the_api_equals_vtrim_cut_keep(server, clips_folder, tmp_path):
+    clip = clip_id(server, "h264-aac.mp4")
+    ranges = [{"start": 0.2, "end": 2.2, "label": "a"}, {"start": 2.4, "end": 3.0, "label": None}]
+    status, job = post(server, "/api/cuts", {"clip": clip, "ranges": ranges, "mode": "exact"})
+    assert status == 202, job
+    assert [s["requested"] for s in job["segments"]] == [{"start": 0.2, "end": 2.2}, {"start": 2.4, "end": 3.0}]
+    done = wait_for(lambda: (lambda j: j if j["status"] in ("done", "failed") else None)(api(server, "/api/cuts/" + job["id"])),
+                    timeout=60, message="the join")
+    assert done["status"] == "done", done
+    reference = tmp_path / "reference.mp4"
+    cli = json.loads(vtrim("cut", "--json", os.path.join(clips_folder, "camera", "h264-aac.mp4"), "--keep", "0.2..2.2", "--keep", "2.4..3",
+                           "--mode", "exact", "-o", str(reference)).stdout)
+    assert done["actual"] == cli["actual"] and done["segments"][0]["label"] == "a"
+    assert [s["actual"] for s in done["segments"]] == [s["actual"] for s in cli["segments"]]
+    os.unlink(done["output"])
+
+
+def test_bad_ranges_and_lists_are_refused_and_the_server_keeps_serving(server):
+    clip = clip_id(server, "h264-aac.mp4")
+    status, answer = post(server, "/api/cuts", {"clip": clip, "ranges": [{"start": 2, "end": 3}, {"start": 1, "end": 2.5}]})
+    assert status == 400 and "time order" in answer["error"]["message"]
+    status, answer = post(server, "/api/cuts", {"clip": clip, "ranges": [{"start": 2, "end": 2}]})
+    assert status == 400
+    status, answer = post(server, "/api/lists/parse", {"format": "chapters", "text": "0:00 Intro\nnot a time\n", "duration": 4, "fps": 30})
+    assert status == 422 and answer["error"]["message"].startswith("line 2:"), answer
+    status, answer = post(server, "/api/lists/parse", {"format": "csv", "text": "1,end-1,a\n", "duration": 4, "fps": 30})
+    assert status == 200 and answer["ranges"] == [{"start": 1, "end": 3, "label": "a"}], answer
+    status, answer = post(server, "/api/lists/render", {"format": "chapters", "ranges": [{"start": 0, "end": 1}, {"start": 2, "end": 3}],
+                                                        "duration": 4, "fps": 30, "name": "x.mp4"})
+    assert status == 422 and "contiguous" in answer["error"]["message"]
+    status, answer = post(server, "/api/lists/render", {"format": "edl", "ranges": [{"start": 0.5, "end": 1.5, "label": "x"}],
+                                                        "duration": 4, "fps": 30, "name": "x.mp4"})
+    assert status == 200 and "00:00:00:15 00:00:01:15" in answer["text"] and answer["file_name"] == "x.cuts.edl"
+    assert_alive(server)
+
+
 def test_sigint_stops_cleanly_and_cancels_cuts(clips_folder, tmp_path):
     out = tmp_path / "out"
     out.mkdir()

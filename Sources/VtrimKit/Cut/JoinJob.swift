@@ -34,7 +34,7 @@ public struct JoinRanges: Sendable {
         return orderProblem(spans: spans)
     }
 
-    static func orderProblem(spans: [(Double, Double)]) -> String? {
+    public static func orderProblem(spans: [(Double, Double)]) -> String? {
         for index in spans.indices.dropFirst() where spans[index].0 < spans[index - 1].1 - 1e-9 {
             return "range \(index + 1) (\(Human.seconds(spans[index].0))–\(Human.seconds(spans[index].1))) starts before range \(index) ends (\(Human.seconds(spans[index - 1].1))): ranges must be in time order and must not overlap"
         }

@@ -111,6 +111,25 @@ public enum EngineWorker {
             let progress = ProgressSender(id: id, replies: replies)
             let outcome = CutJob.execute(planned, shouldStop: { Interrupt.requested }, progress: { progress.send($0) })
             return replies.send(outcome.failed ? WorkerReply.failure(id: id, outcome.json) : WorkerReply.result(id: id, outcome.json))
+        case let .planJoin(path, output, ranges, mode, threads):
+            var request = ServeSupport.cutRequest(output: output, start: 0, end: 1, mode: mode, threads: threads, dryRun: true)
+            request.join = JoinRanges(ranges: ranges.map { CutSegment(start: .seconds($0.start), end: .seconds($0.end), lengthSeconds: nil, label: $0.label) },
+                                      removes: false)
+            switch JoinJob.plan(path: path, request: request) {
+            case let .finished(outcome):
+                return replies.send(WorkerReply.failure(id: id, outcome.json))
+            case let .planned(planned):
+                guard let encoded = try? JSONEncoder().encode(planned) else {
+                    return replies.send(WorkerReply.failure(id: id, Outcome.failure(
+                        MediaError(.decodeFailed, path: path, operation: "plan", reason: "the plan cannot be encoded")).json))
+                }
+                return replies.send(WorkerReply.result(id: id, planned.dryRunOutcome.json,
+                                                       extra: [("planned", .string(String(decoding: encoded, as: UTF8.self)))]))
+            }
+        case let .join(planned):
+            let progress = ProgressSender(id: id, replies: replies)
+            let outcome = JoinJob.execute(planned, shouldStop: { Interrupt.requested }, progress: { progress.send($0) })
+            return replies.send(outcome.failed ? WorkerReply.failure(id: id, outcome.json) : WorkerReply.result(id: id, outcome.json))
         case let .preview(path, output, threads):
             let progress = ProgressSender(id: id, replies: replies)
             if let error = ServeSupport.preview(path: path, to: output, threads: threads, shouldStop: { Interrupt.requested },
@@ -238,8 +257,8 @@ private enum TestHooks {
         case .probe: return "probe"
         case .tile: return "tile"
         case .frames: return "frames"
-        case .plan: return "plan"
-        case .cut: return "cut"
+        case .plan, .planJoin: return "plan"
+        case .cut, .join: return "cut"
         case .preview: return "preview"
         }
     }

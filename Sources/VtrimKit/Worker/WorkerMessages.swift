@@ -15,17 +15,37 @@ public enum WorkerRequest: Sendable, Codable {
     case plan(path: String, output: String, startSeconds: Double, endSeconds: Double, mode: CutMode, threads: ThreadBudget)
     /// Writes a planned cut (progress lines, then `vtrim cut --json`'s object).
     case cut(PlannedCut)
+    /// A join's plan (ranges in seconds, in time order): the dry run's report and the `PlannedJoin`.
+    case planJoin(path: String, output: String, ranges: [ServeRange], mode: CutMode, threads: ThreadBudget)
+    /// Writes a planned join (progress lines, then `vtrim cut --keep …`'s object).
+    case join(PlannedJoin)
     /// A browser-playable preview written to `output` (progress lines).
     case preview(path: String, output: String, threads: Int)
 
     /// The media file the request is about.
     public var path: String {
         switch self {
-        case let .probe(path), let .tile(path, _), let .frames(path), let .plan(path, _, _, _, _, _), let .preview(path, _, _):
+        case let .probe(path), let .tile(path, _), let .frames(path), let .plan(path, _, _, _, _, _), let .preview(path, _, _),
+             let .planJoin(path, _, _, _, _):
             return path
         case let .cut(planned):
             return planned.path
+        case let .join(planned):
+            return planned.path
         }
+    }
+}
+
+/// A range the page keeps: seconds on the clip's timeline, and its label.
+public struct ServeRange: Sendable, Codable, Equatable {
+    public var start: Double
+    public var end: Double
+    public var label: String?
+
+    public init(start: Double, end: Double, label: String? = nil) {
+        self.start = start
+        self.end = end
+        self.label = label
     }
 }
 

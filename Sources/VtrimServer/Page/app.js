@@ -6,7 +6,7 @@
 const $ = (id) => document.getElementById(id);
 const S = {
   clips: [], probes: new Map(), current: null, timeline: null, ops: [], opsSent: "", frames: null,
-  selections: [], cuts: [], docked: false, pending: null, inFlight: false, playerClip: null,
+  ranges: [], editing: null, previewing: false, cuts: [], docked: false, pending: null, inFlight: false, playerClip: null,
 };
 window.vtrim = S; // for tests and the curious
 
@@ -383,7 +383,8 @@ function resetTrimmer() {
 }
 
 function setCutControls(enabled) {
-  for (const id of ["cut-button", "add-button", "export-button", "dock-button", "start-time", "end-time", "min-duration", "max-duration"]) $(id).disabled = !enabled;
+  for (const id of ["cut-button", "add-button", "join-button", "preview-join-button", "export-button", "import-input", "dock-button",
+                    "start-time", "end-time", "min-duration", "max-duration"]) $(id).disabled = !enabled;
 }
 
 async function openTrimmer(clip) {
@@ -392,8 +393,9 @@ async function openTrimmer(clip) {
   $("trim-title").textContent = clip.path;
   if (!same) {
     resetTrimmer();
-    S.selections = S.selections.filter((s) => s.clip === clip.id);
-    renderSelections();
+    S.ranges = S.ranges.filter((r) => r.clip === clip.id);
+    S.editing = null;
+    renderRanges();
     let info;
     try {
       info = await probe(clip);
@@ -415,7 +417,7 @@ async function openTrimmer(clip) {
     facts(info);
     await attachPlayer(clip);
     api(`/api/clips/${clip.id}/frames`).then((f) => { if (S.current && S.current.id === clip.id) S.frames = f.times; }).catch(() => {});
-    renderSelections();
+    renderRanges();
   } else if (player.parentElement !== $("player-slot")) {
     $("player-slot").append(player);
   }
@@ -484,6 +486,14 @@ function renderTimeline() {
   }
   const strip = $("strip");
   strip.dataset.start = tl.selection.start; strip.dataset.end = tl.selection.end; strip.dataset.windowStart = tl.selection.window_start;
+  // The range being edited follows the handles (as TimelineCore clamped them).
+  if (S.editing && S.opsSent === opsText() && (S.editing.start !== tl.selection.start || S.editing.end !== tl.selection.end)) {
+    S.editing.start = tl.selection.start; S.editing.end = tl.selection.end;
+    S.ranges.sort((a, b) => a.start - b.start);
+    renderRanges();
+  } else {
+    drawBands();
+  }
   drawPlayhead();
 }
 
@@ -560,7 +570,7 @@ function drawPlayhead() {
 
 function tick() {
   const tl = S.timeline;
-  if (tl && !player.paused && S.current && S.playerClip === S.current.id) {
+  if (tl && !player.paused && S.current && S.playerClip === S.current.id && !S.previewing) {
     const { start, end } = tl.selection;
     // Loop inside the selection (half-open, like a cut).
     if (player.currentTime >= end || player.currentTime < start - 0.25) player.currentTime = start;
@@ -646,7 +656,6 @@ $("cut-button").addEventListener("click", async () => {
   if (!S.timeline) return;
   const { start, end } = S.timeline.selection;
   const mode = $("cut-mode").value;
-  addSelection(start, end);
   const box = document.createElement("div");
   box.className = "cut";
   $("cuts").prepend(box);
@@ -663,7 +672,9 @@ $("cut-button").addEventListener("click", async () => {
 
 function describePlan(job) {
   const p = job.planned || {};
-  let text = `${job.mode}: shows ${seconds(p.start)}–${seconds(p.end)} (${seconds(p.duration)} s)`;
+  let text = job.segments
+    ? `${job.mode}: ${job.segments.length} range(s) joined, ${seconds(p.duration)} s`
+    : `${job.mode}: shows ${seconds(p.start)}–${seconds(p.end)} (${seconds(p.duration)} s)`;
   if (job.smart && job.smart.fallback) text += `, smart falls back: ${job.smart.fallback}`;
   const notes = (job.notes || []).map((n) => "note: " + n.message);
   const warnings = (job.warnings || []).map((w) => "warning: " + w.message);
@@ -717,39 +728,158 @@ async function followCut(box, job) {
   }
 }
 
-function addSelection(start, end) {
-  if (S.selections.some((s) => s.clip === S.current.id && s.start === start && s.end === end)) return;
-  S.selections.push({ clip: S.current.id, start, end });
-  renderSelections();
+// ---------------------------------------------------------------------------------------------------
+// Ranges: kept parts of the clip, joined into one file by the engine (POST /api/cuts with `ranges`).
+// Add the selection, select one to edit it with the handles (TimelineCore clamps them as ever), delete one.
+// Lists are read and written by the engine (/api/lists/parse and /render), never here.
+
+function clipRanges() { return S.ranges.filter((r) => S.current && r.clip === S.current.id); }
+
+function addRange(start, end) {
+  const ranges = clipRanges();
+  if (ranges.some((r) => r.start === start && r.end === end)) return;
+  const overlapping = ranges.find((r) => start < r.end && r.start < end);
+  if (overlapping) { status(`${seconds(start)}–${seconds(end)} overlaps the range ${seconds(overlapping.start)}–${seconds(overlapping.end)}`); return; }
+  S.ranges.push({ clip: S.current.id, start, end, label: "" });
+  S.ranges.sort((a, b) => a.start - b.start);
+  renderRanges();
 }
 
-function renderSelections() {
-  const list = $("selections");
+function renderRanges() {
+  const list = $("ranges");
   list.textContent = "";
-  for (const s of S.selections.filter((s) => S.current && s.clip === S.current.id)) {
+  const ranges = clipRanges();
+  ranges.forEach((r, index) => {
     const row = document.createElement("div");
-    row.className = "selection";
-    row.textContent = `${seconds(s.start)} – ${seconds(s.end)}`;
+    row.className = "range" + (S.editing === r ? " editing" : "");
+    const before = ranges[index - 1];
+    if (before && r.start < before.end) row.classList.add("overlaps");
+    const number = document.createElement("span");
+    number.textContent = String(index + 1);
+    const times = document.createElement("span");
+    times.className = "times";
+    times.textContent = `${seconds(r.start)} – ${seconds(r.end)} (${seconds(r.end - r.start)} s)`;
+    const label = document.createElement("input");
+    label.className = "range-label"; label.placeholder = "label"; label.value = r.label;
+    label.addEventListener("change", () => { r.label = label.value; });
+    const editButton = document.createElement("button");
+    editButton.className = "edit-range";
+    editButton.textContent = S.editing === r ? "Done" : "Edit";
+    editButton.addEventListener("click", () => editRange(S.editing === r ? null : r));
+    const remove = document.createElement("button");
+    remove.className = "delete-range";
+    remove.textContent = "Delete";
+    remove.addEventListener("click", () => {
+      if (S.editing === r) S.editing = null;
+      S.ranges = S.ranges.filter((other) => other !== r);
+      renderRanges();
+    });
+    row.append(number, times, label, editButton, remove);
     list.append(row);
+  });
+  drawBands();
+}
+
+// Editing a range puts the handles on it; from then on the handles move it.
+function editRange(range) {
+  S.editing = range;
+  if (range && S.timeline) {
+    const moveEndFirst = range.start >= S.timeline.selection.end;
+    const ops = [["move-left", range.start], ["move-right", range.end]];
+    for (const [kind, value] of moveEndFirst ? ops.reverse() : ops) S.ops.push([kind, Math.round(value * 1e6) / 1e6]);
+    refreshTimeline();
+  }
+  renderRanges();
+}
+
+function drawBands() {
+  const bands = $("range-bands");
+  bands.textContent = "";
+  if (!S.timeline) return;
+  for (const r of clipRanges()) {
+    const band = document.createElement("div");
+    band.className = "band" + (S.editing === r ? " editing" : "");
+    const left = viewX(r.start), right = viewX(r.end);
+    band.style.left = left + "px";
+    band.style.width = Math.max(1, right - left) + "px";
+    bands.append(band);
   }
 }
 
 $("add-button").addEventListener("click", () => {
-  if (S.timeline) addSelection(S.timeline.selection.start, S.timeline.selection.end);
+  if (S.timeline) addRange(S.timeline.selection.start, S.timeline.selection.end);
 });
 
-// A cut list `vtrim cut CLIP --list FILE` reads (LosslessCut's CSV).
-$("export-button").addEventListener("click", () => {
-  const rows = S.selections.filter((s) => s.clip === S.current.id);
-  if (!rows.length && S.timeline) rows.push({ start: S.timeline.selection.start, end: S.timeline.selection.end });
-  const csv = "start,end,label\n" + rows.map((s, i) => `${s.start.toFixed(6)},${s.end.toFixed(6)},part${i + 1}`).join("\n") + "\n";
-  const link = document.createElement("a");
-  link.href = URL.createObjectURL(new Blob([csv], { type: "text/csv" }));
-  const name = S.current.clip.path.split("/").pop().replace(/\.[^.]*$/, "");
-  link.download = name + ".cuts.csv";
-  document.body.append(link);
-  link.click();
-  link.remove();
+$("join-button").addEventListener("click", async () => {
+  const ranges = clipRanges().map((r) => ({ start: r.start, end: r.end, label: r.label || null }));
+  if (!ranges.length) { status("add a range first"); return; }
+  const box = document.createElement("div");
+  box.className = "cut join";
+  $("cuts").prepend(box);
+  try {
+    const job = await api("/api/cuts", { json: { clip: S.current.id, ranges, mode: $("cut-mode").value } });
+    box.dataset.cut = job.id;
+    S.cuts.push(job);
+    followCut(box, job);
+  } catch (error) {
+    box.classList.add("failed");
+    box.textContent = "Cannot join: " + error.message;
+  }
+});
+
+// Plays the ranges one after another, skipping what the join leaves out.
+$("preview-join-button").addEventListener("click", () => {
+  const ranges = clipRanges();
+  if (!ranges.length) return;
+  S.previewing = true;
+  player.currentTime = ranges[0].start;
+  const follow = () => {
+    if (!S.previewing || player.paused) { S.previewing = false; return; }
+    const t = player.currentTime;
+    const next = ranges.find((r) => t < r.end - 0.01);
+    if (!next) { player.pause(); S.previewing = false; return; }
+    if (t < next.start - 0.01) player.currentTime = next.start;
+    requestAnimationFrame(follow);
+  };
+  player.play().then(() => requestAnimationFrame(follow)).catch(() => { S.previewing = false; });
+});
+
+function listMedia() {
+  const info = S.current.info;
+  return { duration: info.duration, fps: info.video ? info.video.fps : null, name: S.current.clip.path.split("/").pop() };
+}
+
+$("export-button").addEventListener("click", async () => {
+  const rows = clipRanges().map((r) => ({ start: r.start, end: r.end, label: r.label || null }));
+  if (!rows.length && S.timeline) rows.push({ start: S.timeline.selection.start, end: S.timeline.selection.end, label: null });
+  try {
+    const made = await api("/api/lists/render", { json: { format: $("list-format").value, ranges: rows, ...listMedia() } });
+    const link = document.createElement("a");
+    link.href = URL.createObjectURL(new Blob([made.text], { type: "text/plain" }));
+    link.download = made.file_name;
+    document.body.append(link);
+    link.click();
+    link.remove();
+  } catch (error) {
+    status("Cannot export: " + error.message);
+  }
+});
+
+$("import-input").addEventListener("change", async () => {
+  const file = $("import-input").files[0];
+  if (!file) return;
+  const extension = file.name.split(".").pop().toLowerCase();
+  const format = ["llc", "otio", "edl"].includes(extension) ? extension : $("list-format").value;
+  try {
+    const read = await api("/api/lists/parse", { json: { format, text: await file.text(), ...listMedia() } });
+    S.ranges = S.ranges.filter((r) => r.clip !== S.current.id).concat(
+      read.ranges.map((r) => ({ clip: S.current.id, start: r.start, end: r.end, label: r.label || "" })));
+    S.editing = null;
+    renderRanges();
+  } catch (error) {
+    status("Cannot import: " + error.message);
+  }
+  $("import-input").value = "";
 });
 
 // ---------------------------------------------------------------------------------------------------

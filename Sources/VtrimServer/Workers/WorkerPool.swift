@@ -112,7 +112,12 @@ final class WorkerPool: @unchecked Sendable {
     /// goes ahead of queued tiles and probes (in order among plans), so a busy filmstrip does not hold the
     /// Cut button's answer.
     static func place(of request: WorkerRequest, in queued: [WorkerRequest]) -> Int {
-        func isPlan(_ request: WorkerRequest) -> Bool { if case .plan = request { true } else { false } }
+        func isPlan(_ request: WorkerRequest) -> Bool {
+            switch request {
+            case .plan, .planJoin: true
+            default: false
+            }
+        }
         guard isPlan(request) else { return queued.count }
         return queued.firstIndex { !isPlan($0) } ?? queued.count
     }
