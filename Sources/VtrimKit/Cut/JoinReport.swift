@@ -101,10 +101,12 @@ struct JoinReport {
         join.ranges.enumerated().map { index, range in
             let plan = range.plan
             var text = "  range \(index + 1)\(range.label.map { " (\($0))" } ?? ""): \(Human.seconds(plan.presentedStartSeconds))–\(Human.seconds(plan.presentedEndSeconds)) at \(Human.seconds(seconds(range.outputStartMicro)))"
-            if let smart = plan.smartSummary {
-                let head = smart.headSeconds.map { "\(Human.seconds($0.lowerBound))–\(Human.seconds($0.upperBound))" } ?? "nothing"
-                let tail = smart.tailSeconds.map { "\(Human.seconds($0.lowerBound))–\(Human.seconds($0.upperBound))" } ?? "nothing"
-                text += "; re-encode \(head) and \(tail), copy \(Human.seconds(smart.copiedSeconds.lowerBound))–\(Human.seconds(smart.copiedSeconds.upperBound))"
+            if plan.smart?.reencodesWhole == true {
+                text += "; re-encoded whole (no group of pictures to copy)"
+            } else if let smart = plan.smartSummary {
+                let edges = [smart.headSeconds, smart.tailSeconds].compactMap { $0 }.map { "\(Human.seconds($0.lowerBound))–\(Human.seconds($0.upperBound))" }
+                text += "; copy \(Human.seconds(smart.copiedSeconds.lowerBound))–\(Human.seconds(smart.copiedSeconds.upperBound))"
+                    + (edges.isEmpty ? "" : ", re-encode " + edges.joined(separator: " and "))
             } else if plan.mode == .exact {
                 text += "; re-encoded"
             } else if let keyframe = plan.keyframeSeconds {
