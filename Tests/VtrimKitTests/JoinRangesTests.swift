@@ -1,4 +1,3 @@
-import MediaEngine
 import Testing
 import TimelineCore
 @testable import VtrimKit
@@ -39,7 +38,7 @@ struct JoinRangesTests {
 
     @Test func endRelativeRangesAreCheckedAfterProbing() throws {
         let join = JoinRanges(ranges: ["1..end-1", "end-3..end"].compactMap(JoinRanges.parse), removes: false)
-        #expect(throws: MediaError.self) { try join.resolve(request: Self.request(), durationSeconds: 10, path: "in.mp4") }
+        #expect(throws: (any Error).self) { try join.resolve(request: Self.request(), durationSeconds: 10, path: "in.mp4") }
         let fine = JoinRanges(ranges: ["1..end-5", "end-3..end"].compactMap(JoinRanges.parse), removes: false)
         let ranges = try fine.resolve(request: Self.request(), durationSeconds: 10, path: "in.mp4")
         #expect(ranges.map(\.effectiveStart) == [1, 7] && ranges.map(\.effectiveEnd) == [5, 10])
@@ -50,6 +49,6 @@ struct JoinRangesTests {
         let ranges = try join.resolve(request: Self.request(), durationSeconds: 12, path: "in.mp4")
         #expect(ranges.map(\.effectiveStart) == [1, 5] && ranges.map(\.effectiveEnd) == [4, 9])
         let everything = JoinRanges(ranges: ["0..end"].compactMap(JoinRanges.parse), removes: true)
-        #expect(throws: MediaError.self) { try everything.resolve(request: Self.request(), durationSeconds: 12, path: "in.mp4") }
+        #expect(throws: (any Error).self) { try everything.resolve(request: Self.request(), durationSeconds: 12, path: "in.mp4") }
     }
 }

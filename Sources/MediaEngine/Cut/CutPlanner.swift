@@ -151,7 +151,7 @@ enum CutPlanner {
                 switch SmartCutPlan.make(start: video.startPackets, end: video.endPackets, frameAtStart: start.frameAtStart,
                                          end: endTicks, reachesEndOfStream: video.endReachesEndOfStream) {
                 case let .success(made): smart = made
-                case .failure(.nothingToCopy), .failure(.noCleanKeyframe) where facts.joinsRanges:
+                case let .failure(reason) where facts.joinsRanges && (reason == .nothingToCopy || reason == .noCleanKeyframe):
                     // One range of a join: re-encoded whole with the edges' encoder; the others stay smart.
                     // Up to `end`, or the last frame's end where the stream ends first.
                     smart = SmartCutPlan.whole(keyframe: start.keyframe, frameAtStart: start.frameAtStart, end: min(endTicks, end.idealEnd),

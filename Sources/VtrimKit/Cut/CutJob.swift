@@ -97,31 +97,17 @@ public enum CutJob {
         let path = planned.path
         var warnings = planned.warnings
         do throws(MediaError) {
-            guard let now = FileVersion.of(path), now == planned.source else {
-                throw MediaError(.planStale, path: path, operation: "plan",
-                                 reason: "the file changed since the cut was planned (size or modification time); plan it again")
-            }
-            let target = OutputTarget(path: planned.output, overwrite: planned.overwrite, createsFolder: planned.createsFolder)
-            try target.check(input: path)
-            var run: CutRun?
-            var measured: MeasuredRange?
-            try writeAtomically(target, input: path) { temporary throws(MediaError) in
-                let done = try Cutter.write(planned.plan, path: path, temporaryPath: temporary, outputName: target.path,
-                                            shouldStop: shouldStop, progress: progress)
-                let found = done.notices.filter(\.isWarning).map(\.asWarning)
-                measured = try CutVerifier.measure(path: temporary, outputName: target.path, input: path)
-                warnings += found
-                // Run-time warnings: a strict run fails after writing, and the output is removed.
-                if planned.strict, let first = found.first { throw strictError(path: path, first) }
-                run = done
-            }
-            guard let run, let measured else {
-                throw MediaError(.verifyFailed, path: path, operation: "verify", reason: "nothing was written to \(target.path)")
-            }
+            let written = try WrittenCut.write(path: path, source: planned.source, output: planned.output, overwrite: planned.overwrite,
+                                               createsFolder: planned.createsFolder, strict: planned.strict, write: { temporary throws(MediaError) in
+                try Cutter.write(planned.plan, path: path, temporaryPath: temporary, outputName: planned.output, shouldStop: shouldStop, progress: progress)
+            }, measure: { temporary throws(MediaError) in
+                try CutVerifier.measure(path: temporary, outputName: planned.output, input: path)
+            })
+            warnings += written.warnings
             let report = planned.report
             return Outcome(path: path, status: .succeeded, warnings: warnings,
-                           fields: report.fields(run: run, measured: measured) + planned.extraFields,
-                           lines: report.lines(run: run, measured: measured))
+                           fields: report.fields(run: written.run, measured: written.measured) + planned.extraFields,
+                           lines: report.lines(run: written.run, measured: written.measured))
         } catch {
             var outcome = Outcome.failure(error, warnings: warnings)
             outcome.path = path
@@ -129,7 +115,35 @@ public enum CutJob {
         }
     }
 
-    private static func strictError(path: String, _ warning: MediaWarning) -> MediaError {
+    static func strictError(path: String, _ warning: MediaWarning) -> MediaError {
         MediaError(.strictWarning, path: path, operation: "strict", reason: "warning treated as an error (--strict): \(warning.message)")
+    }
+}
+
+/// Writing a planned cut or join: `plan_stale` when the source is no longer the file that was planned, the
+/// output's checks, a temporary file the writer fills and the verifier reads back, run-time warnings judged
+/// (`--strict` fails after writing and the output is removed), the file renamed into place.
+enum WrittenCut {
+    static func write<Measured>(path: String, source: FileVersion, output: String, overwrite: Bool, createsFolder: Bool, strict: Bool,
+                                write: (String) throws(MediaError) -> CutRun,
+                                measure: (String) throws(MediaError) -> Measured) throws(MediaError) -> (run: CutRun, measured: Measured, warnings: [MediaWarning]) {
+        guard let now = FileVersion.of(path), now == source else {
+            throw MediaError(.planStale, path: path, operation: "plan",
+                             reason: "the file changed since the cut was planned (size or modification time); plan it again")
+        }
+        let target = OutputTarget(path: output, overwrite: overwrite, createsFolder: createsFolder)
+        try target.check(input: path)
+        var result: (run: CutRun, measured: Measured, warnings: [MediaWarning])?
+        try writeAtomically(target, input: path) { temporary throws(MediaError) in
+            let done = try write(temporary)
+            let found = done.notices.filter(\.isWarning).map(\.asWarning)
+            let measured = try measure(temporary)
+            if strict, let first = found.first { throw CutJob.strictError(path: path, first) }
+            result = (done, measured, found)
+        }
+        guard let result else {
+            throw MediaError(.verifyFailed, path: path, operation: "verify", reason: "nothing was written to \(output)")
+        }
+        return result
     }
 }

@@ -123,7 +123,7 @@ public enum JoinJob {
             let plan = try source.planJoin(specs, labels: labels, outputName: target.path)
             warnings += plan.warnings.map(\.asWarning)
             if request.strict, let first = warnings.first {
-                throw MediaError(.strictWarning, path: path, operation: "strict", reason: "warning treated as an error (--strict): \(first.message)")
+                throw CutJob.strictError(path: path, first)
             }
             guard let version else {
                 throw MediaError(.unreadable, path: path, operation: "stat", reason: "cannot read the file's size and time")
@@ -142,33 +142,19 @@ public enum JoinJob {
         let path = planned.path
         var warnings = planned.warnings
         do throws(MediaError) {
-            guard let now = FileVersion.of(path), now == planned.source else {
-                throw MediaError(.planStale, path: path, operation: "plan",
-                                 reason: "the file changed since the cut was planned (size or modification time); plan it again")
-            }
-            let target = OutputTarget(path: planned.output, overwrite: planned.overwrite, createsFolder: planned.createsFolder)
-            try target.check(input: path)
-            var run: CutRun?
-            var measured: MeasuredRange?
-            var frames: [Double] = []
-            try writeAtomically(target, input: path) { temporary throws(MediaError) in
-                let done = try Cutter.write(join: planned.join, path: path, temporaryPath: temporary, outputName: target.path,
-                                            shouldStop: shouldStop, progress: progress)
-                let found = done.notices.filter(\.isWarning).map(\.asWarning)
-                measured = try CutVerifier.measure(path: temporary, outputName: target.path, input: path)
-                frames = try CutVerifier.videoFrameTimes(path: temporary, outputName: target.path, input: path)
-                warnings += found
-                if planned.strict, let first = found.first {
-                    throw MediaError(.strictWarning, path: path, operation: "strict", reason: "warning treated as an error (--strict): \(first.message)")
-                }
-                run = done
-            }
-            guard let run, let measured else {
-                throw MediaError(.verifyFailed, path: path, operation: "verify", reason: "nothing was written to \(target.path)")
-            }
+            let written = try WrittenCut.write(path: path, source: planned.source, output: planned.output, overwrite: planned.overwrite,
+                                               createsFolder: planned.createsFolder, strict: planned.strict, write: { temporary throws(MediaError) in
+                try Cutter.write(join: planned.join, path: path, temporaryPath: temporary, outputName: planned.output, shouldStop: shouldStop,
+                                 progress: progress)
+            }, measure: { temporary throws(MediaError) in
+                (try CutVerifier.measure(path: temporary, outputName: planned.output, input: path),
+                 try CutVerifier.videoFrameTimes(path: temporary, outputName: planned.output, input: path))
+            })
+            warnings += written.warnings
             let report = planned.report
-            return Outcome(path: path, status: .succeeded, warnings: warnings, fields: report.fields(run: run, measured: measured, frames: frames),
-                           lines: report.lines(run: run, measured: measured))
+            return Outcome(path: path, status: .succeeded, warnings: warnings,
+                           fields: report.fields(run: written.run, measured: written.measured.0, frames: written.measured.1),
+                           lines: report.lines(run: written.run, measured: written.measured.0))
         } catch {
             var outcome = Outcome.failure(error, warnings: warnings)
             outcome.path = path

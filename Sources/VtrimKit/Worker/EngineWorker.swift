@@ -97,39 +97,21 @@ public enum EngineWorker {
         case let .plan(path, output, start, end, mode, threads):
             let request = ServeSupport.cutRequest(output: output, start: start, end: end, mode: mode, threads: threads, dryRun: true)
             switch CutJob.plan(path: path, request: request) {
-            case let .finished(outcome):
-                return replies.send(WorkerReply.failure(id: id, outcome.json))
-            case let .planned(planned):
-                guard let encoded = try? JSONEncoder().encode(planned) else {
-                    return replies.send(WorkerReply.failure(id: id, Outcome.failure(
-                        MediaError(.decodeFailed, path: path, operation: "plan", reason: "the plan cannot be encoded")).json))
-                }
-                return replies.send(WorkerReply.result(id: id, planned.dryRunOutcome.json,
-                                                       extra: [("planned", .string(String(decoding: encoded, as: UTF8.self)))]))
+            case let .finished(outcome): return replies.send(WorkerReply.failure(id: id, outcome.json))
+            case let .planned(planned): return sendPlan(planned, dryRun: planned.dryRunOutcome, id: id, path: path, replies: replies)
             }
         case let .cut(planned):
-            let progress = ProgressSender(id: id, replies: replies)
-            let outcome = CutJob.execute(planned, shouldStop: { Interrupt.requested }, progress: { progress.send($0) })
-            return replies.send(outcome.failed ? WorkerReply.failure(id: id, outcome.json) : WorkerReply.result(id: id, outcome.json))
+            return sendRun(id: id, replies: replies) { progress in CutJob.execute(planned, shouldStop: { Interrupt.requested }, progress: progress) }
         case let .planJoin(path, output, ranges, mode, threads):
             var request = ServeSupport.cutRequest(output: output, start: 0, end: 1, mode: mode, threads: threads, dryRun: true)
             request.join = JoinRanges(ranges: ranges.map { CutSegment(start: .seconds($0.start), end: .seconds($0.end), lengthSeconds: nil, label: $0.label) },
                                       removes: false)
             switch JoinJob.plan(path: path, request: request) {
-            case let .finished(outcome):
-                return replies.send(WorkerReply.failure(id: id, outcome.json))
-            case let .planned(planned):
-                guard let encoded = try? JSONEncoder().encode(planned) else {
-                    return replies.send(WorkerReply.failure(id: id, Outcome.failure(
-                        MediaError(.decodeFailed, path: path, operation: "plan", reason: "the plan cannot be encoded")).json))
-                }
-                return replies.send(WorkerReply.result(id: id, planned.dryRunOutcome.json,
-                                                       extra: [("planned", .string(String(decoding: encoded, as: UTF8.self)))]))
+            case let .finished(outcome): return replies.send(WorkerReply.failure(id: id, outcome.json))
+            case let .planned(planned): return sendPlan(planned, dryRun: planned.dryRunOutcome, id: id, path: path, replies: replies)
             }
         case let .join(planned):
-            let progress = ProgressSender(id: id, replies: replies)
-            let outcome = JoinJob.execute(planned, shouldStop: { Interrupt.requested }, progress: { progress.send($0) })
-            return replies.send(outcome.failed ? WorkerReply.failure(id: id, outcome.json) : WorkerReply.result(id: id, outcome.json))
+            return sendRun(id: id, replies: replies) { progress in JoinJob.execute(planned, shouldStop: { Interrupt.requested }, progress: progress) }
         case let .preview(path, output, threads):
             let progress = ProgressSender(id: id, replies: replies)
             if let error = ServeSupport.preview(path: path, to: output, threads: threads, shouldStop: { Interrupt.requested },
@@ -139,6 +121,22 @@ public enum EngineWorker {
             }
             return replies.send(WorkerReply.result(id: id, .object([("output", .string(output))])))
         }
+    }
+
+    /// A plan's reply: the dry run's report, and the plan itself as JSON text for the worker that writes it.
+    private static func sendPlan<Plan: Encodable>(_ planned: Plan, dryRun: Outcome, id: Int, path: String, replies: ReplyChannel) -> Bool {
+        guard let encoded = try? JSONEncoder().encode(planned) else {
+            return replies.send(WorkerReply.failure(id: id, Outcome.failure(
+                MediaError(.decodeFailed, path: path, operation: "plan", reason: "the plan cannot be encoded")).json))
+        }
+        return replies.send(WorkerReply.result(id: id, dryRun.json, extra: [("planned", .string(String(decoding: encoded, as: UTF8.self)))]))
+    }
+
+    /// Writes a planned cut or join, with progress lines, and replies with its report.
+    private static func sendRun(id: Int, replies: ReplyChannel, _ run: (@escaping @Sendable (Double) -> Void) -> Outcome) -> Bool {
+        let progress = ProgressSender(id: id, replies: replies)
+        let outcome = run { progress.send($0) }
+        return replies.send(outcome.failed ? WorkerReply.failure(id: id, outcome.json) : WorkerReply.result(id: id, outcome.json))
     }
 }
 
