@@ -185,4 +185,34 @@ struct StreamsOnTimelineTests {
         #expect(result.status == 0, "\(result)")
         #expect(result.jsonLines.first?.codes("notes").contains("chapters_left_out") == true, "\(result.stdout)")
     }
+
+    /// Every timecode ffprobe reads in a file (format and stream tags), case aside.
+    static func timecodes(_ path: String) throws -> Set<String> {
+        let result = try Run.tool("ffprobe", ["-v", "error", "-show_entries", "format_tags:stream_tags", "-of", "flat", path])
+        return Set(result.stdoutLines.compactMap { line -> String? in
+            guard line.lowercased().contains("tags.timecode=") else { return nil }
+            return line.split(separator: "=", maxSplits: 1).last.map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "\"")) }
+        })
+    }
+
+    /// A camera's start timecode (a MOV `tmcd` track) starts the cut at the timecode of its first kept frame:
+    /// 10:00:02:13 for a cut from 2.52 s at 25 fps (the source's track was left out before), drop-frame counted by
+    /// libavutil at 29.97 fps; into MKV as a tag.
+    @Test(arguments: [("25", "10:00:00:00", "2.52", "10:00:02:13", "mov", "copy"), ("25", "10:00:00:00", "2.52", "10:00:02:13", "mkv", "exact"),
+                      ("30000/1001", "01:00:59;00", "2.002", "01:01:01;02", "mov", "exact")])
+    func timecodeStartsAtTheFirstKeptFrame(_ rate: String, _ start: String, _ from: String, _ expected: String, _ ext: String, _ mode: String) throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let input = folder.file("camera.mov")
+        try #require(try Run.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=160x120:rate=\(rate)", "-t", "5", "-c:v", "libx264",
+                                             "-g", "25", "-timecode", start, input]).status == 0)
+        #expect(try Self.timecodes(input).contains(start))
+        let output = folder.file("cut.\(ext)")
+        let result = try Run.vtrim(["cut", "--json", input, "--start", from, "--end", "4", "--mode", mode, "-o", output])
+        #expect(result.status == 0, "\(result)")
+        let report = try #require(result.jsonLines.first)
+        #expect(report.codes("notes").contains("timecode_kept") && !report.codes("notes").contains("stream_left_out"), "\(report.messages("notes"))")
+        let found = try Self.timecodes(output)
+        #expect(found == [expected], "\(found)")
+    }
 }

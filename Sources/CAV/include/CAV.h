@@ -20,6 +20,7 @@
 #include <libavutil/mathematics.h>
 #include <libavutil/opt.h>
 #include <libavutil/pixdesc.h>
+#include <libavutil/timecode.h>
 #include <libswscale/swscale.h>
 
 // AVERROR(e) is a function-like macro; AVERROR_EOF and AV_NOPTS_VALUE are built from macros

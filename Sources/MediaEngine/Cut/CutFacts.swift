@@ -22,6 +22,8 @@ struct CutFacts: Sendable {
     /// The source's chapters (container µs) and what the cut does with them.
     public var chapters: [Chapter] = []
     public var chapterPolicy: ChapterPolicy = .keep
+    /// The source's start timecode, if it states one.
+    var startTimecode: StartTimecode?
     /// The range is one of a join's (a smart range with nothing to copy is re-encoded whole, not exactly).
     public var joinsRanges = false
 

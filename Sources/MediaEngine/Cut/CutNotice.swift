@@ -45,6 +45,8 @@ public enum CutNotice: Sendable, Equatable, Codable {
     case streamDropped(index: Int, codec: String, container: String)
     /// The output container cannot hold chapters (MPEG-TS, AVI).
     case chaptersLeftOut(count: Int, container: String)
+    /// The output's timecode starts at the timecode of its first frame.
+    case timecodeStarts(String)
 
     // Warnings (run-time).
     case decodeErrors(count: Int)
@@ -118,6 +120,7 @@ public enum CutNotice: Sendable, Equatable, Codable {
         case .dolbyVisionDropped: return "dolby_vision_dropped"
         case .streamDropped: return "stream_dropped"
         case .chaptersLeftOut: return "chapters_left_out"
+        case .timecodeStarts: return "timecode_kept"
         case .decodeErrors: return "decode_errors"
         case .truncated, .pastReadableEnd: return "truncated"
         case .truncatedAfterRange: return "input_truncated"
@@ -144,7 +147,7 @@ public enum CutNotice: Sendable, Equatable, Codable {
         ("stream_left_out", false, .plan), ("audio_only", false, .plan), ("turned_upright", false, .plan),
         ("pixel_format_converted", false, .plan), ("leading_frames_left_out", false, .plan),
         ("head_reencoded", false, .plan), ("tail_reencoded", false, .plan), ("range_reencoded", false, .plan), ("audio_packets_split", false, .plan),
-        ("encoder_info_carried", false, .plan), ("dolby_vision_dropped", false, .plan), ("chapters_left_out", false, .plan),
+        ("encoder_info_carried", false, .plan), ("dolby_vision_dropped", false, .plan), ("chapters_left_out", false, .plan), ("timecode_kept", false, .plan),
         ("first_frame_whole", false, .plan), ("input_truncated", false, .plan), ("truncated", true, .plan),
         ("starts_late", true, .plan), ("clean_start_far", true, .plan), ("unclean_start", true, .plan), ("smart_fallback", true, .plan), ("sample_entry", true, .plan), ("stream_dropped", true, .plan),
         ("decode_errors", true, .run), ("truncated", true, .run), ("sample_entry", true, .run),
@@ -209,6 +212,8 @@ public enum CutNotice: Sendable, Equatable, Codable {
             return "the cut has no Dolby Vision configuration (\(why)): players show its HDR10/HLG base layer"
         case let .sampleEntry(type, reason):
             return "the video is written as `\(type)`: \(reason.description)"
+        case let .timecodeStarts(text):
+            return "the timecode starts at \(text), the source's timecode at the first kept frame"
         case let .chaptersLeftOut(count, container):
             return "\(count) chapter(s) left out: \(container) cannot hold chapters"
         case let .streamDropped(index, codec, container):

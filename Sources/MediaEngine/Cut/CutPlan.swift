@@ -48,6 +48,9 @@ public struct CutPlan: Sendable, Equatable, Codable {
     public var movieMetadata: MovieMetadata? = nil
     /// The output's chapters, on its own timeline (µs from its start).
     public var chapters: [Chapter] = []
+    /// The output's start timecode: the source's, counted on to the first kept frame (MP4/MOV write it as a
+    /// `tmcd` track, Matroska as a tag). Nil when the source states none.
+    public var timecode: String? = nil
 
     public var warnings: [CutNotice] { notices.filter(\.isWarning) }
     public var notes: [CutNotice] { notices.filter { !$0.isWarning } }
@@ -193,6 +196,8 @@ public struct ContainerFacts: Sendable, Equatable, Codable {
     public var storesDecodeTimesOnly: Bool
     /// MP4/MOV and Matroska/WebM hold chapters; MPEG-TS and AVI cannot.
     public var holdsChapters = false
+    /// MP4/MOV (a `tmcd` track) and Matroska (a tag) keep a start timecode.
+    public var keepsTimecode: Bool { editLists || formatName == "matroska" }
 }
 
 /// Threads a re-encoding part may use, so that jobs × (decoder + encoder threads) stays near the cores.

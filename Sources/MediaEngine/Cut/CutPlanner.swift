@@ -10,7 +10,16 @@ enum CutPlanner {
         // Phone and camera metadata the muxer cannot write is copied into MP4/MOV outputs.
         if facts.container.editLists { plan.movieMetadata = facts.movieMetadata }
         planChapters(&plan, facts: facts)
+        planTimecode(&plan, facts: facts)
         return plan
+    }
+
+    /// The timecode of the first kept frame: the source's start timecode (at the movie's 0) counted on to it.
+    private static func planTimecode(_ plan: inout CutPlan, facts: CutFacts) {
+        guard let source = facts.startTimecode, facts.container.keepsTimecode else { return }
+        guard let text = source.advanced(bySeconds: plan.presentedStartSeconds) else { return }
+        plan.timecode = text
+        plan.notices.append(.timecodeStarts(text))
     }
 
     /// The output's chapters: the source's clipped to the part the output shows (from output 0 to its end),
@@ -64,6 +73,8 @@ enum CutPlanner {
                 notices.append(.streamLeftOut(index: stream.index, reason: .subtitlesUnsupported, codec: stream.codec, tag: nil))
             case .data where stream.isChapterTrack && container.holdsChapters && facts.chapterPolicy != .none:
                 break  // Its chapters are the file's: written as the output's own chapters (`planChapters`).
+            case .data where stream.tag == "tmcd" && facts.startTimecode != nil && container.keepsTimecode:
+                break  // Its start is the file's timecode: written afresh from the first kept frame (`planTimecode`).
             case .data:
                 notices.append(.streamLeftOut(index: stream.index, reason: stream.isChapterTrack ? .chapterTrack : .dataTrack,
                                               codec: stream.codec, tag: stream.tag))

@@ -32,6 +32,7 @@ struct CutSurvey {
         facts.chapterPolicy = spec.settings.chapters
         facts.joinsRanges = spec.joinsRanges
         facts.chapters = Chapters.read(input)
+        facts.startTimecode = StartTimecode.read(input, video: videoIndex)
         if muxer.supportsEditLists, FFmpegText.string(input.format.pointee.iformat?.pointee.name)?.hasPrefix("mov,") == true {
             facts.movieMetadata = MovieMetadata.read(path: path)
         }

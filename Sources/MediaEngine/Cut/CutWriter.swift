@@ -58,6 +58,7 @@ final class CutWriter {
         }
         output.copyContainerMetadata(from: input)
         try output.addChapters(plan.chapters)
+        if let timecode = plan.timecode { output.setTimecode(timecode) }
         guard let first = segments.first else {
             throw MediaError(.decodeFailed, path: path, operation: "plan", reason: "the plan has no range to write")
         }

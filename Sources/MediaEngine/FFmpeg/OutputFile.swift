@@ -120,6 +120,11 @@ final class OutputFile {
         av_dict_set(&dictionary, "timecode", nil, 0)
     }
 
+    /// The start timecode the muxer writes (MP4/MOV: a `tmcd` track for the video; Matroska: a tag).
+    func setTimecode(_ text: String) {
+        av_dict_set(&format.pointee.metadata, "timecode", text, 0)
+    }
+
     /// Chapters (output µs) for the muxer to write: MP4/MOV as a chapter track and `chpl`, Matroska natively.
     func addChapters(_ chapters: [Chapter]) throws(AVFailure) {
         for (index, chapter) in chapters.enumerated() {

@@ -120,12 +120,12 @@ enum JoinPlanner {
         return result
     }
 
-    /// Every range's notices once: what is about the input from the first range, the rest as each range
-    /// says it (identical ones once).
+    /// Every range's notices once: what is about the input, and the timecode (the output's, from its first
+    /// frame), from the first range; the rest as each range says it (identical ones once).
     static func joinedNotices(_ plans: [CutPlan]) -> [CutNotice] {
         var notices: [CutNotice] = []
         for (index, plan) in plans.enumerated() {
-            for notice in plan.notices where !(index > 0 && notice.isAboutTheInput) && !notices.contains(notice) {
+            for notice in plan.notices where !(index > 0 && (notice.isAboutTheInput || notice.code == "timecode_kept")) && !notices.contains(notice) {
                 notices.append(notice)
             }
         }

@@ -70,6 +70,8 @@ struct CutReport {
             .object([("start", .number(Double(chapter.startMicro) / 1e6)), ("end", .number(Double(chapter.endMicro) / 1e6)),
                      ("title", .string(chapter.title))])
         })))
+        // The output's start timecode (the source's at its first kept frame), or null.
+        fields.append(("timecode", .optional(plan.timecode)))
         if plan.requestedMode == .smart { fields.append(("smart", smartJSON)) }
         return fields
     }

@@ -44,6 +44,7 @@ struct JoinReport {
                          ("title", .string(chapter.title))])
             })),
         ]
+        fields.append(("timecode", .optional(join.whole.timecode)))
         if let encoder = join.whole.encoder { fields.append(("encoder", .string(encoder))) }
         if join.requestedMode == .smart { fields.append(("smart", .object([("fallback", .optional(join.smartFallback?.code))]))) }
         return fields
