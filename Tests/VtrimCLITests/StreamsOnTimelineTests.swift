@@ -109,6 +109,31 @@ struct StreamsOnTimelineTests {
         #expect(abs(duration - (to - from)) <= 0.0015, "file lasts \(duration) s, the cut \(to - from) s")
     }
 
+    /// Text subtitles the container cannot hold as they are are converted to the one it holds (SubRip → mov_text
+    /// into MP4, mov_text → SubRip into MKV), on the output's timeline, their text kept (they were left out).
+    @Test(arguments: [("mkv", "mp4", "mov_text"), ("mp4", "mkv", "subrip")])
+    func textSubtitlesAreConverted(_ from: String, _ to: String, _ codec: String) throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let input = try Self.source(folder, ext: from)
+        let output = folder.file("cut.\(to)")
+        let result = try Run.vtrim(["cut", "--json", input, "--start", "2.5", "--end", "5.5", "--mode", "exact", "-o", output])
+        #expect(result.status == 0, "\(result)")
+        let report = try #require(result.jsonLines.first)
+        #expect(report.codes("notes").contains("subtitles_converted") && !report.codes("notes").contains("stream_left_out"), "\(report.messages("notes"))")
+        let codecs = try Run.tool("ffprobe", ["-v", "error", "-select_streams", "s", "-show_entries", "stream=codec_name", "-of", "csv=p=0", output])
+        #expect(codecs.stdoutLines == [codec], "\(codecs.stdout)")
+        let expected = Self.ideal(try Self.cues(input), from: 2.5, to: 5.5)
+        let read = try Self.cues(output)
+        #expect(Self.same(read, expected), "\(read) ≠ \(expected)")
+        if to == "mp4", MediaFacts.gstreamerAvailable {
+            let gst = try Self.gstreamerCues(output)
+            #expect(Self.same(gst, expected), "GStreamer: \(gst) ≠ \(expected)")
+        }
+        let text = try Run.tool("ffmpeg", ["-v", "error", "-i", output, "-map", "0:s:0", "-f", "srt", "-"]).stdout
+        #expect(text.contains("two") && text.contains("three") && !text.contains("one"), "\(text)")
+    }
+
     /// MPEG-TS and AVI cannot carry text subtitles FFmpeg 5.1 can write for players: left out with a note.
     @Test func subtitlesLeftOutOfTransportStreams() throws {
         let folder = try TemporaryFolder()

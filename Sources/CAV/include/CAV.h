@@ -30,6 +30,7 @@ extern const int CAV_AVERROR_EOF;
 extern const int CAV_AVERROR_EAGAIN;
 extern const int CAV_AVERROR_INVALIDDATA;
 extern const int CAV_AVERROR_DECODER_NOT_FOUND;
+extern const int CAV_AVERROR_ENCODER_NOT_FOUND;
 extern const int CAV_AVERROR_ENOMEM;
 extern const int64_t CAV_NOPTS_VALUE;
 

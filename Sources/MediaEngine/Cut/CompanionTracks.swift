@@ -18,6 +18,8 @@ struct CompanionTracks {
         var writtenEnd: Int64?
         /// This range's audio is placed this many ticks from where its own timeline puts it (a join's seam).
         var correction: Int64?
+        /// Text subtitles into a codec the output holds (`KeptStream.convertsTo`).
+        var converter: SubtitleConverter?
     }
 
     private var tracks: [Int: Track] = [:]
@@ -94,6 +96,10 @@ struct CompanionTracks {
         if track.isSubtitle {
             guard let cue = SubtitleCue.clip(startMicro: start, endMicro: end, windowStartMicro: shiftMicro, windowEndMicro: endMicro),
                   !SubtitleCue.isEmptyText(packet, codec: track.codec) else { return }
+            if let converter = track.converter {
+                guard let bytes = try converter.convert(packet) else { return }
+                try packet.setBytes(bytes)
+            }
             packet.pointer.pointee.pts = av_rescale_q(cue.startMicro.plus(outputStartMicro), cav_time_base_q(), track.timeBase)
             packet.pointer.pointee.dts = packet.pts
             packet.pointer.pointee.duration = max(0, av_rescale_q(cue.endMicro.plus(outputStartMicro), cav_time_base_q(), track.timeBase).minus(packet.pts))

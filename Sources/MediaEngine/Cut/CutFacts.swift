@@ -59,6 +59,9 @@ struct StreamFacts: Sendable, Equatable {
     /// A QuickTime chapter track: text samples FFmpeg's demuxer reads as the file's chapters and then
     /// offers as a data stream.
     public var isChapterTrack = false
+    /// Text subtitles the container cannot hold as they are: the encoder (FFmpeg's name) of the text codec it
+    /// holds (mov_text for MP4/MOV, webvtt for WebM, srt for Matroska).
+    public var convertsTo: String?
 
     public init(index: Int, kind: Kind, codec: String, tag: String? = nil, isAttachedPicture: Bool = false,
                 containerCanHold: Bool = true, isAMRNarrowband: Bool = false) {

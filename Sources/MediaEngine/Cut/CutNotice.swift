@@ -47,6 +47,8 @@ public enum CutNotice: Sendable, Equatable, Codable {
     case chaptersLeftOut(count: Int, container: String)
     /// The output's timecode starts at the timecode of its first frame.
     case timecodeStarts(String)
+    /// Text subtitles converted to the codec the output container holds.
+    case subtitlesConverted(index: Int, from: String, to: String)
 
     // Warnings (run-time).
     case decodeErrors(count: Int)
@@ -93,6 +95,7 @@ public enum CutNotice: Sendable, Equatable, Codable {
     /// Notes about the input's streams rather than the range: said once per input, on its first segment.
     public var isAboutTheInput: Bool {
         if case .streamLeftOut = self { return true }
+        if case .subtitlesConverted = self { return true }
         return false
     }
 
@@ -121,6 +124,7 @@ public enum CutNotice: Sendable, Equatable, Codable {
         case .streamDropped: return "stream_dropped"
         case .chaptersLeftOut: return "chapters_left_out"
         case .timecodeStarts: return "timecode_kept"
+        case .subtitlesConverted: return "subtitles_converted"
         case .decodeErrors: return "decode_errors"
         case .truncated, .pastReadableEnd: return "truncated"
         case .truncatedAfterRange: return "input_truncated"
@@ -147,7 +151,7 @@ public enum CutNotice: Sendable, Equatable, Codable {
         ("stream_left_out", false, .plan), ("audio_only", false, .plan), ("turned_upright", false, .plan),
         ("pixel_format_converted", false, .plan), ("leading_frames_left_out", false, .plan),
         ("head_reencoded", false, .plan), ("tail_reencoded", false, .plan), ("range_reencoded", false, .plan), ("audio_packets_split", false, .plan),
-        ("encoder_info_carried", false, .plan), ("dolby_vision_dropped", false, .plan), ("chapters_left_out", false, .plan), ("timecode_kept", false, .plan),
+        ("encoder_info_carried", false, .plan), ("dolby_vision_dropped", false, .plan), ("chapters_left_out", false, .plan), ("timecode_kept", false, .plan), ("subtitles_converted", false, .plan),
         ("first_frame_whole", false, .plan), ("input_truncated", false, .plan), ("truncated", true, .plan),
         ("starts_late", true, .plan), ("clean_start_far", true, .plan), ("unclean_start", true, .plan), ("smart_fallback", true, .plan), ("sample_entry", true, .plan), ("stream_dropped", true, .plan),
         ("decode_errors", true, .run), ("truncated", true, .run), ("sample_entry", true, .run),
@@ -212,6 +216,8 @@ public enum CutNotice: Sendable, Equatable, Codable {
             return "the cut has no Dolby Vision configuration (\(why)): players show its HDR10/HLG base layer"
         case let .sampleEntry(type, reason):
             return "the video is written as `\(type)`: \(reason.description)"
+        case let .subtitlesConverted(index, from, to):
+            return "stream #\(index): subtitles converted from \(from) to \(to), which this container holds"
         case let .timecodeStarts(text):
             return "the timecode starts at \(text), the source's timecode at the first kept frame"
         case let .chaptersLeftOut(count, container):

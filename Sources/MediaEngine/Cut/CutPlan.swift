@@ -184,6 +184,8 @@ public struct KeptStream: Sendable, Equatable, Codable {
     public var codec: String
     /// AMR-NB packets holding several frames are split into one frame per packet (3GP/MOV need it).
     public var splitsAudioFrames: Bool
+    /// Text subtitles converted to the codec the output holds (FFmpeg's encoder name), or nil when copied.
+    public var convertsTo: String? = nil
 }
 
 /// What the output container can hold and how it keeps time.

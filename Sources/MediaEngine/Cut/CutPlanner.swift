@@ -69,6 +69,11 @@ enum CutPlanner {
                 notices.append(.streamDropped(index: stream.index, codec: stream.codec, container: container.formatName))
             case .subtitle where stream.containerCanHold:
                 streams.append(KeptStream(index: stream.index, kind: .subtitle, codec: stream.codec, splitsAudioFrames: false))
+            case .subtitle where stream.convertsTo != nil:
+                var kept = KeptStream(index: stream.index, kind: .subtitle, codec: stream.codec, splitsAudioFrames: false)
+                kept.convertsTo = stream.convertsTo
+                streams.append(kept)
+                notices.append(.subtitlesConverted(index: stream.index, from: stream.codec, to: stream.convertsTo ?? ""))
             case .subtitle:
                 notices.append(.streamLeftOut(index: stream.index, reason: .subtitlesUnsupported, codec: stream.codec, tag: nil))
             case .data where stream.isChapterTrack && container.holdsChapters && facts.chapterPolicy != .none:

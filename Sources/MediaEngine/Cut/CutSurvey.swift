@@ -43,6 +43,10 @@ struct CutSurvey {
         return facts
     }
 
+    /// Text subtitle codecs libavcodec decodes to its ASS form and encodes from it.
+    static let textSubtitles: Set<AVCodecID> = [AV_CODEC_ID_SUBRIP, AV_CODEC_ID_ASS, AV_CODEC_ID_SSA, AV_CODEC_ID_WEBVTT, AV_CODEC_ID_MOV_TEXT,
+                                                AV_CODEC_ID_TEXT]
+
     private func streams(muxer: OutputFormat, video: Int?) -> [StreamFacts] {
         (0..<input.streamCount).compactMap { index in
             guard let stream = input.stream(index), let parameters = stream.pointee.codecpar?.pointee else { return nil }
@@ -62,6 +66,14 @@ struct CutSurvey {
                                         && !(kind == .subtitle && (muxer.name == "mpegts" || muxer.storesDecodeTimesOnly)),
                                     isAMRNarrowband: parameters.codec_id == AV_CODEC_ID_AMR_NB)
             facts.isChapterTrack = kind == .data && (facts.tag == "text" || facts.tag == "tx3g") && input.format.pointee.nb_chapters > 0
+            if kind == .subtitle, !facts.containerCanHold, Self.textSubtitles.contains(parameters.codec_id),
+               muxer.name != "mpegts", !muxer.storesDecodeTimesOnly {
+                let target: (String, AVCodecID) = muxer.supportsEditLists ? ("mov_text", AV_CODEC_ID_MOV_TEXT)
+                    : muxer.name == "webm" ? ("webvtt", AV_CODEC_ID_WEBVTT) : ("srt", AV_CODEC_ID_SUBRIP)
+                if muxer.canHold(target.1), avcodec_find_encoder_by_name(target.0) != nil, avcodec_find_decoder(parameters.codec_id) != nil {
+                    facts.convertsTo = target.0
+                }
+            }
             return facts
         }
     }

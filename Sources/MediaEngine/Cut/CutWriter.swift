@@ -70,6 +70,17 @@ final class CutWriter {
             }
             if kept.kind == .video, plan.video != nil {
                 videoStream = stream
+            } else if let target = kept.convertsTo {
+                let converter = try SubtitleConverter(stream: stream, to: target)
+                let out = try output.addStream()
+                try converter.describe(out)
+                out.pointee.time_base = stream.pointee.time_base
+                out.pointee.disposition = stream.pointee.disposition
+                av_dict_copy(&out.pointee.metadata, stream.pointee.metadata, 0)
+                var track = CompanionTracks.Track(input: kept.index, output: Int(out.pointee.index), timeBase: stream.pointee.time_base,
+                                                  isSubtitle: true, codec: stream.pointee.codecpar.pointee.codec_id, splitsAMRFrames: false)
+                track.converter = converter
+                companions.append(track)
             } else {
                 let copy = try output.addCopy(of: stream)
                 companions.append(CompanionTracks.Track(input: kept.index, output: Int(copy.pointee.index),
