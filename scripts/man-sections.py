@@ -75,7 +75,7 @@ and
 .Ql planned .
 .Bl -tag -width Ds
 .It probe
-duration, start_time, size, format, bit_rate, video {codec, profile, width, height, sar, display_width,
+duration, start_time, start_timecode, size, format, bit_rate, video {codec, profile, width, height, sar, display_width,
 display_height, rotation, mirrored, display_matrix, fps, has_b_frames}, audio [{codec, sample_rate,
 channels, duration}]
 .It thumbs

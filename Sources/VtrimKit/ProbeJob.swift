@@ -22,6 +22,8 @@ public enum ProbeJob {
             ("duration_source", .string(info.durationSource.rawValue)),
             ("readable_duration", .number(info.readableDurationSeconds)),
             ("start_time", .number(info.startTimeSeconds)),
+            // The file's own start timecode (a camera's or editor's), or null: lists count source times from it.
+            ("start_timecode", .optional(info.startTimecode)),
             ("size", .int(info.sizeBytes)),
             ("format", .string(info.formatName)),
             ("format_long_name", .optional(info.formatLongName)),

@@ -272,6 +272,8 @@ struct Routes {
 
     /// At most this many ranges in one join (a page's list, not a crafted flood).
     static let maximumRanges = 1000
+    /// Lists name times up to ten days (timecodes count to 99 hours; the writers' integers stay far from overflow).
+    static let maximumListSeconds = 864_000.0
 
     private func submitCut(_ request: Request) async throws -> Response {
         let data = try await Self.body(request)
@@ -325,6 +327,8 @@ struct Routes {
         let duration: Double?
         let fps: Double?
         let name: String?
+        /// The clip's start timecode (its probe's `start_timecode`): EDL and timeline source times count from it.
+        let timecode: String?
     }
 
     private func listBody(_ request: Request) async throws -> (ListBody, CutListFormat)? {
@@ -339,7 +343,8 @@ struct Routes {
             return Self.badRequest("expected {\"format\": \"csv|llc|otio|edl|chapters\", \"text\": list, \"duration\": seconds, \"fps\": rate}")
         }
         let duration = body.duration.flatMap { $0.isFinite && $0 > 0 ? $0 : nil } ?? .greatestFiniteMagnitude
-        let media = ListMedia(path: body.name ?? "clip", framesPerSecond: body.fps, durationSeconds: body.duration)
+        let media = ListMedia(path: body.name ?? "clip", framesPerSecond: body.fps, durationSeconds: body.duration,
+                              startTimecode: body.timecode.flatMap { $0.count <= 32 ? $0 : nil })
         do {
             let segments = try CutLists.read(text, format: format, media: media)
             var ranges: [JSON] = []
@@ -361,8 +366,13 @@ struct Routes {
         guard let (body, format) = try await listBody(request), let ranges = body.ranges, ranges.count <= Self.maximumRanges else {
             return Self.badRequest("expected {\"format\": \"csv|llc|otio|edl|chapters\", \"ranges\": [{start, end, label}], \"duration\", \"fps\", \"name\"}")
         }
+        guard ranges.allSatisfy({ $0.start.isFinite && $0.end.isFinite && $0.start >= 0 && $0.end > $0.start && $0.end <= Self.maximumListSeconds }),
+              body.fps.map({ $0.isFinite && $0 > 0 && $0 <= 1000 }) ?? true else {
+            return Self.badRequest("each range is {start, end, label} with 0 ≤ start < end ≤ \(Int(Self.maximumListSeconds)) seconds, and fps is at most 1000")
+        }
         let name = body.name ?? "clip"
-        let media = ListMedia(path: name, framesPerSecond: body.fps, durationSeconds: body.duration)
+        let media = ListMedia(path: name, framesPerSecond: body.fps, durationSeconds: body.duration,
+                              startTimecode: body.timecode.flatMap { $0.count <= 32 ? $0 : nil })
         do {
             let text = try CutLists.render(ranges.map { ListRange(startSeconds: $0.start, endSeconds: $0.end, label: $0.label) }, format: format, media: media)
             let ext = format == .chapters ? "chapters.txt" : format.rawValue

@@ -129,6 +129,24 @@ struct JoinTests {
         }
     }
 
+    /// HEVC with open GOPs (CRAs with leading pictures, x265's default): a smart join whose range ends among a
+    /// CRA's leading pictures cannot keep decode times in order at the seam, so it is made exactly with a
+    /// `smart_fallback` warning (it failed in the muxer); the frames are the ideal ones.
+    @Test func openGOPHEVCJoinsInOrder() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let input = folder.file("open-gop.mp4")
+        try #require(try Run.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=160x120:rate=30", "-t", "5", "-c:v", "libx265",
+                                             "-x265-params", "log-level=error:open-gop=1:keyint=30:min-keyint=30:bframes=3:scenecut=0", input]).status == 0)
+        let ranges = ["0.5..2.5", "3.2..3.9"]
+        let output = folder.file("join.mp4")
+        let report = try Self.join(input, ranges, mode: "smart", output: output)
+        let times = try Reference.frameTimes(input).sorted()
+        let shown = FrameMatch.sourceIndices(try FrameMatch.frames(output), in: try FrameMatch.frames(input))
+        #expect(shown == FrameMatch.ideal(Self.spans(ranges), times: times), "\(report["mode"] ?? "") \(report["warnings"] ?? "")")
+        #expect(try MediaFacts.decodeErrors(output).isEmpty)
+    }
+
     /// Copy joins into MKV and MPEG-TS: each range starts at its keyframe and keeps the frames past its end the
     /// kept ones need; the report's planned spans say exactly which frames, and the ideal ones are among them.
     @Test(arguments: ["mkv", "ts"])

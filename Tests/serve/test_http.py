@@ -229,6 +229,14 @@ def test_bad_ranges_and_lists_are_refused_and_the_server_keeps_serving(server):
     status, answer = post(server, "/api/lists/render", {"format": "edl", "ranges": [{"start": 0.5, "end": 1.5, "label": "x"}],
                                                         "duration": 4, "fps": 30, "name": "x.mp4"})
     assert status == 200 and "00:00:00:15 00:00:01:15" in answer["text"] and answer["file_name"] == "x.cuts.edl"
+    # Times no list holds (they overflowed the writers' integers in the server process): refused.
+    for format in ("chapters", "edl"):
+        status, answer = post(server, "/api/lists/render", {"format": format, "ranges": [{"start": 1e18, "end": 2e20}], "fps": 30, "name": "x.mp4"})
+        assert status == 400, answer
+    # A camera's start timecode: EDL source times count from it.
+    status, answer = post(server, "/api/lists/parse", {"format": "edl", "fps": 25, "duration": 60, "timecode": "10:00:00:00",
+                                                       "text": "001  AX V C 10:00:01:00 10:00:02:12 00:00:00:00 00:00:01:12\n"})
+    assert status == 200 and answer["ranges"][0]["start"] == 1 and abs(answer["ranges"][0]["end"] - 2.48) < 1e-9, answer
     assert_alive(server)
 
 

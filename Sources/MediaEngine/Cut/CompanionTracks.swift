@@ -38,6 +38,7 @@ struct CompanionTracks {
     /// Each join seam's audio offset (seconds; positive: the audio is later than the video), one per range
     /// after the first.
     private(set) var seamOffsetsSeconds: [Double] = []
+    private var recordedRanges: Set<Int> = []
 
     init(tracks: [Track], output: OutputFile, plan: CutPlan, joinsNext: Bool = false) {
         for track in tracks { self.tracks[track.input] = track }
@@ -68,11 +69,11 @@ struct CompanionTracks {
 
     /// Records the offset of the seam before the range that ends (the first audio track's).
     mutating func endRange() {
-        guard rangeIndex > 0, seamOffsetsSeconds.count < rangeIndex else { return }
-        let audio = tracks.values.filter { !$0.isSubtitle }.min { $0.input < $1.input }
-        seamOffsetsSeconds.append(audio.flatMap { track in
-            track.correction.map { Double($0) * Double(track.timeBase.num) / Double(track.timeBase.den) }
-        } ?? 0)
+        guard rangeIndex > 0, !recordedRanges.contains(rangeIndex) else { return }
+        recordedRanges.insert(rangeIndex)
+        // Without audio there is no seam offset to report.
+        guard let audio = tracks.values.filter({ !$0.isSubtitle }).min(by: { $0.input < $1.input }) else { return }
+        seamOffsetsSeconds.append(audio.correction.map { Double($0) * Double(audio.timeBase.num) / Double(audio.timeBase.den) } ?? 0)
     }
 
     var allDone: Bool {
@@ -121,7 +122,9 @@ struct CompanionTracks {
                 // own place is nearest (within half a packet): the seam's offset, reported.
                 let place = timestamp.minus(shift)
                 guard place.plus(duration / 2) >= writtenEnd else { return }
-                track.correction = writtenEnd.minus(place)
+                // Audio that starts well after what was written (a gap in the source, or a range that wrote
+                // none) keeps its own place: a gap, never audio pulled early.
+                track.correction = place.minus(duration / 2) > writtenEnd ? 0 : writtenEnd.minus(place)
             } else {
                 guard start >= startMicro else { return }
                 track.correction = 0

@@ -151,6 +151,8 @@ final class ExactVideoWriter: VideoWriter {
         lastStep = 1
         unshownSlots = []
         lastOutputPts = nil
+        lastPicture = nil
+        latestPresentedEnd = .min
     }
 
     /// The frame shown at `start` goes out at output time 0, later ones at their own times, until `end`.

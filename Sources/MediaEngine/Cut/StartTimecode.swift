@@ -17,7 +17,8 @@ struct StartTimecode: Sendable, Equatable {
         guard let text, let stream = video.flatMap(input.stream) else { return nil }
         var rate = stream.pointee.avg_frame_rate
         if rate.num <= 0 || rate.den <= 0 { rate = stream.pointee.r_frame_rate }
-        guard rate.num > 0, rate.den > 0 else { return nil }
+        // libavutil counts a timecode's frames in an int: a crafted rate must not overflow it.
+        guard rate.num > 0, rate.den > 0, Double(rate.num) / Double(rate.den) <= 1000, Double(rate.num) / Double(rate.den) >= 1 else { return nil }
         let timecode = StartTimecode(text: text, rate: Rational(Int(rate.num), Int(rate.den)))
         return timecode.advanced(bySeconds: 0) == nil ? nil : timecode
     }

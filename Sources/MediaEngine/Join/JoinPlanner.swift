@@ -17,6 +17,7 @@ enum JoinPlanner {
         if requested == .smart, plans.count > 1, plans.contains(where: { $0.mode == .smart }) {
             if let fallback = plans.lazy.compactMap(\.smartFallback).first { return .replanExact(fallback) }
             if let why = smartMismatch(plans) { return .replanExact(.rangesDiffer(why)) }
+            if let why = seamOrderProblem(plans) { return .replanExact(.rangesDiffer(why)) }
             // Ranges re-encoded whole share the copied ranges' sample entry and encoding (its parameter set ids).
             guard let copying = plans.first(where: { $0.smart?.reencodesWhole == false }) else { return .replanExact(.nothingToCopy) }
             for index in plans.indices where plans[index].smart?.reencodesWhole == true {
@@ -103,6 +104,20 @@ enum JoinPlanner {
         }
         let delays = Set(copying.compactMap { $0.smart.map { $0.firstCopied.pts.minus($0.firstCopied.dts) } })
         if delays.count > 1 { return "the keyframes' decode delays differ between ranges" }
+        return nil
+    }
+
+    /// A tail followed by another range decodes one reorder delay early (as the next range's head and copied
+    /// keyframe do); that stays after the packets copied before it only when its first frame is shown at least
+    /// that long after K2 is decoded — not when K2 (an HEVC CRA) has leading pictures the tail re-encodes.
+    static func seamOrderProblem(_ plans: [CutPlan]) -> String? {
+        let delay = plans.lazy.compactMap { $0.smart.flatMap { $0.reencodesWhole ? nil : $0.firstCopied.pts.minus($0.firstCopied.dts) } }.first ?? 0
+        for plan in plans.dropLast() {
+            guard let smart = plan.smart, !smart.reencodesWhole, let tailStart = smart.tailStart else { continue }
+            if tailStart.minus(smart.copyEnd.dts) < delay {
+                return "a range's end falls among the leading pictures of an open GOP, whose re-encoded frames cannot decode in order after the copied ones"
+            }
+        }
         return nil
     }
 

@@ -29,8 +29,9 @@ enum CMX3600 {
     }
 
     static func render(_ ranges: [ListRange], media: ListMedia) throws(CutListError) -> String {
-        guard let rate = media.nominalRate, let fps = media.framesPerSecond else {
-            throw CutListError(message: "an EDL counts frames at the clip's rate, which \(media.path) does not state")
+        guard let rate = media.nominalRate, let fps = media.framesPerSecond,
+              ranges.allSatisfy({ $0.startSeconds >= 0 && $0.endSeconds <= 360_000 && $0.endSeconds.isFinite }) else {
+            throw CutListError(message: "an EDL counts frames at the clip's rate, which \(media.path) does not state, within 100 hours of timecode")
         }
         let name = (media.path as NSString).lastPathComponent
         let start = media.startTimecode.flatMap { Timecode.frames($0, rate: rate) } ?? 0

@@ -35,7 +35,7 @@ enum ChapterText {
     }
 
     static func time(_ seconds: Double) -> String {
-        let micro = Int64((seconds * 1e6).rounded()), whole = micro / 1_000_000, fraction = micro % 1_000_000
+        let micro = Int64(exactly: (min(max(seconds, 0), 1e12) * 1e6).rounded()) ?? 0, whole = micro / 1_000_000, fraction = micro % 1_000_000
         var text = whole >= 3600 ? String(format: "%d:%02d:%02d", whole / 3600, whole / 60 % 60, whole % 60)
                                  : String(format: "%d:%02d", whole / 60, whole % 60)
         if fraction > 0 {

@@ -846,7 +846,8 @@ $("preview-join-button").addEventListener("click", () => {
 
 function listMedia() {
   const info = S.current.info;
-  return { duration: info.duration, fps: info.video ? info.video.fps : null, name: S.current.clip.path.split("/").pop() };
+  return { duration: info.duration, fps: info.video ? info.video.fps : null, name: S.current.clip.path.split("/").pop(),
+           timecode: info.start_timecode || null };
 }
 
 $("export-button").addEventListener("click", async () => {
