@@ -88,10 +88,29 @@ struct JoinPlannerTests {
         #expect(why == .nothingToCopy)
     }
 
-    /// A copy join into MP4/MOV would need an edit per range: refused before anything is written.
-    @Test func copyJoinIntoMP4IsRefused() throws {
-        let plans = try Self.plans(Self.ibbp, [(100, 500), (900, 1300)], mode: .copy)
-        #expect(throws: MediaError.self) { try Self.join(plans) }
+    /// A copy join into MP4/MOV: each range's packets follow the ones written before it in the media (decode and
+    /// presentation times in order), and one edit per range shows its frames, as long as the range; a warning says so.
+    @Test(arguments: [CutPlan.Mode.copy, .keyframe])
+    func copyJoinIntoMP4GetsAnEditPerRange(_ mode: CutPlan.Mode) throws {
+        let plan = try Self.joined(try Self.plans(Self.ibbp, [(100, 500), (900, 1300), (1300, 1500)], mode: mode))
+        let edits = try #require(plan.whole.video?.edits)
+        #expect(edits.count == 3)
+        #expect(edits.map(\.duration) == plan.ranges.map { $0.durationMicro / 1000 })
+        #expect(edits.first?.mediaStart == 0)
+        for (before, after) in zip(plan.ranges, plan.ranges.dropFirst()) {
+            let early = try #require(before.plan.video), late = try #require(after.plan.video)
+            let writtenEnd = (early.writtenEnd ?? early.presentedEnd).minus(early.shift).plus(early.outputStart)
+            #expect(late.keyframe.dts.minus(late.shift).plus(late.outputStart) >= writtenEnd)
+            #expect(late.keyframe.pts.minus(late.shift).plus(late.outputStart) >= writtenEnd)
+        }
+        for (edit, range) in zip(edits, plan.ranges) {
+            let video = try #require(range.plan.video)
+            #expect(edit.mediaStart == video.firstShown.minus(video.shift).plus(video.outputStart))
+        }
+        #expect(plan.warnings.contains { $0.code == "multiple_edits" })
+        // Into Matroska: no edits; each range is shown from its keyframe.
+        let mkv = try Self.joined(try Self.plans(Self.ibbp, [(100, 500), (900, 1300)], mode: mode, container: .mkv))
+        #expect(mkv.whole.video?.edits == nil && !mkv.warnings.contains { $0.code == "multiple_edits" })
     }
 
     /// Audio alone: ranges back to back in µs.

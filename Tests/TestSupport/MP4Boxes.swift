@@ -25,6 +25,8 @@ public struct MP4VideoTrack: Sendable {
     public var sampleNALTypes: [[Int]]
     /// For each sample: the PPS id of each slice in it (nil where a slice header cannot be read).
     public var sampleSlicePPSIds: [[Int?]]
+    /// The track's edit list: (segment duration in movie ticks, media time in media ticks) per entry.
+    public var edits: [(duration: Int, mediaTime: Int)] = []
 
     public var isHEVC: Bool { entries.first.map { ["hvc1", "hev1"].contains($0.type) } ?? false }
 
@@ -38,7 +40,17 @@ public struct MP4VideoTrack: Sendable {
             guard let mdia = MP4Box.child(data, trak, "mdia"), let hdlr = MP4Box.child(data, mdia, "hdlr"),
                   hdlr.body.count >= 12, String(decoding: data[(hdlr.body.lowerBound + 8)..<(hdlr.body.lowerBound + 12)], as: UTF8.self) == "vide",
                   let minf = MP4Box.child(data, mdia, "minf"), let stbl = MP4Box.child(data, minf, "stbl") else { continue }
-            return try track(data, stbl)
+            var found = try track(data, stbl)
+            if let elst = MP4Box.child(data, trak, "edts").flatMap({ MP4Box.child(data, $0, "elst") }) {
+                let wide = data[elst.body.lowerBound] == 1
+                let count = MP4Box.u32(data, elst.body.lowerBound + 4)
+                found.edits = (0..<min(count, (elst.body.count - 8) / (wide ? 20 : 12))).map { index in
+                    let at = elst.body.lowerBound + 8 + index * (wide ? 20 : 12)
+                    return wide ? (MP4Box.u32(data, at) << 32 | MP4Box.u32(data, at + 4), MP4Box.u32(data, at + 8) << 32 | MP4Box.u32(data, at + 12))
+                                : (MP4Box.u32(data, at), Int(Int32(truncatingIfNeeded: MP4Box.u32(data, at + 4))))
+                }
+            }
+            return found
         }
         throw MP4Error("no video track")
     }

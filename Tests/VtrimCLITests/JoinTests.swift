@@ -172,6 +172,32 @@ struct JoinTests {
         #expect(report.codes("notes").contains("frames_past_end") && report.codes("notes").contains("starts_at_keyframe"))
     }
 
+    /// Copy joins into MP4/MOV: each range's packets follow the ones before in the media and an edit per range
+    /// shows exactly its ideal frames in FFmpeg, lasting Σ(end − start); `multiple_edits` says which readers honour
+    /// it and `--strict` refuses it before writing; with `--faststart` the moved media's chunk offsets stay right.
+    @Test(arguments: [("clicks.mp4", "mp4", false), ("clicks.mp4", "mov", true), ("hevc.mp4", "mp4", true)])
+    func copyJoinsIntoMP4ShowTheIdealFrames(_ file: String, _ ext: String, _ faststart: Bool) throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let input = file == "clicks.mp4" ? try Self.clicks() : TestPaths.fixture(file)
+        let ranges = file == "clicks.mp4" ? ["0.5..2.7", "3.3..4.1", "4.4..5.6"] : ["0.2..0.7", "1.1..1.7"]
+        let output = folder.file("join.\(ext)")
+        let report = try Self.join(input, ranges, mode: "copy", output: output, extra: faststart ? ["--faststart"] : [])
+        #expect(report["mode"] as? String == "copy" && report.codes("warnings").contains("multiple_edits"), "\(report)")
+        let spans = Self.spans(ranges)
+        let ideal = FrameMatch.ideal(spans, times: try Reference.frameTimes(input).sorted())
+        let shown = FrameMatch.sourceIndices(try FrameMatch.frames(output), in: try FrameMatch.frames(input))
+        #expect(shown == ideal, "FFmpeg shows \(shown) for \(ideal)")
+        #expect(try MP4VideoTrack.read(output).edits.count == ranges.count)
+        let total = spans.reduce(0) { $0 + $1.1 - $1.0 }
+        #expect(abs(try MediaFacts.videoDuration(output) - total) <= 0.0015)
+        #expect(try MediaFacts.decodeErrors(output).isEmpty)
+        let refused = folder.file("strict.\(ext)")
+        let strict = try Run.vtrim(["cut", "--strict", input] + ranges.flatMap { ["--keep", $0] } + ["--mode", "copy", "-o", refused])
+        #expect(strict.status == 1 && strict.stderr.contains("edit-list entry each"), "\(strict)")
+        #expect(!FileManager.default.fileExists(atPath: refused))
+    }
+
     /// Each seam's audio: copied AAC follows on from the packet nearest its place, so the clicks (one at the
     /// start of every source frame) sit where the report's offset says against the output's frame grid, and
     /// never more than half an AAC frame (10.67 ms) off.

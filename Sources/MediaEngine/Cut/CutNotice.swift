@@ -36,6 +36,8 @@ public enum CutNotice: Sendable, Equatable, Codable {
     /// flagged keyframe that is not one, so frames after it may refer to pictures the cut does not have.
     case uncleanStart(keyframeSeconds: Double)
     case smartFallback(SmartFallback)
+    /// A copy join into MP4/MOV: one edit-list entry per range, which not every reader honours.
+    case multipleEdits(ranges: Int, container: String)
     /// H.264/HEVC into MP4/MOV: the parameter sets could not go where `--sample-entry` asked.
     case sampleEntry(type: String, reason: SampleEntryReason)
     /// A copy of an avc1/hvc1 source met parameter sets in its samples that its record lacks: kept there.
@@ -119,6 +121,7 @@ public enum CutNotice: Sendable, Equatable, Codable {
         case .cleanStartFar: return "clean_start_far"
         case .uncleanStart: return "unclean_start"
         case .smartFallback: return "smart_fallback"
+        case .multipleEdits: return "multiple_edits"
         case .sampleEntry, .setsKeptInSamples: return "sample_entry"
         case .dolbyVisionDropped: return "dolby_vision_dropped"
         case .streamDropped: return "stream_dropped"
@@ -133,7 +136,7 @@ public enum CutNotice: Sendable, Equatable, Codable {
 
     public var isWarning: Bool {
         switch self {
-        case .startsLate, .cleanStartFar, .uncleanStart, .smartFallback, .sampleEntry, .setsKeptInSamples, .streamDropped, .decodeErrors, .truncated, .pastReadableEnd: return true
+        case .startsLate, .cleanStartFar, .uncleanStart, .smartFallback, .multipleEdits, .sampleEntry, .setsKeptInSamples, .streamDropped, .decodeErrors, .truncated, .pastReadableEnd: return true
         default: return false
         }
     }
@@ -153,7 +156,7 @@ public enum CutNotice: Sendable, Equatable, Codable {
         ("head_reencoded", false, .plan), ("tail_reencoded", false, .plan), ("range_reencoded", false, .plan), ("audio_packets_split", false, .plan),
         ("encoder_info_carried", false, .plan), ("dolby_vision_dropped", false, .plan), ("chapters_left_out", false, .plan), ("timecode_kept", false, .plan), ("subtitles_converted", false, .plan),
         ("first_frame_whole", false, .plan), ("input_truncated", false, .plan), ("truncated", true, .plan),
-        ("starts_late", true, .plan), ("clean_start_far", true, .plan), ("unclean_start", true, .plan), ("smart_fallback", true, .plan), ("sample_entry", true, .plan), ("stream_dropped", true, .plan),
+        ("starts_late", true, .plan), ("clean_start_far", true, .plan), ("unclean_start", true, .plan), ("smart_fallback", true, .plan), ("multiple_edits", true, .plan), ("sample_entry", true, .plan), ("stream_dropped", true, .plan),
         ("decode_errors", true, .run), ("truncated", true, .run), ("sample_entry", true, .run),
     ]
 
@@ -209,6 +212,8 @@ public enum CutNotice: Sendable, Equatable, Codable {
             return "no clean start (IDR, CRA, or recovery point) lies at or before the start: decoding starts at the keyframe at \(Words.seconds(keyframe)), and frames after it may show damage"
         case let .smartFallback(reason):
             return "cut exactly instead of smartly: \(reason.description)"
+        case let .multipleEdits(ranges, container):
+            return "the \(ranges) ranges are copied into \(container) with an edit-list entry each: FFmpeg, Chromium and Apple's players show exactly the ranges; GStreamer plays the first range only, and Chromium's duration includes the last range's hidden frames (--mode smart plays the same everywhere)"
         case let .setsKeptInSamples(count):
             return "\(count) parameter set(s) inside the source's samples are not in its sample entry (joined files?); they stay in the samples, which players that read only the sample entry ignore"
         case let .dolbyVisionDropped(smart):

@@ -109,6 +109,11 @@ public struct VideoCut: Sendable, Equatable, Codable {
     /// muxing, so the edit ends exactly where the cut does. Nil where the container has no edit lists.
     public var editDuration: Int64?
     public var editTimeBase: Rational
+    /// A copy join into MP4/MOV: one edit per range (the whole plan's), replacing the muxer's single edit.
+    public var edits: [MediaEdit]? = nil
+    /// Copies into MP4/MOV: where the latest frame among the written packets ends (source ticks), past
+    /// `presentedEnd` when frames after `end` are written for the ones before it; a join's next range follows it.
+    public var writtenEnd: Int64? = nil
     /// Exact cuts: the re-encoded frames' timing, on a grid fine enough for `end − start`.
     public var exact: ExactTiming?
     /// The requested range in ticks (the start rounded down, the end up, to the stream's grid).

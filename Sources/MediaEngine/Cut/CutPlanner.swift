@@ -196,6 +196,7 @@ enum CutPlanner {
                                              firstFrameSeconds: seconds(start.frameAtStart)))
             }
             cut.editDuration = end.idealEnd.minus(start.frameAtStart)
+            cut.writtenEnd = end.contiguousEnd
         case .copy, .keyframe:
             // The lead-in is shown: the keyframe is the first frame.
             cut.firstShown = start.keyframe.pts
@@ -208,6 +209,7 @@ enum CutPlanner {
                 cut.shift = start.keyframe.pts
                 cut.outputZero = start.keyframe.pts
                 cut.editDuration = end.idealEnd.minus(start.keyframe.pts)
+                cut.writtenEnd = end.contiguousEnd
             } else {
                 // Matroska/WebM store presentation times only: the keyframe is shown at 0 (its B-frame delay
                 // would otherwise open the file with a gap players fill with nothing). Elsewhere (MPEG-TS)

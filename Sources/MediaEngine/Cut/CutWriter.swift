@@ -16,6 +16,8 @@ final class CutWriter {
     private let outputName: String
     private let shouldStop: @Sendable () -> Bool
     private let progress: (@Sendable (Double) -> Void)?
+    /// Copies: how samples are put in the sample entry's form, shared by a join's ranges.
+    private var copyRepackager: SampleRepackager?
 
     init(input: InputFile, plan: CutPlan, segments: [CutPlan]? = nil, path: String, temporaryPath: String, outputName: String,
          shouldStop: @escaping @Sendable () -> Bool, progress: (@Sendable (Double) -> Void)?) {
@@ -150,7 +152,9 @@ final class CutWriter {
         }
         tracks.endRange()
         try output.finish()
-        if let video = plan.video, let edit = video.editDuration, let index = videoOutputIndex {
+        if let video = plan.video, let edits = video.edits, let index = videoOutputIndex {
+            try MovieHeaderPatch.writeEdits(path: temporaryPath, videoTrackID: index + 1, edits: edits, timeBase: video.editTimeBase)
+        } else if let video = plan.video, let edit = video.editDuration, let index = videoOutputIndex {
             try MovieHeaderPatch.endEdits(path: temporaryPath, videoTrackID: index + 1, videoEditTicks: edit, timeBase: video.editTimeBase)
         }
         if plan.container.editLists, plan.video?.codec == "hevc" { try HEVCRecordPatch.markArraysComplete(path: temporaryPath) }
@@ -177,15 +181,14 @@ final class CutWriter {
             return try ExactVideoWriter(stream: stream, output: output, plan: segment, video: video, shouldStop: shouldStop)
         case .copy, .keyframe:
             if let joining {
-                // Copy joins go to containers without sample entries (MKV, MPEG-TS): the planner refuses MP4/MOV.
-                guard segment.sampleEntry == nil else {
-                    throw MediaError(.decodeFailed, path: path, operation: "plan", reason: "a copy join cannot be written into \(segment.container.formatName)")
-                }
-                return CopyVideoWriter(output: output, outputIndex: joining, stream: stream, video: video, repackager: nil)
+                // Every range's samples take the form of the one sample entry, set up with the first range's writer
+                // (the planner checks that the ranges' entries are one).
+                return CopyVideoWriter(output: output, outputIndex: joining, stream: stream, video: video, repackager: copyRepackager)
             }
             let out = try output.addCopy(of: stream)
+            copyRepackager = try CopyVideoWriter.applySampleEntry(segment.sampleEntry, to: out)
             return CopyVideoWriter(output: output, outputIndex: Int(out.pointee.index), stream: stream, video: video,
-                                   repackager: try CopyVideoWriter.applySampleEntry(segment.sampleEntry, to: out))
+                                   repackager: copyRepackager)
         }
     }
 

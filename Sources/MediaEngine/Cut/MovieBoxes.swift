@@ -81,4 +81,80 @@ enum MovieBoxes {
         }
         return lengths
     }
+
+    static func header(size: Int, type: String) -> [UInt8] {
+        [UInt8(truncatingIfNeeded: size >> 24), UInt8(truncatingIfNeeded: size >> 16), UInt8(truncatingIfNeeded: size >> 8),
+         UInt8(truncatingIfNeeded: size)] + Array(type.utf8)
+    }
+
+    /// Sets the 32-bit size of the box at `position`.
+    static func setSize(_ bytes: inout [UInt8], at position: Int, to size: Int) throws(AVFailure) {
+        guard size >= 8, size <= Int(UInt32.max), position >= 0, position + 4 <= bytes.count, read(bytes, at: position, bytes: 4) != 1 else {
+            throw MovieHeaderPatch.failure(EFBIG, "box too large")
+        }
+        bytes.replaceSubrange(position..<(position + 4), with: header(size: size, type: "").prefix(4))
+    }
+
+    /// Writes a changed `moov` (its own size not yet set) over the one of `oldSize` bytes at `offset`. One that
+    /// shrank is padded with a `free` box; where one that grew has media after it (faststart), the media moves
+    /// later by the bytes added and every chunk offset (stco, co64) with it.
+    static func rewriteMovieBox(_ descriptor: Int32, at offset: Int, oldSize: Int, _ moov: [UInt8]) throws(AVFailure) {
+        var updated = moov
+        let shortBy = oldSize - updated.count
+        if shortBy > 0 {
+            let pad = max(8, shortBy)
+            updated += header(size: pad, type: "free") + [UInt8](repeating: 0, count: pad - 8)
+        }
+        try setSize(&updated, at: 0, to: updated.count)
+        let added = updated.count - oldSize
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { throw MovieHeaderPatch.failure(errno) }
+        let fileSize = Int(status.st_size), moovEnd = offset + oldSize
+        if added > 0, moovEnd < fileSize {
+            try moveChunkOffsets(&updated, by: added, past: offset)
+            try shiftTail(descriptor, from: moovEnd, to: fileSize, by: added)
+        }
+        guard pwrite(descriptor, updated, updated.count, off_t(offset)) == updated.count else { throw MovieHeaderPatch.failure(errno) }
+    }
+
+    /// Adds `delta` to every chunk offset beyond `position` (the media after a moved `moov`).
+    private static func moveChunkOffsets(_ moov: inout [UInt8], by delta: Int, past position: Int) throws(AVFailure) {
+        func visit(_ from: Int, _ to: Int) throws(AVFailure) {
+            for box in boxes(in: moov, from: from, to: to) {
+                switch box.type {
+                case "trak", "mdia", "minf", "stbl":
+                    try visit(box.start + 8, box.end)
+                case "stco", "co64":
+                    let width = box.type == "stco" ? 4 : 8
+                    let count = Int(read(moov, at: box.start + 12, bytes: 4))
+                    guard count <= (box.end - box.start - 16) / width else { throw MovieHeaderPatch.failure(EINVAL, "chunk offsets past their box") }
+                    for index in 0..<count {
+                        let at = box.start + 16 + index * width
+                        let value = read(moov, at: at, bytes: width)
+                        guard value > UInt64(position) else { continue }
+                        let moved = value + UInt64(delta)
+                        guard width == 8 || moved <= UInt64(UInt32.max) else { throw MovieHeaderPatch.failure(EFBIG, "chunk offset past 4 GiB") }
+                        for byte in 0..<width { moov[at + byte] = UInt8(truncatingIfNeeded: moved >> (8 * UInt64(width - 1 - byte))) }
+                    }
+                default:
+                    continue
+                }
+            }
+        }
+        try visit(8, moov.count)
+    }
+
+    /// Moves the bytes `[from, to)` of the file later by `delta`, from the end backwards so nothing is
+    /// overwritten before it is read.
+    private static func shiftTail(_ descriptor: Int32, from: Int, to: Int, by delta: Int) throws(AVFailure) {
+        let chunk = 1 << 20
+        var buffer = [UInt8](repeating: 0, count: chunk)
+        var end = to
+        while end > from {
+            let start = max(from, end - chunk), count = end - start
+            guard pread(descriptor, &buffer, count, off_t(start)) == count,
+                  pwrite(descriptor, buffer, count, off_t(start + delta)) == count else { throw MovieHeaderPatch.failure(errno) }
+            end = start
+        }
+    }
 }

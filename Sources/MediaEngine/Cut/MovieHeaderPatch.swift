@@ -27,6 +27,82 @@ enum MovieHeaderPatch {
         guard pwrite(descriptor, bytes, size, off_t(offset)) == size else { throw failure(errno) }
     }
 
+    /// A copy join: the video shows `edits` (one per range, in the video's `timeBase`) instead of the muxer's
+    /// single edit; the other tracks end with it. The muxer's edit says where its output time 0 lies in the
+    /// media; each range's edit starts that far plus its own place. The `elst` grows, and with it `moov`.
+    static func writeEdits(path: String, videoTrackID: Int, edits: [MediaEdit], timeBase: Rational) throws(AVFailure) {
+        let descriptor = open(path, O_RDWR)
+        guard descriptor >= 0 else { throw failure(errno) }
+        defer { close(descriptor) }
+        guard let (offset, size) = try MovieBoxes.findMovieBox(descriptor) else { throw failure(EINVAL, "no moov box") }
+        var moov = [UInt8](repeating: 0, count: size)
+        guard pread(descriptor, &moov, size, off_t(offset)) == size else { throw failure(errno) }
+        guard MovieBoxes.read(moov, at: 0, bytes: 4) == UInt64(size) else { throw failure(EINVAL, "64-bit moov size") }
+        let total = edits.reduce(Int64(0)) { $0.plus($1.duration) }
+        try patch(&moov, videoTrackID: videoTrackID, videoEditTicks: total, timeBase: timeBase)
+        try replaceEdits(&moov, videoTrackID: videoTrackID, edits: edits, timeBase: timeBase)
+        try MovieBoxes.rewriteMovieBox(descriptor, at: offset, oldSize: size, moov)
+    }
+
+    /// Replaces the video track's `elst` in a `moov` held in memory with one entry per edit, fixing the sizes
+    /// of the boxes around it (`edts`, `trak`; `moov`'s own is set when it is written).
+    static func replaceEdits(_ moov: inout [UInt8], videoTrackID: Int, edits: [MediaEdit], timeBase: Rational) throws(AVFailure) {
+        let children = MovieBoxes.boxes(in: moov, from: 8, to: moov.count)
+        guard let mvhd = children.first(where: { $0.type == "mvhd" }) else { throw failure(EINVAL, "no mvhd box") }
+        let movieScale = Int(MovieBoxes.read(moov, at: mvhd.start + (MovieBoxes.version(moov, of: mvhd) == 1 ? 28 : 20), bytes: 4))
+        for trak in children where trak.type == "trak" {
+            let parts = MovieBoxes.boxes(in: moov, from: trak.start + 8, to: trak.end)
+            guard let tkhd = parts.first(where: { $0.type == "tkhd" }),
+                  Int(MovieBoxes.read(moov, at: tkhd.start + (MovieBoxes.version(moov, of: tkhd) == 1 ? 28 : 20), bytes: 4)) == videoTrackID else { continue }
+            guard let edts = parts.first(where: { $0.type == "edts" }),
+                  let elst = MovieBoxes.boxes(in: moov, from: edts.start + 8, to: edts.end).first(where: { $0.type == "elst" }),
+                  let mdhd = parts.first(where: { $0.type == "mdia" }).flatMap({ mdia in
+                      MovieBoxes.boxes(in: moov, from: mdia.start + 8, to: mdia.end).first { $0.type == "mdhd" } }) else {
+                throw failure(EINVAL, "no video edit list")
+            }
+            let mediaScale = Int(MovieBoxes.read(moov, at: mdhd.start + (MovieBoxes.version(moov, of: mdhd) == 1 ? 28 : 20), bytes: 4))
+            guard movieScale > 0, mediaScale > 0 else { throw failure(EINVAL, "timescale 0") }
+            // The muxer's entries: empty ones (a delay, movie ticks), then the media shown from output time 0 plus that delay.
+            let version = MovieBoxes.version(moov, of: elst)
+            let entrySize = version == 1 ? 20 : 12, fieldBytes = version == 1 ? 8 : 4
+            let count = Int(MovieBoxes.read(moov, at: elst.start + 12, bytes: 4))
+            guard count > 0, count <= (elst.end - elst.start - 16) / entrySize else { throw failure(EINVAL, "malformed elst") }
+            var delay: Int64 = 0
+            for entry in 0..<(count - 1) {
+                delay = delay.plus(Int64(clamping: MovieBoxes.read(moov, at: elst.start + 16 + entry * entrySize, bytes: fieldBytes)))
+            }
+            let lastMediaTime = MovieBoxes.read(moov, at: elst.start + 16 + (count - 1) * entrySize + fieldBytes, bytes: fieldBytes)
+            let mediaTimeSigned = fieldBytes == 4 ? Int64(Int32(truncatingIfNeeded: lastMediaTime)) : Int64(bitPattern: lastMediaTime)
+            guard mediaTimeSigned >= 0 else { throw failure(EINVAL, "the muxer's edit is empty") }
+            let zero = mediaTimeSigned.minus(Rescale.ticks(delay, from: Rational(1, movieScale), to: Rational(1, mediaScale)))
+
+            var entries: [(duration: Int64, mediaTime: Int64)] = []
+            for edit in edits {
+                let mediaTime = zero.plus(Rescale.ticks(edit.mediaStart, from: timeBase, to: Rational(1, mediaScale)))
+                let duration = Rescale.ticks(edit.duration, from: timeBase, to: Rational(1, movieScale), roundingDown: true)
+                guard mediaTime >= 0, duration > 0 else { throw failure(EINVAL, "an edit outside the media") }
+                entries.append((duration, mediaTime))
+            }
+            let wide = entries.contains { $0.duration > Int64(UInt32.max) || $0.mediaTime > Int64(Int32.max) }
+            var box = MovieBoxes.header(size: 16 + entries.count * (wide ? 20 : 12), type: "elst") + [wide ? 1 : 0, 0, 0, 0]
+            func append(_ value: Int64, _ width: Int) {
+                for index in 0..<width { box.append(UInt8(truncatingIfNeeded: value >> (8 * (width - 1 - index)))) }
+            }
+            append(Int64(entries.count), 4)
+            for entry in entries {
+                append(entry.duration, wide ? 8 : 4)
+                append(entry.mediaTime, wide ? 8 : 4)
+                append(1 << 16, 4)  // rate 1.0
+            }
+            let grown = box.count - (elst.end - elst.start)
+            moov.replaceSubrange(elst.start..<elst.end, with: box)
+            try MovieBoxes.setSize(&moov, at: edts.start, to: edts.end - edts.start + grown)
+            try MovieBoxes.setSize(&moov, at: trak.start, to: trak.end - trak.start + grown)
+            return
+        }
+        throw failure(EINVAL, "no video track")
+    }
+
     /// Patches a `moov` box held in memory (header included).
     static func patch(_ moov: inout [UInt8], videoTrackID: Int, videoEditTicks: Int64, timeBase: Rational) throws(AVFailure) {
         let children = MovieBoxes.boxes(in: moov, from: 8, to: moov.count)

@@ -82,76 +82,14 @@ public struct MovieMetadata: Sendable, Equatable, Codable {
         var updated = moov
         if !userData.isEmpty {
             if let udta = MovieBoxes.boxes(in: updated, from: 8, to: updated.count).first(where: { $0.type == "udta" }) {
-                try Self.setSize(&updated, at: udta.start, to: udta.end - udta.start + userData.count)
+                try MovieBoxes.setSize(&updated, at: udta.start, to: udta.end - udta.start + userData.count)
                 updated.insert(contentsOf: userData, at: udta.end)
             } else {
-                updated += Self.header(size: 8 + userData.count, type: "udta") + userData
+                updated += MovieBoxes.header(size: 8 + userData.count, type: "udta") + userData
             }
         }
         if let quickTimeMeta { updated += quickTimeMeta }
-        let added = updated.count - moov.count
-        guard added > 0 else { return }
-        try Self.setSize(&updated, at: 0, to: updated.count)
-        var status = stat()
-        guard fstat(descriptor, &status) == 0 else { throw MovieHeaderPatch.failure(errno) }
-        let fileSize = Int(status.st_size), moovEnd = offset + size
-        if moovEnd < fileSize {
-            try Self.moveChunkOffsets(&updated, by: added, past: offset)
-            try Self.shiftTail(descriptor, from: moovEnd, to: fileSize, by: added)
-        }
-        guard pwrite(descriptor, updated, updated.count, off_t(offset)) == updated.count else { throw MovieHeaderPatch.failure(errno) }
-    }
-
-    private static func header(size: Int, type: String) -> [UInt8] {
-        [UInt8(truncatingIfNeeded: size >> 24), UInt8(truncatingIfNeeded: size >> 16), UInt8(truncatingIfNeeded: size >> 8),
-         UInt8(truncatingIfNeeded: size)] + Array(type.utf8)
-    }
-
-    private static func setSize(_ bytes: inout [UInt8], at position: Int, to size: Int) throws(AVFailure) {
-        guard size <= Int(UInt32.max), MovieBoxes.read(bytes, at: position, bytes: 4) != 1 else {
-            throw MovieHeaderPatch.failure(EFBIG, "box too large")
-        }
-        bytes.replaceSubrange(position..<(position + 4), with: header(size: size, type: "").prefix(4))
-    }
-
-    /// Adds `delta` to every chunk offset beyond `position` (the media after a moved `moov`).
-    private static func moveChunkOffsets(_ moov: inout [UInt8], by delta: Int, past position: Int) throws(AVFailure) {
-        func visit(_ from: Int, _ to: Int) throws(AVFailure) {
-            for box in MovieBoxes.boxes(in: moov, from: from, to: to) {
-                switch box.type {
-                case "trak", "mdia", "minf", "stbl":
-                    try visit(box.start + 8, box.end)
-                case "stco", "co64":
-                    let width = box.type == "stco" ? 4 : 8
-                    let count = Int(MovieBoxes.read(moov, at: box.start + 12, bytes: 4))
-                    guard count <= (box.end - box.start - 16) / width else { throw MovieHeaderPatch.failure(EINVAL, "chunk offsets past their box") }
-                    for index in 0..<count {
-                        let at = box.start + 16 + index * width
-                        let value = MovieBoxes.read(moov, at: at, bytes: width)
-                        guard value > UInt64(position) else { continue }
-                        let moved = value + UInt64(delta)
-                        guard width == 8 || moved <= UInt64(UInt32.max) else { throw MovieHeaderPatch.failure(EFBIG, "chunk offset past 4 GiB") }
-                        for byte in 0..<width { moov[at + byte] = UInt8(truncatingIfNeeded: moved >> (8 * UInt64(width - 1 - byte))) }
-                    }
-                default:
-                    continue
-                }
-            }
-        }
-        try visit(8, moov.count)
-    }
-
-    /// Moves the bytes `[from, to)` of the file later by `delta`, from the end backwards so nothing is
-    /// overwritten before it is read.
-    private static func shiftTail(_ descriptor: Int32, from: Int, to: Int, by delta: Int) throws(AVFailure) {
-        let chunk = 1 << 20
-        var buffer = [UInt8](repeating: 0, count: chunk)
-        var end = to
-        while end > from {
-            let start = max(from, end - chunk), count = end - start
-            guard pread(descriptor, &buffer, count, off_t(start)) == count,
-                  pwrite(descriptor, buffer, count, off_t(start + delta)) == count else { throw MovieHeaderPatch.failure(errno) }
-            end = start
-        }
+        guard updated.count > moov.count else { return }
+        try MovieBoxes.rewriteMovieBox(descriptor, at: offset, oldSize: size, updated)
     }
 }

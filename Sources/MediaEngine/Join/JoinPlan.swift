@@ -26,3 +26,10 @@ public struct JoinPlan: Sendable, Equatable, Codable {
     public var notes: [CutNotice] { whole.notes }
     public var durationMicro: Int64 { ranges.last.map { $0.outputStartMicro.plus($0.durationMicro) } ?? 0 }
 }
+
+/// One entry of an MP4/MOV edit list: `duration` ticks of the video's media shown from `mediaStart` (output
+/// ticks, before the muxer's own offset), both in the video's `editTimeBase`.
+public struct MediaEdit: Sendable, Equatable, Codable {
+    public var mediaStart: Int64
+    public var duration: Int64
+}

@@ -28,9 +28,12 @@ enum JoinPlanner {
         // Smart ranges' re-encoded parts after a seam start decoding one reorder delay early, as copied keyframes do.
         let delay = plans.lazy.compactMap { plan in plan.smart.flatMap { $0.reencodesWhole ? nil : $0.firstCopied.pts.minus($0.firstCopied.dts) } }.first ?? 0
         let mode = first.mode
-        if plans.count > 1, first.video != nil, first.container.editLists, mode == .copy || mode == .keyframe {
+        // Copies into MP4/MOV: each range's packets follow the ones before in the media, and an edit per range shows
+        // only its own frames.
+        let editsPerRange = plans.count > 1 && first.video != nil && first.container.editLists && (mode == .copy || mode == .keyframe)
+        if editsPerRange, let entry = first.sampleEntry, plans.contains(where: { $0.sampleEntry != entry }) {
             throw MediaError(.unsupportedContainer, path: path, operation: "join",
-                             reason: "a \(mode.rawValue) join into \(first.container.formatName) needs an edit list entry per range, which vtrim does not write",
+                             reason: "the ranges' parameter sets differ, so their copies cannot share one track in \(first.container.formatName)",
                              remedy: .joinSmartOrOtherContainer)
         }
 
@@ -39,6 +42,8 @@ enum JoinPlanner {
         var ranges: [JoinPlan.Range] = []
         var nextStart: Int64?
         var nextStartMicro: Int64 = 0
+        var edits: [MediaEdit] = []
+        var mediaEnd: Int64?
         for (index, original) in plans.enumerated() {
             var plan = original
             let own = ownSpan(plan)
@@ -47,6 +52,13 @@ enum JoinPlanner {
             let movedMicro = Rescale.ticks(moved, from: own.unit, to: Rational(1, 1_000_000))
             if plan.video?.exact != nil {
                 plan.video?.exact?.outputStart = moved
+            } else if editsPerRange, let video = plan.video {
+                // In the media, the range's keyframe decodes where the frames written before it end (so decode and
+                // presentation times both stay in order); its edit shows from its first frame for its length.
+                let placed = mediaEnd.map { $0.minus(video.keyframe.dts.minus(video.shift)) } ?? 0
+                plan.video?.outputStart = placed
+                mediaEnd = (video.writtenEnd ?? video.presentedEnd).minus(video.shift).plus(placed)
+                edits.append(MediaEdit(mediaStart: video.firstShown.minus(video.shift).plus(placed), duration: own.length))
             } else {
                 plan.video?.outputStart = moved
             }
@@ -79,6 +91,10 @@ enum JoinPlanner {
             whole.video?.editDuration = total.minus(firstStart)
         }
         whole.endMicro = ranges.last?.plan.endMicro ?? whole.endMicro
+        if editsPerRange {
+            whole.video?.edits = edits
+            whole.notices.append(.multipleEdits(ranges: edits.count, container: whole.container.formatName))
+        }
         return .join(JoinPlan(requestedMode: requested, mode: mode, ranges: ranges, whole: whole, smartFallback: first.smartFallback))
     }
 

@@ -83,7 +83,7 @@ struct JoinReport {
 
     func lines(run: CutRun, measured: MeasuredRange) -> [String] {
         let duration = measured.endSeconds.flatMap { end in measured.startSeconds.map { end - $0 } }
-        var lines = ["\(path) → \(output) (\(join.mode.rawValue), \(join.ranges.count) ranges joined)" + (duration.map { ": \(Human.seconds($0))" } ?? "")]
+        var lines = ["\(path) → \(output) (\(join.mode.rawValue), \(join.ranges.count == 1 ? "1 range" : "\(join.ranges.count) ranges joined"))" + (duration.map { ": \(Human.seconds($0))" } ?? "")]
         lines += rangeLines
         for (index, offset) in run.audioSeamOffsetsSeconds.enumerated() {
             lines.append("  seam \(index + 1): audio \(offset >= 0 ? "+" : "")\(Human.seconds(offset)) against the video")
@@ -93,7 +93,7 @@ struct JoinReport {
     }
 
     var dryRunLines: [String] {
-        ["\(path) → \(output) (\(join.mode.rawValue), \(join.ranges.count) ranges joined, dry run: nothing written): \(Human.seconds(seconds(join.durationMicro)))"]
+        ["\(path) → \(output) (\(join.mode.rawValue), \(join.ranges.count == 1 ? "1 range" : "\(join.ranges.count) ranges joined"), dry run: nothing written): \(Human.seconds(seconds(join.durationMicro)))"]
             + rangeLines + planNotes.map { "  note: \($0.message)" }
     }
 
