@@ -324,3 +324,57 @@ int cav_add_chapter(AVFormatContext *s, int64_t id, int64_t start_us, int64_t en
     if (status < 0) { av_dict_free(&chapter->metadata); av_free(chapter); }
     return status;
 }
+
+int cav_audio_encoder_like(AVCodecContext *encoder, const AVCodecContext *decoder, int64_t bit_rate, int global_header) {
+    if (decoder->sample_rate <= 0 || decoder->ch_layout.nb_channels <= 0 || decoder->ch_layout.nb_channels > 64) return AVERROR(EINVAL);
+    const enum AVSampleFormat *formats = encoder->codec ? encoder->codec->sample_fmts : NULL;
+    int supported = formats == NULL;
+    for (; formats && *formats != AV_SAMPLE_FMT_NONE; formats++) if (*formats == decoder->sample_fmt) supported = 1;
+    if (!supported) return AVERROR(ENOSYS);
+    encoder->sample_fmt = decoder->sample_fmt;
+    encoder->sample_rate = decoder->sample_rate;
+    int status = av_channel_layout_copy(&encoder->ch_layout, &decoder->ch_layout);
+    if (status < 0) return status;
+    encoder->time_base = (AVRational){1, decoder->sample_rate};
+    if (bit_rate > 0) encoder->bit_rate = bit_rate;
+    if (global_header) encoder->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
+    return 0;
+}
+
+int cav_audio_fifo_write_part(AVAudioFifo *fifo, const AVFrame *frame, int offset, int count) {
+    if (offset < 0 || count < 0 || offset > frame->nb_samples - count) return AVERROR(EINVAL);
+    int channels = frame->ch_layout.nb_channels;
+    int planar = av_sample_fmt_is_planar(frame->format);
+    int bytes = av_get_bytes_per_sample(frame->format);
+    int planes = planar ? channels : 1;
+    if (planes < 1 || planes > 64 || bytes <= 0) return AVERROR(EINVAL);
+    void *data[64];
+    for (int i = 0; i < planes; i++) data[i] = frame->extended_data[i] + (size_t)offset * bytes * (planar ? 1 : channels);
+    int written = av_audio_fifo_write(fifo, data, count);
+    return written < 0 ? written : 0;
+}
+
+int cav_audio_fifo_write_silence(AVAudioFifo *fifo, enum AVSampleFormat format, int channels, int count) {
+    if (count <= 0) return 0;
+    uint8_t **data = NULL;
+    int status = av_samples_alloc_array_and_samples(&data, NULL, channels, count, format, 0);
+    if (status < 0) return status;
+    av_samples_set_silence(data, 0, count, channels, format);
+    int written = av_audio_fifo_write(fifo, (void **)data, count);
+    av_freep(&data[0]);
+    av_freep(&data);
+    return written < 0 ? written : 0;
+}
+
+int cav_audio_fifo_read_frame(AVAudioFifo *fifo, const AVCodecContext *encoder, AVFrame *frame, int count) {
+    av_frame_unref(frame);
+    frame->nb_samples = count;
+    frame->format = encoder->sample_fmt;
+    frame->sample_rate = encoder->sample_rate;
+    int status = av_channel_layout_copy(&frame->ch_layout, &encoder->ch_layout);
+    if (status < 0) return status;
+    status = av_frame_get_buffer(frame, 0);
+    if (status < 0) return status;
+    int read = av_audio_fifo_read(fifo, (void **)frame->extended_data, count);
+    return read < 0 ? read : (read == count ? 0 : AVERROR(EINVAL));
+}

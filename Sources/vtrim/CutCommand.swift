@@ -5,6 +5,7 @@ import VtrimKit
 
 extension CutMode: ExpressibleByArgument {}
 extension ChapterPolicy: ExpressibleByArgument {}
+extension AudioSeams: ExpressibleByArgument {}
 
 struct CutCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -85,6 +86,10 @@ struct CutCommand: ParsableCommand {
 
     @Option(help: "keep (the source's chapters, clipped to the cut and on its timeline), ranges (one chapter per kept range) or none.")
     var chapters: ChapterPolicy = .keep
+
+    @Option(name: .customLong("audio-seams"),
+            help: "Joins: nearest (audio copied, following on from the packet nearest its place: within half an audio frame) or exact (re-encoded, exact to the sample; MP4/MOV). Exact joins always re-encode it.")
+    var audioSeams: AudioSeams = .nearest
 
     private var joins: Bool { !keep.isEmpty || !remove.isEmpty || join }
 
@@ -176,6 +181,7 @@ struct CutCommand: ParsableCommand {
             dryRun: dryRun, strict: common.strict,
             threads: .share(cores: ProcessInfo.processInfo.activeProcessorCount, jobs: jobs), faststart: faststart,
             sampleEntry: sampleEntry.placement, chapters: chapters)
+        request.settings.audioSeams = audioSeams
         if joins {
             request.join = JoinRanges(ranges: join ? segments : (keep.isEmpty ? remove : keep).map(\.segment), removes: !remove.isEmpty)
         }

@@ -13,6 +13,7 @@
 #include <libavfilter/avfilter.h>
 #include <libavfilter/buffersink.h>
 #include <libavfilter/buffersrc.h>
+#include <libavutil/audio_fifo.h>
 #include <libavutil/avutil.h>
 #include <libavutil/display.h>
 #include <libavutil/imgutils.h>
@@ -63,6 +64,16 @@ int cav_sws_scale_to_frame(struct SwsContext *context, const uint8_t *src, int s
 // Returns 0, or AVERROR(EINVAL) for formats it cannot move (packed, bitstream, odd chroma layouts).
 int cav_frame_transform(const AVFrame *src, AVFrame *dst, int a, int b, int c, int d);
 int cav_add_chapter(AVFormatContext *s, int64_t id, int64_t start_us, int64_t end_us, const char *title);
+
+// Sample-exact audio (joins): an encoder set up like a decoder (rate, channel layout, sample format, 1/rate time
+// base); AVERROR(ENOSYS) when the encoder does not take the decoder's sample format.
+int cav_audio_encoder_like(AVCodecContext *encoder, const AVCodecContext *decoder, int64_t bit_rate, int global_header);
+// Appends `count` samples of `frame` from sample `offset` to `fifo`; AVERROR(EINVAL) outside the frame.
+int cav_audio_fifo_write_part(AVAudioFifo *fifo, const AVFrame *frame, int offset, int count);
+// Appends `count` samples of silence in the fifo's format.
+int cav_audio_fifo_write_silence(AVAudioFifo *fifo, enum AVSampleFormat format, int channels, int count);
+// A frame of `count` samples in the encoder's format taken from `fifo` (its buffer allocated here).
+int cav_audio_fifo_read_frame(AVAudioFifo *fifo, const AVCodecContext *encoder, AVFrame *frame, int count);
 
 /// The one rotate/flip routine (frames and RGB pictures): the pixel at (x, y) of a w×h plane of `bytes`-byte
 /// pixels goes to (a·x + c·y + tx, b·x + d·y + ty), with the translation that keeps it in the picture.

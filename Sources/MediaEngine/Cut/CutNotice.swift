@@ -22,6 +22,8 @@ public enum CutNotice: Sendable, Equatable, Codable {
     /// A join's range with no whole group of pictures to copy, re-encoded whole (from the frame at its start).
     case rangeReencoded(frames: Int, fromSeconds: Double)
     case audioPacketsSplit(codec: String)
+    /// A join's audio re-encoded so every seam is sample-exact.
+    case audioReencoded(index: Int, codec: String)
     case encoderInfoCarried(build: Int)
     /// Exact cuts: the frame at `start` is shown whole (not as a sliver); the time comes off the last frame.
     case firstFrameWhole(seconds: Double)
@@ -38,6 +40,8 @@ public enum CutNotice: Sendable, Equatable, Codable {
     case smartFallback(SmartFallback)
     /// A copy join into MP4/MOV: one edit-list entry per range, which not every reader honours.
     case multipleEdits(ranges: Int, container: String)
+    /// Sample-exact seams were asked (or the join is exact) but this audio is copied: its seams are within half a frame.
+    case audioSeamsNearest(index: Int, codec: String, why: String)
     /// H.264/HEVC into MP4/MOV: the parameter sets could not go where `--sample-entry` asked.
     case sampleEntry(type: String, reason: SampleEntryReason)
     /// A copy of an avc1/hvc1 source met parameter sets in its samples that its record lacks: kept there.
@@ -122,6 +126,8 @@ public enum CutNotice: Sendable, Equatable, Codable {
         case .uncleanStart: return "unclean_start"
         case .smartFallback: return "smart_fallback"
         case .multipleEdits: return "multiple_edits"
+        case .audioSeamsNearest: return "audio_seams_nearest"
+        case .audioReencoded: return "audio_reencoded"
         case .sampleEntry, .setsKeptInSamples: return "sample_entry"
         case .dolbyVisionDropped: return "dolby_vision_dropped"
         case .streamDropped: return "stream_dropped"
@@ -136,7 +142,7 @@ public enum CutNotice: Sendable, Equatable, Codable {
 
     public var isWarning: Bool {
         switch self {
-        case .startsLate, .cleanStartFar, .uncleanStart, .smartFallback, .multipleEdits, .sampleEntry, .setsKeptInSamples, .streamDropped, .decodeErrors, .truncated, .pastReadableEnd: return true
+        case .startsLate, .cleanStartFar, .uncleanStart, .smartFallback, .multipleEdits, .audioSeamsNearest, .sampleEntry, .setsKeptInSamples, .streamDropped, .decodeErrors, .truncated, .pastReadableEnd: return true
         default: return false
         }
     }
@@ -153,10 +159,10 @@ public enum CutNotice: Sendable, Equatable, Codable {
         ("lead_in_hidden", false, .plan), ("starts_at_keyframe", false, .plan), ("frames_past_end", false, .plan),
         ("stream_left_out", false, .plan), ("audio_only", false, .plan), ("turned_upright", false, .plan),
         ("pixel_format_converted", false, .plan), ("leading_frames_left_out", false, .plan),
-        ("head_reencoded", false, .plan), ("tail_reencoded", false, .plan), ("range_reencoded", false, .plan), ("audio_packets_split", false, .plan),
+        ("head_reencoded", false, .plan), ("tail_reencoded", false, .plan), ("range_reencoded", false, .plan), ("audio_packets_split", false, .plan), ("audio_reencoded", false, .plan),
         ("encoder_info_carried", false, .plan), ("dolby_vision_dropped", false, .plan), ("chapters_left_out", false, .plan), ("timecode_kept", false, .plan), ("subtitles_converted", false, .plan),
         ("first_frame_whole", false, .plan), ("input_truncated", false, .plan), ("truncated", true, .plan),
-        ("starts_late", true, .plan), ("clean_start_far", true, .plan), ("unclean_start", true, .plan), ("smart_fallback", true, .plan), ("multiple_edits", true, .plan), ("sample_entry", true, .plan), ("stream_dropped", true, .plan),
+        ("starts_late", true, .plan), ("clean_start_far", true, .plan), ("unclean_start", true, .plan), ("smart_fallback", true, .plan), ("multiple_edits", true, .plan), ("audio_seams_nearest", true, .plan), ("sample_entry", true, .plan), ("stream_dropped", true, .plan),
         ("decode_errors", true, .run), ("truncated", true, .run), ("sample_entry", true, .run),
     ]
 
@@ -212,6 +218,10 @@ public enum CutNotice: Sendable, Equatable, Codable {
             return "no clean start (IDR, CRA, or recovery point) lies at or before the start: decoding starts at the keyframe at \(Words.seconds(keyframe)), and frames after it may show damage"
         case let .smartFallback(reason):
             return "cut exactly instead of smartly: \(reason.description)"
+        case let .audioReencoded(index, codec):
+            return "stream #\(index): the audio (\(codec)) is re-encoded so every seam is exact to the sample"
+        case let .audioSeamsNearest(index, codec, why):
+            return "stream #\(index): the audio (\(codec)) is copied, so its seams are within half an audio frame, not exact to the sample (\(why))"
         case let .multipleEdits(ranges, container):
             return "the \(ranges) ranges are copied into \(container) with an edit-list entry each: FFmpeg, Chromium and Apple's players show exactly the ranges; GStreamer plays the first range only, and Chromium's duration includes the last range's hidden frames (--mode smart plays the same everywhere)"
         case let .setsKeptInSamples(count):

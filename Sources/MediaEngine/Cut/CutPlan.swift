@@ -1,3 +1,5 @@
+import CAV
+
 /// A cut, decided before anything is written: what `--dry-run` prints and what the writer executes
 /// without deciding anything again. Ticks are the video stream's, on the source's own timestamps;
 /// seconds are on the source's presentation timeline (0 = the container's start).
@@ -191,6 +193,23 @@ public struct KeptStream: Sendable, Equatable, Codable {
     public var splitsAudioFrames: Bool
     /// Text subtitles converted to the codec the output holds (FFmpeg's encoder name), or nil when copied.
     public var convertsTo: String? = nil
+    /// A join's audio re-encoded (this encoder, the source's codec) so every seam is sample-exact; nil when copied.
+    public var audioEncoder: String? = nil
+}
+
+/// How a join's audio meets at the seams: copied, following on from the packet nearest its place (within half an
+/// audio frame), or re-encoded so every seam is exact to the sample (`exact`; exact joins always).
+public enum AudioSeams: String, Sendable, Codable, CaseIterable {
+    case nearest
+    case exact
+
+    /// The encoder of the source's codec whose input is the decoder's output as it is, when FFmpeg has it.
+    static func encoder(forCodec codec: String) -> String? {
+        let names = ["aac": "aac", "ac3": "ac3", "eac3": "eac3", "mp3": "libmp3lame", "flac": "flac", "alac": "alac",
+                     "pcm_s16le": "pcm_s16le", "pcm_s16be": "pcm_s16be", "pcm_s24le": "pcm_s24le", "pcm_f32le": "pcm_f32le"]
+        guard let name = names[codec], avcodec_find_encoder_by_name(name) != nil else { return nil }
+        return name
+    }
 }
 
 /// What the output container can hold and how it keeps time.

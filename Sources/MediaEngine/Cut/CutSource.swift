@@ -11,6 +11,8 @@ public struct CutSettings: Sendable, Equatable, Codable {
     public var sampleEntry: SampleEntryPlan.Placement
     /// What happens to the source's chapters.
     public var chapters: ChapterPolicy = .keep
+    /// Joins: how the audio meets at the seams (exact joins re-encode it whatever this says).
+    public var audioSeams: AudioSeams = .nearest
 
     public init(mode: CutPlan.Mode, crf: Int = 20, preset: String = "veryfast", threads: ThreadBudget = .share(cores: 1, jobs: 1),
                 faststart: Bool = false, sampleEntry: SampleEntryPlan.Placement = .outOfBand) {
@@ -89,7 +91,7 @@ public final class CutSource {
             spec.joinsRanges = specs.count > 1
             plans.append(try plan(spec, outputName: outputName))
         }
-        switch try JoinPlanner.join(plans, labels: labels, chapterPolicy: first.settings.chapters, path: info.path) {
+        switch try JoinPlanner.join(plans, labels: labels, chapterPolicy: first.settings.chapters, audioSeams: first.settings.audioSeams, path: info.path) {
         case let .join(join):
             return join
         case let .replanExact(why):
@@ -103,7 +105,7 @@ public final class CutSource {
                 plan.notices.insert(.smartFallback(why), at: 0)
                 plans.append(plan)
             }
-            guard case let .join(join) = try JoinPlanner.join(plans, labels: labels, chapterPolicy: first.settings.chapters, path: info.path) else {
+            guard case let .join(join) = try JoinPlanner.join(plans, labels: labels, chapterPolicy: first.settings.chapters, audioSeams: first.settings.audioSeams, path: info.path) else {
                 throw MediaError(.decodeFailed, path: info.path, operation: "plan join", reason: "the exact join could not be planned")
             }
             return join
@@ -139,7 +141,8 @@ public enum Cutter {
         try StageTimes.measure("write") { () throws(MediaError) -> CutRun in
             _ = try InputCheck.regularFile(path)
             let input = try InputFile(path: path)
-            let writer = CutWriter(input: input, plan: join.whole, segments: join.ranges.map(\.plan), path: path, temporaryPath: temporaryPath,
+            let writer = CutWriter(input: input, plan: join.whole, segments: join.ranges.map(\.plan), durationsMicro: join.ranges.map(\.durationMicro),
+                                   path: path, temporaryPath: temporaryPath,
                                    outputName: outputName, shouldStop: shouldStop, progress: progress)
             return try writer.run()
         }

@@ -19,11 +19,15 @@ final class CutWriter {
     /// Copies: how samples are put in the sample entry's form, shared by a join's ranges.
     private var copyRepackager: SampleRepackager?
 
-    init(input: InputFile, plan: CutPlan, segments: [CutPlan]? = nil, path: String, temporaryPath: String, outputName: String,
-         shouldStop: @escaping @Sendable () -> Bool, progress: (@Sendable (Double) -> Void)?) {
+    /// How long each range shows on the output (µs; a join's), where re-encoded audio ends each range.
+    private let durationsMicro: [Int64]
+
+    init(input: InputFile, plan: CutPlan, segments: [CutPlan]? = nil, durationsMicro: [Int64] = [], path: String, temporaryPath: String,
+         outputName: String, shouldStop: @escaping @Sendable () -> Bool, progress: (@Sendable (Double) -> Void)?) {
         self.input = input
         self.plan = plan
         self.segments = segments ?? [plan]
+        self.durationsMicro = durationsMicro
         self.path = path
         self.temporaryPath = temporaryPath
         self.outputName = outputName
@@ -66,12 +70,15 @@ final class CutWriter {
         }
         var videoStream: UnsafeMutablePointer<AVStream>?
         var companions: [CompanionTracks.Track] = []
+        var reencoders: [AudioReencoder] = []
         for kept in plan.streams {
             guard let stream = input.stream(kept.index) else {
                 throw MediaError(.decodeFailed, path: path, operation: "plan", reason: "the plan's stream #\(kept.index) is not in the file")
             }
             if kept.kind == .video, plan.video != nil {
                 videoStream = stream
+            } else if let encoder = kept.audioEncoder {
+                reencoders.append(try AudioReencoder(stream: stream, encoderName: encoder, output: output))
             } else if let target = kept.convertsTo {
                 let converter = try SubtitleConverter(stream: stream, to: target)
                 let out = try output.addStream()
@@ -104,6 +111,10 @@ final class CutWriter {
 
         var notices: [CutNotice] = []
         for (number, segment) in segments.enumerated() {
+            for reencoder in reencoders {
+                reencoder.begin(sourceStartMicro: segment.companionsShiftMicro, outputStartMicro: segment.companionsOutputStartMicro,
+                                durationMicro: durationsMicro[safe: number] ?? 0)
+            }
             if number > 0 {
                 tracks.begin(segment, joinsNext: number < segments.count - 1)
                 if let stream = videoStream, let writer = videoWriter {
@@ -117,14 +128,15 @@ final class CutWriter {
             let isLast = number == segments.count - 1
             var buffered: [Packet] = []
             if let video = segment.video {
-                buffered = try positioned(at: video.keyframe, stream: video.streamIndex, segment: segment)
+                buffered = try positioned(at: video.keyframe, stream: video.streamIndex, segment: segment,
+                                          priming: Set(reencoders.map(\.input)))
             } else if let stream = segment.streams.first.flatMap({ input.stream($0.index) }) {
                 try input.seek(streamIndex: Int(stream.pointee.index), timestamp: stream.ticks(micro: segment.companionsStartMicro))
             }
             let reader = try Packet()
             var videoDone = videoWriter == nil
             buffered.reverse()
-            while !(videoDone && tracks.allDone) {
+            while !(videoDone && tracks.allDone && reencoders.allSatisfy(\.done)) {
                 let packet: Packet
                 if let next = buffered.popLast() {
                     packet = next
@@ -133,9 +145,12 @@ final class CutWriter {
                     packet = reader
                 }
                 if shouldStop() { throw CutInterrupted() }
+                if !reencoders.isEmpty, let time = packetMicro(packet) { reencoders.forEach { $0.passed(time) } }
                 if let video = segment.video, packet.streamIndex == video.streamIndex, let writer = videoWriter {
                     reportProgress(packet, video: video, segment: number)
                     if !videoDone { videoDone = try writer.consume(packet) }
+                } else if let reencoder = reencoders.first(where: { $0.input == packet.streamIndex }) {
+                    try reencoder.consume(packet)
                 } else {
                     try tracks.consume(packet)
                 }
@@ -151,6 +166,10 @@ final class CutWriter {
             }
         }
         tracks.endRange()
+        for reencoder in reencoders {
+            try reencoder.finish()
+            if reencoder.errors > 0 { notices.append(.decodeErrors(count: reencoder.errors)) }
+        }
         try output.finish()
         if let video = plan.video, let edits = video.edits, let index = videoOutputIndex {
             try MovieHeaderPatch.writeEdits(path: temporaryPath, videoTrackID: index + 1, edits: edits, timeBase: video.editTimeBase)
@@ -161,7 +180,8 @@ final class CutWriter {
         try plan.movieMetadata?.insert(into: temporaryPath)
         let writtenVideoStart = videoOutputIndex.flatMap { output.earliestPtsMicroByStream[$0] }.map(Micro.seconds)
         return CutRun(notices: notices, muxerShiftSeconds: Micro.seconds(output.muxerShiftMicro), writtenVideoStartSeconds: writtenVideoStart,
-                      audioSeamOffsetsSeconds: tracks.seamOffsetsSeconds)
+                      audioSeamOffsetsSeconds: firstAudioReencoded(reencoders) ? Array(repeating: 0, count: max(0, segments.count - 1))
+                                                                                : tracks.seamOffsetsSeconds)
     }
 
     /// The video writer of a range: the mode's, on the output stream an earlier range set up (`joining`) or a new one.
@@ -192,6 +212,17 @@ final class CutWriter {
         }
     }
 
+    /// Whether the audio whose seams are reported (the first) is re-encoded: then every seam is exact.
+    private func firstAudioReencoded(_ reencoders: [AudioReencoder]) -> Bool {
+        guard let first = plan.streams.first(where: { $0.kind == .audio }) else { return false }
+        return reencoders.contains { $0.input == first.index }
+    }
+
+    private func packetMicro(_ packet: Packet) -> Int64? {
+        guard packet.presentationTime != CAV_NOPTS_VALUE, let stream = input.stream(packet.streamIndex) else { return nil }
+        return stream.micro(packet.presentationTime)
+    }
+
     private func reportProgress(_ packet: Packet, video: VideoCut, segment: Int) {
         guard let progress, packet.pts != CAV_NOPTS_VALUE else { return }
         let span = max(1, video.presentedEnd.minus(video.firstShown))
@@ -202,10 +233,12 @@ final class CutWriter {
     /// Puts the demuxer where the keyframe will be read and returns the packets read up to and including
     /// it that may belong to the cut (kept streams' packets that end at or after the companions' start;
     /// a long way back, held in memory, nothing else is).
-    private func positioned(at keyframe: VideoPacket, stream index: Int, segment: CutPlan) throws -> [Packet] {
+    /// Re-encoded audio (`priming`) is kept from 100 ms earlier: its decoder needs the packets before the start.
+    private func positioned(at keyframe: VideoPacket, stream index: Int, segment: CutPlan, priming: Set<Int>) throws -> [Packet] {
         let companions = Set(plan.streams.map(\.index)).subtracting([index])
         if let packets = try input.position(at: keyframe, streamIndex: index, keep: {
-            companions.contains($0.streamIndex) && self.endsAtOrAfter(segment.companionsStartMicro, $0)
+            companions.contains($0.streamIndex)
+                && self.endsAtOrAfter(segment.companionsStartMicro.minus(priming.contains($0.streamIndex) ? 100_000 : 0), $0)
         }) {
             return packets
         }

@@ -48,7 +48,7 @@ final class Decoder {
         avcodec_free_context(&context)
     }
 
-    private var codecContext: UnsafeMutablePointer<AVCodecContext> { context.unsafelyUnwrapped }
+    var codecContext: UnsafeMutablePointer<AVCodecContext> { context.unsafelyUnwrapped }
 
     /// Sends a packet, or nil to start draining.
     func send(_ packet: Packet?) throws(AVFailure) -> SendResult {

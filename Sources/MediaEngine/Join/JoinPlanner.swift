@@ -8,7 +8,8 @@ enum JoinPlanner {
         case replanExact(SmartFallback)
     }
 
-    static func join(_ plans: [CutPlan], labels: [String?], chapterPolicy: ChapterPolicy, path: String) throws(MediaError) -> Decision {
+    static func join(_ plans: [CutPlan], labels: [String?], chapterPolicy: ChapterPolicy, audioSeams: AudioSeams = .nearest,
+                     path: String) throws(MediaError) -> Decision {
         var plans = plans
         guard let first = plans.first else {
             throw MediaError(.invalidRange, path: path, operation: "ranges", reason: "no range to keep")
@@ -91,11 +92,32 @@ enum JoinPlanner {
             whole.video?.editDuration = total.minus(firstStart)
         }
         whole.endMicro = ranges.last?.plan.endMicro ?? whole.endMicro
+        if ranges.count > 1, mode == .exact || audioSeams == .exact {
+            exactAudio(&whole)
+        }
         if editsPerRange {
             whole.video?.edits = edits
             whole.notices.append(.multipleEdits(ranges: edits.count, container: whole.container.formatName))
         }
         return .join(JoinPlan(requestedMode: requested, mode: mode, ranges: ranges, whole: whole, smartFallback: first.smartFallback))
+    }
+
+    /// Sample-exact seams: each audio stream re-encoded with its codec's encoder, where the container hides the
+    /// encoder's priming (MP4/MOV's edit list) and FFmpeg has an encoder taking the decoder's samples as they are;
+    /// elsewhere copied, with a warning.
+    static func exactAudio(_ whole: inout CutPlan) {
+        for index in whole.streams.indices where whole.streams[index].kind == .audio {
+            let stream = whole.streams[index]
+            if !whole.container.editLists {
+                whole.notices.append(.audioSeamsNearest(index: stream.index, codec: stream.codec,
+                                                        why: "\(whole.container.formatName) would play the encoder's priming as a delay"))
+            } else if let encoder = AudioSeams.encoder(forCodec: stream.codec) {
+                whole.streams[index].audioEncoder = encoder
+                whole.notices.append(.audioReencoded(index: stream.index, codec: stream.codec))
+            } else {
+                whole.notices.append(.audioSeamsNearest(index: stream.index, codec: stream.codec, why: "vtrim has no encoder for it"))
+            }
+        }
     }
 
     /// Where a range's own output timeline shows its first frame, and for how long, in `unit` ticks: exact

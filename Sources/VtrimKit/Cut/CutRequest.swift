@@ -7,6 +7,7 @@ public typealias CutSettings = MediaEngine.CutSettings
 public typealias ThreadBudget = MediaEngine.ThreadBudget
 public typealias ParameterSetPlacement = SampleEntryPlan.Placement
 public typealias ChapterPolicy = MediaEngine.ChapterPolicy
+public typealias AudioSeams = MediaEngine.AudioSeams
 /// The benchmarks' stage clock (`VTRIM_STAGE_TIMES`).
 public typealias StageTimes = MediaEngine.StageTimes
 

@@ -1,0 +1,178 @@
+import CAV
+
+/// Sample-exact audio for a join: each range's audio is decoded, trimmed to the sample at the range's start
+/// and to its length, and encoded back to back by one encoder of the source's codec, so every seam is exact
+/// (copied audio can only follow on at a packet boundary, up to half an audio frame off). A gap in the source's
+/// audio is filled with silence, so what follows keeps its place. MP4/MOV only: their edit list hides the
+/// encoder's priming samples, which other containers would play as a delay.
+final class AudioReencoder {
+    /// One range: the source's samples from `sourceStart` land on the output from `outputStart` to `outputEnd`.
+    struct Window {
+        var sourceStart: Int64
+        var outputStart: Int64
+        var outputEnd: Int64
+    }
+
+    let input: Int
+    let outputIndex: Int
+    private let output: OutputFile
+    private let decoder: Decoder
+    private var encoder: UnsafeMutablePointer<AVCodecContext>?
+    private var fifo: OpaquePointer?
+    private let sourceTimeBase: AVRational
+    private let sampleTimeBase: AVRational
+    private let frameSize: Int32
+    private let frame: Frame
+    private let encoded: Frame
+    private let packet: Packet
+    private var window = Window(sourceStart: 0, outputStart: 0, outputEnd: 0)
+    /// Output samples queued for the encoder, and sent to it (the next frame's pts).
+    private var queued: Int64 = 0
+    private var sent: Int64 = 0
+    private(set) var done = false
+    private(set) var errors = 0
+    /// Samples of silence put where the source had no audio.
+    private(set) var silenceSamples: Int64 = 0
+
+    init(stream: UnsafeMutablePointer<AVStream>, encoderName: String, output: OutputFile) throws(AVFailure) {
+        input = Int(stream.pointee.index)
+        self.output = output
+        sourceTimeBase = stream.pointee.time_base
+        decoder = try Decoder(stream: stream, threads: 1)
+        let decoding = decoder.codecContext
+        guard decoding.pointee.sample_rate > 0 else { throw AVFailure(code: CAV_AVERROR_INVALIDDATA, operation: "audio sample rate") }
+        sampleTimeBase = AVRational(num: 1, den: decoding.pointee.sample_rate)
+        guard let codec = avcodec_find_encoder_by_name(encoderName) else {
+            throw AVFailure(code: CAV_AVERROR_DECODER_NOT_FOUND, operation: "avcodec_find_encoder_by_name(\(encoderName))")
+        }
+        guard let context = avcodec_alloc_context3(codec) else { throw AVFailure(code: CAV_AVERROR_ENOMEM, operation: "avcodec_alloc_context3") }
+        encoder = context
+        frame = try Frame()
+        encoded = try Frame()
+        packet = try Packet()
+        let globalHeader = output.outputFormat.map { $0.pointee.flags & AVFMT_GLOBALHEADER != 0 } ?? false
+        var status = cav_audio_encoder_like(context, decoding, stream.pointee.codecpar.pointee.bit_rate, globalHeader ? 1 : 0)
+        if status < 0 { throw AVFailure(code: status, operation: "audio encoder setup (\(encoderName))") }
+        status = avcodec_open2(context, codec, nil)
+        if status < 0 { throw AVFailure(code: status, operation: "avcodec_open2(\(encoderName))") }
+        frameSize = context.pointee.frame_size > 0 ? context.pointee.frame_size : 1024
+        guard let fifo = av_audio_fifo_alloc(context.pointee.sample_fmt, context.pointee.ch_layout.nb_channels, frameSize) else {
+            throw AVFailure(code: CAV_AVERROR_ENOMEM, operation: "av_audio_fifo_alloc")
+        }
+        self.fifo = fifo
+        let out = try output.addStream()
+        status = avcodec_parameters_from_context(out.pointee.codecpar, context)
+        if status < 0 { throw AVFailure(code: status, operation: "avcodec_parameters_from_context") }
+        out.pointee.time_base = context.pointee.time_base
+        out.pointee.disposition = stream.pointee.disposition
+        av_dict_copy(&out.pointee.metadata, stream.pointee.metadata, 0)
+        outputIndex = Int(out.pointee.index)
+    }
+
+    deinit {
+        av_audio_fifo_free(fifo)
+        avcodec_free_context(&encoder)
+    }
+
+    /// The next range: `sourceStartMicro` (container µs) lands at `outputStartMicro` and the range lasts `durationMicro`.
+    func begin(sourceStartMicro: Int64, outputStartMicro: Int64, durationMicro: Int64) {
+        let micro = AVRational(num: 1, den: 1_000_000)
+        let outputStart = av_rescale_q(outputStartMicro, micro, sampleTimeBase)
+        window = Window(sourceStart: av_rescale_q(sourceStartMicro, micro, sampleTimeBase), outputStart: outputStart,
+                        outputEnd: av_rescale_q(outputStartMicro.plus(durationMicro), micro, sampleTimeBase))
+        // The decoder starts afresh at the new place (the packets read before the start prime it).
+        decoder.flush()
+        done = window.outputEnd <= outputStart
+    }
+
+    /// Where the window ends on the source's timeline (µs): reading well past it, the range's audio is over.
+    func passed(_ micro: Int64) {
+        let end = av_rescale_q(window.sourceStart.plus(window.outputEnd.minus(window.outputStart)), sampleTimeBase, AVRational(num: 1, den: 1_000_000))
+        if micro > end.plus(10 * Int64(AV_TIME_BASE)) { done = true }
+    }
+
+    func consume(_ source: Packet) throws {
+        guard !done else { return }
+        try decoder.decode(source, into: frame, errors: &errors) { decoded in try take(decoded) }
+    }
+
+    /// Queues the part of a decoded frame inside the window, at its own place on the output.
+    private func take(_ decoded: Frame) throws {
+        guard !done else { return }
+        let timestamp = decoded.pointer.pointee.best_effort_timestamp != CAV_NOPTS_VALUE ? decoded.pointer.pointee.best_effort_timestamp
+            : decoded.pointer.pointee.pts
+        guard timestamp != CAV_NOPTS_VALUE else { return }
+        let first = av_rescale_q(timestamp, sourceTimeBase, sampleTimeBase)
+        let count = Int64(decoded.pointer.pointee.nb_samples)
+        let length = window.outputEnd.minus(window.outputStart)
+        var from = max(first, window.sourceStart)
+        let to = min(first.plus(count), window.sourceStart.plus(length))
+        if first >= window.sourceStart.plus(length) {
+            done = true
+            return
+        }
+        guard to > from else { return }
+        var place = window.outputStart.plus(from.minus(window.sourceStart))
+        if place > queued {
+            // The source has no audio here: silence, so what follows keeps its place.
+            let gap = place.minus(queued)
+            try check(cav_audio_fifo_write_silence(fifo, encoderContext.pointee.sample_fmt, encoderContext.pointee.ch_layout.nb_channels,
+                                                   Int32(clamping: gap)), "audio silence")
+            silenceSamples = silenceSamples.plus(gap)
+            queued = place
+        } else if place < queued {
+            // Already queued (overlapping timestamps): only what is new.
+            from = from.plus(queued.minus(place))
+            place = queued
+            guard to > from else { return }
+        }
+        try check(cav_audio_fifo_write_part(fifo, decoded.pointer, Int32(clamping: from.minus(first)), Int32(clamping: to.minus(from))),
+                  "av_audio_fifo_write")
+        queued = queued.plus(to.minus(from))
+        if to >= window.sourceStart.plus(length) { done = true }
+        try encodeQueued(all: false)
+    }
+
+    /// After the last range: what is queued, then the encoder's own delay.
+    func finish() throws {
+        // An encoder that takes only whole frames gets the last one filled with silence (the edit ends the track).
+        let capabilities = encoderContext.pointee.codec.map { $0.pointee.capabilities } ?? 0
+        let partial = av_audio_fifo_size(fifo) % frameSize
+        if partial > 0, capabilities & (AV_CODEC_CAP_SMALL_LAST_FRAME | AV_CODEC_CAP_VARIABLE_FRAME_SIZE) == 0 {
+            try check(cav_audio_fifo_write_silence(fifo, encoderContext.pointee.sample_fmt, encoderContext.pointee.ch_layout.nb_channels,
+                                                   frameSize - partial), "audio silence")
+        }
+        try encodeQueued(all: true)
+        try check(avcodec_send_frame(encoderContext, nil), "avcodec_send_frame")
+        try writeEncoded()
+    }
+
+    private var encoderContext: UnsafeMutablePointer<AVCodecContext> { encoder.unsafelyUnwrapped }
+
+    private func encodeQueued(all: Bool) throws {
+        while true {
+            let available = av_audio_fifo_size(fifo)
+            guard available >= frameSize || (all && available > 0) else { return }
+            let count = min(available, frameSize)
+            try check(cav_audio_fifo_read_frame(fifo, encoderContext, encoded.pointer, count), "av_audio_fifo_read")
+            encoded.pointer.pointee.pts = sent
+            sent = sent.plus(Int64(count))
+            try check(avcodec_send_frame(encoderContext, encoded.pointer), "avcodec_send_frame")
+            try writeEncoded()
+        }
+    }
+
+    private func writeEncoded() throws {
+        while true {
+            packet.unref()
+            let status = avcodec_receive_packet(encoderContext, packet.pointer)
+            if status == CAV_AVERROR_EAGAIN || status == CAV_AVERROR_EOF { return }
+            try check(status, "avcodec_receive_packet")
+            try output.write(packet, stream: outputIndex, timeBase: encoderContext.pointee.time_base)
+        }
+    }
+
+    private func check(_ status: Int32, _ operation: String) throws(AVFailure) {
+        if status < 0 { throw AVFailure(code: status, operation: operation) }
+    }
+}
