@@ -341,14 +341,14 @@ int cav_audio_encoder_like(AVCodecContext *encoder, const AVCodecContext *decode
     return 0;
 }
 
-int cav_audio_fifo_write_part(AVAudioFifo *fifo, const AVFrame *frame, int offset, int count) {
+int cav_audio_fifo_write_part(AVAudioFifo *fifo, const AVFrame *frame, int offset, int count, int channels, enum AVSampleFormat format) {
     if (offset < 0 || count < 0 || offset > frame->nb_samples - count) return AVERROR(EINVAL);
-    int channels = frame->ch_layout.nb_channels;
+    if (frame->ch_layout.nb_channels != channels || frame->format != format) return AVERROR(EINVAL);
     int planar = av_sample_fmt_is_planar(frame->format);
     int bytes = av_get_bytes_per_sample(frame->format);
     int planes = planar ? channels : 1;
     if (planes < 1 || planes > 64 || bytes <= 0) return AVERROR(EINVAL);
-    void *data[64];
+    void *data[64] = {0};
     for (int i = 0; i < planes; i++) data[i] = frame->extended_data[i] + (size_t)offset * bytes * (planar ? 1 : channels);
     int written = av_audio_fifo_write(fifo, data, count);
     return written < 0 ? written : 0;

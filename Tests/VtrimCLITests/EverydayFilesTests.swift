@@ -258,14 +258,46 @@ struct EverydayFilesTests {
         #expect(rows.last?.codes("notes").contains("stream_left_out") == false, "\(result.stdout)")
     }
 
-    /// GoPro telemetry and timecode tracks, by their sample entry types.
+    /// GoPro telemetry (gpmd, one sample a second): kept into MP4/MOV with its samples in the range, retimed onto
+    /// the output's timeline (split at a join's seams); into Matroska, which cannot hold it, named as left out;
+    /// the firmware description track (fdsc, which FFmpeg mangles) named and left out.
     @Test(.enabled(if: TestPaths.sharedMedia != nil, "../shared/media is absent"))
-    func goProTracksAreNamed() throws {
+    func goProTelemetryKeepsItsSamples() throws {
         let path = try #require(Self.shared("gopro-gpmf-parser/karma.mp4"))
-        let result = try Run.vtrim(["cut", "--json", "--dry-run", path, "--start", "0", "--end", "1", "-o", "/tmp/karma.cut.mp4"])
-        #expect(result.status == 0, "\(result)")
-        let notes = result.jsonLines.first?.messages("notes") ?? []
-        #expect(notes.contains { $0.contains("GoPro telemetry ('gpmd')") }, "\(notes)")
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let dry = try Run.vtrim(["cut", "--json", "--dry-run", path, "--start", "0", "--end", "1", "-o", folder.file("karma.mkv")])
+        #expect(dry.status == 0, "\(dry)")
+        let notes = dry.jsonLines.first?.messages("notes") ?? []
+        #expect(notes.contains { $0.contains("GoPro telemetry ('gpmd')") } && notes.contains { $0.contains("'fdsc'") }, "\(notes)")
+        /// The telemetry samples' times and lengths (seconds) in an output.
+        func samples(_ output: String) throws -> [(Double, Double)] {
+            let streams = try Run.tool("ffprobe", ["-v", "error", "-show_entries", "stream=index,codec_tag_string", "-of", "csv=p=0", output]).stdout
+            let index = try #require(streams.split(separator: "\n").first { $0.hasSuffix(",gpmd") }?.split(separator: ",").first, "\(streams)")
+            let probe = try Run.tool("ffprobe", ["-v", "error", "-select_streams", String(index), "-show_entries", "packet=pts_time,duration_time",
+                                                 "-of", "csv=p=0", output])
+            return probe.stdout.split(separator: "\n").compactMap { line in
+                let fields = line.split(separator: ",").compactMap { Double($0) }
+                return fields.count == 2 ? (fields[0], fields[1]) : nil
+            }
+        }
+        // Source samples start every 1.001 s: 1.1–4.05 s holds parts of those from 1.001, 2.002, 3.003 and 4.004.
+        let cut = folder.file("cut.mp4")
+        let single = try Run.vtrim(["cut", "--json", path, "--start", "1.1", "--end", "4.05", "-o", cut])
+        #expect(single.status == 0 && single.jsonLines.first?.codes("notes").contains("telemetry_kept") == true, "\(single)")
+        let kept = try samples(cut)
+        #expect(kept.count == 4 && abs((kept.first?.0 ?? -1)) <= 0.001, "\(kept)")
+        // Each sample at its own place: a source second apart, nothing past the output's end.
+        #expect(zip(kept.dropFirst(), kept.dropFirst(2)).allSatisfy { abs($1.0 - $0.0 - 1.001) <= 0.001 }, "\(kept)")
+        let length = try MediaFacts.videoDuration(cut)
+        #expect(kept.allSatisfy { $0.0 + $0.1 <= length + 0.002 }, "\(kept) in \(length) s")
+        // A join: the ranges' samples back to back (6.3–9.7 s holds parts of those from 6.006 to 9.009).
+        let joined = folder.file("join.mov")
+        let join = try Run.vtrim(["cut", "--json", path, "--keep", "1.1..4.05", "--keep", "6.3..9.7", "--mode", "smart", "--preset", "ultrafast", "-o", joined])
+        #expect(join.status == 0, "\(join)")
+        let both = try samples(joined)
+        let seam = (join.jsonLines.first?["segments"] as? [[String: Any]])?.last?["output_start"] as? Double ?? -1
+        #expect(both.count == 8 && abs((both[safe: 4]?.0 ?? -1) - seam) <= 0.002, "\(both), seam at \(seam)")
     }
 
     /// A phone MP4's QuickTime chapter track is called what it is, not "a data track (timecode or telemetry)",
@@ -346,4 +378,8 @@ struct EverydayFilesTests {
         #expect(result.status == 64)
         #expect(result.stderr.contains("does not exist"), "\(result.stderr)")
     }
+}
+
+extension Array {
+    subscript(safe index: Int) -> Element? { indices.contains(index) ? self[index] : nil }
 }

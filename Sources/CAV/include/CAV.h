@@ -68,8 +68,9 @@ int cav_add_chapter(AVFormatContext *s, int64_t id, int64_t start_us, int64_t en
 // Sample-exact audio (joins): an encoder set up like a decoder (rate, channel layout, sample format, 1/rate time
 // base); AVERROR(ENOSYS) when the encoder does not take the decoder's sample format.
 int cav_audio_encoder_like(AVCodecContext *encoder, const AVCodecContext *decoder, int64_t bit_rate, int global_header);
-// Appends `count` samples of `frame` from sample `offset` to `fifo`; AVERROR(EINVAL) outside the frame.
-int cav_audio_fifo_write_part(AVAudioFifo *fifo, const AVFrame *frame, int offset, int count);
+// Appends `count` samples of `frame` from sample `offset` to `fifo`; AVERROR(EINVAL) outside the frame or when the
+// frame's channels or sample format are not the fifo's (`channels`, `format`).
+int cav_audio_fifo_write_part(AVAudioFifo *fifo, const AVFrame *frame, int offset, int count, int channels, enum AVSampleFormat format);
 // Appends `count` samples of silence in the fifo's format.
 int cav_audio_fifo_write_silence(AVAudioFifo *fifo, enum AVSampleFormat format, int channels, int count);
 // A frame of `count` samples in the encoder's format taken from `fifo` (its buffer allocated here).

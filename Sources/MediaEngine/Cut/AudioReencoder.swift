@@ -45,28 +45,38 @@ final class AudioReencoder {
         guard let codec = avcodec_find_encoder_by_name(encoderName) else {
             throw AVFailure(code: CAV_AVERROR_DECODER_NOT_FOUND, operation: "avcodec_find_encoder_by_name(\(encoderName))")
         }
-        guard let context = avcodec_alloc_context3(codec) else { throw AVFailure(code: CAV_AVERROR_ENOMEM, operation: "avcodec_alloc_context3") }
-        encoder = context
+        // Owned by locals until every step has worked (a throwing init never runs deinit).
+        var context = avcodec_alloc_context3(codec)
+        var fifo: OpaquePointer?
+        var succeeded = false
+        defer {
+            if !succeeded {
+                av_audio_fifo_free(fifo)
+                avcodec_free_context(&context)
+            }
+        }
+        guard let opened = context else { throw AVFailure(code: CAV_AVERROR_ENOMEM, operation: "avcodec_alloc_context3") }
         frame = try Frame()
         encoded = try Frame()
         packet = try Packet()
         let globalHeader = output.outputFormat.map { $0.pointee.flags & AVFMT_GLOBALHEADER != 0 } ?? false
-        var status = cav_audio_encoder_like(context, decoding, stream.pointee.codecpar.pointee.bit_rate, globalHeader ? 1 : 0)
+        var status = cav_audio_encoder_like(opened, decoding, stream.pointee.codecpar.pointee.bit_rate, globalHeader ? 1 : 0)
         if status < 0 { throw AVFailure(code: status, operation: "audio encoder setup (\(encoderName))") }
-        status = avcodec_open2(context, codec, nil)
+        status = avcodec_open2(opened, codec, nil)
         if status < 0 { throw AVFailure(code: status, operation: "avcodec_open2(\(encoderName))") }
-        frameSize = context.pointee.frame_size > 0 ? context.pointee.frame_size : 1024
-        guard let fifo = av_audio_fifo_alloc(context.pointee.sample_fmt, context.pointee.ch_layout.nb_channels, frameSize) else {
-            throw AVFailure(code: CAV_AVERROR_ENOMEM, operation: "av_audio_fifo_alloc")
-        }
-        self.fifo = fifo
+        frameSize = opened.pointee.frame_size > 0 ? opened.pointee.frame_size : 1024
+        fifo = av_audio_fifo_alloc(opened.pointee.sample_fmt, opened.pointee.ch_layout.nb_channels, frameSize)
+        guard fifo != nil else { throw AVFailure(code: CAV_AVERROR_ENOMEM, operation: "av_audio_fifo_alloc") }
         let out = try output.addStream()
-        status = avcodec_parameters_from_context(out.pointee.codecpar, context)
+        status = avcodec_parameters_from_context(out.pointee.codecpar, opened)
         if status < 0 { throw AVFailure(code: status, operation: "avcodec_parameters_from_context") }
-        out.pointee.time_base = context.pointee.time_base
+        out.pointee.time_base = opened.pointee.time_base
         out.pointee.disposition = stream.pointee.disposition
         av_dict_copy(&out.pointee.metadata, stream.pointee.metadata, 0)
         outputIndex = Int(out.pointee.index)
+        encoder = opened
+        self.fifo = fifo
+        succeeded = true
     }
 
     deinit {
@@ -113,21 +123,30 @@ final class AudioReencoder {
         }
         guard to > from else { return }
         var place = window.outputStart.plus(from.minus(window.sourceStart))
+        // The FIFO and the encoder take the format the decoder opened with; a stream that changes it mid-way
+        // (channels, rate, sample format) is refused rather than mixed up.
+        let context = encoderContext.pointee
+        guard decoded.pointer.pointee.format == context.sample_fmt.rawValue, decoded.pointer.pointee.sample_rate == context.sample_rate,
+              decoded.pointer.pointee.ch_layout.nb_channels == context.ch_layout.nb_channels else {
+            throw AVFailure(code: CAV_AVERROR_INVALIDDATA, operation: "audio format changes mid-stream (re-encoding needs one format; use --audio-seams nearest)")
+        }
         if place > queued {
-            // The source has no audio here: silence, so what follows keeps its place.
-            let gap = place.minus(queued)
-            try check(cav_audio_fifo_write_silence(fifo, encoderContext.pointee.sample_fmt, encoderContext.pointee.ch_layout.nb_channels,
-                                                   Int32(clamping: gap)), "audio silence")
-            silenceSamples = silenceSamples.plus(gap)
-            queued = place
+            // The source has no audio here: silence, a frame at a time, so what follows keeps its place.
+            silenceSamples = silenceSamples.plus(place.minus(queued))
+            while place > queued {
+                let chunk = min(place.minus(queued), Int64(frameSize))
+                try check(cav_audio_fifo_write_silence(fifo, context.sample_fmt, context.ch_layout.nb_channels, Int32(chunk)), "audio silence")
+                queued = queued.plus(chunk)
+                try encodeQueued(all: false)
+            }
         } else if place < queued {
             // Already queued (overlapping timestamps): only what is new.
             from = from.plus(queued.minus(place))
             place = queued
             guard to > from else { return }
         }
-        try check(cav_audio_fifo_write_part(fifo, decoded.pointer, Int32(clamping: from.minus(first)), Int32(clamping: to.minus(from))),
-                  "av_audio_fifo_write")
+        try check(cav_audio_fifo_write_part(fifo, decoded.pointer, Int32(clamping: from.minus(first)), Int32(clamping: to.minus(from)),
+                                            context.ch_layout.nb_channels, context.sample_fmt), "av_audio_fifo_write")
         queued = queued.plus(to.minus(from))
         if to >= window.sourceStart.plus(length) { done = true }
         try encodeQueued(all: false)

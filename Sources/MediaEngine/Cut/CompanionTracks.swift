@@ -10,7 +10,9 @@ struct CompanionTracks {
         let input: Int
         let output: Int
         let timeBase: AVRational
-        let isSubtitle: Bool
+        /// Subtitles and telemetry: each sample clipped to the window and placed at its own time (they do not
+        /// follow on at seams, nor hold up the end of reading).
+        let retimedPerSample: Bool
         let codec: AVCodecID
         let splitsAMRFrames: Bool
         var done = false
@@ -20,6 +22,9 @@ struct CompanionTracks {
         var correction: Int64?
         /// Text subtitles into a codec the output holds (`KeptStream.convertsTo`).
         var converter: SubtitleConverter?
+        /// Reading goes on until this track's first packet past the range (audio; telemetry, whose samples come
+        /// at a steady pace and may be stored after the video's last ones) — not for subtitles, which may be far apart.
+        var holdsReading: Bool { !retimedPerSample || codec == AV_CODEC_ID_BIN_DATA }
     }
 
     private var tracks: [Int: Track] = [:]
@@ -72,12 +77,12 @@ struct CompanionTracks {
         guard rangeIndex > 0, !recordedRanges.contains(rangeIndex) else { return }
         recordedRanges.insert(rangeIndex)
         // Without audio there is no seam offset to report.
-        guard let audio = tracks.values.filter({ !$0.isSubtitle }).min(by: { $0.input < $1.input }) else { return }
+        guard let audio = tracks.values.filter({ !$0.retimedPerSample }).min(by: { $0.input < $1.input }) else { return }
         seamOffsetsSeconds.append(audio.correction.map { Double($0) * Double(audio.timeBase.num) / Double(audio.timeBase.den) } ?? 0)
     }
 
     var allDone: Bool {
-        tracks.values.allSatisfy { $0.done || $0.isSubtitle } || furthestMicro > endMicro.plus(10 * Int64(AV_TIME_BASE))
+        tracks.values.allSatisfy { $0.done || !$0.holdsReading } || furthestMicro > endMicro.plus(10 * Int64(AV_TIME_BASE))
     }
 
     mutating func consume(_ packet: Packet) throws {
@@ -94,7 +99,7 @@ struct CompanionTracks {
             track.done = true
             return
         }
-        if track.isSubtitle {
+        if track.retimedPerSample {
             guard let cue = SubtitleCue.clip(startMicro: start, endMicro: end, windowStartMicro: shiftMicro, windowEndMicro: endMicro),
                   !SubtitleCue.isEmptyText(packet, codec: track.codec) else { return }
             if let converter = track.converter {

@@ -22,6 +22,8 @@ public enum CutNotice: Sendable, Equatable, Codable {
     /// A join's range with no whole group of pictures to copy, re-encoded whole (from the frame at its start).
     case rangeReencoded(frames: Int, fromSeconds: Double)
     case audioPacketsSplit(codec: String)
+    /// GoPro telemetry (gpmd) kept: its samples in the range, on the output's timeline.
+    case telemetryKept(index: Int)
     /// A join's audio re-encoded so every seam is sample-exact.
     case audioReencoded(index: Int, codec: String)
     case encoderInfoCarried(build: Int)
@@ -128,6 +130,7 @@ public enum CutNotice: Sendable, Equatable, Codable {
         case .multipleEdits: return "multiple_edits"
         case .audioSeamsNearest: return "audio_seams_nearest"
         case .audioReencoded: return "audio_reencoded"
+        case .telemetryKept: return "telemetry_kept"
         case .sampleEntry, .setsKeptInSamples: return "sample_entry"
         case .dolbyVisionDropped: return "dolby_vision_dropped"
         case .streamDropped: return "stream_dropped"
@@ -159,7 +162,7 @@ public enum CutNotice: Sendable, Equatable, Codable {
         ("lead_in_hidden", false, .plan), ("starts_at_keyframe", false, .plan), ("frames_past_end", false, .plan),
         ("stream_left_out", false, .plan), ("audio_only", false, .plan), ("turned_upright", false, .plan),
         ("pixel_format_converted", false, .plan), ("leading_frames_left_out", false, .plan),
-        ("head_reencoded", false, .plan), ("tail_reencoded", false, .plan), ("range_reencoded", false, .plan), ("audio_packets_split", false, .plan), ("audio_reencoded", false, .plan),
+        ("head_reencoded", false, .plan), ("tail_reencoded", false, .plan), ("range_reencoded", false, .plan), ("audio_packets_split", false, .plan), ("audio_reencoded", false, .plan), ("telemetry_kept", false, .plan),
         ("encoder_info_carried", false, .plan), ("dolby_vision_dropped", false, .plan), ("chapters_left_out", false, .plan), ("timecode_kept", false, .plan), ("subtitles_converted", false, .plan),
         ("first_frame_whole", false, .plan), ("input_truncated", false, .plan), ("truncated", true, .plan),
         ("starts_late", true, .plan), ("clean_start_far", true, .plan), ("unclean_start", true, .plan), ("smart_fallback", true, .plan), ("multiple_edits", true, .plan), ("audio_seams_nearest", true, .plan), ("sample_entry", true, .plan), ("stream_dropped", true, .plan),
@@ -218,6 +221,8 @@ public enum CutNotice: Sendable, Equatable, Codable {
             return "no clean start (IDR, CRA, or recovery point) lies at or before the start: decoding starts at the keyframe at \(Words.seconds(keyframe)), and frames after it may show damage"
         case let .smartFallback(reason):
             return "cut exactly instead of smartly: \(reason.description)"
+        case let .telemetryKept(index):
+            return "stream #\(index): GoPro telemetry (gpmd) kept: its samples in the range, on the output's timeline"
         case let .audioReencoded(index, codec):
             return "stream #\(index): the audio (\(codec)) is re-encoded so every seam is exact to the sample"
         case let .audioSeamsNearest(index, codec, why):

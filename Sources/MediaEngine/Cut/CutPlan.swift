@@ -185,7 +185,8 @@ public struct ExactTiming: Sendable, Equatable, Codable {
 
 /// A stream the output keeps, or why one is not kept.
 public struct KeptStream: Sendable, Equatable, Codable {
-    public enum Kind: String, Sendable, Codable { case video, audio, subtitle }
+    /// `data`: GoPro telemetry (gpmd), the one data track known to survive a cut into MP4/MOV.
+    public enum Kind: String, Sendable, Codable { case video, audio, subtitle, data }
     public var index: Int
     public var kind: Kind
     public var codec: String

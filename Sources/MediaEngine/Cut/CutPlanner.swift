@@ -80,6 +80,10 @@ enum CutPlanner {
                 break  // Its chapters are the file's: written as the output's own chapters (`planChapters`).
             case .data where stream.tag == "tmcd" && facts.startTimecode != nil && container.keepsTimecode:
                 break  // Its start is the file's timecode: written afresh from the first kept frame (`planTimecode`).
+            case .data where stream.tag == "gpmd" && container.editLists:
+                // GoPro telemetry: its samples in the range, retimed like cues (FFmpeg's MP4/MOV muxer writes gpmd).
+                streams.append(KeptStream(index: stream.index, kind: .data, codec: stream.codec, splitsAudioFrames: false))
+                notices.append(.telemetryKept(index: stream.index))
             case .data:
                 notices.append(.streamLeftOut(index: stream.index, reason: stream.isChapterTrack ? .chapterTrack : .dataTrack,
                                               codec: stream.codec, tag: stream.tag))
@@ -87,7 +91,7 @@ enum CutPlanner {
                 notices.append(.streamLeftOut(index: stream.index, reason: .otherTrack, codec: stream.codec, tag: stream.tag))
             }
         }
-        guard streams.contains(where: { $0.kind != .subtitle }) else {
+        guard streams.contains(where: { $0.kind == .video || $0.kind == .audio }) else {
             throw MediaError(.noVideo, path: path, operation: "streams",
                              reason: "has no video or audio stream to cut" + (streams.isEmpty ? "" : " (subtitles alone cannot be cut)"))
         }

@@ -71,6 +71,7 @@ final class CutWriter {
         var videoStream: UnsafeMutablePointer<AVStream>?
         var companions: [CompanionTracks.Track] = []
         var reencoders: [AudioReencoder] = []
+        let keptIndices = Set(plan.streams.map(\.index))
         for kept in plan.streams {
             guard let stream = input.stream(kept.index) else {
                 throw MediaError(.decodeFailed, path: path, operation: "plan", reason: "the plan's stream #\(kept.index) is not in the file")
@@ -87,13 +88,13 @@ final class CutWriter {
                 out.pointee.disposition = stream.pointee.disposition
                 av_dict_copy(&out.pointee.metadata, stream.pointee.metadata, 0)
                 var track = CompanionTracks.Track(input: kept.index, output: Int(out.pointee.index), timeBase: stream.pointee.time_base,
-                                                  isSubtitle: true, codec: stream.pointee.codecpar.pointee.codec_id, splitsAMRFrames: false)
+                                                  retimedPerSample: true, codec: stream.pointee.codecpar.pointee.codec_id, splitsAMRFrames: false)
                 track.converter = converter
                 companions.append(track)
             } else {
                 let copy = try output.addCopy(of: stream)
                 companions.append(CompanionTracks.Track(input: kept.index, output: Int(copy.pointee.index),
-                                                        timeBase: stream.pointee.time_base, isSubtitle: kept.kind == .subtitle,
+                                                        timeBase: stream.pointee.time_base, retimedPerSample: kept.kind == .subtitle || kept.kind == .data,
                                                         codec: stream.pointee.codecpar.pointee.codec_id,
                                                         splitsAMRFrames: kept.splitsAudioFrames))
             }
@@ -145,7 +146,9 @@ final class CutWriter {
                     packet = reader
                 }
                 if shouldStop() { throw CutInterrupted() }
-                if !reencoders.isEmpty, let time = packetMicro(packet) { reencoders.forEach { $0.passed(time) } }
+                if !reencoders.isEmpty, keptIndices.contains(packet.streamIndex), let time = packetMicro(packet) {
+                    reencoders.forEach { $0.passed(time) }
+                }
                 if let video = segment.video, packet.streamIndex == video.streamIndex, let writer = videoWriter {
                     reportProgress(packet, video: video, segment: number)
                     if !videoDone { videoDone = try writer.consume(packet) }
