@@ -18,6 +18,13 @@ final class CutWriter {
     private let progress: (@Sendable (Double) -> Void)?
     /// Copies: how samples are put in the sample entry's form, shared by a join's ranges.
     private var copyRepackager: SampleRepackager?
+    /// A smart join: the next range's tail, started while the current range is written.
+    private var nextTail: SmartTail?
+
+    deinit {
+        // A join that failed before the next range stops its tail's thread rather than leaving it running.
+        nextTail?.cancel()
+    }
 
     /// How long each range shows on the output (µs; a join's), where re-encoded audio ends each range.
     private let durationsMicro: [Int64]
@@ -100,7 +107,7 @@ final class CutWriter {
             }
         }
         // The first range's video writer adds the video stream (before the header); later ones write to it.
-        var videoWriter = try videoStream.map { try makeVideoWriter(first, stream: $0, output: output, joining: nil) }
+        var videoWriter = try videoStream.map { try makeVideoWriter(first, number: 0, stream: $0, output: output, joining: nil) }
         let videoOutputIndex = videoWriter?.outputIndex
         var muxerOptions: [String: String] = [:]
         if plan.container.editLists {
@@ -122,7 +129,7 @@ final class CutWriter {
                     if let exact = writer as? ExactVideoWriter, let video = segment.video {
                         try exact.begin(video)
                     } else {
-                        videoWriter = try makeVideoWriter(segment, stream: stream, output: output, joining: writer.outputIndex)
+                        videoWriter = try makeVideoWriter(segment, number: number, stream: stream, output: output, joining: writer.outputIndex)
                     }
                 }
             }
@@ -188,7 +195,7 @@ final class CutWriter {
     }
 
     /// The video writer of a range: the mode's, on the output stream an earlier range set up (`joining`) or a new one.
-    private func makeVideoWriter(_ segment: CutPlan, stream: UnsafeMutablePointer<AVStream>, output: OutputFile,
+    private func makeVideoWriter(_ segment: CutPlan, number: Int, stream: UnsafeMutablePointer<AVStream>, output: OutputFile,
                                  joining: Int?) throws -> VideoWriter {
         guard let video = segment.video else {
             throw MediaError(.decodeFailed, path: path, operation: "plan", reason: "a range of the plan has no video")
@@ -198,8 +205,14 @@ final class CutWriter {
             guard let smart = segment.smart else {
                 throw MediaError(.decodeFailed, path: path, operation: "plan", reason: "the smart plan has no edges; nothing written")
             }
+            // A join starts the next range's tail now, so it is encoded while this range's head is.
+            let started = nextTail
+            nextTail = nil
+            if let next = segments[safe: number + 1], next.mode == .smart {
+                nextTail = try SmartVideoWriter.startTail(path: input.path, plan: next, shouldStop: shouldStop)
+            }
             return try SmartVideoWriter(input: input, stream: stream, output: output, plan: segment, video: video, smart: smart,
-                                        joining: joining, shouldStop: shouldStop)
+                                        joining: joining, startedTail: started, shouldStop: shouldStop)
         case .exact:
             return try ExactVideoWriter(stream: stream, output: output, plan: segment, video: video, shouldStop: shouldStop)
         case .copy, .keyframe:

@@ -52,8 +52,9 @@ final class SmartVideoWriter: VideoWriter {
     }
 
     /// `joining`: the output stream an earlier range of a join set up (same sample entry), else a new one.
+    /// `startedTail`: this range's tail, started early by a join (while the range before it was written).
     init(input: InputFile, stream: UnsafeMutablePointer<AVStream>, output: OutputFile, plan: CutPlan, video: VideoCut,
-         smart: SmartCutPlan, joining: Int? = nil, shouldStop: @escaping @Sendable () -> Bool) throws {
+         smart: SmartCutPlan, joining: Int? = nil, startedTail: SmartTail? = nil, shouldStop: @escaping @Sendable () -> Bool) throws {
         self.shouldStop = shouldStop
         self.stream = stream
         cleanStart = CleanStart(stream: stream)
@@ -89,11 +90,25 @@ final class SmartVideoWriter: VideoWriter {
             outputIndex = try Self.addStream(stream: stream, output: output, entry: entry, sets: sets, codec: codec, lengthSize: lengthSize)
         }
         if smart.hasTail {
-            tail = SmartTail(SmartTail.Work(path: input.path, streamIndex: video.streamIndex, video: video, smart: smart,
-                                            reencoding: reencoding, decoderThreads: plan.threads.decoder, lengthSize: lengthSize,
-                                            rewriter: rewriter),
-                             shouldStop: shouldStop)
+            tail = try startedTail ?? Self.startTail(path: input.path, plan: plan, shouldStop: shouldStop)
         }
+    }
+
+    /// Starts encoding a range's tail on its own thread (nil when the range has none): what `init` does, and
+    /// what a join does for the next range while this one is written, so the two cores stay busy.
+    static func startTail(path: String, plan: CutPlan, shouldStop: @escaping @Sendable () -> Bool) throws -> SmartTail? {
+        guard let video = plan.video, let smart = plan.smart, smart.hasTail, let reencoding = video.reencoding,
+              let entry = plan.sampleEntry, let sets = entry.sourceSets else { return nil }
+        var rewriter: EncoderUnitRewriter?
+        if entry.placement == .outOfBand {
+            guard let ids = entry.encoderIds, let encoderSets = entry.encoderSets else {
+                throw SampleEntryFailure(reason: "the plan puts the parameter sets out of band without the encoder's sets")
+            }
+            rewriter = EncoderUnitRewriter(codec: sets.codec, ids: ids, sets: encoderSets)
+        }
+        return SmartTail(SmartTail.Work(path: path, streamIndex: video.streamIndex, video: video, smart: smart, reencoding: reencoding,
+                                        decoderThreads: plan.threads.decoder, lengthSize: 4, rewriter: rewriter),
+                         shouldStop: shouldStop)
     }
 
     /// The output's video stream with the planned sample entry. Dolby Vision: the re-encoded edges carry none
