@@ -5,6 +5,8 @@ import CAV
 /// (copied audio can only follow on at a packet boundary, up to half an audio frame off). A gap in the source's
 /// audio is filled with silence, so what follows keeps its place. MP4/MOV only: their edit list hides the
 /// encoder's priming samples, which other containers would play as a delay.
+/// It reads the audio through a demuxer of its own, from 200 ms before each range (the decoder needs the frame
+/// before the first one kept), kept a second ahead of the video the main pass writes so the file interleaves.
 final class AudioReencoder {
     /// One range: the source's samples from `sourceStart` land on the output from `outputStart` to `outputEnd`.
     struct Window {
@@ -15,6 +17,11 @@ final class AudioReencoder {
 
     let input: Int
     let outputIndex: Int
+    private let source: InputFile
+    private let reader: Packet
+    /// The latest time read from the source (µs), and whether the source's audio has ended.
+    private var readMicro = Int64.min
+    private var exhausted = false
     private let output: OutputFile
     private let decoder: Decoder
     private var encoder: UnsafeMutablePointer<AVCodecContext>?
@@ -34,8 +41,15 @@ final class AudioReencoder {
     /// Samples of silence put where the source had no audio.
     private(set) var silenceSamples: Int64 = 0
 
-    init(stream: UnsafeMutablePointer<AVStream>, encoderName: String, output: OutputFile) throws(AVFailure) {
-        input = Int(stream.pointee.index)
+    init(path: String, streamIndex: Int, encoderName: String, output: OutputFile) throws {
+        source = try InputFile(path: path)
+        guard let stream = source.stream(streamIndex) else { throw AVFailure(code: CAV_AVERROR_INVALIDDATA, operation: "audio stream #\(streamIndex)") }
+        // Only this stream is read.
+        for index in 0..<Int(source.format.pointee.nb_streams) where index != streamIndex {
+            source.stream(index)?.pointee.discard = AVDISCARD_ALL
+        }
+        input = streamIndex
+        reader = try Packet()
         self.output = output
         sourceTimeBase = stream.pointee.time_base
         decoder = try Decoder(stream: stream, threads: 1)
@@ -85,25 +99,36 @@ final class AudioReencoder {
     }
 
     /// The next range: `sourceStartMicro` (container µs) lands at `outputStartMicro` and the range lasts `durationMicro`.
-    func begin(sourceStartMicro: Int64, outputStartMicro: Int64, durationMicro: Int64) {
+    func begin(sourceStartMicro: Int64, outputStartMicro: Int64, durationMicro: Int64) throws {
         let micro = AVRational(num: 1, den: 1_000_000)
         let outputStart = av_rescale_q(outputStartMicro, micro, sampleTimeBase)
         window = Window(sourceStart: av_rescale_q(sourceStartMicro, micro, sampleTimeBase), outputStart: outputStart,
                         outputEnd: av_rescale_q(outputStartMicro.plus(durationMicro), micro, sampleTimeBase))
-        // The decoder starts afresh at the new place (the packets read before the start prime it).
+        // The decoder starts afresh at the new place, primed by what lies before the start.
         decoder.flush()
         done = window.outputEnd <= outputStart
+        exhausted = false
+        readMicro = .min
+        let from = av_rescale_q(sourceStartMicro.minus(200_000), micro, sourceTimeBase)
+        // A source that cannot seek there is read from its start (the window still takes only its own samples).
+        if (try? source.seek(streamIndex: input, timestamp: from)) == nil { try source.seekToStart() }
     }
 
-    /// Where the window ends on the source's timeline (µs): reading well past it, the range's audio is over.
-    func passed(_ micro: Int64) {
-        let end = av_rescale_q(window.sourceStart.plus(window.outputEnd.minus(window.outputStart)), sampleTimeBase, AVRational(num: 1, den: 1_000_000))
-        if micro > end.plus(10 * Int64(AV_TIME_BASE)) { done = true }
-    }
-
-    func consume(_ source: Packet) throws {
-        guard !done else { return }
-        try decoder.decode(source, into: frame, errors: &errors) { decoded in try take(decoded) }
+    /// Reads, decodes and queues the range's audio up to `micro` on the source's timeline (`.max`: all of it).
+    func advance(untilMicro micro: Int64) throws {
+        while !done, !exhausted, readMicro < micro {
+            guard try source.read(into: reader) == .packet else {
+                exhausted = true
+                try decoder.decode(nil, into: frame, errors: &errors) { decoded in try take(decoded) }
+                decoder.flush()
+                return
+            }
+            guard reader.streamIndex == input else { continue }
+            if reader.presentationTime != CAV_NOPTS_VALUE {
+                readMicro = av_rescale_q(reader.presentationTime, sourceTimeBase, AVRational(num: 1, den: 1_000_000))
+            }
+            try decoder.decode(reader, into: frame, errors: &errors) { decoded in try take(decoded) }
+        }
     }
 
     /// Queues the part of a decoded frame inside the window, at its own place on the output.

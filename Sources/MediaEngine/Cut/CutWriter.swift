@@ -86,7 +86,7 @@ final class CutWriter {
             if kept.kind == .video, plan.video != nil {
                 videoStream = stream
             } else if let encoder = kept.audioEncoder {
-                reencoders.append(try AudioReencoder(stream: stream, encoderName: encoder, output: output))
+                reencoders.append(try AudioReencoder(path: input.path, streamIndex: kept.index, encoderName: encoder, output: output))
             } else if let target = kept.convertsTo {
                 let converter = try SubtitleConverter(stream: stream, to: target)
                 let out = try output.addStream()
@@ -120,8 +120,8 @@ final class CutWriter {
         var notices: [CutNotice] = []
         for (number, segment) in segments.enumerated() {
             for reencoder in reencoders {
-                reencoder.begin(sourceStartMicro: segment.companionsShiftMicro, outputStartMicro: segment.companionsOutputStartMicro,
-                                durationMicro: durationsMicro[safe: number] ?? 0)
+                try reencoder.begin(sourceStartMicro: segment.companionsShiftMicro, outputStartMicro: segment.companionsOutputStartMicro,
+                                    durationMicro: durationsMicro[safe: number] ?? 0)
             }
             if number > 0 {
                 tracks.begin(segment, joinsNext: number < segments.count - 1)
@@ -136,15 +136,14 @@ final class CutWriter {
             let isLast = number == segments.count - 1
             var buffered: [Packet] = []
             if let video = segment.video {
-                buffered = try positioned(at: video.keyframe, stream: video.streamIndex, segment: segment,
-                                          priming: Set(reencoders.map(\.input)))
+                buffered = try positioned(at: video.keyframe, stream: video.streamIndex, segment: segment)
             } else if let stream = segment.streams.first.flatMap({ input.stream($0.index) }) {
                 try input.seek(streamIndex: Int(stream.pointee.index), timestamp: stream.ticks(micro: segment.companionsStartMicro))
             }
             let reader = try Packet()
             var videoDone = videoWriter == nil
             buffered.reverse()
-            while !(videoDone && tracks.allDone && reencoders.allSatisfy(\.done)) {
+            while !(videoDone && tracks.allDone) {
                 let packet: Packet
                 if let next = buffered.popLast() {
                     packet = next
@@ -153,18 +152,20 @@ final class CutWriter {
                     packet = reader
                 }
                 if shouldStop() { throw CutInterrupted() }
+                // Re-encoded audio kept a second ahead of what is written, so the file interleaves.
                 if !reencoders.isEmpty, keptIndices.contains(packet.streamIndex), let time = packetMicro(packet) {
-                    reencoders.forEach { $0.passed(time) }
+                    for reencoder in reencoders { try reencoder.advance(untilMicro: time.plus(1_000_000)) }
                 }
                 if let video = segment.video, packet.streamIndex == video.streamIndex, let writer = videoWriter {
                     reportProgress(packet, video: video, segment: number)
                     if !videoDone { videoDone = try writer.consume(packet) }
-                } else if let reencoder = reencoders.first(where: { $0.input == packet.streamIndex }) {
-                    try reencoder.consume(packet)
+                } else if reencoders.contains(where: { $0.input == packet.streamIndex }) {
+                    continue  // Read by its own re-encoder.
                 } else {
                     try tracks.consume(packet)
                 }
             }
+            for reencoder in reencoders { try reencoder.advance(untilMicro: .max) }
             if let writer = videoWriter {
                 // A join's exact ranges share one encoder: it is flushed after the last.
                 if isLast || !(writer is ExactVideoWriter) { try writer.finish() }
@@ -249,12 +250,10 @@ final class CutWriter {
     /// Puts the demuxer where the keyframe will be read and returns the packets read up to and including
     /// it that may belong to the cut (kept streams' packets that end at or after the companions' start;
     /// a long way back, held in memory, nothing else is).
-    /// Re-encoded audio (`priming`) is kept from 100 ms earlier: its decoder needs the packets before the start.
-    private func positioned(at keyframe: VideoPacket, stream index: Int, segment: CutPlan, priming: Set<Int>) throws -> [Packet] {
-        let companions = Set(plan.streams.map(\.index)).subtracting([index])
+    private func positioned(at keyframe: VideoPacket, stream index: Int, segment: CutPlan) throws -> [Packet] {
+        let companions = Set(plan.streams.filter { $0.audioEncoder == nil }.map(\.index)).subtracting([index])
         if let packets = try input.position(at: keyframe, streamIndex: index, keep: {
-            companions.contains($0.streamIndex)
-                && self.endsAtOrAfter(segment.companionsStartMicro.minus(priming.contains($0.streamIndex) ? 100_000 : 0), $0)
+            companions.contains($0.streamIndex) && self.endsAtOrAfter(segment.companionsStartMicro, $0)
         }) {
             return packets
         }
