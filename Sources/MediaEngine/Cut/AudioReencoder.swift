@@ -93,6 +93,19 @@ final class AudioReencoder {
         succeeded = true
     }
 
+    /// The encoder of a join's sample-exact audio, when it opens with this stream's rate, channels and sample
+    /// format (checked while planning, so a plan never promises what the writer cannot do); nil otherwise.
+    static func encoderThatOpens(for stream: UnsafeMutablePointer<AVStream>) -> String? {
+        guard let parameters = stream.pointee.codecpar,
+              let name = AudioSeams.encoder(forCodec: Probe.codecName(parameters.pointee.codec_id)),
+              let codec = avcodec_find_encoder_by_name(name), let decoder = try? Decoder(stream: stream, threads: 1) else { return nil }
+        var context = avcodec_alloc_context3(codec)
+        defer { avcodec_free_context(&context) }
+        guard let opening = context, cav_audio_encoder_like(opening, decoder.codecContext, parameters.pointee.bit_rate, 1) >= 0,
+              avcodec_open2(opening, codec, nil) >= 0 else { return nil }
+        return name
+    }
+
     deinit {
         av_audio_fifo_free(fifo)
         avcodec_free_context(&encoder)

@@ -62,6 +62,9 @@ struct StreamFacts: Sendable, Equatable {
     /// Text subtitles the container cannot hold as they are: the encoder (FFmpeg's name) of the text codec it
     /// holds (mov_text for MP4/MOV, webvtt for WebM, srt for Matroska).
     public var convertsTo: String?
+    /// Audio of a join into MP4/MOV: the encoder that re-encodes it exact to the sample (it opened with the
+    /// stream's format), or nil.
+    public var exactAudioEncoder: String?
 
     public init(index: Int, kind: Kind, codec: String, tag: String? = nil, isAttachedPicture: Bool = false,
                 containerCanHold: Bool = true, isAMRNarrowband: Bool = false) {

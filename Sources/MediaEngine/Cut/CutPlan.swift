@@ -196,6 +196,9 @@ public struct KeptStream: Sendable, Equatable, Codable {
     public var convertsTo: String? = nil
     /// A join's audio re-encoded (this encoder, the source's codec) so every seam is sample-exact; nil when copied.
     public var audioEncoder: String? = nil
+    /// Joins into MP4/MOV: the encoder that can re-encode this audio exact to the sample (it opened with the
+    /// stream's format while planning), whether or not the join asks for it.
+    public var exactAudioEncoder: String? = nil
 }
 
 /// How a join's audio meets at the seams: copied, following on from the packet nearest its place (within half an

@@ -63,7 +63,9 @@ enum CutPlanner {
                                               codec: stream.codec, tag: nil))
             case .audio where stream.containerCanHold:
                 let split = stream.isAMRNarrowband && container.editLists
-                streams.append(KeptStream(index: stream.index, kind: .audio, codec: stream.codec, splitsAudioFrames: split))
+                var kept = KeptStream(index: stream.index, kind: .audio, codec: stream.codec, splitsAudioFrames: split)
+                kept.exactAudioEncoder = stream.exactAudioEncoder
+                streams.append(kept)
                 if split { notices.append(.audioPacketsSplit(codec: stream.codec)) }
             case .audio:
                 notices.append(.streamDropped(index: stream.index, codec: stream.codec, container: container.formatName))

@@ -26,7 +26,7 @@ struct CutSurvey {
         container.holdsChapters = muxer.holdsChapters
         let videoIndex = VideoStreamChoice.best(in: input)
         var facts = CutFacts(path: path, requestedMode: spec.mode, startMicro: start.partialValue, endMicro: end.partialValue,
-                             originMicro: origin, container: container, streams: streams(muxer: muxer, video: videoIndex),
+                             originMicro: origin, container: container, streams: streams(muxer: muxer, video: videoIndex, joins: spec.joinsRanges),
                              video: nil, threads: spec.settings.threads, crf: spec.settings.crf, preset: spec.settings.preset, faststart: spec.settings.faststart)
         facts.sampleEntry = spec.settings.sampleEntry
         facts.chapterPolicy = spec.settings.chapters
@@ -47,7 +47,7 @@ struct CutSurvey {
     static let textSubtitles: Set<AVCodecID> = [AV_CODEC_ID_SUBRIP, AV_CODEC_ID_ASS, AV_CODEC_ID_SSA, AV_CODEC_ID_WEBVTT, AV_CODEC_ID_MOV_TEXT,
                                                 AV_CODEC_ID_TEXT]
 
-    private func streams(muxer: OutputFormat, video: Int?) -> [StreamFacts] {
+    private func streams(muxer: OutputFormat, video: Int?, joins: Bool) -> [StreamFacts] {
         (0..<input.streamCount).compactMap { index in
             guard let stream = input.stream(index), let parameters = stream.pointee.codecpar?.pointee else { return nil }
             let kind: StreamFacts.Kind
@@ -65,6 +65,7 @@ struct CutSurvey {
                                         // FFmpeg 5.1 writes subtitles into MPEG-TS and AVI as opaque data no player reads.
                                         && !(kind == .subtitle && (muxer.name == "mpegts" || muxer.storesDecodeTimesOnly)),
                                     isAMRNarrowband: parameters.codec_id == AV_CODEC_ID_AMR_NB)
+            if kind == .audio, joins, muxer.supportsEditLists { facts.exactAudioEncoder = AudioReencoder.encoderThatOpens(for: stream) }
             facts.isChapterTrack = kind == .data && (facts.tag == "text" || facts.tag == "tx3g") && input.format.pointee.nb_chapters > 0
             if kind == .subtitle, !facts.containerCanHold, Self.textSubtitles.contains(parameters.codec_id),
                muxer.name != "mpegts", !muxer.storesDecodeTimesOnly {

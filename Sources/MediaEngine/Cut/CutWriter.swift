@@ -18,12 +18,13 @@ final class CutWriter {
     private let progress: (@Sendable (Double) -> Void)?
     /// Copies: how samples are put in the sample entry's form, shared by a join's ranges.
     private var copyRepackager: SampleRepackager?
-    /// A smart join: the next range's tail, started while the current range is written.
-    private var nextTail: SmartTail?
+    /// A smart join: the next range's edges, started while the current range is written.
+    private var nextEdges: SmartVideoWriter.Edges?
 
     deinit {
-        // A join that failed before the next range stops its tail's thread rather than leaving it running.
-        nextTail?.cancel()
+        // A join that failed before the next range stops its edges' threads rather than leaving them running.
+        nextEdges?.head?.cancel()
+        nextEdges?.tail?.cancel()
     }
 
     /// How long each range shows on the output (µs; a join's), where re-encoded audio ends each range.
@@ -206,14 +207,14 @@ final class CutWriter {
             guard let smart = segment.smart else {
                 throw MediaError(.decodeFailed, path: path, operation: "plan", reason: "the smart plan has no edges; nothing written")
             }
-            // A join starts the next range's tail now, so it is encoded while this range's head is.
-            let started = nextTail
-            nextTail = nil
+            // A join starts the next range's edges now, so they are encoded while this range is written.
+            let started = nextEdges
+            nextEdges = nil
             if let next = segments[safe: number + 1], next.mode == .smart {
-                nextTail = try SmartVideoWriter.startTail(path: input.path, plan: next, shouldStop: shouldStop)
+                nextEdges = try SmartVideoWriter.startEdges(path: input.path, plan: next, shouldStop: shouldStop)
             }
             return try SmartVideoWriter(input: input, stream: stream, output: output, plan: segment, video: video, smart: smart,
-                                        joining: joining, startedTail: started, shouldStop: shouldStop)
+                                        joining: joining, startedEdges: started, shouldStop: shouldStop)
         case .exact:
             return try ExactVideoWriter(stream: stream, output: output, plan: segment, video: video, shouldStop: shouldStop)
         case .copy, .keyframe:

@@ -1,13 +1,10 @@
 import CAV
 
-/// A smart cut's video. The main pass reads the packets from the plan's keyframe:
-/// - the head decoder takes every packet from there through K1's leading pictures; its frames from the
-///   frame at `start` up to K1 are re-encoded (the first shown from output time 0);
-/// - packets from K1 up to K2 (decode order) are copied as they are (Annex B repackaged with lengths);
-///   K1's leading pictures are left out;
-/// - meanwhile `SmartTail` encodes the tail (the frames from the tail's start to `end`) on its own thread
-///   from its own reading of the source; at K2 its packets are written after the copied ones.
-/// Copied packets wait until the head is written, so decode times reach the muxer in order.
+/// A smart cut's video. Its two edges are encoded on threads of their own (`SmartEdge`), each from its own
+/// reading of the source: the head (the frames from the one shown at `start` up to K1, the first shown from
+/// output time 0) and the tail (the frames from the tail's start to `end`). The main pass reads the packets
+/// from the plan's keyframe: at K1 it writes the head's packets, then copies the packets from K1 up to K2
+/// (decode order; Annex B repackaged with lengths; K1's leading pictures left out); at K2 it writes the tail's.
 /// Both edges are encoded as the plan's `Reencoding` says; parameter sets follow the plan's sample entry:
 /// out of band (avc1/hvc1) the record holds the source's sets and the encoder's (the plan's trial's) under
 /// ids of their own, and no sample holds any; in band (avc3/hev1) each part carries its own, the source's
@@ -31,30 +28,26 @@ final class SmartVideoWriter: VideoWriter {
     private var inBand: Bool { rewriter == nil }
     private var started = false
     private var finished = false
-    private var head: Head?
-    private var tail: SmartTail?
+    private var head: SmartEdge?
+    private var tail: SmartEdge?
     private var reachedCopyEnd = false
     private var copying = false
     private var copied = 0
-    private var waiting: [Packet] = []
-    private let startFrame: StartFrameHold
-    private let frame: Frame
     private var decodeErrors = 0
     private(set) var reachedPlannedEnd = false
     private(set) var latestPresentedEnd = Int64.min
     var notices: [CutNotice] { decodeErrors > 0 ? [.decodeErrors(count: decodeErrors)] : [] }
 
-    /// The re-encoded head: its decoder and encoder.
-    private struct Head {
-        let decoder: Decoder
-        let encoder: SegmentEncoder
-        var sawFirstCopied = false
+    /// A range's edges, started (their threads running) before its writer is made.
+    struct Edges {
+        var head: SmartEdge?
+        var tail: SmartEdge?
     }
 
     /// `joining`: the output stream an earlier range of a join set up (same sample entry), else a new one.
-    /// `startedTail`: this range's tail, started early by a join (while the range before it was written).
+    /// `startedEdges`: this range's edges, started early by a join (while the range before it was written).
     init(input: InputFile, stream: UnsafeMutablePointer<AVStream>, output: OutputFile, plan: CutPlan, video: VideoCut,
-         smart: SmartCutPlan, joining: Int? = nil, startedTail: SmartTail? = nil, shouldStop: @escaping @Sendable () -> Bool) throws {
+         smart: SmartCutPlan, joining: Int? = nil, startedEdges: Edges? = nil, shouldStop: @escaping @Sendable () -> Bool) throws {
         self.shouldStop = shouldStop
         self.stream = stream
         cleanStart = CleanStart(stream: stream)
@@ -62,7 +55,6 @@ final class SmartVideoWriter: VideoWriter {
         self.plan = plan
         self.video = video
         self.smart = smart
-        startFrame = StartFrameHold(startTicks: video.shift)
         timeBase = stream.pointee.time_base
         guard let reencoding = video.reencoding, let entry = plan.sampleEntry, let sets = entry.sourceSets else {
             throw SampleEntryFailure(reason: "no \(video.reencoding == nil ? "encoding" : "sample entry") was planned for the smart cut")
@@ -73,7 +65,6 @@ final class SmartVideoWriter: VideoWriter {
         // in a source record; Annex B gets them).
         lengthSize = 4
         sourceParameterSets = sets.record.map { $0.unit[...] }
-        frame = try Frame()
         if entry.placement == .outOfBand {
             guard let ids = entry.encoderIds, let encoderSets = entry.encoderSets else {
                 throw SampleEntryFailure(reason: "the plan puts the parameter sets out of band without the encoder's sets")
@@ -89,16 +80,16 @@ final class SmartVideoWriter: VideoWriter {
         } else {
             outputIndex = try Self.addStream(stream: stream, output: output, entry: entry, sets: sets, codec: codec, lengthSize: lengthSize)
         }
-        if smart.hasTail {
-            tail = try startedTail ?? Self.startTail(path: input.path, plan: plan, shouldStop: shouldStop)
-        }
+        let edges = try startedEdges ?? Self.startEdges(path: input.path, plan: plan, shouldStop: shouldStop)
+        head = edges.head
+        tail = edges.tail
     }
 
-    /// Starts encoding a range's tail on its own thread (nil when the range has none): what `init` does, and
-    /// what a join does for the next range while this one is written, so the two cores stay busy.
-    static func startTail(path: String, plan: CutPlan, shouldStop: @escaping @Sendable () -> Bool) throws -> SmartTail? {
-        guard let video = plan.video, let smart = plan.smart, smart.hasTail, let reencoding = video.reencoding,
-              let entry = plan.sampleEntry, let sets = entry.sourceSets else { return nil }
+    /// Starts encoding a range's edges on threads of their own (nil for an edge the range does not have): what
+    /// `init` does, and what a join does for the next range while this one is written, so the cores stay busy.
+    static func startEdges(path: String, plan: CutPlan, shouldStop: @escaping @Sendable () -> Bool) throws -> Edges {
+        guard let video = plan.video, let smart = plan.smart, let reencoding = video.reencoding,
+              let entry = plan.sampleEntry, let sets = entry.sourceSets else { return Edges() }
         var rewriter: EncoderUnitRewriter?
         if entry.placement == .outOfBand {
             guard let ids = entry.encoderIds, let encoderSets = entry.encoderSets else {
@@ -106,9 +97,13 @@ final class SmartVideoWriter: VideoWriter {
             }
             rewriter = EncoderUnitRewriter(codec: sets.codec, ids: ids, sets: encoderSets)
         }
-        return SmartTail(SmartTail.Work(path: path, streamIndex: video.streamIndex, video: video, smart: smart, reencoding: reencoding,
-                                        decoderThreads: plan.threads.decoder, lengthSize: 4, rewriter: rewriter),
-                         shouldStop: shouldStop)
+        func start(_ part: SmartEdge.Part) -> SmartEdge {
+            SmartEdge(SmartEdge.Work(part: part, path: path, streamIndex: video.streamIndex, video: video, smart: smart, reencoding: reencoding,
+                                     decoderThreads: plan.threads.decoder, lengthSize: 4, rewriter: rewriter,
+                                     trailer: part == .head && sets.codec == .hevc ? [0x48, 0x01] : nil),
+                      shouldStop: shouldStop)
+        }
+        return Edges(head: smart.hasHead ? start(.head) : nil, tail: smart.hasTail ? start(.tail) : nil)
     }
 
     /// The output's video stream with the planned sample entry. Dolby Vision: the re-encoded edges carry none
@@ -132,7 +127,8 @@ final class SmartVideoWriter: VideoWriter {
     }
 
     deinit {
-        // A cut that failed before K2 stops the tail's thread rather than leaving it running.
+        // A cut that failed before K1 or K2 stops the edges' threads rather than leaving them running.
+        head?.cancel()
         tail?.cancel()
     }
 
@@ -150,12 +146,6 @@ final class SmartVideoWriter: VideoWriter {
         if !started {
             guard timing.isSame(as: video.keyframe) else { return false }
             started = true
-            if smart.hasHead {
-                // HEVC: an end of sequence closes the head, so the copied CRA starts a new coded video sequence
-                // (its POC and the source's parameter sets begin afresh) rather than continuing x265's.
-                head = try makeHead(decodeDelay: smart.firstCopied.pts.minus(smart.firstCopied.dts),
-                                    trailer: codec == .hevc ? [0x48, 0x01] : nil)
-            }
         }
         // Copying stops before K2: the tail (if any) covers the rest.
         if !smart.copiesToEnd, isPacket(timing, smart.copyEnd) {
@@ -165,19 +155,11 @@ final class SmartVideoWriter: VideoWriter {
         }
         latestPresentedEnd = max(latestPresentedEnd, timing.pts)
         if timing.isSame(as: video.lastNeeded) { reachedPlannedEnd = true }
-        // Head: everything through K1's leading pictures; the first later packet ends it.
-        if var current = head {
-            if isPacket(timing, smart.firstCopied) { current.sawFirstCopied = true; head = current }
-            try StageTimes.measure("head") {
-                if current.sawFirstCopied, timing.pts > smart.firstCopied.pts {
-                    try finishHead()
-                } else {
-                    try current.decoder.decode(packet, into: frame, errors: &decodeErrors) { frame throws in try self.headFrame(frame) }
-                }
-            }
+        // Middle: copied from K1 up to K2 in decode order, after the head; K1's leading pictures left out.
+        if isPacket(timing, smart.firstCopied) {
+            try writeHead()
+            copying = true
         }
-        // Middle: copied from K1 up to K2 in decode order, K1's leading pictures left out.
-        if isPacket(timing, smart.firstCopied) { copying = true }
         if copying, timing.pts >= smart.firstCopied.pts {
             try copy(packet)
         }
@@ -187,8 +169,7 @@ final class SmartVideoWriter: VideoWriter {
     func finish() throws {
         guard !finished else { return }
         finished = true
-        if head != nil { try StageTimes.measure("head") { try finishHead() } }
-        try flushWaiting()
+        try writeHead()
         if !smart.copiesToEnd, !smart.hasTail, reachedCopyEnd { reachedPlannedEnd = true }
         guard let running = tail else { return }
         tail = nil
@@ -206,36 +187,21 @@ final class SmartVideoWriter: VideoWriter {
         latestPresentedEnd = max(latestPresentedEnd, outcome.latestPresentedEnd)
     }
 
-    private func makeHead(decodeDelay: Int64, trailer: [UInt8]?) throws -> Head {
-        guard let parameters = stream.pointee.codecpar?.pointee else { throw AVFailure(code: CAV_AVERROR_INVALIDDATA, operation: "codecpar") }
-        let decoder = try Decoder(stream: stream, threads: plan.threads.decoder, beginning: video.beginning)
-        let output = self.output, index = outputIndex, timeBase = self.timeBase
-        let encoder = try SegmentEncoder(reencoding: reencoding, source: parameters, stream: stream, lengthSize: lengthSize,
-                                         decodeDelay: max(0, decodeDelay), trailer: trailer, rewriter: rewriter, shouldStop: shouldStop) { packet in
-            try output.write(packet, stream: index, timeBase: timeBase)
-        }
-        return Head(decoder: decoder, encoder: encoder)
-    }
-
-    /// Head frames: the one shown at `start` is encoded at output time 0, later ones after it.
-    private func headFrame(_ decoded: Frame) throws {
-        let timestamp = decoded.timestamp
-        guard timestamp < smart.firstCopied.pts, let encoder = head?.encoder else { return }
-        if try startFrame.take(decoded) { return }
-        if let held = startFrame.release() { try encoder.encode(held, outputPts: video.outputStart) }
-        try encoder.encode(decoded, outputPts: timestamp.minus(video.shift).plus(video.outputStart))
-    }
-
-    private func finishHead() throws {
-        guard let current = head else { return }
-        try current.decoder.decode(nil, into: frame, errors: &decodeErrors) { frame throws in try self.headFrame(frame) }
-        if let held = startFrame.release() { try current.encoder.encode(held, outputPts: video.outputStart) }
-        try current.encoder.finish(endPts: smart.firstCopied.pts.minus(video.shift).plus(video.outputStart))
+    /// The head's packets, once (their decode times come before K1's).
+    private func writeHead() throws {
+        guard let running = head else { return }
         head = nil
-        try flushWaiting()
+        let outcome = try running.join().get()
+        decodeErrors += outcome.decodeErrors
+        guard outcome.positioned else {
+            throw AVFailure(code: CAV_AVERROR_INVALIDDATA, operation: "seek to the smart cut's head")
+        }
+        for packet in outcome.packets {
+            try output.write(packet, stream: outputIndex, timeBase: timeBase)
+        }
     }
 
-    /// Copies a packet; while the head is still being encoded it waits (its decode time is later).
+    /// Copies a packet (after the head's).
     private func copy(_ packet: Packet) throws {
         packet.keepKeyframeFlagOnlyIfClean(cleanStart)
         let held = try packet.clone()
@@ -258,14 +224,6 @@ final class SmartVideoWriter: VideoWriter {
         copied += 1
         held.pointer.pointee.pts = held.presentationTime
         held.shift(by: video.shift.minus(video.outputStart))
-        waiting.append(held)
-        if head == nil { try flushWaiting() }
-    }
-
-    private func flushWaiting() throws {
-        for packet in waiting {
-            try output.write(packet, stream: outputIndex, timeBase: timeBase)
-        }
-        waiting = []
+        try output.write(held, stream: outputIndex, timeBase: timeBase)
     }
 }

@@ -111,11 +111,11 @@ enum JoinPlanner {
             if !whole.container.editLists {
                 whole.notices.append(.audioSeamsNearest(index: stream.index, codec: stream.codec,
                                                         why: "\(whole.container.formatName) would play the encoder's priming as a delay"))
-            } else if let encoder = AudioSeams.encoder(forCodec: stream.codec) {
+            } else if let encoder = stream.exactAudioEncoder {
                 whole.streams[index].audioEncoder = encoder
                 whole.notices.append(.audioReencoded(index: stream.index, codec: stream.codec))
             } else {
-                whole.notices.append(.audioSeamsNearest(index: stream.index, codec: stream.codec, why: "vtrim has no encoder for it"))
+                whole.notices.append(.audioSeamsNearest(index: stream.index, codec: stream.codec, why: "no encoder takes its format as it is"))
             }
         }
     }

@@ -1,0 +1,145 @@
+import CAV
+import Foundation
+import Synchronization
+
+/// One re-encoded edge of a smart cut — its head (the frames from the one shown at `start` up to K1) or its
+/// tail (from the tail's start up to `end`) — encoded on a thread of its own, so a cut takes about the copy plus
+/// the longer edge rather than their sum, and a join encodes the next range's edges while it writes this one's.
+/// It reads the source through its own demuxer from the edge's keyframe, encodes the frames shown in the edge as
+/// the plan says (`Reencoding`) and keeps the packets in memory — at most one group of pictures — until the main
+/// pass writes them where they belong (the head before K1's copy, the tail after K2's).
+final class SmartEdge: @unchecked Sendable {
+    enum Part: Sendable { case head, tail }
+
+    /// What the edge read and encoded.
+    struct Outcome {
+        /// False when no seek got back to the edge's keyframe (nothing was encoded).
+        var positioned = false
+        /// Encoded packets in decode order, output times, length-prefixed like the copied ones.
+        var packets: [Packet] = []
+        var decodeErrors = 0
+        /// A frame at or past the edge's end, or the last packet the plan needs, was read.
+        var reachedEnd = false
+        /// The latest presentation time read (source ticks).
+        var latestPresentedEnd = Int64.min
+    }
+
+    struct Work: Sendable {
+        var part: Part
+        var path: String
+        var streamIndex: Int
+        var video: VideoCut
+        var smart: SmartCutPlan
+        var reencoding: Reencoding
+        var decoderThreads: Int
+        var lengthSize: Int
+        var rewriter: EncoderUnitRewriter?
+        /// HEVC: an end of sequence closes the head, so the copied CRA starts a new coded video sequence (its POC
+        /// and the source's parameter sets begin afresh) rather than continuing x265's.
+        var trailer: [UInt8]?
+    }
+
+    private let cancelled = Atomic<Bool>(false)
+    private let done = DispatchSemaphore(value: 0)
+    // Written by the thread before `done` is signalled, read after `join` waited for it.
+    private var result: Result<Outcome, any Error> = .success(Outcome())
+    private var joined = false
+
+    /// Starts encoding the edge; `join` waits for it.
+    init(_ work: Work, shouldStop: @escaping @Sendable () -> Bool) {
+        let stage = work.part == .head ? "head" : "tail"
+        let thread = Thread { [self] in
+            result = Result {
+                try StageTimes.measure(stage) { try Self.encode(work, shouldStop: { shouldStop() || self.cancelled.load(ordering: .relaxed) }) }
+            }
+            done.signal()
+        }
+        thread.name = "vtrim smart \(stage)"
+        thread.start()
+    }
+
+    /// Waits for the edge (once); its packets, or why it failed.
+    func join() -> Result<Outcome, any Error> {
+        if !joined {
+            StageTimes.measure("waiting for the edges") { done.wait() }
+            joined = true
+        }
+        return result
+    }
+
+    /// Stops the edge early (the cut failed or was interrupted) and waits for its thread.
+    func cancel() {
+        cancelled.store(true, ordering: .relaxed)
+        _ = join()
+    }
+
+    private static func encode(_ work: Work, shouldStop: @escaping @Sendable () -> Bool) throws -> Outcome {
+        var outcome = Outcome()
+        let video = work.video, smart = work.smart
+        // Output ticks = source ticks − shift (the range's own timeline, moved to where it begins in a join).
+        let shift = video.shift.minus(video.outputStart)
+        let decodeFrom: VideoPacket, first: Int64, end: Int64, decodeDelay: Int64
+        switch work.part {
+        case .head:
+            (decodeFrom, first, end) = (video.keyframe, smart.frameAtStart, smart.firstCopied.pts)
+            decodeDelay = max(0, smart.firstCopied.pts.minus(smart.firstCopied.dts))
+        case .tail:
+            guard let tailStart = smart.tailStart else { return outcome }
+            (decodeFrom, first, end) = (smart.tailDecodeFrom, tailStart, smart.end)
+            decodeDelay = video.tailDecodeDelay
+        }
+        let input = try InputFile(path: work.path)
+        guard let stream = input.stream(work.streamIndex), let parameters = stream.pointee.codecpar?.pointee else { return outcome }
+        guard var pending = try input.position(at: decodeFrom, streamIndex: work.streamIndex) else { return outcome }
+        outcome.positioned = true
+        let decoder = try Decoder(stream: stream, threads: work.decoderThreads, beginning: video.beginning)
+        let encoded = PacketList()
+        let encoder = try SegmentEncoder(reencoding: work.reencoding, source: parameters, stream: stream, lengthSize: work.lengthSize,
+                                         decodeDelay: decodeDelay, trailer: work.trailer, rewriter: work.rewriter, shouldStop: shouldStop) { packet in
+            encoded.packets.append(try packet.clone())
+        }
+        // The head's first frame is the one shown at `start` (the latest at or before it), at output time 0.
+        let startFrame = work.part == .head ? StartFrameHold(startTicks: video.shift) : nil
+        var reachedEnd = false, decodeErrors = 0
+        func take(_ frame: Frame) throws {
+            let timestamp = frame.timestamp
+            if timestamp >= end {
+                reachedEnd = true
+            } else if let startFrame {
+                if try startFrame.take(frame) { return }
+                if let held = startFrame.release() { try encoder.encode(held, outputPts: video.outputStart) }
+                try encoder.encode(frame, outputPts: timestamp.minus(shift))
+            } else if timestamp >= first {
+                try encoder.encode(frame, outputPts: timestamp.minus(shift))
+            }
+        }
+        let frame = try Frame()
+        let reader = try Packet()
+        while !reachedEnd {
+            let packet: Packet
+            if let next = pending.popLast() {
+                packet = next
+            } else {
+                guard try input.read(into: reader) == .packet else { break }
+                packet = reader
+            }
+            guard packet.streamIndex == work.streamIndex else { continue }
+            if shouldStop() { throw CutInterrupted() }
+            let timing = packet.timing
+            outcome.latestPresentedEnd = max(outcome.latestPresentedEnd, timing.pts)
+            try decoder.decode(packet, into: frame, errors: &decodeErrors) { frame throws in try take(frame) }
+            if work.part == .tail, timing.isSame(as: video.lastNeeded) { reachedEnd = true }
+        }
+        try decoder.decode(nil, into: frame, errors: &decodeErrors) { frame throws in try take(frame) }
+        if let held = startFrame?.release() { try encoder.encode(held, outputPts: video.outputStart) }
+        try encoder.finish(endPts: end.minus(shift))
+        outcome.packets = encoded.packets
+        outcome.decodeErrors = decodeErrors
+        outcome.reachedEnd = reachedEnd
+        return outcome
+    }
+
+    private final class PacketList {
+        var packets: [Packet] = []
+    }
+}
