@@ -95,6 +95,26 @@ enum MovieBoxes {
         bytes.replaceSubrange(position..<(position + 4), with: header(size: size, type: "").prefix(4))
     }
 
+    /// Reads a written file's `moov` (32-bit sized), lets `change` edit it in memory and writes it back in place,
+    /// grown or shrunk (`rewriteMovieBox`); unchanged, nothing is written.
+    static func withMovieBox(path: String, _ change: (inout [UInt8]) throws(AVFailure) -> Void) throws(AVFailure) {
+        let descriptor = open(path, O_RDWR)
+        guard descriptor >= 0 else { throw MovieHeaderPatch.failure(errno) }
+        defer { close(descriptor) }
+        guard let (offset, size) = try findMovieBox(descriptor) else { throw MovieHeaderPatch.failure(EINVAL, "no moov box") }
+        var moov = [UInt8](repeating: 0, count: size)
+        guard pread(descriptor, &moov, size, off_t(offset)) == size else { throw MovieHeaderPatch.failure(errno) }
+        guard read(moov, at: 0, bytes: 4) == UInt64(size) else { throw MovieHeaderPatch.failure(EINVAL, "64-bit moov size") }
+        let original = moov
+        try change(&moov)
+        guard moov != original else { return }
+        if moov.count == size {
+            guard pwrite(descriptor, moov, size, off_t(offset)) == size else { throw MovieHeaderPatch.failure(errno) }
+        } else {
+            try rewriteMovieBox(descriptor, at: offset, oldSize: size, moov)
+        }
+    }
+
     /// Writes a changed `moov` (its own size not yet set) over the one of `oldSize` bytes at `offset`. One that
     /// shrank is padded with a `free` box; where one that grew has media after it (faststart), the media moves
     /// later by the bytes added and every chunk offset (stco, co64) with it.

@@ -17,31 +17,20 @@ enum MovieHeaderPatch {
     }
 
     static func endEdits(path: String, videoTrackID: Int, videoEditTicks: Int64, timeBase: Rational) throws(AVFailure) {
-        let descriptor = open(path, O_RDWR)
-        guard descriptor >= 0 else { throw failure(errno) }
-        defer { close(descriptor) }
-        guard let (offset, size) = try MovieBoxes.findMovieBox(descriptor) else { throw failure(EINVAL, "no moov box") }
-        var bytes = [UInt8](repeating: 0, count: size)
-        guard pread(descriptor, &bytes, size, off_t(offset)) == size else { throw failure(errno) }
-        try patch(&bytes, videoTrackID: videoTrackID, videoEditTicks: videoEditTicks, timeBase: timeBase)
-        guard pwrite(descriptor, bytes, size, off_t(offset)) == size else { throw failure(errno) }
+        try MovieBoxes.withMovieBox(path: path) { (moov: inout [UInt8]) throws(AVFailure) in
+            try patch(&moov, videoTrackID: videoTrackID, videoEditTicks: videoEditTicks, timeBase: timeBase)
+        }
     }
 
     /// A copy join: the video shows `edits` (one per range, in the video's `timeBase`) instead of the muxer's
     /// single edit; the other tracks end with it. The muxer's edit says where its output time 0 lies in the
     /// media; each range's edit starts that far plus its own place. The `elst` grows, and with it `moov`.
     static func writeEdits(path: String, videoTrackID: Int, edits: [MediaEdit], timeBase: Rational) throws(AVFailure) {
-        let descriptor = open(path, O_RDWR)
-        guard descriptor >= 0 else { throw failure(errno) }
-        defer { close(descriptor) }
-        guard let (offset, size) = try MovieBoxes.findMovieBox(descriptor) else { throw failure(EINVAL, "no moov box") }
-        var moov = [UInt8](repeating: 0, count: size)
-        guard pread(descriptor, &moov, size, off_t(offset)) == size else { throw failure(errno) }
-        guard MovieBoxes.read(moov, at: 0, bytes: 4) == UInt64(size) else { throw failure(EINVAL, "64-bit moov size") }
-        let total = edits.reduce(Int64(0)) { $0.plus($1.duration) }
-        try patch(&moov, videoTrackID: videoTrackID, videoEditTicks: total, timeBase: timeBase)
-        try replaceEdits(&moov, videoTrackID: videoTrackID, edits: edits, timeBase: timeBase)
-        try MovieBoxes.rewriteMovieBox(descriptor, at: offset, oldSize: size, moov)
+        try MovieBoxes.withMovieBox(path: path) { (moov: inout [UInt8]) throws(AVFailure) in
+            let total = edits.reduce(Int64(0)) { $0.plus($1.duration) }
+            try patch(&moov, videoTrackID: videoTrackID, videoEditTicks: total, timeBase: timeBase)
+            try replaceEdits(&moov, videoTrackID: videoTrackID, edits: edits, timeBase: timeBase)
+        }
     }
 
     /// Replaces the video track's `elst` in a `moov` held in memory with one entry per edit, fixing the sizes

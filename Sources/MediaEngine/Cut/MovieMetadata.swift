@@ -72,24 +72,16 @@ public struct MovieMetadata: Sendable, Equatable, Codable {
     /// its `udta`, made when FFmpeg wrote none). Where `moov` comes before the media (faststart), what
     /// follows moves by the bytes added and every chunk offset (stco, co64) with it.
     func insert(into path: String) throws(AVFailure) {
-        let descriptor = open(path, O_RDWR)
-        guard descriptor >= 0 else { throw MovieHeaderPatch.failure(errno) }
-        defer { close(descriptor) }
-        guard let (offset, size) = try MovieBoxes.findMovieBox(descriptor) else { throw MovieHeaderPatch.failure(EINVAL, "no moov box") }
-        var moov = [UInt8](repeating: 0, count: size)
-        guard pread(descriptor, &moov, size, off_t(offset)) == size else { throw MovieHeaderPatch.failure(errno) }
-        guard MovieBoxes.read(moov, at: 0, bytes: 4) == UInt64(size) else { throw MovieHeaderPatch.failure(EINVAL, "64-bit moov size") }
-        var updated = moov
-        if !userData.isEmpty {
-            if let udta = MovieBoxes.boxes(in: updated, from: 8, to: updated.count).first(where: { $0.type == "udta" }) {
-                try MovieBoxes.setSize(&updated, at: udta.start, to: udta.end - udta.start + userData.count)
-                updated.insert(contentsOf: userData, at: udta.end)
-            } else {
-                updated += MovieBoxes.header(size: 8 + userData.count, type: "udta") + userData
+        try MovieBoxes.withMovieBox(path: path) { (moov: inout [UInt8]) throws(AVFailure) in
+            if !userData.isEmpty {
+                if let udta = MovieBoxes.boxes(in: moov, from: 8, to: moov.count).first(where: { $0.type == "udta" }) {
+                    try MovieBoxes.setSize(&moov, at: udta.start, to: udta.end - udta.start + userData.count)
+                    moov.insert(contentsOf: userData, at: udta.end)
+                } else {
+                    moov += MovieBoxes.header(size: 8 + userData.count, type: "udta") + userData
+                }
             }
+            if let quickTimeMeta { moov += quickTimeMeta }
         }
-        if let quickTimeMeta { updated += quickTimeMeta }
-        guard updated.count > moov.count else { return }
-        try MovieBoxes.rewriteMovieBox(descriptor, at: offset, oldSize: size, updated)
     }
 }
