@@ -156,13 +156,13 @@ public final class TemporaryFiles: @unchecked Sendable {
         lock.unlock()
     }
 
-    /// Deletes every registered file (called on SIGINT/SIGTERM).
+    /// Deletes every registered file, and folder (a storyboard's), (called on SIGINT/SIGTERM, off the handler).
     public func removeAll() {
         lock.lock()
         let current = paths
         paths.removeAll()
         lock.unlock()
-        for path in current { unlink(path) }
+        for path in current where unlink(path) != 0 && errno == EISDIR { try? FileManager.default.removeItem(atPath: path) }
     }
 }
 

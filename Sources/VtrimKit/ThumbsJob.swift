@@ -174,40 +174,7 @@ public enum ThumbsJob {
             if request.skipDull { sampleRequest.dullSearchEndsSeconds = plan.cells.map(\.windowEndSeconds) }
             sampleRequest.toneMapsHDR = request.toneMapsHDR
             let frames = try sampler.sample(sampleRequest, workers: request.workers)
-            let hdrName = video.colorTransfer == "smpte2084" ? "PQ" : video.colorTransfer == "arib-std-b67" ? "HLG" : nil
-            if let failure = frames.first(where: { $0.toneMapFailure != nil })?.toneMapFailure {
-                warnings.append(MediaWarning(code: "hdr_not_tone_mapped",
-                                             message: "HDR video could not be tone-mapped (\(failure)); converted without, colours look flat"))
-            } else if let hdrName, !request.toneMapsHDR {
-                warnings.append(MediaWarning(code: "hdr_not_tone_mapped",
-                                             message: "HDR video (\(hdrName)) is converted without tone mapping (--no-tonemap); colours look flat"))
-            } else if let hdrName, !frames.contains(where: \.toneMapped), frames.contains(where: { $0.image != nil }) {
-                // The stream says HDR but its frames do not: they were converted as they say (SDR).
-                warnings.append(MediaWarning(code: "hdr_not_tone_mapped",
-                                             message: "the stream is marked HDR (\(hdrName)) but its frames are not; converted without tone mapping"))
-            }
-            let failed = frames.indices.filter { frames[$0].image == nil }
-            if failed.count == frames.count {
-                throw MediaError(.decodeFailed, path: path, operation: "decode",
-                                 reason: "none of the \(frames.count) cells could be decoded (first: \(frames.first?.failure ?? "no picture"))")
-            }
-            if let first = failed.first {
-                warnings.append(MediaWarning(
-                    code: "sample_failed",
-                    message: "\(failed.count) of \(frames.count) cells could not be decoded (cells \(cellList(failed)); first: \(frames[first].failure ?? "no picture")); grey placeholders drawn"))
-            }
-            let stillDull = frames.indices.filter { frames[$0].dull == true }
-            if !stillDull.isEmpty {
-                warnings.append(MediaWarning(
-                    code: "dull_kept",
-                    message: "\(stillDull.count) of \(frames.count) cells show a dull frame: nothing else in their part of the range was not dull (cells \(cellList(stillDull)))"))
-            }
-            let damaged = frames.indices.filter { frames[$0].damaged }
-            if !damaged.isEmpty {
-                warnings.append(MediaWarning(
-                    code: "frame_damaged",
-                    message: "\(damaged.count) of \(frames.count) cells show frames the decoder flagged as damaged (cells \(cellList(damaged)))"))
-            }
+            warnings += try frameWarnings(frames, video: video, toneMapsHDR: request.toneMapsHDR, path: path)
             if request.strict, !warnings.isEmpty {
                 return Outcome(path: path, status: .succeeded, warnings: warnings).applyingStrict()
             }
@@ -266,6 +233,47 @@ public enum ThumbsJob {
             }
             return .failure(error, warnings: warnings)
         }
+    }
+
+    /// What the sampled frames tell the user (HDR not tone-mapped, cells that failed, stayed dull or show damaged
+    /// frames); throws when no cell could be decoded at all.
+    static func frameWarnings(_ frames: [SampledFrame], video: VideoStreamInfo, toneMapsHDR: Bool, path: String) throws(MediaError) -> [MediaWarning] {
+        var warnings: [MediaWarning] = []
+        let hdrName = video.colorTransfer == "smpte2084" ? "PQ" : video.colorTransfer == "arib-std-b67" ? "HLG" : nil
+        if let failure = frames.first(where: { $0.toneMapFailure != nil })?.toneMapFailure {
+            warnings.append(MediaWarning(code: "hdr_not_tone_mapped",
+                                         message: "HDR video could not be tone-mapped (\(failure)); converted without, colours look flat"))
+        } else if let hdrName, !toneMapsHDR {
+            warnings.append(MediaWarning(code: "hdr_not_tone_mapped",
+                                         message: "HDR video (\(hdrName)) is converted without tone mapping (--no-tonemap); colours look flat"))
+        } else if let hdrName, !frames.contains(where: \.toneMapped), frames.contains(where: { $0.image != nil }) {
+            // The stream says HDR but its frames do not: they were converted as they say (SDR).
+            warnings.append(MediaWarning(code: "hdr_not_tone_mapped",
+                                         message: "the stream is marked HDR (\(hdrName)) but its frames are not; converted without tone mapping"))
+        }
+        let failed = frames.indices.filter { frames[$0].image == nil }
+        if failed.count == frames.count {
+            throw MediaError(.decodeFailed, path: path, operation: "decode",
+                             reason: "none of the \(frames.count) cells could be decoded (first: \(frames.first?.failure ?? "no picture"))")
+        }
+        if let first = failed.first {
+            warnings.append(MediaWarning(
+                code: "sample_failed",
+                message: "\(failed.count) of \(frames.count) cells could not be decoded (cells \(cellList(failed)); first: \(frames[first].failure ?? "no picture")); grey placeholders drawn"))
+        }
+        let stillDull = frames.indices.filter { frames[$0].dull == true }
+        if !stillDull.isEmpty {
+            warnings.append(MediaWarning(
+                code: "dull_kept",
+                message: "\(stillDull.count) of \(frames.count) cells show a dull frame: nothing else in their part of the range was not dull (cells \(cellList(stillDull)))"))
+        }
+        let damaged = frames.indices.filter { frames[$0].damaged }
+        if !damaged.isEmpty {
+            warnings.append(MediaWarning(
+                code: "frame_damaged",
+                message: "\(damaged.count) of \(frames.count) cells show frames the decoder flagged as damaged (cells \(cellList(damaged)))"))
+        }
+        return warnings
     }
 
     /// Cell indexes as in the JSON (from 0), the first eight.

@@ -26,6 +26,21 @@ struct Size: ExpressibleByArgument, Equatable {
 }
 
 extension SampleMode: ExpressibleByArgument {}
+extension StoryboardFormat: ExpressibleByArgument {}
+
+/// `--tile CxR`: whole columns and rows, each 1…100.
+struct TileSize: ExpressibleByArgument, Equatable {
+    var columns: Int
+    var rows: Int
+
+    init?(argument: String) {
+        let parts = argument.lowercased().split(separator: "x", omittingEmptySubsequences: false)
+        guard parts.count == 2, let columns = Int(parts[0]), let rows = Int(parts[1]),
+              (1...100).contains(columns), (1...100).contains(rows) else { return nil }
+        self.columns = columns
+        self.rows = rows
+    }
+}
 
 /// Positive seconds for options that take a length (`--every`, `--max-duration`).
 struct Seconds: ExpressibleByArgument {

@@ -27,8 +27,17 @@ struct ThumbsCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Seconds between thumbnails.", valueName: "seconds"))
     var every: Seconds?
 
-    @Option(help: "Cell height in pixels; the width follows the display aspect.")
-    var height = 90
+    @Option(help: "Cell height in pixels; the width follows the display aspect (default 90).")
+    var height: Int?
+
+    @Option(help: ArgumentHelp("Write a storyboard media servers and players read, beside each video (or below --output-dir): jellyfin (the <stem>.trickplay folder Jellyfin imports), bif (Roku/Emby's <stem>-<width>-<interval>.bif), hls (an image media playlist over tiled sheets), dash (a thumbnail AdaptationSet). One thumbnail every --every seconds (default 10), --width pixels wide (default 320), tiled --tile CxR per sheet (default 10x10).", valueName: "format"))
+    var storyboard: StoryboardFormat?
+
+    @Option(help: ArgumentHelp("Storyboards: thumbnail width in pixels, even; the height follows the display aspect, even.", valueName: "pixels"))
+    var width: Int?
+
+    @Option(help: ArgumentHelp("Storyboards: columns x rows of thumbnails per sheet (it replaces --columns).", valueName: "CxR"))
+    var tile: TileSize?
 
     @Option(help: "accurate: the frame a player shows at each time; fast: the keyframe at or before it.")
     var mode: SampleMode = .accurate
@@ -79,7 +88,12 @@ struct ThumbsCommand: ParsableCommand {
         try outputs.validate(inputs: inputs, recursive: common.recursive)
         if count != nil, every != nil { throw ValidationError("--every and --count exclude each other; choose one") }
         if let count, count < 1 { throw ValidationError("--count must be at least 1") }
-        if height < 1 || height > 32_767 { throw ValidationError("--height must be between 1 and 32767 pixels") }
+        if let height, height < 1 || height > 32_767 { throw ValidationError("--height must be between 1 and 32767 pixels") }
+        if storyboard != nil {
+            try validateStoryboard()
+            return
+        }
+        if width != nil || tile != nil { throw ValidationError("--width and --tile belong to --storyboard") }
         if let columns, columns < 1 { throw ValidationError("--columns must be at least 1") }
         if let quality, !(1...100).contains(quality) { throw ValidationError("--quality must be between 1 and 100") }
         if skipDull, mode == .fast { throw ValidationError("--skip-dull needs --mode accurate (fast mode shows keyframes only)") }
@@ -102,7 +116,39 @@ struct ThumbsCommand: ParsableCommand {
         }
     }
 
+    /// `--storyboard`: the names scripts use (--every, --width, --tile); what a sheet of one's own takes is refused.
+    private func validateStoryboard() throws {
+        if count != nil { throw ValidationError("--count does not go with --storyboard: a storyboard has a thumbnail every --every seconds") }
+        if height != nil { throw ValidationError("--width and --height exclude each other; a storyboard's thumbnail height follows its --width") }
+        if columns != nil { throw ValidationError("--columns does not go with --storyboard; use --tile CxR") }
+        if outputs.output != nil || outputs.name != nil {
+            throw ValidationError("-o and --name do not go with --storyboard: its files go beside each video (or below --output-dir) under the names its readers look for")
+        }
+        if let width, width < 2 || width % 2 != 0 || width > 8192 { throw ValidationError("--width must be an even number of pixels from 2 to 8192") }
+        let conflicting = [(vtt, "--vtt"), (header, "--header"), (timestamps, "--timestamps"), (skipDull, "--skip-dull"),
+                           (framesDir != nil, "--frames-dir"), (framesFormat != nil, "--frames-format"), (start != nil, "--start"),
+                           (end != nil, "--end"), (videoLine.isGiven || videoLine.stripWidth != nil || videoLine.thumbSize != nil, "the VideoLine layout")]
+        if let (_, name) = conflicting.first(where: { $0.0 }) { throw ValidationError("\(name) does not go with --storyboard") }
+        if let quality, !(1...100).contains(quality) { throw ValidationError("--quality must be between 1 and 100") }
+    }
+
+    private func runStoryboard(_ format: StoryboardFormat) throws {
+        let runner = BatchRun(common: common, batch: batch)
+        let items = try runner.items(inputs)
+        let (jobs, threads) = runner.parallelism(count: items.count)
+        let tileSize = tile ?? TileSize(argument: "10x10")
+        let request = StoryboardRequest(
+            format: format, intervalSeconds: every?.value ?? StoryboardPlan.defaultIntervalSeconds, width: width ?? StoryboardPlan.defaultWidth,
+            columns: tileSize?.columns ?? 10, rows: tileSize?.rows ?? 10, mode: mode, output: try outputs.namer(creating: !dryRun),
+            overwrite: outputs.overwrite, skipExisting: outputs.skipExisting, strict: common.strict, dryRun: dryRun, quality: quality,
+            toneMapsHDR: !noToneMap, decoderThreads: jobs > 1 ? threads : 0, workers: threads)
+        try runner.run(items, outputs: { _, item in [StoryboardJob.outputPath(for: item, request: request)] }) { _, item, _ in
+            [StoryboardJob.run(item: item, request: request)]
+        }
+    }
+
     func run() throws {
+        if let storyboard { return try runStoryboard(storyboard) }
         let runner = BatchRun(common: common, batch: batch)
         let items = try runner.items(inputs)
         let sampling: ThumbsRequest.Sampling
@@ -117,7 +163,7 @@ struct ThumbsCommand: ParsableCommand {
         }
         let (jobs, threads) = runner.parallelism(count: items.count)
         var request = ThumbsRequest(
-            sampling: sampling, heightPixels: height, mode: mode, start: start, end: end, columns: columns,
+            sampling: sampling, heightPixels: height ?? 90, mode: mode, start: start, end: end, columns: columns,
             framesFolder: framesDir, output: try outputs.namer(extra: framesDir, creating: !dryRun), overwrite: outputs.overwrite,
             skipExisting: outputs.skipExisting, strict: common.strict,
             decoderThreads: jobs > 1 ? threads : 0, workers: threads)

@@ -44,17 +44,22 @@ public enum ImageFile {
         case .png:
             try PNGFile.write(image, to: path, text: text)
         case .jpeg, .webp:
-            let bytes: [UInt8]
-            do {
-                bytes = try encode(image, format: format, quality: quality ?? format.defaultQuality)
-            } catch {
-                let failure = error as? AVFailure
-                throw MediaError(.writeFailed, path: path, operation: failure?.operation ?? "encode",
-                                 reason: "cannot encode \(format == .jpeg ? "JPEG" : "WebP") (\(failure?.text ?? "\(error)"))")
-            }
+            let bytes = try encoded(image, format: format, quality: quality, path: path)
             guard FileManager.default.createFile(atPath: path, contents: Data(bytes)) else {
                 throw MediaError(.writeFailed, path: path, operation: "write", reason: "cannot write \(path) (\(String(cString: strerror(errno))))")
             }
+        }
+    }
+
+    /// A JPEG or WebP file's bytes, in memory (storyboards pack them into their own files); `path` names the
+    /// output in an error.
+    public static func encoded(_ image: RGBImage, format: ImageFormat, quality: Int?, path: String) throws(MediaError) -> [UInt8] {
+        do {
+            return try encode(image, format: format, quality: quality ?? format.defaultQuality)
+        } catch {
+            let failure = error as? AVFailure
+            throw MediaError(.writeFailed, path: path, operation: failure?.operation ?? "encode",
+                             reason: "cannot encode \(format == .jpeg ? "JPEG" : "WebP") (\(failure?.text ?? "\(error)"))")
         }
     }
 

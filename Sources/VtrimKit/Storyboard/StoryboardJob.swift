@@ -1,0 +1,275 @@
+import Foundation
+import Glibc
+import MediaEngine
+
+/// `vtrim thumbs --storyboard` options, the same for every input.
+public struct StoryboardRequest: Sendable {
+    public var format: StoryboardFormat
+    public var intervalSeconds: Double
+    public var width: Int
+    public var columns: Int
+    public var rows: Int
+    public var mode: SampleMode
+    /// Where outputs go: beside each input, or below `--output-dir` (mirroring a walked folder).
+    public var output: OutputNamer
+    public var overwrite: Bool
+    public var skipExisting: Bool
+    public var strict: Bool
+    public var dryRun: Bool
+    public var quality: Int?
+    public var toneMapsHDR: Bool
+    public var decoderThreads: Int
+    public var workers: Int
+
+    public init(format: StoryboardFormat, intervalSeconds: Double, width: Int, columns: Int, rows: Int, mode: SampleMode,
+                output: OutputNamer, overwrite: Bool, skipExisting: Bool, strict: Bool, dryRun: Bool, quality: Int?,
+                toneMapsHDR: Bool, decoderThreads: Int, workers: Int) {
+        self.format = format
+        self.intervalSeconds = intervalSeconds
+        self.width = width
+        self.columns = columns
+        self.rows = rows
+        self.mode = mode
+        self.output = output
+        self.overwrite = overwrite
+        self.skipExisting = skipExisting
+        self.strict = strict
+        self.dryRun = dryRun
+        self.quality = quality
+        self.toneMapsHDR = toneMapsHDR
+        self.decoderThreads = decoderThreads
+        self.workers = workers
+    }
+}
+
+/// `vtrim thumbs --storyboard` for one input: probe, plan (`StoryboardPlan`), sample every thumbnail, tile the
+/// sheets (or, for BIF, keep each thumbnail), write the format's files. A folder is written as
+/// `<name>.tmp-<pid>` beside where it goes and renamed into place; a BIF file through a temporary file.
+public enum StoryboardJob {
+    /// Where `item`'s storyboard goes (known without probing: the batch checks outputs against each other).
+    public static func outputPath(for item: InputItem, request: StoryboardRequest) -> String {
+        let base = request.output.path(for: item, defaultName: "{stem}", fields: [:])
+        let folder = (base as NSString).deletingLastPathComponent
+        let stem = (base as NSString).lastPathComponent
+        let plan = try? StoryboardPlan.make(format: request.format, durationSeconds: 1, displayWidth: 16, displayHeight: 9,
+                                            intervalSeconds: request.intervalSeconds, width: request.width, columns: request.columns,
+                                            rows: request.rows, outputFolder: folder.isEmpty ? "." : folder, videoStem: stem)
+        return plan?.outputPath ?? base
+    }
+
+    public static func run(item: InputItem, request: StoryboardRequest) -> Outcome {
+        let path = item.path
+        var warnings: [MediaWarning] = []
+        do throws(MediaError) {
+            let target = outputPath(for: item, request: request)
+            let exists = FileManager.default.fileExists(atPath: target)
+            if request.skipExisting, !request.overwrite, exists {
+                return Outcome(path: path, status: .skipped(reason: "\(target) exists (--skip-existing)"), fields: [("output", .string(target))])
+            }
+            if exists, !request.overwrite, !request.dryRun {
+                throw MediaError(.outputExists, path: path, operation: "check output", reason: "\(target) already exists (use --overwrite to replace it)")
+            }
+            let sampler = try FrameSampler(path: path)
+            let info = sampler.info
+            warnings += info.warnings
+            guard let video = info.video else {
+                throw MediaError(.noVideo, path: path, operation: "av_find_best_stream", reason: "has no video stream")
+            }
+            let plan: StoryboardPlan
+            do {
+                let base = request.output.path(for: item, defaultName: "{stem}", fields: [:])
+                let folder = (base as NSString).deletingLastPathComponent
+                plan = try StoryboardPlan.make(format: request.format, durationSeconds: info.durationSeconds, displayWidth: video.displayWidth,
+                                               displayHeight: video.displayHeight, intervalSeconds: request.intervalSeconds,
+                                               width: request.width, columns: request.columns, rows: request.rows,
+                                               outputFolder: folder.isEmpty ? "." : folder, videoStem: (base as NSString).lastPathComponent)
+            } catch {
+                throw MediaError(error == .noDuration ? .invalidRange : .tooLarge, path: path, operation: "plan", reason: error.description)
+            }
+            if request.dryRun {
+                return Outcome(path: path, status: .succeeded, warnings: warnings,
+                               fields: [("dry_run", .bool(true))] + report(plan: plan, request: request, frames: nil, files: [], bandwidth: nil),
+                               lines: ["\(path) → \(plan.outputPath) (\(request.format.rawValue) storyboard, \(plan.thumbnailCount) thumbnails of \(plan.thumbnailWidth)x\(plan.thumbnailHeight) every \(Human.seconds(plan.intervalSeconds)), dry run: nothing written)"])
+            }
+            var (frames, redrawn) = try sample(sampler, plan: plan, request: request)
+            warnings += try ThumbsJob.frameWarnings(frames, video: video, toneMapsHDR: request.toneMapsHDR, path: path)
+            if redrawn > 0 {
+                warnings.append(MediaWarning(code: "keyframes_far",
+                                             message: "\(redrawn) of \(frames.count) thumbnails drawn from the frame at their time: their keyframe lies more than one interval before it"))
+            }
+            if request.strict, !warnings.isEmpty {
+                return Outcome(path: path, status: .succeeded, warnings: warnings).applyingStrict()
+            }
+            let written = try write(plan: plan, frames: &frames, request: request, input: path)
+            return Outcome(path: path, status: .succeeded, warnings: warnings,
+                           fields: report(plan: plan, request: request, frames: frames, files: written.files, bandwidth: written.bandwidth,
+                                          redrawn: redrawn),
+                           lines: ["\(path) → \(plan.outputPath) (\(request.format.rawValue) storyboard, \(plan.thumbnailCount) thumbnails of \(plan.thumbnailWidth)x\(plan.thumbnailHeight) every \(Human.seconds(plan.intervalSeconds)), \(written.files.count) files)"])
+        } catch {
+            if error.code == .noVideo, item.foundInFolder {
+                return Outcome(path: path, status: .skipped(reason: MediaError.Code.noVideo.rawValue), warnings: warnings)
+            }
+            return .failure(error, warnings: warnings)
+        }
+    }
+
+    /// Every thumbnail: the frame at its time, or in fast mode the keyframe at or before it — unless that keyframe
+    /// lies more than one interval before, when the thumbnail is drawn from the frame at its time (counted).
+    private static func sample(_ sampler: FrameSampler, plan: StoryboardPlan, request: StoryboardRequest) throws(MediaError) -> ([SampledFrame], Int) {
+        func take(_ times: [Double], _ mode: SampleMode) throws(MediaError) -> [SampledFrame] {
+            var sampling = SampleRequest(timesSeconds: times, mode: mode, cellWidthPixels: plan.thumbnailWidth,
+                                         cellHeightPixels: plan.thumbnailHeight, fit: .exact, decoderThreads: request.decoderThreads,
+                                         shouldStop: { Interrupt.requested })
+            sampling.toneMapsHDR = request.toneMapsHDR
+            return try sampler.sample(sampling, workers: request.workers)
+        }
+        var frames = try take(plan.timesSeconds, request.mode)
+        guard request.mode == .fast else { return (frames, 0) }
+        let far = frames.indices.filter { index in
+            frames[index].frameSeconds.map { plan.timesSeconds[index] - $0 > plan.intervalSeconds + 1e-6 } ?? false
+        }
+        guard !far.isEmpty else { return (frames, 0) }
+        let redrawn = try take(far.map { plan.timesSeconds[$0] }, .accurate)
+        for (index, frame) in zip(far, redrawn) { frames[index] = frame }
+        return (frames, far.count)
+    }
+
+    /// The format's files. Folders: sheets (and index files) into `<output>.tmp-<pid>`, renamed into place; BIF:
+    /// one file through a temporary one. Returns what was written (paths) and the sheets' peak bandwidth.
+    private static func write(plan: StoryboardPlan, frames: inout [SampledFrame], request: StoryboardRequest,
+                              input: String) throws(MediaError) -> (files: [String], bandwidth: Int) {
+        let output = plan.outputPath
+        let parent = (output as NSString).deletingLastPathComponent
+        do {
+            try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
+        } catch {
+            throw MediaError(.writeFailed, path: input, operation: "mkdir", reason: "cannot create \(parent) (\(error.localizedDescription))")
+        }
+        if plan.format == .bif {
+            var images: [[UInt8]] = []
+            for frame in frames {
+                if Interrupt.requested { throw Interrupt.error(input) }
+                let image = frame.image ?? RGBImage(width: plan.thumbnailWidth, height: plan.thumbnailHeight, fill: Filmstrip.placeholder)
+                images.append(try ImageFile.encoded(image, format: .jpeg, quality: request.quality, path: output))
+            }
+            guard let bytes = StoryboardFiles.bif(images: images, intervalSeconds: plan.intervalSeconds) else {
+                throw MediaError(.tooLarge, path: input, operation: "bif", reason: "the BIF file would pass 4 GiB (its offsets are 32-bit); use a larger --every")
+            }
+            let target = OutputTarget(path: output, overwrite: request.overwrite)
+            try writeAtomically(target, input: input) { temporary throws(MediaError) in
+                guard FileManager.default.createFile(atPath: temporary, contents: Data(bytes)) else {
+                    throw MediaError(.writeFailed, path: input, operation: "write", reason: "cannot write \(output)")
+                }
+            }
+            let seconds = max(plan.intervalSeconds, plan.durationSeconds)
+            return ([output], Int((Double(bytes.count) * 8 / seconds).rounded(.up)))
+        }
+
+        let temporary = output + ".tmp-\(getpid())"
+        guard TemporaryFiles.shared.add(temporary) else { throw Interrupt.error(input) }
+        defer { TemporaryFiles.shared.remove(temporary) }
+        var names: [String] = []
+        do throws(MediaError) {
+            removeTree(temporary)
+            guard mkdir(temporary, 0o755) == 0 else {
+                throw MediaError(.writeFailed, path: input, operation: "mkdir", reason: "cannot create \(temporary) (\(String(cString: strerror(errno))))")
+            }
+            var sheetBytes: [Int] = []
+            for (sheet, name) in plan.sheetNames.enumerated() {
+                if Interrupt.requested { throw Interrupt.error(input) }
+                // Every sheet is a full grid; cells past the last thumbnail stay black.
+                let cells = (sheet * plan.cellsPerSheet..<min(plan.thumbnailCount, (sheet + 1) * plan.cellsPerSheet)).map { index in
+                    let place = plan.place(index)
+                    return Filmstrip.Cell(x: place.x, y: place.y, width: plan.thumbnailWidth, height: plan.thumbnailHeight, image: frames[index].image)
+                }
+                var picture = RGBImage(width: plan.sheetWidth, height: plan.sheetHeight, fill: (0, 0, 0))
+                picture.draw(Filmstrip.compose(cells, width: plan.sheetWidth, height: plan.sheetHeight), x: 0, y: 0)
+                let bytes = try ImageFile.encoded(picture, format: .jpeg, quality: request.quality, path: output)
+                try writeFile(temporary + "/" + name, bytes, input: input)
+                sheetBytes.append(bytes.count)
+                names.append(name)
+            }
+            let bandwidth = StoryboardFiles.bandwidth(sheetBytes: sheetBytes, plan: plan)
+            switch plan.format {
+            case .hls:
+                try writeFile(temporary + "/index.m3u8", Array(StoryboardFiles.hlsPlaylist(plan: plan).utf8), input: input)
+                try writeFile(temporary + "/image-stream.m3u8", Array(StoryboardFiles.hlsStreamInf(plan: plan, bandwidth: bandwidth,
+                                                                                                     uri: "index.m3u8").utf8), input: input)
+                names += ["index.m3u8", "image-stream.m3u8"]
+            case .dash:
+                try writeFile(temporary + "/thumbnails.mpd", Array(StoryboardFiles.dashAdaptationSet(plan: plan, bandwidth: bandwidth).utf8),
+                              input: input)
+                names.append("thumbnails.mpd")
+            case .jellyfin, .bif:
+                break
+            }
+            if Interrupt.requested { throw Interrupt.error(input) }
+            try replace(output, with: temporary, input: input)
+            return (names.map { output + "/" + $0 }, bandwidth)
+        } catch {
+            removeTree(temporary)
+            throw error
+        }
+    }
+
+    private static func writeFile(_ path: String, _ bytes: [UInt8], input: String) throws(MediaError) {
+        guard FileManager.default.createFile(atPath: path, contents: Data(bytes)) else {
+            throw MediaError(.writeFailed, path: input, operation: "write", reason: "cannot write \(path) (\(String(cString: strerror(errno))))")
+        }
+    }
+
+    /// Renames the finished folder into place; one already there (--overwrite) is moved aside first and removed
+    /// after, so the storyboard is never half old, half new.
+    private static func replace(_ output: String, with temporary: String, input: String) throws(MediaError) {
+        let aside = output + ".old-\(getpid())"
+        let hadOne = FileManager.default.fileExists(atPath: output)
+        if hadOne, rename(output, aside) != 0 {
+            throw MediaError(.writeFailed, path: input, operation: "rename", reason: "cannot move \(output) aside (\(String(cString: strerror(errno))))")
+        }
+        guard rename(temporary, output) == 0 else {
+            let reason = String(cString: strerror(errno))
+            if hadOne { _ = rename(aside, output) }
+            throw MediaError(.writeFailed, path: input, operation: "rename", reason: "cannot rename \(temporary) to \(output) (\(reason))")
+        }
+        if hadOne { removeTree(aside) }
+    }
+
+    private static func removeTree(_ path: String) {
+        try? FileManager.default.removeItem(atPath: path)
+    }
+
+    /// The report: the storyboard's numbers (Jellyfin's TrickplayInfo fields among them), every file written, and
+    /// each thumbnail's time and the time of the frame it shows.
+    private static func report(plan: StoryboardPlan, request: StoryboardRequest, frames: [SampledFrame]?, files: [String],
+                               bandwidth: Int?, redrawn: Int = 0) -> [(String, JSON)] {
+        let isBIF = plan.format == .bif
+        var storyboard: [(String, JSON)] = [
+            ("format", .string(plan.format.rawValue)),
+            ("thumbnail_width", .int(Int64(plan.thumbnailWidth))),
+            ("thumbnail_height", .int(Int64(plan.thumbnailHeight))),
+            ("tile_columns", .int(Int64(isBIF ? 1 : plan.columns))),
+            ("tile_rows", .int(Int64(isBIF ? 1 : plan.rows))),
+            ("thumbnail_count", .int(Int64(plan.thumbnailCount))),
+            ("interval", .number(plan.intervalSeconds)),
+            ("bandwidth", bandwidth.map { .int(Int64($0)) } ?? .null),
+            ("files", .array(files.map { .string($0) })),
+        ]
+        if request.mode == .fast { storyboard.append(("drawn_accurately", .int(Int64(redrawn)))) }
+        return [
+            ("output", .string(plan.outputPath)),
+            ("width", .int(Int64(isBIF ? plan.thumbnailWidth : plan.sheetWidth))),
+            ("height", .int(Int64(isBIF ? plan.thumbnailHeight : plan.sheetHeight))),
+            ("mode", .string(request.mode.rawValue)),
+            ("storyboard", .object(storyboard)),
+            ("cells", .array(plan.timesSeconds.indices.map { index in
+                let place = plan.place(index)
+                var cell: [(String, JSON)] = [("index", .int(Int64(index))), ("time", .number(plan.timesSeconds[index]))]
+                if let frames, index < frames.count { cell.append(("pts", .optional(frames[index].frameSeconds))) }
+                if !isBIF {
+                    cell += [("sheet", .int(Int64(place.sheet))), ("x", .int(Int64(place.x))), ("y", .int(Int64(place.y)))]
+                }
+                return .object(cell)
+            })),
+        ]
+    }
+}
