@@ -57,6 +57,11 @@ public struct InputWalker: Sendable {
 
     /// A name vtrim's default output naming gives: `{stem}.cut.{ext}`, a cut list's `{stem}.{row}.cut.{ext}`,
     /// serve's `{stem}.{start}-{end}.cut.{ext}` and its `-2`, `-3`…, `{stem}.thumbs.{ext}` (sheets, VTT).
+    /// `<stem>.trickplay`, `<stem>.trickplay-hls`, `<stem>.trickplay-dash` (`thumbs --storyboard`).
+    public static func isStoryboardFolder(_ name: String) -> Bool {
+        [".trickplay", ".trickplay-hls", ".trickplay-dash"].contains { name.hasSuffix($0) }
+    }
+
     public static func isVtrimOutput(_ name: String) -> Bool {
         let stem = (name as NSString).deletingPathExtension
         if stem.hasSuffix(".cut") || stem.hasSuffix(".thumbs") { return true }
@@ -129,6 +134,8 @@ public struct InputWalker: Sendable {
             var info = stat()
             guard stat(path, &info) == 0 else { continue }
             if info.st_mode & S_IFMT == S_IFDIR {
+                // Storyboards vtrim (or Jellyfin) wrote beside the videos hold pictures only: not walked.
+                if !includeOutputs, Self.isStoryboardFolder(name) { continue }
                 walk(folder: path, relative: below, visited: &visited, into: &found)
             } else if info.st_mode & S_IFMT == S_IFREG, wanted(name: name, relative: below) {
                 found.append(InputItem(path: path, relativePath: below, foundInFolder: true))

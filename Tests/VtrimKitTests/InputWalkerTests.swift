@@ -24,6 +24,20 @@ struct InputWalkerTests {
         #expect(files == ["a.MKV", "b.mp4", "sub/c.webm"].map(folder.file) + ["given-as-is.txt"])
     }
 
+    /// Storyboard folders (`thumbs --storyboard`) are not walked, even with --include "*"; BIF files are no media.
+    @Test func walksSkipStoryboards() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        for name in ["m.mkv", "m.trickplay/320 - 10x10/0.jpg", "m.trickplay-hls/320 - 10x10/x.ts", "m.trickplay-dash/320 - 10x10/y.mp4",
+                     "m-320-10.bif", "extras.trickplayer/z.mp4"] {
+            let path = folder.file(name)
+            try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try Data().write(to: URL(fileURLWithPath: path))
+        }
+        #expect(try InputWalker(recursive: true).expand([folder.path]) == ["extras.trickplayer/z.mp4", "m.mkv"].map(folder.file))
+        #expect(try InputWalker(recursive: true, include: ["*"]).expand([folder.path]) == ["extras.trickplayer/z.mp4", "m-320-10.bif", "m.mkv"].map(folder.file))
+    }
+
     /// A second run over a folder never takes the first run's outputs (x.cut.mov → x.cut.cut.mov), even under
     /// --include, unless --include-outputs; files given by name are always taken.
     @Test func walksSkipVtrimsOwnOutputs() throws {
