@@ -125,6 +125,7 @@ struct ThumbsCommand: ParsableCommand {
             throw ValidationError("-o and --name do not go with --storyboard: its files go beside each video (or below --output-dir) under the names its readers look for")
         }
         if let width, width < 2 || width % 2 != 0 || width > 8192 { throw ValidationError("--width must be an even number of pixels from 2 to 8192") }
+        if let every, every.value < 0.1 || every.value > 86_400 { throw ValidationError("--every must be from 0.1 to 86400 seconds for a storyboard") }
         let conflicting = [(vtt, "--vtt"), (header, "--header"), (timestamps, "--timestamps"), (skipDull, "--skip-dull"),
                            (framesDir != nil, "--frames-dir"), (framesFormat != nil, "--frames-format"), (start != nil, "--start"),
                            (end != nil, "--end"), (videoLine.isGiven || videoLine.stripWidth != nil || videoLine.thumbSize != nil, "the VideoLine layout")]

@@ -51,9 +51,10 @@ enum StoryboardFiles {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// The line a master playlist adds for the image stream (`uri`: the playlist, relative to the master).
+    /// The line a master playlist adds for the image stream (`uri`: the playlist, relative to where the line is;
+    /// RESOLUTION is a thumbnail's, as in Roku's and the image-playlist specification's examples).
     static func hlsStreamInf(plan: StoryboardPlan, bandwidth: Int, uri: String) -> String {
-        "#EXT-X-IMAGE-STREAM-INF:BANDWIDTH=\(bandwidth),RESOLUTION=\(plan.sheetWidth)x\(plan.sheetHeight),CODECS=\"jpeg\",URI=\"\(uri)\"\n"
+        "#EXT-X-IMAGE-STREAM-INF:BANDWIDTH=\(bandwidth),RESOLUTION=\(plan.thumbnailWidth)x\(plan.thumbnailHeight),CODECS=\"jpeg\",URI=\"\(uri)\"\n"
     }
 
     /// The DASH thumbnail AdaptationSet (DASH-IF IOP 6.2.6): a SegmentTemplate over the sheets, one per

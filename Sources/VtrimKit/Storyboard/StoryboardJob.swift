@@ -91,19 +91,14 @@ public enum StoryboardJob {
                                fields: [("dry_run", .bool(true))] + report(plan: plan, request: request, frames: nil, files: [], bandwidth: nil),
                                lines: ["\(path) → \(plan.outputPath) (\(request.format.rawValue) storyboard, \(plan.thumbnailCount) thumbnails of \(plan.thumbnailWidth)x\(plan.thumbnailHeight) every \(Human.seconds(plan.intervalSeconds)), dry run: nothing written)"])
             }
-            var (frames, redrawn) = try sample(sampler, plan: plan, request: request)
-            warnings += try ThumbsJob.frameWarnings(frames, video: video, toneMapsHDR: request.toneMapsHDR, path: path)
-            if redrawn > 0 {
+            let written = try write(plan: plan, sampler: sampler, video: video, request: request, input: path, warnings: &warnings)
+            if written.redrawn > 0 {
                 warnings.append(MediaWarning(code: "keyframes_far",
-                                             message: "\(redrawn) of \(frames.count) thumbnails drawn from the frame at their time: their keyframe lies more than one interval before it"))
+                                             message: "\(written.redrawn) of \(plan.thumbnailCount) thumbnails drawn from the frame at their time: their keyframe lies more than one interval before it"))
             }
-            if request.strict, !warnings.isEmpty {
-                return Outcome(path: path, status: .succeeded, warnings: warnings).applyingStrict()
-            }
-            let written = try write(plan: plan, frames: &frames, request: request, input: path)
             return Outcome(path: path, status: .succeeded, warnings: warnings,
-                           fields: report(plan: plan, request: request, frames: frames, files: written.files, bandwidth: written.bandwidth,
-                                          redrawn: redrawn),
+                           fields: report(plan: plan, request: request, frames: written.frames, files: written.files, bandwidth: written.bandwidth,
+                                          redrawn: written.redrawn),
                            lines: ["\(path) → \(plan.outputPath) (\(request.format.rawValue) storyboard, \(plan.thumbnailCount) thumbnails of \(plan.thumbnailWidth)x\(plan.thumbnailHeight) every \(Human.seconds(plan.intervalSeconds)), \(written.files.count) files)"])
         } catch {
             if error.code == .noVideo, item.foundInFolder {
@@ -113,9 +108,10 @@ public enum StoryboardJob {
         }
     }
 
-    /// Every thumbnail: the frame at its time, or in fast mode the keyframe at or before it — unless that keyframe
-    /// lies more than one interval before, when the thumbnail is drawn from the frame at its time (counted).
-    private static func sample(_ sampler: FrameSampler, plan: StoryboardPlan, request: StoryboardRequest) throws(MediaError) -> ([SampledFrame], Int) {
+    /// Thumbnails `indices`: the frame at each time, or in fast mode the keyframe at or before it — unless that
+    /// keyframe lies more than one interval before, when the thumbnail is drawn from the frame at its time (counted).
+    private static func sample(_ sampler: FrameSampler, _ indices: Range<Int>, plan: StoryboardPlan,
+                               request: StoryboardRequest) throws(MediaError) -> ([SampledFrame], Int) {
         func take(_ times: [Double], _ mode: SampleMode) throws(MediaError) -> [SampledFrame] {
             var sampling = SampleRequest(timesSeconds: times, mode: mode, cellWidthPixels: plan.thumbnailWidth,
                                          cellHeightPixels: plan.thumbnailHeight, fit: .exact, decoderThreads: request.decoderThreads,
@@ -123,21 +119,32 @@ public enum StoryboardJob {
             sampling.toneMapsHDR = request.toneMapsHDR
             return try sampler.sample(sampling, workers: request.workers)
         }
-        var frames = try take(plan.timesSeconds, request.mode)
+        let times = Array(plan.timesSeconds[indices])
+        var frames = try take(times, request.mode)
         guard request.mode == .fast else { return (frames, 0) }
         let far = frames.indices.filter { index in
-            frames[index].frameSeconds.map { plan.timesSeconds[index] - $0 > plan.intervalSeconds + 1e-6 } ?? false
+            frames[index].frameSeconds.map { times[index] - $0 > plan.intervalSeconds + 1e-6 } ?? false
         }
         guard !far.isEmpty else { return (frames, 0) }
-        let redrawn = try take(far.map { plan.timesSeconds[$0] }, .accurate)
+        let redrawn = try take(far.map { times[$0] }, .accurate)
         for (index, frame) in zip(far, redrawn) { frames[index] = frame }
         return (frames, far.count)
     }
 
-    /// The format's files. Folders: sheets (and index files) into `<output>.tmp-<pid>`, renamed into place; BIF:
-    /// one file through a temporary one. Returns what was written (paths) and the sheets' peak bandwidth.
-    private static func write(plan: StoryboardPlan, frames: inout [SampledFrame], request: StoryboardRequest,
-                              input: String) throws(MediaError) -> (files: [String], bandwidth: Int) {
+    /// What a report and the warnings need of a sampled frame once its picture is encoded: its times, flags and
+    /// whether it had a picture (a 1x1 stand-in), so a long film's thumbnails are never all held at once.
+    private static func withoutPicture(_ frame: SampledFrame) -> SampledFrame {
+        var kept = frame
+        if kept.image != nil { kept.image = RGBImage(width: 1, height: 1, fill: (0, 0, 0)) }
+        return kept
+    }
+
+    /// The format's files, a sheet (BIF: a hundred thumbnails) sampled, encoded and written at a time. Folders:
+    /// sheets (and index files) into `<output>.tmp-<pid>`, renamed into place; BIF: one file through a temporary
+    /// one. Returns the frames (without pictures), what was written, the sheets' peak bandwidth, the redrawn count.
+    private static func write(plan: StoryboardPlan, sampler: FrameSampler, video: VideoStreamInfo, request: StoryboardRequest, input: String,
+                              warnings: inout [MediaWarning]) throws(MediaError)
+        -> (frames: [SampledFrame], files: [String], bandwidth: Int, redrawn: Int) {
         let output = plan.outputPath
         let parent = (output as NSString).deletingLastPathComponent
         do {
@@ -145,24 +152,38 @@ public enum StoryboardJob {
         } catch {
             throw MediaError(.writeFailed, path: input, operation: "mkdir", reason: "cannot create \(parent) (\(error.localizedDescription))")
         }
+        var frames: [SampledFrame] = []
+        var redrawn = 0
+        /// Samples the chunk, checks what its frames say (throws when none at all decoded), hands them on.
+        func chunk(_ indices: Range<Int>, _ use: ([SampledFrame]) throws(MediaError) -> Void) throws(MediaError) {
+            if Interrupt.requested { throw Interrupt.error(input) }
+            let (sampled, again) = try sample(sampler, indices, plan: plan, request: request)
+            redrawn += again
+            try use(sampled)
+            frames += sampled.map(withoutPicture)
+        }
+
         if plan.format == .bif {
             var images: [[UInt8]] = []
-            for frame in frames {
-                if Interrupt.requested { throw Interrupt.error(input) }
-                let image = frame.image ?? RGBImage(width: plan.thumbnailWidth, height: plan.thumbnailHeight, fill: Filmstrip.placeholder)
-                images.append(try ImageFile.encoded(image, format: .jpeg, quality: request.quality, path: output))
-            }
-            guard let bytes = StoryboardFiles.bif(images: images, intervalSeconds: plan.intervalSeconds) else {
-                throw MediaError(.tooLarge, path: input, operation: "bif", reason: "the BIF file would pass 4 GiB (its offsets are 32-bit); use a larger --every")
-            }
-            let target = OutputTarget(path: output, overwrite: request.overwrite)
-            try writeAtomically(target, input: input) { temporary throws(MediaError) in
-                guard FileManager.default.createFile(atPath: temporary, contents: Data(bytes)) else {
-                    throw MediaError(.writeFailed, path: input, operation: "write", reason: "cannot write \(output)")
+            for start in stride(from: 0, to: plan.thumbnailCount, by: 100) {
+                try chunk(start..<min(plan.thumbnailCount, start + 100)) { (sampled: [SampledFrame]) throws(MediaError) in
+                    for frame in sampled {
+                        let image = frame.image ?? RGBImage(width: plan.thumbnailWidth, height: plan.thumbnailHeight, fill: Filmstrip.placeholder)
+                        images.append(try ImageFile.encoded(image, format: .jpeg, quality: request.quality, path: output))
+                    }
                 }
             }
+            warnings += try ThumbsJob.frameWarnings(frames, video: video, toneMapsHDR: request.toneMapsHDR, path: input)
+            guard let bytes = StoryboardFiles.bif(images: images, intervalSeconds: plan.intervalSeconds) else {
+                throw MediaError(.tooLarge, path: input, operation: "bif", reason: "the BIF file would pass 4 GiB (its offsets are 32-bit); use a larger --every or a smaller --width")
+            }
+            if request.strict, !warnings.isEmpty { throw strictError(warnings, input: input) }
+            let target = OutputTarget(path: output, overwrite: request.overwrite)
+            try writeAtomically(target, input: input) { temporary throws(MediaError) in
+                try writeFile(temporary, bytes, input: input)
+            }
             let seconds = max(plan.intervalSeconds, plan.durationSeconds)
-            return ([output], Int((Double(bytes.count) * 8 / seconds).rounded(.up)))
+            return (frames, [output], Int((Double(bytes.count) * 8 / seconds).rounded(.up)), redrawn)
         }
 
         let temporary = output + ".tmp-\(getpid())"
@@ -170,25 +191,29 @@ public enum StoryboardJob {
         defer { TemporaryFiles.shared.remove(temporary) }
         var names: [String] = []
         do throws(MediaError) {
+            // A folder of this name is a run of this pid that was killed: nothing else writes it.
             removeTree(temporary)
             guard mkdir(temporary, 0o755) == 0 else {
                 throw MediaError(.writeFailed, path: input, operation: "mkdir", reason: "cannot create \(temporary) (\(String(cString: strerror(errno))))")
             }
             var sheetBytes: [Int] = []
             for (sheet, name) in plan.sheetNames.enumerated() {
-                if Interrupt.requested { throw Interrupt.error(input) }
-                // Every sheet is a full grid; cells past the last thumbnail stay black.
-                let cells = (sheet * plan.cellsPerSheet..<min(plan.thumbnailCount, (sheet + 1) * plan.cellsPerSheet)).map { index in
-                    let place = plan.place(index)
-                    return Filmstrip.Cell(x: place.x, y: place.y, width: plan.thumbnailWidth, height: plan.thumbnailHeight, image: frames[index].image)
+                let first = sheet * plan.cellsPerSheet
+                try chunk(first..<min(plan.thumbnailCount, first + plan.cellsPerSheet)) { (sampled: [SampledFrame]) throws(MediaError) in
+                    // Every sheet is a full grid; cells past the last thumbnail stay black.
+                    let cells = sampled.enumerated().map { offset, frame in
+                        let place = plan.place(first + offset)
+                        return Filmstrip.Cell(x: place.x, y: place.y, width: plan.thumbnailWidth, height: plan.thumbnailHeight, image: frame.image)
+                    }
+                    let picture = Filmstrip.compose(cells, width: plan.sheetWidth, height: plan.sheetHeight)
+                    let bytes = try ImageFile.encoded(picture, format: .jpeg, quality: request.quality, path: output)
+                    try writeFile(temporary + "/" + name, bytes, input: input)
+                    sheetBytes.append(bytes.count)
+                    names.append(name)
                 }
-                var picture = RGBImage(width: plan.sheetWidth, height: plan.sheetHeight, fill: (0, 0, 0))
-                picture.draw(Filmstrip.compose(cells, width: plan.sheetWidth, height: plan.sheetHeight), x: 0, y: 0)
-                let bytes = try ImageFile.encoded(picture, format: .jpeg, quality: request.quality, path: output)
-                try writeFile(temporary + "/" + name, bytes, input: input)
-                sheetBytes.append(bytes.count)
-                names.append(name)
             }
+            warnings += try ThumbsJob.frameWarnings(frames, video: video, toneMapsHDR: request.toneMapsHDR, path: input)
+            if request.strict, !warnings.isEmpty { throw strictError(warnings, input: input) }
             let bandwidth = StoryboardFiles.bandwidth(sheetBytes: sheetBytes, plan: plan)
             switch plan.format {
             case .hls:
@@ -204,12 +229,17 @@ public enum StoryboardJob {
                 break
             }
             if Interrupt.requested { throw Interrupt.error(input) }
-            try replace(output, with: temporary, input: input)
-            return (names.map { output + "/" + $0 }, bandwidth)
+            try replace(output, with: temporary, overwrite: request.overwrite, input: input)
+            return (frames, names.map { output + "/" + $0 }, bandwidth, redrawn)
         } catch {
             removeTree(temporary)
             throw error
         }
+    }
+
+    /// `--strict`: the first warning, as the error (nothing is written).
+    private static func strictError(_ warnings: [MediaWarning], input: String) -> MediaError {
+        MediaError(.strictWarning, path: input, operation: "strict", reason: "warning treated as an error (--strict): \(warnings[0].message)")
     }
 
     private static func writeFile(_ path: String, _ bytes: [UInt8], input: String) throws(MediaError) {
@@ -218,20 +248,30 @@ public enum StoryboardJob {
         }
     }
 
-    /// Renames the finished folder into place; one already there (--overwrite) is moved aside first and removed
-    /// after, so the storyboard is never half old, half new.
-    private static func replace(_ output: String, with temporary: String, input: String) throws(MediaError) {
-        let aside = output + ".old-\(getpid())"
-        let hadOne = FileManager.default.fileExists(atPath: output)
-        if hadOne, rename(output, aside) != 0 {
+    /// Renames the finished folder into place. Without --overwrite a folder that appeared meanwhile (another run)
+    /// stays and the output exists; with it, the old one is moved aside first and removed after, so the storyboard
+    /// is never half old, half new.
+    private static func replace(_ output: String, with temporary: String, overwrite: Bool, input: String) throws(MediaError) {
+        guard overwrite, FileManager.default.fileExists(atPath: output) else {
+            guard rename(temporary, output) == 0 else {
+                let code = errno
+                if code == ENOTEMPTY || code == EEXIST {
+                    throw MediaError(.outputExists, path: input, operation: "rename", reason: "\(output) already exists (use --overwrite to replace it)")
+                }
+                throw MediaError(.writeFailed, path: input, operation: "rename", reason: "cannot rename \(temporary) to \(output) (\(String(cString: strerror(code))))")
+            }
+            return
+        }
+        let aside = output + ".old-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        guard rename(output, aside) == 0 else {
             throw MediaError(.writeFailed, path: input, operation: "rename", reason: "cannot move \(output) aside (\(String(cString: strerror(errno))))")
         }
         guard rename(temporary, output) == 0 else {
             let reason = String(cString: strerror(errno))
-            if hadOne { _ = rename(aside, output) }
+            _ = rename(aside, output)
             throw MediaError(.writeFailed, path: input, operation: "rename", reason: "cannot rename \(temporary) to \(output) (\(reason))")
         }
-        if hadOne { removeTree(aside) }
+        removeTree(aside)
     }
 
     private static func removeTree(_ path: String) {

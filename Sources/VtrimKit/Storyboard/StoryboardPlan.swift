@@ -51,7 +51,7 @@ public struct StoryboardPlan: Sendable, Equatable {
             switch self {
             case .noDuration: return "has no duration to sample"
             case let .tooMany(count): return "would need \(count) thumbnails (more than \(StoryboardPlan.maximumThumbnails)); use a larger --every"
-            case let .tooLarge(width, height): return "a sheet would be \(width)x\(height) px, over the \(ThumbsRequest.maximumSidePixels) px limit; use a smaller --tile or --width"
+            case let .tooLarge(width, height): return "a sheet would be \(width)x\(height) px, over vtrim's limit (\(ThumbsRequest.maximumSidePixels) px a side, 256 megapixels); use a smaller --tile or --width"
             }
         }
     }
@@ -64,13 +64,14 @@ public struct StoryboardPlan: Sendable, Equatable {
                             videoStem: String) throws(PlanError) -> StoryboardPlan {
         guard durationSeconds.isFinite, durationSeconds > 0 else { throw .noDuration }
         let exact = durationSeconds / intervalSeconds
-        guard exact.isFinite, exact < Double(maximumThumbnails) else { throw .tooMany(exact.isFinite ? Int(exact.rounded(.up)) : Int.max) }
+        guard exact.isFinite, exact < Double(maximumThumbnails) else { throw .tooMany(exact.isFinite && exact < 1e15 ? Int(exact.rounded(.up)) : Int.max) }
         let count = max(1, Int(exact.rounded(.up)))
         let times = (0..<count).map { Double($0) * intervalSeconds }
         let height = evenHeight(width: width, displayWidth: displayWidth, displayHeight: displayHeight)
         let (sheetWidth, sheetHeight) = (width.multipliedReportingOverflow(by: columns), height.multipliedReportingOverflow(by: rows))
         guard format == .bif || (!sheetWidth.overflow && !sheetHeight.overflow && sheetWidth.partialValue <= ThumbsRequest.maximumSidePixels
-                                 && sheetHeight.partialValue <= ThumbsRequest.maximumSidePixels) else {
+                                 && sheetHeight.partialValue <= ThumbsRequest.maximumSidePixels
+                                 && sheetWidth.partialValue * sheetHeight.partialValue <= ThumbsRequest.maximumPixels) else {
             throw .tooLarge(width: sheetWidth.partialValue, height: sheetHeight.partialValue)
         }
         let output: String
