@@ -12,11 +12,10 @@ import benchlib  # noqa: E402
 
 parser = argparse.ArgumentParser(description=__doc__)
 parser.add_argument("--runs", type=int, default=5)
-parser.add_argument("--vtrim", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".build", "release", "vtrim"))
+parser.add_argument("--vtrim", default=benchlib.RELEASE_VTRIM)
 args = parser.parse_args()
 
-folder = subprocess.run([os.path.join(os.path.dirname(os.path.abspath(__file__)), "make-batch-media.sh")],
-                        capture_output=True, text=True, check=True).stdout.strip()
+folder = benchlib.generated("make-batch-media.sh")[0]
 clips = sorted(os.path.join(folder, name) for name in os.listdir(folder) if name.endswith(".mp4") and not name.startswith("."))
 work = tempfile.mkdtemp(prefix="vtrim-bench-batch-")
 vtrim = os.path.abspath(args.vtrim)

@@ -60,3 +60,13 @@ def probe_duration(path):
 
 def quote(path):
     return shlex.quote(path)
+
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+# The release build every bench script times unless --vtrim names another.
+RELEASE_VTRIM = os.path.join(HERE, "..", ".build", "release", "vtrim")
+
+
+def generated(script):
+    """Runs a bench/make-*.sh generator (it caches what it makes) and returns what it printed, split."""
+    return subprocess.run([os.path.join(HERE, script)], capture_output=True, text=True, check=True).stdout.split()

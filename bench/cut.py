@@ -16,11 +16,10 @@ parser.add_argument("--preset", default="veryfast")
 parser.add_argument("--crf", type=int, default=20)
 parser.add_argument("--exact-long", action="store_true", help="also time exact cuts of the 5-minute segment (slow)")
 parser.add_argument("--copy-only", action="store_true", help="time only the stream copies")
-parser.add_argument("--vtrim", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".build", "release", "vtrim"))
+parser.add_argument("--vtrim", default=benchlib.RELEASE_VTRIM)
 args = parser.parse_args()
 
-media = subprocess.run([os.path.join(os.path.dirname(os.path.abspath(__file__)), "make-media.sh")],
-                       capture_output=True, text=True, check=True).stdout.split()
+media = benchlib.generated("make-media.sh")
 path = next(p for p in media if "1080p" in p)
 work = tempfile.mkdtemp(prefix="vtrim-bench-cut-")
 vtrim = os.path.abspath(args.vtrim)

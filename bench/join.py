@@ -17,12 +17,11 @@ import benchlib  # noqa: E402
 parser = argparse.ArgumentParser(description=__doc__)
 parser.add_argument("--runs", type=int, default=3)
 parser.add_argument("--preset", default="veryfast")
-parser.add_argument("--vtrim", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".build", "release", "vtrim"))
+parser.add_argument("--vtrim", default=benchlib.RELEASE_VTRIM)
 parser.add_argument("--no-frames", action="store_true", help="skip the frame comparison (it decodes the whole source)")
 args = parser.parse_args()
 
-media = subprocess.run([os.path.join(os.path.dirname(os.path.abspath(__file__)), "make-media.sh")],
-                       capture_output=True, text=True, check=True).stdout.split()
+media = benchlib.generated("make-media.sh")
 path = next(p for p in media if "1080p" in p)
 work = tempfile.mkdtemp(prefix="vtrim-bench-join-")
 vtrim = os.path.abspath(args.vtrim)

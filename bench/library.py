@@ -21,11 +21,10 @@ import benchlib  # noqa: E402
 parser = argparse.ArgumentParser(description=__doc__)
 parser.add_argument("--runs", type=int, default=3)
 parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
-parser.add_argument("--vtrim", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".build", "release", "vtrim"))
+parser.add_argument("--vtrim", default=benchlib.RELEASE_VTRIM)
 args = parser.parse_args()
 
-library = subprocess.run([os.path.join(os.path.dirname(os.path.abspath(__file__)), "make-library-media.sh")],
-                         capture_output=True, text=True, check=True).stdout.strip()
+library = benchlib.generated("make-library-media.sh")[0]
 films = sorted(glob.glob(os.path.join(library, "*.mp4")))
 minutes = sum(benchlib.probe_duration(f) for f in films) / 60
 work = tempfile.mkdtemp(prefix="vtrim-bench-library-")

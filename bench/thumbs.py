@@ -17,11 +17,10 @@ parser.add_argument("--height", type=int, default=160)
 parser.add_argument("--storyboard-runs", type=int, default=3,
                     help="runs of the storyboard row (--every 1.7 over the 10-minute file; ffmpeg takes ~90 s a run)")
 parser.add_argument("--only", choices=["cells", "storyboard"], help="run one part only")
-parser.add_argument("--vtrim", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".build", "release", "vtrim"))
+parser.add_argument("--vtrim", default=benchlib.RELEASE_VTRIM)
 args = parser.parse_args()
 
-media = subprocess.run([os.path.join(os.path.dirname(os.path.abspath(__file__)), "make-media.sh")],
-                       capture_output=True, text=True, check=True).stdout.split()
+media = benchlib.generated("make-media.sh")
 work = tempfile.mkdtemp(prefix="vtrim-bench-thumbs-")
 vtrim = os.path.abspath(args.vtrim)
 q = benchlib.quote

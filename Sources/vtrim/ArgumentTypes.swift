@@ -34,8 +34,7 @@ struct TileSize: ExpressibleByArgument, Equatable {
     var rows: Int
 
     init?(argument: String) {
-        let parts = argument.lowercased().split(separator: "x", omittingEmptySubsequences: false)
-        guard parts.count == 2, let columns = Int(parts[0]), let rows = Int(parts[1]),
+        guard let size = Size(argument: argument), let columns = Int(exactly: size.width), let rows = Int(exactly: size.height),
               (1...100).contains(columns), (1...100).contains(rows) else { return nil }
         self.columns = columns
         self.rows = rows

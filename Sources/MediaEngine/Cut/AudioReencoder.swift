@@ -38,8 +38,6 @@ final class AudioReencoder {
     private var sent: Int64 = 0
     private(set) var done = false
     private(set) var errors = 0
-    /// Samples of silence put where the source had no audio.
-    private(set) var silenceSamples: Int64 = 0
 
     init(path: String, streamIndex: Int, encoderName: String, output: OutputFile) throws {
         source = try InputFile(path: path)
@@ -170,7 +168,6 @@ final class AudioReencoder {
         }
         if place > queued {
             // The source has no audio here: silence, a frame at a time, so what follows keeps its place.
-            silenceSamples = silenceSamples.plus(place.minus(queued))
             while place > queued {
                 let chunk = min(place.minus(queued), Int64(frameSize))
                 try check(cav_audio_fifo_write_silence(fifo, context.sample_fmt, context.ch_layout.nb_channels, Int32(chunk)), "audio silence")

@@ -8,6 +8,8 @@ final class SubtitleConverter {
     private var encoder: UnsafeMutablePointer<AVCodecContext>?
     /// The encoded cue is at most this large (a cue is text: a few hundred bytes).
     private static let maximumCueBytes = 1 << 20
+    /// Where each cue is encoded: one buffer for the converter, not one per cue.
+    private var buffer = [UInt8](repeating: 0, count: 0)
 
     /// Opens both sides; the encoder takes the decoder's ASS header and the stream's time base.
     init(stream: UnsafeMutablePointer<AVStream>, to codecName: String) throws(AVFailure) {
@@ -17,11 +19,13 @@ final class SubtitleConverter {
         guard let encoding = avcodec_find_encoder_by_name(codecName) else {
             throw AVFailure(code: CAV_AVERROR_ENCODER_NOT_FOUND, operation: "avcodec_find_encoder_by_name(\(codecName))")
         }
-        guard let decoder = avcodec_alloc_context3(decoding), let encoder = avcodec_alloc_context3(encoding) else {
+        // Held by the object as soon as each is made (every property has a value, so deinit frees them if a
+        // later step throws).
+        self.decoder = avcodec_alloc_context3(decoding)
+        self.encoder = avcodec_alloc_context3(encoding)
+        guard let decoder = self.decoder, let encoder = self.encoder else {
             throw AVFailure(code: CAV_AVERROR_ENOMEM, operation: "avcodec_alloc_context3")
         }
-        self.decoder = decoder
-        self.encoder = encoder
         var status = avcodec_parameters_to_context(decoder, parameters)
         if status < 0 { throw AVFailure(code: status, operation: "avcodec_parameters_to_context") }
         decoder.pointee.pkt_timebase = stream.pointee.time_base
@@ -63,7 +67,7 @@ final class SubtitleConverter {
         guard subtitle.num_rects > 0 else { return nil }
         // The encoder's timing is the packet's: the cue as one event from 0.
         subtitle.start_display_time = 0
-        var buffer = [UInt8](repeating: 0, count: Self.maximumCueBytes)
+        if buffer.isEmpty { buffer = [UInt8](repeating: 0, count: Self.maximumCueBytes) }
         let written = buffer.withUnsafeMutableBufferPointer { avcodec_encode_subtitle(encoder, $0.baseAddress, Int32($0.count), &subtitle) }
         if written < 0 { throw AVFailure(code: written, operation: "avcodec_encode_subtitle") }
         return Array(buffer.prefix(Int(written)))

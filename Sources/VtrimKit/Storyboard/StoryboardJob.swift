@@ -46,15 +46,18 @@ public struct StoryboardRequest: Sendable {
 /// sheets (or, for BIF, keep each thumbnail), write the format's files. A folder is written as
 /// `<name>.tmp-<pid>` beside where it goes and renamed into place; a BIF file through a temporary file.
 public enum StoryboardJob {
-    /// Where `item`'s storyboard goes (known without probing: the batch checks outputs against each other).
-    public static func outputPath(for item: InputItem, request: StoryboardRequest) -> String {
+    /// Where `item`'s storyboards go (its folder, or the mirror below --output-dir) and the video's stem.
+    private static func place(_ item: InputItem, _ request: StoryboardRequest) -> (folder: String, stem: String) {
         let base = request.output.path(for: item, defaultName: "{stem}", fields: [:])
         let folder = (base as NSString).deletingLastPathComponent
-        let stem = (base as NSString).lastPathComponent
-        let plan = try? StoryboardPlan.make(format: request.format, durationSeconds: 1, displayWidth: 16, displayHeight: 9,
-                                            intervalSeconds: request.intervalSeconds, width: request.width, columns: request.columns,
-                                            rows: request.rows, outputFolder: folder.isEmpty ? "." : folder, videoStem: stem)
-        return plan?.outputPath ?? base
+        return (folder.isEmpty ? "." : folder, (base as NSString).lastPathComponent)
+    }
+
+    /// Where `item`'s storyboard goes (known without probing: the batch checks outputs against each other).
+    public static func outputPath(for item: InputItem, request: StoryboardRequest) -> String {
+        let (folder, stem) = place(item, request)
+        return StoryboardPlan.outputPath(format: request.format, intervalSeconds: request.intervalSeconds, width: request.width,
+                                         columns: request.columns, rows: request.rows, outputFolder: folder, videoStem: stem)
     }
 
     public static func run(item: InputItem, request: StoryboardRequest) -> Outcome {
@@ -77,12 +80,11 @@ public enum StoryboardJob {
             }
             let plan: StoryboardPlan
             do {
-                let base = request.output.path(for: item, defaultName: "{stem}", fields: [:])
-                let folder = (base as NSString).deletingLastPathComponent
+                let (folder, stem) = place(item, request)
                 plan = try StoryboardPlan.make(format: request.format, durationSeconds: info.durationSeconds, displayWidth: video.displayWidth,
                                                displayHeight: video.displayHeight, intervalSeconds: request.intervalSeconds,
                                                width: request.width, columns: request.columns, rows: request.rows,
-                                               outputFolder: folder.isEmpty ? "." : folder, videoStem: (base as NSString).lastPathComponent)
+                                               outputFolder: folder, videoStem: stem)
             } catch {
                 throw MediaError(error == .noDuration ? .invalidRange : .tooLarge, path: path, operation: "plan", reason: error.description)
             }
@@ -165,8 +167,10 @@ public enum StoryboardJob {
 
         if plan.format == .bif {
             var images: [[UInt8]] = []
-            for start in stride(from: 0, to: plan.thumbnailCount, by: 100) {
-                try chunk(start..<min(plan.thumbnailCount, start + 100)) { (sampled: [SampledFrame]) throws(MediaError) in
+            // A hundred at a time, fewer when thumbnails are large (at most vtrim's picture budget in memory).
+            let perChunk = max(1, min(100, ThumbsRequest.maximumPixels / max(1, plan.thumbnailWidth * plan.thumbnailHeight)))
+            for start in stride(from: 0, to: plan.thumbnailCount, by: perChunk) {
+                try chunk(start..<min(plan.thumbnailCount, start + perChunk)) { (sampled: [SampledFrame]) throws(MediaError) in
                     for frame in sampled {
                         let image = frame.image ?? RGBImage(width: plan.thumbnailWidth, height: plan.thumbnailHeight, fill: Filmstrip.placeholder)
                         images.append(try ImageFile.encoded(image, format: .jpeg, quality: request.quality, path: output))

@@ -51,7 +51,7 @@ public struct StoryboardPlan: Sendable, Equatable {
             switch self {
             case .noDuration: return "has no duration to sample"
             case let .tooMany(count): return "would need \(count) thumbnails (more than \(StoryboardPlan.maximumThumbnails)); use a larger --every"
-            case let .tooLarge(width, height): return "a sheet would be \(width)x\(height) px, over vtrim's limit (\(ThumbsRequest.maximumSidePixels) px a side, 256 megapixels); use a smaller --tile or --width"
+            case let .tooLarge(width, height): return "a sheet or thumbnail would be \(width)x\(height) px, over vtrim's limit (\(ThumbsRequest.maximumSidePixels) px a side, 256 megapixels); use a smaller --tile or --width"
             }
         }
     }
@@ -74,15 +74,25 @@ public struct StoryboardPlan: Sendable, Equatable {
                                  && sheetWidth.partialValue * sheetHeight.partialValue <= ThumbsRequest.maximumPixels) else {
             throw .tooLarge(width: sheetWidth.partialValue, height: sheetHeight.partialValue)
         }
-        let output: String
-        switch format {
-        case .jellyfin: output = outputFolder + "/" + videoStem + ".trickplay/\(width) - \(columns)x\(rows)"
-        case .hls: output = outputFolder + "/" + videoStem + ".trickplay-hls/\(width) - \(columns)x\(rows)"
-        case .dash: output = outputFolder + "/" + videoStem + ".trickplay-dash/\(width) - \(columns)x\(rows)"
-        case .bif: output = outputFolder + "/" + videoStem + "-\(width)-\(secondsText(intervalSeconds)).bif"
+        // A thumbnail over vtrim's picture budget (a crafted aspect ratio at a wide --width) is refused too.
+        guard width.multipliedReportingOverflow(by: height).partialValue <= ThumbsRequest.maximumPixels else {
+            throw .tooLarge(width: width, height: height)
         }
+        let output = outputPath(format: format, intervalSeconds: intervalSeconds, width: width, columns: columns, rows: rows,
+                                outputFolder: outputFolder, videoStem: videoStem)
         return StoryboardPlan(format: format, intervalSeconds: intervalSeconds, thumbnailWidth: width, thumbnailHeight: height,
                               columns: columns, rows: rows, timesSeconds: times, durationSeconds: durationSeconds, outputPath: output)
+    }
+
+    /// Where a storyboard goes: known from the request alone, before the video is probed.
+    public static func outputPath(format: StoryboardFormat, intervalSeconds: Double, width: Int, columns: Int, rows: Int,
+                                  outputFolder: String, videoStem: String) -> String {
+        switch format {
+        case .jellyfin: return outputFolder + "/" + videoStem + ".trickplay/\(width) - \(columns)x\(rows)"
+        case .hls: return outputFolder + "/" + videoStem + ".trickplay-hls/\(width) - \(columns)x\(rows)"
+        case .dash: return outputFolder + "/" + videoStem + ".trickplay-dash/\(width) - \(columns)x\(rows)"
+        case .bif: return outputFolder + "/" + videoStem + "-\(width)-\(secondsText(intervalSeconds)).bif"
+        }
     }
 
     /// The height that keeps the display aspect at `width`, rounded to an even number (at least 2).
