@@ -81,7 +81,10 @@ public enum StoryboardJob {
             let plan: StoryboardPlan
             do {
                 let (folder, stem) = place(item, request)
-                plan = try StoryboardPlan.make(format: request.format, durationSeconds: info.durationSeconds, displayWidth: video.displayWidth,
+                // A truncated file's storyboard covers what can be read (its warning says the rest is gone).
+                let seconds = info.shortfall != nil && info.readableDurationSeconds > 0 ? min(info.durationSeconds, info.readableDurationSeconds)
+                    : info.durationSeconds
+                plan = try StoryboardPlan.make(format: request.format, durationSeconds: seconds, displayWidth: video.displayWidth,
                                                displayHeight: video.displayHeight, intervalSeconds: request.intervalSeconds,
                                                width: request.width, columns: request.columns, rows: request.rows,
                                                outputFolder: folder, videoStem: stem)
