@@ -186,3 +186,25 @@ struct MP4Box {
         children(data, box.body).first { $0.type == type }
     }
 }
+
+/// Crafted copies of an MP4/MOV: one 32-bit field of a sample-table box changed, as a damaged or hostile
+/// muxer would leave it.
+public enum MP4Craft {
+    /// The field of the first video track's `box` (`stts`, `ctts`, …) at `offset` bytes into its body
+    /// (after size and type: version+flags at 0, entry count at 4, first entry at 8) set to `value`.
+    public static func settingField(of path: String, box: String, offset: Int, to value: UInt32) throws -> [UInt8] {
+        var data = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        guard let moov = MP4Box.children(data, 0..<data.count).first(where: { $0.type == "moov" }) else { throw MP4Error("no moov") }
+        for trak in MP4Box.children(data, moov.body) where trak.type == "trak" {
+            guard let mdia = MP4Box.child(data, trak, "mdia"), let hdlr = MP4Box.child(data, mdia, "hdlr"), hdlr.body.count >= 12,
+                  String(decoding: data[(hdlr.body.lowerBound + 8)..<(hdlr.body.lowerBound + 12)], as: UTF8.self) == "vide",
+                  let stbl = MP4Box.child(data, mdia, "minf").flatMap({ MP4Box.child(data, $0, "stbl") }) else { continue }
+            guard let target = MP4Box.child(data, stbl, box) else { throw MP4Error("no \(box) in the video track") }
+            let at = target.body.lowerBound + offset
+            guard at + 4 <= target.body.upperBound else { throw MP4Error("\(box) is too short for a field at \(offset)") }
+            for index in 0..<4 { data[at + index] = UInt8(truncatingIfNeeded: value >> (24 - 8 * UInt32(index))) }
+            return data
+        }
+        throw MP4Error("no video track")
+    }
+}

@@ -45,7 +45,7 @@ public enum AudioPeaks {
                 try input.seekToStart()
             }
             let span = endSeconds - startSeconds
-            var errors = 0, done = false
+            var done = false
             // One decoded frame: each sample's time from the frame's timestamp and the sample rate.
             func take(_ frame: Frame) {
                 let f = frame.pointer.pointee
@@ -78,7 +78,7 @@ public enum AudioPeaks {
                 let last = result == .endOfFile
                 if !last, packet.streamIndex != streamIndex { continue }
                 do {
-                    try decoder.decode(last ? nil : packet, into: frame, errors: &errors) { take($0) }
+                    try decoder.decode(last ? nil : packet, into: frame) { take($0) }
                 } catch {
                     throw AVFailure(code: CAV_AVERROR_INVALIDDATA, operation: "avcodec_receive_frame")
                 }

@@ -37,7 +37,8 @@ final class AudioReencoder {
     private var queued: Int64 = 0
     private var sent: Int64 = 0
     private(set) var done = false
-    private(set) var errors = 0
+    /// Damaged audio the decoder met.
+    var errors: Int { decoder.errors }
 
     init(path: String, streamIndex: Int, encoderName: String, output: OutputFile) throws {
         source = try InputFile(path: path)
@@ -130,7 +131,7 @@ final class AudioReencoder {
         while !done, !exhausted, readMicro < micro {
             guard try source.read(into: reader) == .packet else {
                 exhausted = true
-                try decoder.decode(nil, into: frame, errors: &errors) { decoded in try take(decoded) }
+                try decoder.decode(nil, into: frame) { decoded in try take(decoded) }
                 decoder.flush()
                 return
             }
@@ -138,7 +139,7 @@ final class AudioReencoder {
             if reader.presentationTime != CAV_NOPTS_VALUE {
                 readMicro = av_rescale_q(reader.presentationTime, sourceTimeBase, AVRational(num: 1, den: 1_000_000))
             }
-            try decoder.decode(reader, into: frame, errors: &errors) { decoded in try take(decoded) }
+            try decoder.decode(reader, into: frame) { decoded in try take(decoded) }
         }
     }
 

@@ -24,7 +24,9 @@ final class ExactVideoWriter: VideoWriter {
     private var started = false
     private var fedLastNeeded = false
     private var finished = false
-    private var decodeErrors = 0
+    /// Frames dropped here (no time, or out of order), and what the decoders of earlier ranges counted.
+    private var droppedFrames = 0, earlierDecoderErrors = 0
+    private var decodeErrors: Int { droppedFrames + earlierDecoderErrors + decoder.errors }
     private(set) var reachedPlannedEnd = false
     private(set) var latestPresentedEnd = Int64.min
     /// The last frame's time and the step before it: a frame the decoder gives without any timestamp (a
@@ -98,7 +100,7 @@ final class ExactVideoWriter: VideoWriter {
             let slot = timing.dts
             unshownSlots.insert(slot, at: unshownSlots.firstIndex { $0 > slot } ?? unshownSlots.endIndex)
         }
-        try decoder.decode(input, into: decoded, errors: &decodeErrors) { frame throws in try self.handle(frame) }
+        try decoder.decode(input, into: decoded) { frame throws in try self.handle(frame) }
         if timing.isSame(as: video.lastNeeded) {
             fedLastNeeded = true
             reachedPlannedEnd = true
@@ -122,7 +124,7 @@ final class ExactVideoWriter: VideoWriter {
         guard !rangeEnded else { return }
         rangeEnded = true
         if !finished {
-            try decoder.decode(nil, into: decoded, errors: &decodeErrors) { frame throws in try self.handle(frame) }
+            try decoder.decode(nil, into: decoded) { frame throws in try self.handle(frame) }
         }
         if let held = startFrame.release() { try encode(held, outputPts: timing.outputStart) }
         if timing.fillsLastSlot, let picture = lastPicture, let last = lastOutputPts, last < endPts.minus(1) {
@@ -140,6 +142,7 @@ final class ExactVideoWriter: VideoWriter {
         try endRange()
         video = next
         timing = nextTiming
+        earlierDecoderErrors += decoder.errors
         decoder = try Decoder(stream: stream, threads: decoderThreads, beginning: next.beginning)
         startFrame = StartFrameHold(startTicks: next.startTicks)
         started = false
@@ -165,14 +168,14 @@ final class ExactVideoWriter: VideoWriter {
             frame.pointer.pointee.pts = timestamp
         }
         if timestamp == CAV_NOPTS_VALUE {
-            guard let lastTimestamp else { decodeErrors += 1; return }
+            guard let lastTimestamp else { droppedFrames += 1; return }
             timestamp = lastTimestamp.plus(lastStep)
             frame.pointer.pointee.best_effort_timestamp = timestamp
             frame.pointer.pointee.pts = timestamp
         }
         // A frame that does not come after the one before it cannot be shown in order: counted, not written.
         if let lastTimestamp {
-            guard timestamp > lastTimestamp else { decodeErrors += 1; return }
+            guard timestamp > lastTimestamp else { droppedFrames += 1; return }
             lastStep = timestamp.minus(lastTimestamp)
         }
         lastTimestamp = timestamp

@@ -100,7 +100,7 @@ final class SmartEdge: @unchecked Sendable {
         }
         // The head's first frame is the one shown at `start` (the latest at or before it), at output time 0.
         let startFrame = work.part == .head ? StartFrameHold(startTicks: video.shift) : nil
-        var reachedEnd = false, decodeErrors = 0
+        var reachedEnd = false
         func take(_ frame: Frame) throws {
             let timestamp = frame.timestamp
             if timestamp >= end {
@@ -127,14 +127,14 @@ final class SmartEdge: @unchecked Sendable {
             if shouldStop() { throw CutInterrupted() }
             let timing = packet.timing
             outcome.latestPresentedEnd = max(outcome.latestPresentedEnd, timing.pts)
-            try decoder.decode(packet, into: frame, errors: &decodeErrors) { frame throws in try take(frame) }
+            try decoder.decode(packet, into: frame) { frame throws in try take(frame) }
             if work.part == .tail, timing.isSame(as: video.lastNeeded) { reachedEnd = true }
         }
-        try decoder.decode(nil, into: frame, errors: &decodeErrors) { frame throws in try take(frame) }
+        try decoder.decode(nil, into: frame) { frame throws in try take(frame) }
         if let held = startFrame?.release() { try encoder.encode(held, outputPts: video.outputStart) }
         try encoder.finish(endPts: end.minus(shift))
         outcome.packets = encoded.packets
-        outcome.decodeErrors = decodeErrors
+        outcome.decodeErrors = decoder.errors
         outcome.reachedEnd = reachedEnd
         return outcome
     }

@@ -4,6 +4,8 @@ import CAV
 /// EAGAIN ("needs input") and EOF ("drained") are states, not errors.
 final class Decoder {
     private var context: UnsafeMutablePointer<AVCodecContext>?
+    /// Damaged data met so far (`feed`, `nextFrame`): packets refused, frames that failed or came out damaged.
+    private(set) var errors = 0
 
     enum SendResult {
         case accepted
@@ -82,10 +84,12 @@ final class Decoder {
 }
 
 /// The one send/receive loop every decoder in vtrim goes through. A packet the decoder refuses and a
-/// frame it fails to produce are damaged data: counted in `errors` and skipped, as players do.
+/// frame it fails to produce are damaged data: counted in the decoder's own `errors` and skipped, as
+/// players do. The count lives in the decoder (not an `inout` of the caller's) so a frame handler may
+/// count what it drops itself without two accesses to one variable overlapping.
 extension Decoder {
     /// Sends `packet` (nil: start draining); a refusal is counted and the packet dropped.
-    func send(_ packet: Packet?, errors: inout Int) -> SendResult {
+    func feed(_ packet: Packet?) -> SendResult {
         do {
             return try send(packet)
         } catch {
@@ -96,7 +100,7 @@ extension Decoder {
 
     /// The next frame, skipping frames that fail (counted). A decoder that keeps failing is treated as
     /// needing input, so a damaged stream can never spin this loop.
-    func receive(into frame: Frame, errors: inout Int) -> ReceiveResult {
+    func nextFrame(into frame: Frame) -> ReceiveResult {
         for _ in 0..<64 {
             do {
                 return try receive(into: frame)
@@ -109,18 +113,18 @@ extension Decoder {
 
     /// Push decoding: sends `packet` (nil: drain) and hands every frame the decoder then has to `handle`,
     /// in presentation order.
-    func decode(_ packet: Packet?, into frame: Frame, errors: inout Int, _ handle: (Frame) throws -> Void) throws {
+    func decode(_ packet: Packet?, into frame: Frame, _ handle: (Frame) throws -> Void) throws {
         while true {
-            let sent = send(packet, errors: &errors)
-            try receiveAll(into: frame, errors: &errors, handle)
+            let sent = feed(packet)
+            try receiveAll(into: frame, handle)
             if sent != .full { return }
         }
     }
 
     /// A frame the decoder flags as damaged (concealed errors, missing references) is handed on but
     /// counted: what is kept from it is never kept silently.
-    private func receiveAll(into frame: Frame, errors: inout Int, _ handle: (Frame) throws -> Void) throws {
-        while receive(into: frame, errors: &errors) == .frame {
+    private func receiveAll(into frame: Frame, _ handle: (Frame) throws -> Void) throws {
+        while nextFrame(into: frame) == .frame {
             if frame.isDamaged { errors += 1 }
             try handle(frame)
         }

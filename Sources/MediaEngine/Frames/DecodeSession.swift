@@ -20,7 +20,9 @@ struct DecodeSession {
     /// starts mid-broadcast): every frame is then decoded forward from the beginning, as a player does,
     /// instead of seeking back to the beginning for every sample.
     private var noCleanStartInStream = false
-    private(set) var decodeErrors = 0
+    /// Damaged data: what the decoder counted and the reads that failed mid-file.
+    var decodeErrors: Int { decoder.errors + readErrors }
+    private var readErrors = 0
     private(set) var framesDecoded = 0
     /// Without an index, decode forward rather than seek when the next target is this close (ticks).
     private var forwardWindowTicks: Int64 {
@@ -191,7 +193,7 @@ struct DecodeSession {
     private mutating func firstFrame(from packets: [Packet], shownFrom: Int64) throws(AVFailure) -> Frame? {
         let frame = try Frame()
         func received(_ session: inout DecodeSession) -> Bool {
-            while session.decoder.receive(into: frame, errors: &session.decodeErrors) == .frame {
+            while session.decoder.nextFrame(into: frame) == .frame {
                 session.framesDecoded += 1
                 if frame.timestamp >= shownFrom { return true }
             }
@@ -199,13 +201,13 @@ struct DecodeSession {
         }
         for next in packets {
             var attempts = 0
-            while decoder.send(next, errors: &decodeErrors) == .full, attempts < 64 {
+            while decoder.feed(next) == .full, attempts < 64 {
                 if received(&self) { return frame }
                 attempts += 1
             }
             if received(&self) { return frame }
         }
-        _ = decoder.send(nil, errors: &decodeErrors)
+        _ = decoder.feed(nil)
         return received(&self) ? frame : nil
     }
 
@@ -340,7 +342,7 @@ struct DecodeSession {
         if drained { return nil }
         let frame = try spareFrame()
         while true {
-            switch decoder.receive(into: frame, errors: &decodeErrors) {
+            switch decoder.nextFrame(into: frame) {
             case .frame:
                 framesDecoded += 1
                 return frame
@@ -367,7 +369,7 @@ struct DecodeSession {
                     result = try input.read(into: packet)
                 } catch {
                     // A read error mid-file (truncated or damaged data): decode what we have.
-                    decodeErrors += 1
+                    readErrors += 1
                     result = .endOfFile
                 }
                 if result == .endOfFile {
@@ -382,6 +384,6 @@ struct DecodeSession {
         // the frame shown; if nothing references it, the decoder need not decode it (B-frames, mostly).
         let ends = packet.duration > 0 && packet.pts != CAV_NOPTS_VALUE ? packet.pts.plus(packet.duration) : Int64.max
         decoder.skipNonReferenceFrames(ends <= target)
-        pendingPacket = decoder.send(packet, errors: &decodeErrors) == .full
+        pendingPacket = decoder.feed(packet) == .full
     }
 }

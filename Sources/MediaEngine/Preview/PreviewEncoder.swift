@@ -49,7 +49,6 @@ public enum PreviewEncoder {
         let audio: (input: Int, output: Int, timeBase: AVRational)?
         let durationMicro: Int64
         private let frame: Frame
-        private var decodeErrors = 0
 
         init(input: InputFile, stream: UnsafeMutablePointer<AVStream>, index: Int, parameters: AVCodecParameters, output path: String,
              maxLines: Int, threads: Int) throws {
@@ -107,13 +106,13 @@ public enum PreviewEncoder {
                     if reader.pts != CAV_NOPTS_VALUE, durationMicro > 0 {
                         progress(min(1, max(0, Double(stream.micro(reader.pts).minus(origin)) / Double(durationMicro))))
                     }
-                    try decoder.decode(reader, into: frame, errors: &decodeErrors) { decoded throws in try self.encode(decoded, shift: shift) }
+                    try decoder.decode(reader, into: frame) { decoded throws in try self.encode(decoded, shift: shift) }
                 } else if let audio, reader.streamIndex == audio.input {
                     reader.shift(by: av_rescale_q(origin, cav_time_base_q(), audio.timeBase))
                     try output.write(reader, stream: audio.output, timeBase: audio.timeBase)
                 }
             }
-            try decoder.decode(nil, into: frame, errors: &decodeErrors) { decoded throws in try self.encode(decoded, shift: shift) }
+            try decoder.decode(nil, into: frame) { decoded throws in try self.encode(decoded, shift: shift) }
             try encoder.finish()
             try output.finish()
             progress(1)

@@ -21,7 +21,7 @@ enum FirstFrame {
         } catch {
             return "the decoder cannot start (\(error.text))"
         }
-        var errors = 0, sent = 0
+        var sent = 0
         var decoded = false
         while !decoded, sent < packetLimit {
             let result: InputFile.ReadResult
@@ -29,11 +29,11 @@ enum FirstFrame {
             if result == .endOfFile { break }
             guard packet.streamIndex == streamIndex else { continue }
             sent += 1
-            try? decoder.decode(packet, into: frame, errors: &errors) { _ in decoded = true }
+            try? decoder.decode(packet, into: frame) { _ in decoded = true }
         }
-        if !decoded { try? decoder.decode(nil, into: frame, errors: &errors) { _ in decoded = true } }
+        if !decoded { try? decoder.decode(nil, into: frame) { _ in decoded = true } }
         if decoded { return nil }
         if sent == 0 { return "the file holds no video data" }
-        return "no frame decoded from its first \(sent) packet(s)" + (errors > 0 ? " (\(errors) decode error(s))" : "")
+        return "no frame decoded from its first \(sent) packet(s)" + (decoder.errors > 0 ? " (\(decoder.errors) decode error(s))" : "")
     }
 }
