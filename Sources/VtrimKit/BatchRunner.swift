@@ -61,7 +61,8 @@ public struct BatchRunner: Sendable {
     }
 }
 
-/// Shared by the workers and the reporting thread.
+/// Shared by the workers and the reporting thread. Unchecked because it waits on a condition variable, which
+/// `Mutex` lacks: every stored `var` is read and written only with `condition` locked.
 private final class BatchState: @unchecked Sendable {
     private let condition = NSCondition()
     private let count: Int

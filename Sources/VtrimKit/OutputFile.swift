@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Glibc
 import MediaEngine
 
@@ -135,33 +136,30 @@ public struct OutputTarget: Sendable {
 }
 
 /// Temporary files in flight, removed if the process is interrupted.
-public final class TemporaryFiles: @unchecked Sendable {
+public final class TemporaryFiles: Sendable {
     public static let shared = TemporaryFiles()
-    private let lock = NSLock()
-    private var paths: Set<String> = []
+    private let paths = Mutex<Set<String>>([])
 
     /// Registers a temporary file before it is created; refused once an interrupt arrived, so no new
     /// file can appear after the clean-up.
     public func add(_ path: String) -> Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        guard !Interrupt.requested else { return false }
-        paths.insert(path)
-        return true
+        paths.withLock { paths in
+            guard !Interrupt.requested else { return false }
+            paths.insert(path)
+            return true
+        }
     }
 
     public func remove(_ path: String) {
-        lock.lock()
-        paths.remove(path)
-        lock.unlock()
+        _ = paths.withLock { $0.remove(path) }
     }
 
     /// Deletes every registered file, and folder (a storyboard's), (called on SIGINT/SIGTERM, off the handler).
     public func removeAll() {
-        lock.lock()
-        let current = paths
-        paths.removeAll()
-        lock.unlock()
+        let current = paths.withLock { paths in
+            defer { paths.removeAll() }
+            return paths
+        }
         for path in current where unlink(path) != 0 && errno == EISDIR { try? FileManager.default.removeItem(atPath: path) }
     }
 }

@@ -37,6 +37,8 @@ final class CutQueue: Sendable {
     private let jobs = Mutex<[String: Job]>([:])
     private let order = Mutex<[String]>([])
     private let tickets = Mutex<[String: WorkerPool.Ticket]>([:])
+    /// Each cut's run until it has ended, so a cancel can wait for it.
+    private let runs = Mutex<[String: Task<Void, Never>]>([:])
     private let reserved = Mutex<Set<String>>([])
     private let counter = Atomic<Int>(0)
 
@@ -89,11 +91,17 @@ final class CutQueue: Sendable {
         let job = Job(id: id, clip: clip.id, output: output, status: .queued, progress: 0, report: report)
         jobs.withLock { $0[id] = job }
         order.withLock { $0.append(id) }
+        pruneFinished()
         let ticket = pool.makeTicket(request,
                                      progress: { [self] fraction in update(id) { if $0.status == .queued { $0.status = .running }; $0.progress = fraction } },
                                      cleanup: { OutputTarget(path: output, overwrite: false).removeStaleTemporaries() })
         tickets.withLock { $0[id] = ticket }
-        Task { await run(id, ticket: ticket, clip: clip, output: output) }
+        let task = Task { await run(id, ticket: ticket, clip: clip, output: output) }
+        runs.withLock { $0[id] = task }
+        Task {
+            await task.value
+            _ = runs.withLock { $0.removeValue(forKey: id) }
+        }
         return job
     }
 
@@ -140,15 +148,33 @@ final class CutQueue: Sendable {
         }
     }
 
-    /// Withdraws a queued cut or stops a running one; false when there is no such cut or it has ended.
-    func cancel(_ id: String) -> Bool {
-        guard let job = job(id), job.status == .queued || job.status == .running else { return false }
-        update(id) { $0.status = .cancelled }
+    /// Withdraws a queued cut or stops a running one and waits until its worker has stopped (at its next
+    /// checkpoint, or killed two seconds after it was told); nil when there is no such cut or it had ended. The
+    /// job it returns says `cancelled` only when nothing was written: a cut that had already renamed its file into
+    /// place is `done`.
+    func cancel(_ id: String) async -> Job? {
+        guard let job = job(id), job.status == .queued || job.status == .running else { return nil }
+        if job.status == .queued { update(id) { $0.status = .cancelled } }
         tickets.withLock { $0[id] }?.cancel()
-        return true
+        await runs.withLock { $0[id] }?.value
+        return self.job(id)
     }
 
     func job(_ id: String) -> Job? { jobs.withLock { $0[id] } }
+
+    /// Finished cuts kept for `GET /api/cuts`: the newest ones; older finished ones are forgotten (their files stay).
+    static let finishedKept = 500
+
+    private func pruneFinished() {
+        let ids = order.withLock { $0 }
+        let forgotten: Set<String> = jobs.withLock { table in
+            let finished = ids.filter { table[$0].map { [.done, .failed, .cancelled].contains($0.status) } ?? true }
+            let dropped = Set(finished.dropLast(Self.finishedKept))
+            for id in dropped { table[id] = nil }
+            return dropped
+        }
+        if !forgotten.isEmpty { order.withLock { $0.removeAll { forgotten.contains($0) } } }
+    }
 
     func all() -> [Job] {
         let ids = order.withLock { $0 }

@@ -1,24 +1,30 @@
 import Foundation
 import Glibc
+import Synchronization
 
 /// The server's cache of filmstrip tiles and previews on disk, bounded in bytes: least recently used
 /// files go first once the total passes the limit (`--cache-size`). What is on disk from an earlier run
 /// counts from the start (its modification time as its last use). A file being written (a preview) is
 /// pinned until it is finished.
-final class DiskCache: @unchecked Sendable {
+final class DiskCache: Sendable {
     static let defaultLimitBytes: Int64 = 1 << 30
 
     let folder: String
     let limitBytes: Int64
-    private let lock = NSLock()
-    private var entries: [String: (bytes: Int64, lastUse: Double)] = [:]
-    private var pinned: Set<String> = []
-    private var total: Int64 = 0
+
+    private struct State {
+        var entries: [String: (bytes: Int64, lastUse: Double)] = [:]
+        var pinned: Set<String> = []
+        var total: Int64 = 0
+    }
+
+    private let state = Mutex(State())
 
     init(folder: String, limitBytes: Int64) {
         self.folder = folder
         self.limitBytes = limitBytes
         try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        var found = State()
         if let walker = FileManager.default.enumerator(atPath: folder) {
             while let relative = walker.nextObject() as? String {
                 let path = (folder as NSString).appendingPathComponent(relative)
@@ -31,35 +37,32 @@ final class DiskCache: @unchecked Sendable {
                 }
                 let bytes = (attributes[.size] as? NSNumber)?.int64Value ?? 0
                 let modified = (attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
-                entries[relative] = (bytes, modified)
-                total += bytes
+                found.entries[relative] = (bytes, modified)
+                found.total += bytes
             }
         }
-        lock.lock()
-        evict()
-        lock.unlock()
+        state.withLock { state in
+            state = found
+            evict(&state)
+        }
     }
 
-    var totalBytes: Int64 {
-        lock.lock()
-        defer { lock.unlock() }
-        return total
-    }
+    var totalBytes: Int64 { state.withLock { $0.total } }
 
     func path(_ name: String) -> String { (folder as NSString).appendingPathComponent(name) }
 
     /// The cached file's path, marked as just used; nil when it is not cached.
     func lookup(_ name: String) -> String? {
-        lock.lock()
-        defer { lock.unlock() }
-        guard entries[name] != nil else { return nil }
-        let file = path(name)
-        guard FileManager.default.fileExists(atPath: file) else {
-            forget(name)
-            return nil
+        state.withLock { state in
+            guard state.entries[name] != nil else { return nil }
+            let file = path(name)
+            guard FileManager.default.fileExists(atPath: file) else {
+                forget(name, &state)
+                return nil
+            }
+            state.entries[name]?.lastUse = Date().timeIntervalSince1970
+            return file
         }
-        entries[name]?.lastUse = Date().timeIntervalSince1970
-        return file
     }
 
     /// Writes `data` as `name` (a temporary file renamed into place) and returns its path.
@@ -80,41 +83,37 @@ final class DiskCache: @unchecked Sendable {
 
     /// Keeps `name` from eviction while it is being written.
     func pin(_ name: String) {
-        lock.lock()
-        pinned.insert(name)
-        lock.unlock()
+        _ = state.withLock { $0.pinned.insert(name) }
     }
 
     /// A pinned file is finished (or abandoned): it counts, and may be evicted, from now on.
     func unpin(_ name: String) {
-        lock.lock()
-        pinned.remove(name)
-        lock.unlock()
+        _ = state.withLock { $0.pinned.remove(name) }
     }
 
     /// Counts a file written into the cache folder by someone else (a worker's preview).
     func add(_ name: String, bytes: Int64) {
-        lock.lock()
-        defer { lock.unlock() }
-        forget(name)
-        entries[name] = (bytes, Date().timeIntervalSince1970)
-        total += bytes
-        evict()
+        state.withLock { state in
+            forget(name, &state)
+            state.entries[name] = (bytes, Date().timeIntervalSince1970)
+            state.total += bytes
+            evict(&state)
+        }
     }
 
-    private func forget(_ name: String) {
-        if let old = entries.removeValue(forKey: name) { total -= old.bytes }
+    private func forget(_ name: String, _ state: inout State) {
+        if let old = state.entries.removeValue(forKey: name) { state.total -= old.bytes }
     }
 
-    /// Removes the least recently used files until the total fits. Called with the lock held.
-    private func evict() {
-        guard total > limitBytes else { return }
-        for (name, entry) in entries.sorted(by: { $0.value.lastUse < $1.value.lastUse }) {
-            guard total > limitBytes else { return }
-            if pinned.contains(name) { continue }
+    /// Removes the least recently used files until the total fits.
+    private func evict(_ state: inout State) {
+        guard state.total > limitBytes else { return }
+        for (name, entry) in state.entries.sorted(by: { $0.value.lastUse < $1.value.lastUse }) {
+            guard state.total > limitBytes else { return }
+            if state.pinned.contains(name) { continue }
             unlink(path(name))
-            entries.removeValue(forKey: name)
-            total -= entry.bytes
+            state.entries.removeValue(forKey: name)
+            state.total -= entry.bytes
         }
     }
 }

@@ -46,7 +46,7 @@ struct Routes {
             _ = try await Self.body(request)
             let id = try context.parameters.require("id")
             guard self.server.cuts.job(id) != nil else { return Self.notFound("no such cut") }
-            guard self.server.cuts.cancel(id), let job = self.server.cuts.job(id) else {
+            guard let job = await self.server.cuts.cancel(id) else {
                 return APIError.response(.conflict, code: "not_running", message: "the cut has already ended")
             }
             return Self.json(Self.cutJSON(job))

@@ -11,6 +11,10 @@ final class Security: Sendable {
     let token: String
     private let host: String
     private let port = Atomic<Int>(0)
+    /// `allowedHosts` as last worked out (system uptime, seconds), so a request does not list the machine's
+    /// interfaces: worked out again at most every `hostsRefreshSeconds` (an address may come and go).
+    private let hostsCache = Mutex<(madeAt: Double, port: Int, hosts: Set<String>)?>(nil)
+    static let hostsRefreshSeconds = 10.0
 
     init(token: String, host: String) {
         self.token = token
@@ -28,10 +32,19 @@ final class Security: Sendable {
     /// address it is bound to; bound to all addresses (0.0.0.0, ::), every address of this machine and its
     /// host name. Anything else is a DNS-rebinding page's name for us and is refused.
     var allowedHosts: Set<String> {
-        let port = boundPort
+        let port = boundPort, now = ProcessInfo.processInfo.systemUptime
+        if let cached = hostsCache.withLock({ $0 }), cached.port == port, now - cached.madeAt < Self.hostsRefreshSeconds {
+            return cached.hosts
+        }
+        let hosts = Self.hosts(bound: host, port: port)
+        hostsCache.withLock { $0 = (now, port, hosts) }
+        return hosts
+    }
+
+    private static func hosts(bound host: String, port: Int) -> Set<String> {
         var names = ["127.0.0.1", "localhost", "[::1]"]
         if ["0.0.0.0", "::"].contains(host) {
-            names += Self.machineAddresses().map { $0.contains(":") ? "[\($0)]" : $0 }
+            names += machineAddresses().map { $0.contains(":") ? "[\($0)]" : $0 }
         } else if !["127.0.0.1", "localhost", "::1"].contains(host) {
             names.append(host.contains(":") ? "[\(host)]" : host)
         }

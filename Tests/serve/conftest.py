@@ -69,6 +69,21 @@ class Server:
                 found.append(int(name))
         return found
 
+    def zombies(self):
+        """Pids of this server's children that have ended and not been reaped."""
+        found = []
+        for name in os.listdir("/proc"):
+            if not name.isdigit():
+                continue
+            try:
+                with open(f"/proc/{name}/stat") as handle:
+                    fields = handle.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == self.process.pid and fields[0] == "Z":
+                found.append(int(name))
+        return found
+
     def stop(self, sig=signal.SIGINT, timeout=15):
         if self.process.poll() is None:
             self.process.send_signal(sig)

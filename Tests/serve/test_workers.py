@@ -164,6 +164,47 @@ def test_delete_cancels_a_running_cut_and_leaves_nothing(folder, cache, tmp_path
         server.stop()
 
 
+def test_a_cut_written_before_its_cancel_is_done(folder, cache, tmp_path):
+    """DELETE arriving after the worker renamed the output into place, before it answered: the file is there, so
+    the cut is `done`, never `cancelled`."""
+    out = tmp_path / "out"
+    out.mkdir()
+    server = Server(folder, "--output-dir", str(out), env=dict(cache, VTRIM_TEST_WORKER_PAUSE_AFTER_WRITE="rot90"))
+    try:
+        response, job = post(server, "/api/cuts", {"clip": clip_id(server, "rot90.mp4"), "start": 0.2, "end": 1.2, "mode": "copy"})
+        assert response.status == 202, job
+        wait_for(lambda: [n for n in os.listdir(out) if "vtrim-tmp" not in n], timeout=60, message="the output in place")
+        response, ended = post(server, f"/api/cuts/{job['id']}", {}, method="DELETE")
+        assert response.status == 200 and ended["status"] == "done", ended
+        assert os.path.exists(ended["output"]), ended
+        assert api(server, f"/api/cuts/{job['id']}")["status"] == "done"
+        wait_for(lambda: server.zombies() == [], timeout=10, message="no unreaped worker")
+        assert_alive(server)
+    finally:
+        server.stop()
+
+
+def test_cancelled_and_refused_requests_leave_no_zombies(folder, cache, tmp_path):
+    """Cuts cancelled while queued, while running and while being stopped: every worker that ended is reaped."""
+    long_clip(folder, "long.mp4", seconds=10)
+    out = tmp_path / "out"
+    out.mkdir()
+    server = Server(folder, "--cut-workers", "1", "--output-dir", str(out), env=cache)
+    try:
+        clip = clip_id(server, "long.mp4")
+        jobs = [post(server, "/api/cuts", {"clip": clip, "start": 0.5, "end": 9.5, "mode": "exact"})[1] for _ in range(4)]
+        for job in reversed(jobs):
+            post(server, f"/api/cuts/{job['id']}", {}, method="DELETE")
+        for job in jobs:
+            assert wait_cut(server, job["id"])["status"] in ("cancelled", "done")
+        wait_for(lambda: server.zombies() == [], timeout=10, message="no unreaped worker")
+        response, done = post(server, "/api/cuts", {"clip": clip_id(server, "rot90.mp4"), "start": 0.2, "end": 1.2, "mode": "copy"})
+        assert wait_cut(server, done["id"])["status"] == "done"
+        assert_alive(server)
+    finally:
+        server.stop()
+
+
 def test_a_preview_is_made_only_on_post(folder, cache):
     server = Server(folder, env=cache)
     try:

@@ -8,15 +8,15 @@ import Synchronization
 /// It reads the source through its own demuxer from the edge's keyframe, encodes the frames shown in the edge as
 /// the plan says (`Reencoding`) and keeps the packets in memory — at most one group of pictures — until the main
 /// pass writes them where they belong (the head before K1's copy, the tail after K2's).
-final class SmartEdge: @unchecked Sendable {
+final class SmartEdge: Sendable {
     enum Part: Sendable { case head, tail }
 
     /// What the edge read and encoded.
-    struct Outcome {
+    struct Outcome: Sendable {
         /// False when no seek got back to the edge's keyframe (nothing was encoded).
         var positioned = false
         /// Encoded packets in decode order, output times, length-prefixed like the copied ones.
-        var packets: [Packet] = []
+        var packets: [EncodedPacket] = []
         var decodeErrors = 0
         /// A frame at or past the edge's end, or the last packet the plan needs, was read.
         var reachedEnd = false
@@ -41,17 +41,18 @@ final class SmartEdge: @unchecked Sendable {
 
     private let cancelled = Atomic<Bool>(false)
     private let done = DispatchSemaphore(value: 0)
-    // Written by the thread before `done` is signalled, read after `join` waited for it.
-    private var result: Result<Outcome, any Error> = .success(Outcome())
-    private var joined = false
+    /// The edge's thread puts its outcome here before it signals `done`; `join` takes it after waiting.
+    private let result = Mutex<Result<Outcome, any Error>?>(nil)
+    private let joined = Mutex<Result<Outcome, any Error>?>(nil)
 
     /// Starts encoding the edge; `join` waits for it.
     init(_ work: Work, shouldStop: @escaping @Sendable () -> Bool) {
         let stage = work.part == .head ? "head" : "tail"
         let thread = Thread { [self] in
-            result = Result {
+            let outcome = Result {
                 try StageTimes.measure(stage) { try Self.encode(work, shouldStop: { shouldStop() || self.cancelled.load(ordering: .relaxed) }) }
             }
+            result.withLock { $0 = outcome }
             done.signal()
         }
         thread.name = "vtrim smart \(stage)"
@@ -60,11 +61,13 @@ final class SmartEdge: @unchecked Sendable {
 
     /// Waits for the edge (once); its packets, or why it failed.
     func join() -> Result<Outcome, any Error> {
-        if !joined {
+        joined.withLock { joined in
+            if let joined { return joined }
             StageTimes.measure("waiting for the edges") { done.wait() }
-            joined = true
+            let outcome = result.withLock { $0.take() } ?? .failure(AVFailure(code: CAV_AVERROR_INVALIDDATA, operation: "smart edge without an outcome"))
+            joined = outcome
+            return outcome
         }
-        return result
     }
 
     /// Stops the edge early (the cut failed or was interrupted) and waits for its thread.
@@ -93,10 +96,10 @@ final class SmartEdge: @unchecked Sendable {
         guard var pending = try input.position(at: decodeFrom, streamIndex: work.streamIndex) else { return outcome }
         outcome.positioned = true
         let decoder = try Decoder(stream: stream, threads: work.decoderThreads, beginning: video.beginning)
-        let encoded = PacketList()
+        var encoded: [EncodedPacket] = []
         let encoder = try SegmentEncoder(reencoding: work.reencoding, source: parameters, stream: stream, lengthSize: work.lengthSize,
                                          decodeDelay: decodeDelay, trailer: work.trailer, rewriter: work.rewriter, shouldStop: shouldStop) { packet in
-            encoded.packets.append(try packet.clone())
+            encoded.append(EncodedPacket(packet))
         }
         // The head's first frame is the one shown at `start` (the latest at or before it), at output time 0.
         let startFrame = work.part == .head ? StartFrameHold(startTicks: video.shift) : nil
@@ -133,13 +136,8 @@ final class SmartEdge: @unchecked Sendable {
         try decoder.decode(nil, into: frame) { frame throws in try take(frame) }
         if let held = startFrame?.release() { try encoder.encode(held, outputPts: video.outputStart) }
         try encoder.finish(endPts: end.minus(shift))
-        outcome.packets = encoded.packets
+        outcome.packets = encoded
         outcome.decodeErrors = decoder.errors
         outcome.reachedEnd = reachedEnd
         return outcome
-    }
-
-    private final class PacketList {
-        var packets: [Packet] = []
-    }
-}
+    }}

@@ -181,7 +181,7 @@ final class SmartVideoWriter: VideoWriter {
             throw AVFailure(code: CAV_AVERROR_INVALIDDATA, operation: "seek to the smart cut's tail")
         }
         for packet in outcome.packets {
-            try output.write(packet, stream: outputIndex, timeBase: timeBase)
+            try output.write(try packet.packet(), stream: outputIndex, timeBase: timeBase)
         }
         if outcome.reachedEnd { reachedPlannedEnd = true }
         latestPresentedEnd = max(latestPresentedEnd, outcome.latestPresentedEnd)
@@ -197,7 +197,7 @@ final class SmartVideoWriter: VideoWriter {
             throw AVFailure(code: CAV_AVERROR_INVALIDDATA, operation: "seek to the smart cut's head")
         }
         for packet in outcome.packets {
-            try output.write(packet, stream: outputIndex, timeBase: timeBase)
+            try output.write(try packet.packet(), stream: outputIndex, timeBase: timeBase)
         }
     }
 

@@ -192,6 +192,40 @@ final class Packet {
     var isDiscarded: Bool { pointer.pointee.flags & AV_PKT_FLAG_DISCARD != 0 }
 }
 
+/// An encoded packet as a value — payload, timing, flags — so it can cross threads checked (`Sendable`): an
+/// edge's thread hands these to the writer, where a `Packet` (one AVPacket) stays with the thread that made it.
+struct EncodedPacket: Sendable {
+    var bytes: [UInt8]
+    var pts: Int64
+    var dts: Int64
+    var duration: Int64
+    var flags: Int32
+
+    init(_ packet: Packet) {
+        bytes = packet.bytes
+        pts = packet.pts
+        dts = packet.dts
+        duration = packet.duration
+        flags = packet.pointer.pointee.flags
+    }
+
+    /// A new AVPacket holding a copy of the payload and the timing.
+    func packet() throws(AVFailure) -> Packet {
+        let made = try Packet()
+        guard let size = Int32(exactly: bytes.count) else { throw AVFailure(code: CAV_AVERROR_INVALIDDATA, operation: "av_new_packet") }
+        let status = av_new_packet(made.pointer, size)
+        if status < 0 { throw AVFailure(code: status, operation: "av_new_packet") }
+        bytes.withUnsafeBufferPointer { source in
+            if let base = source.baseAddress { made.pointer.pointee.data.update(from: base, count: bytes.count) }
+        }
+        made.pointer.pointee.pts = pts
+        made.pointer.pointee.dts = dts
+        made.pointer.pointee.duration = duration
+        made.pointer.pointee.flags = flags
+        return made
+    }
+}
+
 /// Owns one AVFrame.
 final class Frame {
     let pointer: UnsafeMutablePointer<AVFrame>

@@ -1,6 +1,7 @@
 import CAV
 import Dispatch
 import Foundation
+import Synchronization
 
 /// How a thumbnail is chosen for a time.
 public enum SampleMode: String, Sendable, CaseIterable, Codable {
@@ -128,12 +129,11 @@ public final class FrameSampler {
                                             durationSeconds: info.durationSeconds)
             worker.sample(runs[0], into: results)
         } else {
-            let first = HandedInput(firstInput)
             let path = info.path, streamIndex = streamIndex, duration = info.durationSeconds
             DispatchQueue.concurrentPerform(iterations: runs.count) { index in
                 do throws(MediaError) {
-                    // The file's first demuxer goes to the first run only; the others open their own.
-                    let input = index == 0 ? first.value : try InputFile(path: path)
+                    // Each run opens its own demuxer: one never crosses threads.
+                    let input = try InputFile(path: path)
                     let worker = try SamplingWorker(input: input, streamIndex: streamIndex, video: video, path: path,
                                                     request: request, decoderThreads: threadsEach, readableEndSeconds: readableEnd,
                                                     durationSeconds: duration)
@@ -189,25 +189,27 @@ public final class FrameSampler {
 }
 
 /// Results written by the workers, one slot per requested time.
-private final class ResultSlots: @unchecked Sendable {
-    private let lock = NSLock()
-    private(set) var frames: [SampledFrame?]
-    private(set) var framesDecoded = 0
-
-    init(count: Int) {
-        frames = Array(repeating: nil, count: count)
+private final class ResultSlots: Sendable {
+    private struct State {
+        var frames: [SampledFrame?]
+        var framesDecoded = 0
     }
 
+    private let state: Mutex<State>
+
+    init(count: Int) {
+        state = Mutex(State(frames: Array(repeating: nil, count: count)))
+    }
+
+    var frames: [SampledFrame?] { state.withLock { $0.frames } }
+    var framesDecoded: Int { state.withLock { $0.framesDecoded } }
+
     func set(_ index: Int, _ frame: SampledFrame) {
-        lock.lock()
-        frames[index] = frame
-        lock.unlock()
+        state.withLock { $0.frames[index] = frame }
     }
 
     func addDecoded(_ count: Int) {
-        lock.lock()
-        framesDecoded += count
-        lock.unlock()
+        state.withLock { $0.framesDecoded += count }
     }
 
     func fail(_ indices: [Int], times: [Double], reason: String) {
@@ -215,12 +217,6 @@ private final class ResultSlots: @unchecked Sendable {
             set(index, SampledFrame(requestedSeconds: times[index], frameSeconds: nil, image: nil, failure: reason))
         }
     }
-}
-
-/// Hands the file's first demuxer to exactly one other thread (the first worker).
-private struct HandedInput: @unchecked Sendable {
-    let value: InputFile
-    init(_ value: InputFile) { self.value = value }
 }
 
 /// One run of samples on one demuxer and decoder; lives and dies on one thread.

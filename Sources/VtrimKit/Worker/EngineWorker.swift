@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Glibc
 import MediaEngine
 
@@ -38,7 +39,9 @@ public enum EngineWorker {
             }
             // Taken: from here on, the worker's death is this request's (the server retries one it never took).
             guard replies.send(WorkerReply.accepted(id: envelope.id)) else { return 1 }
+            #if DEBUG
             TestHooks.apply(to: envelope.request)
+            #endif
             guard handle(envelope, replies: replies, scratch: scratch) else { return 1 }
         }
         return Interrupt.requested ? Interrupt.exitStatus : 0
@@ -101,7 +104,7 @@ public enum EngineWorker {
             case let .planned(planned): return sendPlan(planned, dryRun: planned.dryRunOutcome, id: id, path: path, replies: replies)
             }
         case let .cut(planned):
-            return sendRun(id: id, replies: replies) { progress in CutJob.execute(planned, shouldStop: { Interrupt.requested }, progress: progress) }
+            return sendRun(id: id, path: planned.path, replies: replies) { progress in CutJob.execute(planned, shouldStop: { Interrupt.requested }, progress: progress) }
         case let .planJoin(path, output, ranges, mode, threads):
             var request = ServeSupport.cutRequest(output: output, start: 0, end: 1, mode: mode, threads: threads, dryRun: true)
             request.join = JoinRanges(ranges: ranges.map { CutSegment(start: .seconds($0.start), end: .seconds($0.end), lengthSeconds: nil, label: $0.label) },
@@ -111,7 +114,7 @@ public enum EngineWorker {
             case let .planned(planned): return sendPlan(planned, dryRun: planned.dryRunOutcome, id: id, path: path, replies: replies)
             }
         case let .join(planned):
-            return sendRun(id: id, replies: replies) { progress in JoinJob.execute(planned, shouldStop: { Interrupt.requested }, progress: progress) }
+            return sendRun(id: id, path: planned.path, replies: replies) { progress in JoinJob.execute(planned, shouldStop: { Interrupt.requested }, progress: progress) }
         case let .preview(path, output, threads):
             let progress = ProgressSender(id: id, replies: replies)
             if let error = ServeSupport.preview(path: path, to: output, threads: threads, shouldStop: { Interrupt.requested },
@@ -133,26 +136,27 @@ public enum EngineWorker {
     }
 
     /// Writes a planned cut or join, with progress lines, and replies with its report.
-    private static func sendRun(id: Int, replies: ReplyChannel, _ run: (@escaping @Sendable (Double) -> Void) -> Outcome) -> Bool {
+    private static func sendRun(id: Int, path: String, replies: ReplyChannel, _ run: (@escaping @Sendable (Double) -> Void) -> Outcome) -> Bool {
         let progress = ProgressSender(id: id, replies: replies)
         let outcome = run { progress.send($0) }
+        #if DEBUG
+        TestHooks.pauseAfterWriting(path: path)
+        #endif
         return replies.send(outcome.failed ? WorkerReply.failure(id: id, outcome.json) : WorkerReply.result(id: id, outcome.json))
     }
 }
 
 /// Writes reply lines (and a tile's bytes) to the server, whole, from whichever thread reports.
-private final class ReplyChannel: @unchecked Sendable {
-    private let descriptor: Int32
-    private let lock = NSLock()
+private final class ReplyChannel: Sendable {
+    /// The descriptor, written only with this lock held so replies never interleave.
+    private let descriptor: Mutex<Int32>
 
-    init(descriptor: Int32) { self.descriptor = descriptor }
+    init(descriptor: Int32) { self.descriptor = Mutex(descriptor) }
 
     func send(_ message: JSON, payload: Data? = nil) -> Bool {
         var data = Data((message.serialized + "\n").utf8)
         if let payload { data.append(payload) }
-        lock.lock()
-        defer { lock.unlock() }
-        return PipeWrite.all(data, to: descriptor)
+        return descriptor.withLock { PipeWrite.all(data, to: $0) }
     }
 }
 
@@ -177,11 +181,11 @@ public enum PipeWrite {
 }
 
 /// Progress lines at most five times a second (a cut reports every packet).
-private final class ProgressSender: @unchecked Sendable {
+private final class ProgressSender: Sendable {
     private let id: Int
     private let replies: ReplyChannel
-    private let lock = NSLock()
-    private var last = 0.0
+    /// When the last line went (system uptime, seconds).
+    private let last = Mutex(0.0)
 
     init(id: Int, replies: ReplyChannel) {
         self.id = id
@@ -190,14 +194,12 @@ private final class ProgressSender: @unchecked Sendable {
 
     func send(_ fraction: Double) {
         let now = ProcessInfo.processInfo.systemUptime
-        lock.lock()
-        guard now - last >= 0.2 else {
-            lock.unlock()
-            return
+        let due = last.withLock { last in
+            guard now - last >= 0.2 else { return false }
+            last = now
+            return true
         }
-        last = now
-        lock.unlock()
-        _ = replies.send(WorkerReply.progress(id: id, fraction))
+        if due { _ = replies.send(WorkerReply.progress(id: id, fraction)) }
     }
 }
 
@@ -229,11 +231,20 @@ private struct LineReader {
     }
 }
 
-/// Test-only switches (environment), so the server's handling of a crashing or hanging engine can be
+#if DEBUG
+/// Test-only switches (environment; debug builds only, never in a release binary), so the server's handling of a crashing or hanging engine can be
 /// tested with real files: a worker asked about a path containing `VTRIM_TEST_WORKER_TRAP` crashes
 /// (SIGABRT); one containing `VTRIM_TEST_WORKER_HANG` never answers. `op:marker` limits a switch to one
-/// kind of request (`probe`, `tile`, `frames`, `plan`, `cut`, `preview`).
+/// kind of request (`probe`, `tile`, `frames`, `plan`, `cut`, `preview`). A cut of a path containing
+/// `VTRIM_TEST_WORKER_PAUSE_AFTER_WRITE` waits, once its output is in place, until it is told to stop (at most
+/// 30 s) before it answers: the window in which a cancel must not call a written cut cancelled.
 private enum TestHooks {
+    static func pauseAfterWriting(path: String) {
+        guard let marker = ProcessInfo.processInfo.environment["VTRIM_TEST_WORKER_PAUSE_AFTER_WRITE"], !marker.isEmpty,
+              path.contains(marker) else { return }
+        for _ in 0..<300 where !Interrupt.requested { usleep(100_000) }
+    }
+
     static func apply(to request: WorkerRequest) {
         let environment = ProcessInfo.processInfo.environment
         if matches(environment["VTRIM_TEST_WORKER_TRAP"], request) { abort() }
@@ -261,3 +272,4 @@ private enum TestHooks {
         }
     }
 }
+#endif

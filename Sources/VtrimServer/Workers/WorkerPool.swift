@@ -8,6 +8,8 @@ import VtrimKit
 /// engine does runs on the server's event loops. A worker that crashes costs only its request; one past
 /// its deadline gets SIGTERM, then SIGKILL two seconds later. Either way the slot's next request starts a
 /// fresh worker, and what the dead one left (its scratch folder, the request's temporary files) is removed.
+/// Unchecked because its slots wait on a condition variable, which `Mutex` lacks: every stored `var` (and every
+/// `var` of its tickets) is read and written only with `condition` locked.
 final class WorkerPool: @unchecked Sendable {
     /// How long a request may run: interactive work has a deadline; long work (cuts, previews) must show
     /// progress at least this often.
@@ -28,7 +30,8 @@ final class WorkerPool: @unchecked Sendable {
         case unavailable(String)
     }
 
-    /// A request in the pool; `cancel()` withdraws it (queued) or kills its worker (running).
+    /// A request in the pool; `cancel()` withdraws it (queued) or kills its worker (running). Its `var`s are the
+    /// pool's state: read and written only with the pool's `condition` locked.
     final class Ticket: @unchecked Sendable {
         fileprivate let request: WorkerRequest
         fileprivate let progress: (@Sendable (Double) -> Void)?
@@ -37,7 +40,8 @@ final class WorkerPool: @unchecked Sendable {
         fileprivate var continuation: CheckedContinuation<Result, Never>?
         fileprivate var started: Double = 0
         fileprivate var lastProgress: Double = 0
-        fileprivate var worker: WorkerProcess?
+        /// The process running the request, until it is reaped.
+        fileprivate var worker: WorkerPID?
         fileprivate var killReason: Result?
         fileprivate var killDeadline: Double?
         fileprivate weak var pool: WorkerPool?
@@ -212,38 +216,49 @@ final class WorkerPool: @unchecked Sendable {
                     }
                 }
                 guard let process = worker else { break }
-                let served = serve(ticket, on: process)
-                if case .reply = served.result {} else { worker = nil }
-                result = served.result
-                if served.taken { break }
+                switch serve(ticket, on: process) {
+                case let .workerKept(served):
+                    result = served
+                case let .workerEnded(served, taken):
+                    // Reaped already: never used again.
+                    worker = nil
+                    result = served
+                    if !taken { continue }
+                }
+                break
             }
             finish(ticket, result)
         }
     }
 
+    /// How a request left its worker: still serving (the next request goes to it), or ended and reaped.
+    private enum Served {
+        case workerKept(Result)
+        /// `taken`: the worker had accepted the request (its death is the request's; else it is retried once).
+        case workerEnded(Result, taken: Bool)
+    }
+
     /// Sends the request and reads replies until its final one; when the worker ends first, reaps it,
-    /// cleans up after it and says why it ended.
-    private func serve(_ ticket: Ticket, on process: WorkerProcess) -> (result: Result, taken: Bool) {
+    /// cleans up after it and says why it ended. A request refused before it is sent leaves the worker as it was.
+    private func serve(_ ticket: Ticket, on process: WorkerProcess) -> Served {
         let id = counter.add(1, ordering: .relaxed).newValue
         condition.lock()
-        let now = ProcessInfo.processInfo.systemUptime
-        ticket.started = now
-        ticket.lastProgress = now
-        ticket.worker = process
-        running.append(ticket)
         let refused = ticket.killReason
-        condition.unlock()
-        defer {
-            condition.lock()
-            running.removeAll { $0 === ticket }
-            ticket.worker = nil
-            condition.unlock()
+        if refused == nil {
+            let now = ProcessInfo.processInfo.systemUptime
+            ticket.started = now
+            ticket.lastProgress = now
+            ticket.worker = process.process
+            running.append(ticket)
         }
-        if let refused { return (refused, true) }
+        condition.unlock()
+        if let refused { return .workerKept(refused) }
         guard let line = try? WorkerEnvelope(id: id, request: ticket.request).line() else {
-            return (.unavailable("the request cannot be encoded"), true)
+            stopRunning(ticket)
+            return .workerKept(.unavailable("the request cannot be encoded"))
         }
         var taken = false
+        var answer: Result?
         if process.send(line) {
             while let (message, payload) = process.nextReply() {
                 guard case let .int(replyId)? = message.member("id"), replyId == id else { break }
@@ -259,23 +274,38 @@ final class WorkerPool: @unchecked Sendable {
                     continue
                 }
                 condition.lock()
-                let killed = ticket.killReason
+                let killed = ticket.killReason != nil
                 condition.unlock()
-                // Answered while being killed: the answer stands, but the worker is going.
-                if killed != nil { break }
-                return (.reply(message, payload), true)
+                if !killed {
+                    stopRunning(ticket)
+                    return .workerKept(.reply(message, payload))
+                }
+                // Answered while being stopped: the answer stands (a cut that renamed its output is done, not
+                // cancelled), but the worker is going.
+                answer = .reply(message, payload)
+                break
             }
         }
-        // The worker is gone (or misbehaved): end it for good, reap it, clean up after it.
+        // The worker is gone (or misbehaved, or is being stopped): no one may signal it once it is reaped.
+        stopRunning(ticket)
         process.signal(SIGKILL)
         let ending = process.reap()
         Self.removeScratch(of: process)
+        if let answer { return .workerEnded(answer, taken: true) }
         ticket.cleanup?()
         condition.lock()
         let reason = ticket.killReason
         condition.unlock()
-        if let reason { return (reason, true) }
-        return (.crashed(ending.description), taken)
+        if let reason { return .workerEnded(reason, taken: true) }
+        return .workerEnded(.crashed(ending.description), taken: taken)
+    }
+
+    /// The ticket no longer has a running worker (before that worker is reaped).
+    private func stopRunning(_ ticket: Ticket) {
+        condition.lock()
+        running.removeAll { $0 === ticket }
+        ticket.worker = nil
+        condition.unlock()
     }
 
     private func finish(_ ticket: Ticket, _ result: Result) {

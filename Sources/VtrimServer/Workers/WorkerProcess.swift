@@ -1,23 +1,25 @@
 import Foundation
 import Glibc
+import Synchronization
 import VtrimKit
 
 /// One `vtrim _worker` child process of the same binary: requests go down a pipe on its descriptor 3,
 /// replies come back up a pipe on its descriptor 4. Spawned with posix_spawn because Foundation's
 /// `Process` hands a child only descriptors 0–2; its stdin and stdout are /dev/null (engine code may print
-/// there), its stderr is the server's.
-final class WorkerProcess: @unchecked Sendable {
-    let pid: pid_t
+/// there), its stderr is the server's. The pipes belong to the pool's slot thread that spawned it; what other
+/// threads may do to the worker (signal it) goes through `process`.
+final class WorkerProcess {
+    let process: WorkerPID
+    var pid: pid_t { process.pid }
     private let requestWrite: Int32
     private let replies: ReplyReader
+    private var requestsOpen = true
 
     private init(pid: pid_t, requestWrite: Int32, replyRead: Int32) {
-        self.pid = pid
+        process = WorkerPID(pid)
         self.requestWrite = requestWrite
         replies = ReplyReader(descriptor: replyRead)
     }
-
-    private var requestsOpen = true
 
     deinit {
         closeRequests()
@@ -102,18 +104,49 @@ final class WorkerProcess: @unchecked Sendable {
         return (message, payload)
     }
 
-    func signal(_ number: Int32) { kill(pid, number) }
+    func signal(_ number: Int32) { process.signal(number) }
 
     /// Waits for the process to end; a description of how it ended.
-    func reap() -> Ending {
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0, errno == EINTR {}
-        let signalled = status & 0x7f
-        if signalled != 0, signalled != 0x7f { return .signalled(signalled) }
-        return .exited((status >> 8) & 0xff)
+    func reap() -> WorkerPID.Ending { process.reap() }
+}
+
+/// A worker's process id as every thread may use it: signals (the watchdog, a cancel) and the one reap (the
+/// slot). Once reaped, the pid may belong to another process, so a signal after that is dropped: the reap and
+/// every signal take the same lock, and the reap waits for the end (`waitid` with `WNOWAIT`, the pid still a
+/// zombie of ours) before it takes it.
+final class WorkerPID: Sendable {
+    let pid: pid_t
+    private let ended = Mutex<Ending?>(nil)
+
+    init(_ pid: pid_t) { self.pid = pid }
+
+    /// Signals the process; false (and nothing sent) once it has been reaped.
+    @discardableResult
+    func signal(_ number: Int32) -> Bool {
+        ended.withLock { ended in
+            guard ended == nil else { return false }
+            kill(pid, number)
+            return true
+        }
     }
 
-    enum Ending: CustomStringConvertible {
+    /// Waits for the process to end and reaps it (once; later calls return the same ending).
+    func reap() -> Ending {
+        if let known = ended.withLock({ $0 }) { return known }
+        var info = siginfo_t()
+        while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) < 0, errno == EINTR {}
+        return ended.withLock { ended in
+            if let ended { return ended }
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+            let signalled = status & 0x7f
+            let ending: Ending = signalled != 0 && signalled != 0x7f ? .signalled(signalled) : .exited((status >> 8) & 0xff)
+            ended = ending
+            return ending
+        }
+    }
+
+    enum Ending: Sendable, CustomStringConvertible {
         case exited(Int32)
         case signalled(Int32)
 
