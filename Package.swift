@@ -36,13 +36,18 @@ let package = Package(
         .target(name: "TimelineCore"),
         // Folders by operation (FFmpeg, Probe, Frames, Cut, Preview); the only Swift module that imports CAV.
         .target(name: "MediaEngine", dependencies: ["CAV", "CFreeType"]),
-        // Jobs, inputs, outputs, reports.
-        .target(name: "VtrimKit", dependencies: ["MediaEngine", "TimelineCore"]),
-        // `vtrim serve`: routes, security, the page; calls VtrimKit, never the engine.
+        // Files, not media: walking inputs, file versions, output and temporary names.
+        .target(name: "LibraryFiles"),
+        // What `vtrim serve` and its engine workers say to each other, and the values it carries (JSON); no engine.
+        .target(name: "WorkerProtocol", dependencies: ["LibraryFiles", "TimelineCore"]),
+        // Jobs, reports, the engine's side of the worker protocol.
+        .target(name: "VtrimKit", dependencies: ["MediaEngine", "TimelineCore", "LibraryFiles", "WorkerProtocol"]),
+        // `vtrim serve`: routes, security, the page. It cannot link the engine: everything that reads media
+        // goes to the worker processes through WorkerProtocol.
         .target(
             name: "VtrimServer",
             dependencies: [
-                "VtrimKit", "TimelineCore",
+                "WorkerProtocol", "LibraryFiles", "TimelineCore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -53,7 +58,7 @@ let package = Package(
         .executableTarget(
             name: "vtrim",
             dependencies: [
-                "VtrimKit", "TimelineCore",
+                "VtrimKit", "TimelineCore", "LibraryFiles", "WorkerProtocol",
                 .target(name: "VtrimServer", condition: .when(traits: ["Serve"])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -63,10 +68,10 @@ let package = Package(
             dependencies: ["TimelineCore", .product(name: "PropertyBased", package: "swift-property-based")]
         ),
         .testTarget(name: "MediaEngineTests", dependencies: ["MediaEngine", "TestSupport"]),
-        .testTarget(name: "VtrimKitTests", dependencies: ["VtrimKit", "TimelineCore", "TestSupport"]),
+        .testTarget(name: "VtrimKitTests", dependencies: ["VtrimKit", "TimelineCore", "LibraryFiles", "WorkerProtocol", "TestSupport"]),
         .testTarget(name: "VtrimCLITests", dependencies: ["TestSupport", "MediaEngine", "TimelineCore", "vtrim"]),
         // vtrim serve's server in the test process: middleware, Range parsing, route errors (plain sockets).
-        .testTarget(name: "VtrimServerTests", dependencies: ["VtrimServer", "VtrimKit", "TestSupport"]),
+        .testTarget(name: "VtrimServerTests", dependencies: ["VtrimServer", "WorkerProtocol", "LibraryFiles", "TestSupport"]),
         // Paths to fixtures and shared media, running the built binary, reading PNGs back.
         .target(name: "TestSupport", dependencies: ["MediaEngine"], path: "Tests/TestSupport"),
     ],

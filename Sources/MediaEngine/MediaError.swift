@@ -22,6 +22,9 @@ public struct MediaError: Error, Sendable, Equatable, CustomStringConvertible {
         case strictWarning = "strict_warning"
         /// The file changed (size or modification time) between the plan and the cut that runs it.
         case planStale = "plan_stale"
+        /// `--export-list`: the list format cannot hold the ranges of this clip (an EDL of a clip at a rate no
+        /// timecode counts in, without `--list-rate`; gaps in chapter text).
+        case listUnwritable = "list_unwritable"
     }
 
     /// What the user can do instead — named, not worded: the engine does not know whether its reader

@@ -1,28 +1,13 @@
 import Foundation
 import MediaEngine
+import WorkerProtocol
 
 /// A piece of a VideoLine strip: cells `first ..< first + count` of the strip `vtrim thumbs --strip-width
 /// … --thumb-size …` lays out (the same cells, times and pixels), for a page that loads only what scrolls
 /// into view — a 10-minute clip has over a thousand cells, wider than any single PNG may be.
 public enum FilmstripTile {
-    public struct Request: Sendable, Hashable, Codable {
-        public var layout: ThumbsRequest.VideoLineLayout
-        public var first: Int
-        public var count: Int
-        /// `accurate`: each cell the frame shown at its time; `fast`: the keyframe at or before it (a first
-        /// picture while the accurate tile is made).
-        public var mode: SampleMode
-        /// Decoders working on the tile's cells at once.
-        public var workers: Int
-
-        public init(layout: ThumbsRequest.VideoLineLayout, first: Int, count: Int, mode: SampleMode = .accurate, workers: Int = 1) {
-            self.layout = layout
-            self.first = first
-            self.count = count
-            self.mode = mode
-            self.workers = workers
-        }
-    }
+    /// The cells to draw (the worker protocol's value: `vtrim serve` asks for tiles).
+    public typealias Request = TileRequest
 
     /// What was drawn: the tile's size and each cell's requested and shown time.
     public struct Tile: Sendable {
@@ -49,7 +34,7 @@ public enum FilmstripTile {
         let plan = try ThumbsPlan.videoLine(request.layout, duration: sampler.info.durationSeconds, path: path)
         let (cells, left, last) = try tileCells(plan, request: request, path: path)
         let frames = try sampler.sample(SampleRequest(
-            timesSeconds: cells.map(\.timeSeconds), mode: request.mode, cellWidthPixels: plan.cellWidthPixels,
+            timesSeconds: cells.map(\.timeSeconds), mode: request.sampling == .fast ? .fast : .accurate, cellWidthPixels: plan.cellWidthPixels,
             cellHeightPixels: plan.cellHeightPixels, fit: plan.fit, decoderThreads: decoderThreads), workers: request.workers)
         let width = try tileWidth(plan, left: left, last: last, path: path)
         let image = Filmstrip.compose(zip(cells, frames).map { cell, frame in

@@ -1,4 +1,5 @@
 import MediaEngine
+import WorkerProtocol
 
 /// The result of one job on one input: what the report says on stdout (JSON fields or human lines),
 /// in input order.

@@ -1,7 +1,8 @@
 import Foundation
-import Synchronization
 import Glibc
+import LibraryFiles
 import MediaEngine
+import Synchronization
 
 /// Where an output goes and how it gets there: checked before any work (never the input, never an
 /// existing file without --overwrite), written to a hidden temporary file in the target folder, and
@@ -19,7 +20,7 @@ public struct OutputTarget: Sendable {
     }
 
     /// Temporary files carry this marker so a later run can recognise (and ignore or clean) leftovers.
-    public static let temporaryMarker = ".vtrim-tmp-"
+    public static let temporaryMarker = TemporaryName.marker
 
     /// Fails with `output_is_input`, `output_exists` or `write_failed` (missing folder). A dry run creates
     /// nothing: a folder that would be created is fine.
@@ -48,46 +49,11 @@ public struct OutputTarget: Sendable {
         }
     }
 
-    /// Removes temporary files of this output left by a vtrim that was killed: only those of the same
-    /// final name (stem and extension), written on this host, by a process that is gone. A folder shared
-    /// by several machines (`--shard` over NFS) holds other hosts' files in progress: their pids mean
-    /// nothing here, so they are never touched.
-    public func removeStaleTemporaries() {
-        let (folder, prefix, suffix) = temporaryNameParts()
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
-        for name in names where name.hasPrefix(prefix) && name.hasSuffix(suffix) && name.count > prefix.count + suffix.count {
-            let fields = name.dropFirst(prefix.count).dropLast(suffix.count).split(separator: "+", omittingEmptySubsequences: false)
-            guard fields.count == 3, fields[0] == Self.hostName, let pid = Int32(fields[1]), pid > 0,
-                  kill(pid, 0) != 0, errno == ESRCH else { continue }
-            unlink((folder as NSString).appendingPathComponent(name))
-        }
-    }
+    /// Removes temporary files of this output left by a vtrim that was killed (`TemporaryName.removeStale`).
+    public func removeStaleTemporaries() { TemporaryName(output: path).removeStale() }
 
-    /// A new temporary path beside the output (same folder, so the rename is atomic): hidden, marked with
-    /// the host, pid and a random number (unique across the machines sharing a folder), and ending in the
-    /// output's extension so FFmpeg recognises the file when it reads it back:
-    /// `.clip.cut.vtrim-tmp-HOST+PID+RANDOM.mp4`.
-    public func temporaryPath() -> String {
-        let (folder, prefix, suffix) = temporaryNameParts()
-        let name = prefix + "\(Self.hostName)+\(getpid())+\(UInt32.random(in: 0...UInt32.max))" + suffix
-        return (folder as NSString).appendingPathComponent(name)
-    }
-
-    private func temporaryNameParts() -> (folder: String, prefix: String, suffix: String) {
-        let url = URL(fileURLWithPath: path)
-        let ext = url.pathExtension
-        let stem = ext.isEmpty ? url.lastPathComponent : String(url.lastPathComponent.dropLast(ext.count + 1))
-        return (url.deletingLastPathComponent().path, "." + stem + Self.temporaryMarker, ext.isEmpty ? "" : "." + ext)
-    }
-
-    /// This machine's name as it goes into temporary names (letters, digits, '-' and '.'; never '+').
-    static let hostName: String = {
-        var buffer = [CChar](repeating: 0, count: 256)
-        let raw = gethostname(&buffer, buffer.count) == 0
-            ? String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : ""
-        let cleaned = String(raw.unicodeScalars.map { CharacterSet.alphanumerics.contains($0) || $0 == "-" || $0 == "." ? Character($0) : "_" })
-        return cleaned.isEmpty ? "localhost" : String(cleaned.prefix(64))
-    }()
+    /// A new temporary path beside the output (`TemporaryName`).
+    public func temporaryPath() -> String { TemporaryName(output: path).makePath() }
 
     /// Moves the finished temporary file into place. Without --overwrite an output that appeared
     /// meanwhile is not replaced (link(2) fails with EEXIST).

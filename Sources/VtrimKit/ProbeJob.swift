@@ -1,5 +1,6 @@
 import Foundation
 import MediaEngine
+import WorkerProtocol
 
 /// `vtrim probe` for one input.
 public enum ProbeJob {

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import MediaEngine
 import Synchronization
+import WorkerProtocol
 
 /// Writes outcomes: reports to stdout (JSON Lines or human text), diagnostics to stderr, one line each;
 /// on a terminal (and without --quiet) also a progress line on stderr, cleared before every diagnostic.

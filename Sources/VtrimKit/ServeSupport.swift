@@ -1,18 +1,10 @@
 import Foundation
-import Glibc
+import LibraryFiles
 import MediaEngine
+import WorkerProtocol
 
 /// What `vtrim serve` asks of the engine, through VtrimKit (the server never touches the engine itself).
 public enum ServeSupport {
-    /// Process set-up for serving: FFmpeg quiet unless verbose, no SIGXFSZ/SIGPIPE deaths. Signals are the
-    /// server's own to handle (the command line's interrupt handler is not installed).
-    public static func start(verbose: Bool) {
-        FFmpegLog.configure(verbose ? .info : .quiet)
-        if !verbose { setenv("SVT_LOG", "1", 0) }
-        signal(SIGXFSZ, SIG_IGN)
-        signal(SIGPIPE, SIG_IGN)
-    }
-
     /// `vtrim probe --json`'s object for a file, and the MIME type with RFC 6381 codecs a page passes to
     /// `canPlayType` (nil when the file cannot be probed).
     public static func probe(path: String) -> (outcome: Outcome, mime: String?) {
@@ -92,5 +84,24 @@ public enum ServeSupport {
         } catch {
             return error
         }
+    }
+}
+
+extension CutPlan.Mode {
+    /// The mode a worker request names.
+    init(_ mode: EditMode) {
+        switch mode {
+        case .copy: self = .copy
+        case .keyframe: self = .keyframe
+        case .exact: self = .exact
+        case .smart: self = .smart
+        }
+    }
+}
+
+extension ThreadBudget {
+    /// A worker's share of the machine, divided between its encoder and decoder.
+    init(_ share: ThreadShare) {
+        self = .share(cores: share.cores, jobs: share.jobs)
     }
 }

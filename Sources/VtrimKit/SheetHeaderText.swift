@@ -1,6 +1,7 @@
 import Foundation
 import MediaEngine
 import TimelineCore
+import WorkerProtocol
 
 /// What `--header` says about a file, from its probe: the name; duration, size, picture, frame rate and
 /// overall bit rate; the codecs.

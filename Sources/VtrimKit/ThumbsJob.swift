@@ -1,6 +1,8 @@
 import Foundation
+import LibraryFiles
 import MediaEngine
 import TimelineCore
+import WorkerProtocol
 
 /// `vtrim thumbs` options, the same for every input.
 public struct ThumbsRequest: Sendable {
@@ -13,24 +15,8 @@ public struct ThumbsRequest: Sendable {
         case videoLine(VideoLineLayout)
     }
 
-    public struct VideoLineLayout: Sendable, Hashable, Codable {
-        public var stripWidthPoints: Double
-        public var thumbWidthPoints: Double
-        public var thumbHeightPoints: Double
-        public var minDurationSeconds: Double?
-        public var maxDurationSeconds: Double?
-        public var pixelsPerPoint: Double
-
-        public init(stripWidthPoints: Double, thumbWidthPoints: Double, thumbHeightPoints: Double,
-                    minDurationSeconds: Double?, maxDurationSeconds: Double?, pixelsPerPoint: Double) {
-            self.stripWidthPoints = stripWidthPoints
-            self.thumbWidthPoints = thumbWidthPoints
-            self.thumbHeightPoints = thumbHeightPoints
-            self.minDurationSeconds = minDurationSeconds
-            self.maxDurationSeconds = maxDurationSeconds
-            self.pixelsPerPoint = pixelsPerPoint
-        }
-    }
+    /// VideoLine's geometry in points (the worker protocol's value: `vtrim serve` asks for tiles of it).
+    public typealias VideoLineLayout = WorkerProtocol.VideoLineLayout
 
     public var sampling: Sampling
     public var heightPixels: Int

@@ -1,36 +1,10 @@
 import Foundation
 import MediaEngine
 import TimelineCore
+import WorkerProtocol
 
-/// `vtrim timeline` options: the control's geometry and an optional preset selection.
-public struct TimelineRequest: Sendable {
-    public var stripWidthPoints: Double
-    public var thumbWidthPoints: Double
-    public var thumbHeightPoints: Double
-    public var minDurationSeconds: Double?
-    public var maxDurationSeconds: Double?
-    public var start: TimeSpec?
-    public var end: TimeSpec?
-    /// Operations replayed on the state after the preset selection (slider drags, scrolls), as a UI did them.
-    public var operations: [TimelineOperation]
-    /// More cells than this is refused (`too_large`) before they are listed (`vtrim serve`'s bound).
-    public var maximumCells: Int?
-
-    public init(stripWidthPoints: Double, thumbWidthPoints: Double, thumbHeightPoints: Double,
-                minDurationSeconds: Double?, maxDurationSeconds: Double?, start: TimeSpec?, end: TimeSpec?,
-                operations: [TimelineOperation] = []) {
-        self.operations = operations
-        self.stripWidthPoints = stripWidthPoints
-        self.thumbWidthPoints = thumbWidthPoints
-        self.thumbHeightPoints = thumbHeightPoints
-        self.minDurationSeconds = minDurationSeconds
-        self.maxDurationSeconds = maxDurationSeconds
-        self.start = start
-        self.end = end
-    }
-}
-
-/// `vtrim timeline`: the numbers a two-slider trimming control shows, for a duration or a probed file.
+/// `vtrim timeline`: the numbers a two-slider trimming control shows (`TimelineObject`), for a duration or a
+/// probed file.
 public enum TimelineJob {
     /// The duration probed from `path`.
     public static func run(path: String, request: TimelineRequest) -> Outcome {
@@ -51,84 +25,15 @@ public enum TimelineJob {
 
     private static func outcome(path: String?, durationSeconds: Double, request: TimelineRequest) -> Outcome {
         let label = path ?? "duration \(TimeFormatting.exactSeconds(durationSeconds)) s"
-        var configuration = TimelineConfiguration(durationSeconds: durationSeconds, stripWidthPoints: request.stripWidthPoints,
-                                                  thumbnailWidthPoints: request.thumbWidthPoints,
-                                                  thumbnailHeightPoints: request.thumbHeightPoints)
-        configuration.setLimits(minimumSeconds: request.minDurationSeconds, maximumSeconds: request.maxDurationSeconds)
-        let geometry: TimelineGeometry
-        do {
-            geometry = try TimelineGeometry(configuration: configuration)
-        } catch {
-            return .failure(MediaError(.invalidRange, path: label, operation: "timeline", reason: error.description))
+        switch TimelineObject.make(path: path, durationSeconds: durationSeconds, request: request) {
+        case let .success(made):
+            return Outcome(path: label, status: .succeeded, warnings: made.warnings.map { MediaWarning(code: $0.code, message: $0.message) },
+                           fields: made.fields, lines: made.lines, pathIsNull: path == nil)
+        case let .failure(failure):
+            let code = MediaError.Code(rawValue: failure.code) ?? .invalidRange
+            return .failure(MediaError(code, path: label, operation: failure.operation, reason: failure.reason))
         }
-        if let cap = request.maximumCells, geometry.thumbnailCount > cap {
-            return .failure(MediaError(.tooLarge, path: label, operation: "timeline",
-                                       reason: "the strip would have \(geometry.thumbnailCount) cells (at most \(cap)); use a larger max or wider thumbnails"))
-        }
-        var state = TimelineState(geometry: geometry)
-        var notes: [RangeNote] = []
-        if request.start != nil || request.end != nil {
-            do {
-                let start = try request.start?.resolve(durationSeconds: durationSeconds)
-                let end = try request.end?.resolve(durationSeconds: durationSeconds)
-                let resolvedStart = start ?? ((end ?? geometry.maxEffectiveSeconds) - geometry.maxEffectiveSeconds)
-                let resolvedEnd = end ?? (resolvedStart + geometry.maxEffectiveSeconds)
-                notes = state.setSelection(startSeconds: resolvedStart, endSeconds: resolvedEnd)
-            } catch {
-                return .failure(MediaError(.invalidRange, path: label, operation: "time", reason: error.description))
-            }
-        }
-        for operation in request.operations { state.apply(operation) }
-        let warnings = notes.map { MediaWarning(code: "selection_clamped", message: $0.description) }
-        var fields: [(String, JSON)] = []
-        if path == nil { fields.append(("duration", .number(durationSeconds))) }
-        fields += [
-            ("min_count", .int(Int64(geometry.minCount))),
-            ("margin", .number(geometry.marginPoints)),
-            ("time_spacing", .number(geometry.timeSpacingSeconds)),
-            ("seconds_per_point", .number(geometry.secondsPerPoint)),
-            ("thumbnail_count", .int(Int64(geometry.thumbnailCount))),
-            ("content_width", .number(geometry.contentWidthPoints)),
-            ("window_width", .number(geometry.windowWidthPoints)),
-            ("min_duration", .number(geometry.minEffectiveSeconds)),
-            ("max_duration", .number(geometry.maxEffectiveSeconds)),
-            ("adjustable", .bool(geometry.isAdjustable)),
-            ("cells", .array(geometry.cells.map { cell in
-                .object([
-                    ("index", .int(Int64(cell.index))),
-                    ("time", .number(cell.timeSeconds)),
-                    ("sample_time", .number(cell.sampleTimeSeconds)),
-                    ("x", .number(cell.xPoints)),
-                    ("width", .number(cell.widthPoints)),
-                ])
-            })),
-            ("selection", .object([
-                ("start", .number(state.startSeconds)),
-                ("playhead", .number(state.playheadSeconds)),
-                ("end", .number(state.endSeconds)),
-                ("duration", .number(state.selectionDurationSeconds)),
-                ("window_start", .number(state.windowStartSeconds)),
-                ("content_offset", .number(state.contentOffsetPoints)),
-                ("left_handle_x", .number(state.leftHandleXPoints)),
-                ("right_handle_max_x", .number(state.rightHandleMaxXPoints)),
-                ("labels", .object([
-                    ("start", .string(state.labels.start)),
-                    ("end", .string(state.labels.end)),
-                    ("duration", .string(state.labels.duration)),
-                ])),
-            ])),
-        ]
-        let lines = [
-            "\(path ?? "timeline of a clip"): \(TimeFormatting.exactSeconds(durationSeconds)) s",
-            "  strip     \(number(request.stripWidthPoints)) pt: \(geometry.minCount) thumbnails of \(number(request.thumbWidthPoints))x\(number(request.thumbHeightPoints)) pt in the window, margin \(number(geometry.marginPoints)) pt",
-            "  spacing   \(number(geometry.timeSpacingSeconds)) s per thumbnail, \(number(geometry.secondsPerPoint)) s per point",
-            "  content   \(geometry.thumbnailCount) cells, \(number(geometry.contentWidthPoints)) pt (selection \(number(geometry.minEffectiveSeconds))–\(number(geometry.maxEffectiveSeconds)) s\(geometry.isAdjustable ? "" : ", not adjustable"))",
-            "  selection \(state.labels.start)–\(state.labels.end) (\(state.labels.duration) s): \(TimeFormatting.exactSeconds(state.startSeconds)) to \(TimeFormatting.exactSeconds(state.endSeconds)) s",
-        ]
-        return Outcome(path: label, status: .succeeded, warnings: warnings, fields: fields, lines: lines, pathIsNull: path == nil)
     }
-
-    private static func number(_ value: Double) -> String { JSON.format((value * 1e6).rounded() / 1e6) }
 }
 
 /// Times as the command line gave them, for file names: `12.5`, `end-5`.
@@ -138,38 +43,5 @@ enum TimeSpecText {
         case let .seconds(value): return JSON.format(value)
         case let .beforeEnd(value): return value == 0 ? "end" : "end-" + JSON.format(value)
         }
-    }
-}
-
-/// Timeline operations as text: `drag-left:120.5` (the left handle's left edge at x points in the view),
-/// `drag-right:X`, `move-left:T`, `move-right:T` (seconds), `scroll:T` (window start, seconds),
-/// `scroll-content:X` (content offset, points), `playhead:T` — what `vtrim timeline --op` and the page's
-/// requests give, so a UI's drags can be replayed through TimelineCore.
-public enum TimelineOperationText {
-    public static let names = ["drag-left", "drag-right", "move-left", "move-right", "scroll", "scroll-content", "playhead"]
-
-    public static func parse(_ text: String) -> TimelineOperation? {
-        let parts = text.split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-        guard parts.count == 2, let value = Double(parts[1]), value.isFinite else { return nil }
-        switch parts[0] {
-        case "drag-left": return .dragLeftHandle(toViewXPoints: value)
-        case "drag-right": return .dragRightHandle(toViewXPoints: value)
-        case "move-left": return .moveLeftHandle(toSeconds: value)
-        case "move-right": return .moveRightHandle(toSeconds: value)
-        case "scroll": return .scroll(toWindowStartSeconds: value)
-        case "scroll-content": return .scrollContent(toOffsetPoints: value)
-        case "playhead": return .setPlayhead(seconds: value)
-        default: return nil
-        }
-    }
-
-    /// A comma-separated list; nil when any element is malformed.
-    public static func parseList(_ text: String) -> [TimelineOperation]? {
-        var operations: [TimelineOperation] = []
-        for item in text.split(separator: ",") {
-            guard let operation = parse(String(item)) else { return nil }
-            operations.append(operation)
-        }
-        return operations
     }
 }

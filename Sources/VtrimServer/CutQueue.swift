@@ -1,7 +1,8 @@
 import Foundation
 import Hummingbird
+import LibraryFiles
 import Synchronization
-import VtrimKit
+import WorkerProtocol
 
 /// Cuts posted from the page. The POST waits for the plan (made by an interactive worker, the plan
 /// `vtrim cut --dry-run` prints) and answers with it; the cut then waits for a long-work worker, which
@@ -33,7 +34,7 @@ final class CutQueue: Sendable {
     private let interactive: WorkerPool
     private let pool: WorkerPool
     private let quarantine: Quarantine
-    private let threads: ThreadBudget
+    private let threads: ThreadShare
     private let jobs = Mutex<[String: Job]>([:])
     private let order = Mutex<[String]>([])
     private let tickets = Mutex<[String: WorkerPool.Ticket]>([:])
@@ -42,7 +43,7 @@ final class CutQueue: Sendable {
     private let reserved = Mutex<Set<String>>([])
     private let counter = Atomic<Int>(0)
 
-    init(outputFolder: String?, interactive: WorkerPool, pool: WorkerPool, quarantine: Quarantine, threads: ThreadBudget) {
+    init(outputFolder: String?, interactive: WorkerPool, pool: WorkerPool, quarantine: Quarantine, threads: ThreadShare) {
         self.outputFolder = outputFolder
         self.interactive = interactive
         self.pool = pool
@@ -51,34 +52,34 @@ final class CutQueue: Sendable {
     }
 
     /// Plans the cut and queues it; the plan's report is the answer (or why there is no plan).
-    func submit(clip: Library.Clip, start: Double, end: Double, mode: CutMode) async throws(SubmitError) -> Job {
+    func submit(clip: Library.Clip, start: Double, end: Double, mode: EditMode) async throws(SubmitError) -> Job {
         let output = reserveName(for: clip, start: start, end: end)
         return try await submit(clip: clip, output: output,
                                 planning: .plan(path: clip.path, output: output, startSeconds: start, endSeconds: end, mode: mode, threads: threads),
-                                as: PlannedCut.self) { planned in (.cut(planned), planned.dryRunOutcome.json) }
+                                write: WorkerRequest.cut(plan:))
     }
 
     /// Plans a join of `ranges` (in time order) and queues it, as `submit` does for one range.
-    func submit(clip: Library.Clip, ranges: [ServeRange], mode: CutMode) async throws(SubmitError) -> Job {
+    func submit(clip: Library.Clip, ranges: [ServeRange], mode: EditMode) async throws(SubmitError) -> Job {
         let output = reserveName(for: clip, start: ranges.first?.start ?? 0, end: ranges.last?.end ?? 0)
         return try await submit(clip: clip, output: output,
                                 planning: .planJoin(path: clip.path, output: output, ranges: ranges, mode: mode, threads: threads),
-                                as: PlannedJoin.self) { planned in (.join(planned), planned.dryRunOutcome.json) }
+                                write: WorkerRequest.join(plan:))
     }
 
-    private func submit<Plan: Decodable & Sendable>(clip: Library.Clip, output: String, planning: WorkerRequest, as: Plan.Type,
-                                                    work: (Plan) -> (WorkerRequest, JSON)) async throws(SubmitError) -> Job {
+    /// The plan comes back as a value the server keeps as it is and hands to the worker that writes it (`write`).
+    private func submit(clip: Library.Clip, output: String, planning: WorkerRequest,
+                        write: (JSON) -> WorkerRequest) async throws(SubmitError) -> Job {
         let result = await interactive.run(planning)
-        let planned: Plan
+        let request: WorkerRequest, report: JSON
         switch EngineAnswer.from(result, clip: clip, quarantine: quarantine) {
-        case let .result(_, message):
-            guard case let .string(text)? = message.member("planned"),
-                  let decoded = try? JSONDecoder().decode(Plan.self, from: Data(text.utf8)) else {
+        case let .result(dryRun, message):
+            guard let plan = message.member("planned"), case .object = plan else {
                 release(output)
                 throw .engine(.failed(APIError.response(.internalServerError, code: "engine_unavailable",
-                                                        message: "the engine's plan cannot be read")))
+                                                        message: "the engine's answer holds no plan")))
             }
-            planned = decoded
+            (request, report) = (write(plan), dryRun)
         case let .refused(report):
             release(output)
             throw .refused(report)
@@ -86,7 +87,6 @@ final class CutQueue: Sendable {
             release(output)
             throw .engine(answer)
         }
-        let (request, report) = work(planned)
         let id = String(format: "c%04d", counter.add(1, ordering: .relaxed).newValue)
         let job = Job(id: id, clip: clip.id, output: output, status: .queued, progress: 0, report: report)
         jobs.withLock { $0[id] = job }
@@ -94,7 +94,7 @@ final class CutQueue: Sendable {
         pruneFinished()
         let ticket = pool.makeTicket(request,
                                      progress: { [self] fraction in update(id) { if $0.status == .queued { $0.status = .running }; $0.progress = fraction } },
-                                     cleanup: { OutputTarget(path: output, overwrite: false).removeStaleTemporaries() })
+                                     cleanup: { TemporaryName(output: output).removeStale() })
         tickets.withLock { $0[id] = ticket }
         let task = Task { await run(id, ticket: ticket, clip: clip, output: output) }
         runs.withLock { $0[id] = task }
@@ -197,7 +197,7 @@ final class CutQueue: Sendable {
     private func reserveName(for clip: Library.Clip, start: Double, end: Double) -> String {
         let folder = outputFolder ?? (clip.path as NSString).deletingLastPathComponent
         let name = (clip.path as NSString).lastPathComponent
-        let ext = CutRequest.outputExtension(for: name)
+        let ext = CutOutputName.outputExtension(for: name)
         let stem = OutputChoice.stemPath(name)
         func text(_ seconds: Double) -> String { JSON.format((seconds * 1000).rounded() / 1000) }
         let base = "\(stem).\(text(start))-\(text(end)).cut"

@@ -1,6 +1,6 @@
 import Foundation
 import Hummingbird
-import VtrimKit
+import WorkerProtocol
 
 /// What a worker's answer means for an HTTP request: the engine's result, a tile's bytes, the engine's
 /// refusal (the command line's failure report, 422), or an error of the engine itself — it crashed (500
@@ -24,6 +24,25 @@ enum EngineAnswer {
         case let .timedOut(seconds):
             return .failed(APIError.response(.gatewayTimeout, code: "engine_timeout",
                                              message: "the engine took more than \(Int(seconds)) s on \(clip.relativePath) and was stopped"))
+        case .cancelled:
+            return .failed(APIError.response(.serviceUnavailable, code: "cancelled", message: "the request was cancelled (the server is stopping)"))
+        case let .unavailable(why):
+            return .failed(APIError.response(.internalServerError, code: "engine_unavailable", message: why))
+        }
+    }
+
+    /// A request about no file (a cut list): a crash is the request's alone, nothing is quarantined.
+    static func from(_ result: WorkerPool.Result, about subject: String) -> EngineAnswer {
+        switch result {
+        case let .reply(message, payload):
+            if let payload { return .bytes(payload) }
+            if let value = message.member("result") { return .result(value, message: message) }
+            return .refused(message.member("failure") ?? .null)
+        case let .crashed(how):
+            return .failed(APIError.response(.internalServerError, code: "engine_crashed", message: "the engine crashed on \(subject) (\(how))"))
+        case let .timedOut(seconds):
+            return .failed(APIError.response(.gatewayTimeout, code: "engine_timeout",
+                                             message: "the engine took more than \(Int(seconds)) s on \(subject) and was stopped"))
         case .cancelled:
             return .failed(APIError.response(.serviceUnavailable, code: "cancelled", message: "the request was cancelled (the server is stopping)"))
         case let .unavailable(why):

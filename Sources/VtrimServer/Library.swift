@@ -1,6 +1,7 @@
 import Foundation
+import LibraryFiles
 import Synchronization
-import VtrimKit
+import WorkerProtocol
 
 /// The clips `vtrim serve` offers: the media files under its folders (the walker and filters of
 /// `vtrim … -r`, vtrim's own outputs left out; a file given instead of a folder is served alone), each

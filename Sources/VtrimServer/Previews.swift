@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
 import Synchronization
-import VtrimKit
+import WorkerProtocol
 
 /// Preview stand-ins for clips the browser cannot play (HEVC in Chromium on Linux): made on request (a
 /// POST; a GET never starts one) by a long-work worker, once per clip version, kept in the disk cache and
@@ -22,11 +22,11 @@ final class Previews: Sendable {
 
     private let cache: DiskCache
     private let pool: WorkerPool
-    private let threads: Int
+    private let threads: ThreadShare
     private let entries = Mutex<[String: Entry]>([:])
     private let tickets = Mutex<[String: WorkerPool.Ticket]>([:])
 
-    init(cache: DiskCache, pool: WorkerPool, threads: Int) {
+    init(cache: DiskCache, pool: WorkerPool, threads: ThreadShare) {
         self.cache = cache
         self.pool = pool
         self.threads = threads

@@ -1,7 +1,8 @@
 import Foundation
 import Hummingbird
+import LibraryFiles
 import TimelineCore
-import VtrimKit
+import WorkerProtocol
 
 /// The HTTP API (DESIGN.md): clips, probe and timeline objects identical to the command line's,
 /// filmstrip tiles, media with Range, cuts posted as JSON — and the page itself. Everything the engine
@@ -150,9 +151,14 @@ struct Routes {
         // Pure TimelineCore arithmetic, no engine: it runs here. Its cells are what the page lays out, so
         // their number is bounded (a 10-hour clip in 5 s windows would be hundreds of thousands).
         timelineRequest.maximumCells = Self.maximumTimelineCells
-        let outcome = TimelineJob.run(durationSeconds: duration, request: timelineRequest)
-        guard !outcome.failed else { return Self.unprocessable(outcome.json) }
-        return Self.json(outcome.json)
+        switch TimelineObject.make(path: clip.relativePath, durationSeconds: duration, request: timelineRequest) {
+        case let .success(made):
+            let warnings = JSON.array(made.warnings.map { .object([("code", .string($0.code)), ("message", .string($0.message))]) })
+            return Self.json(.object([("path", .string(clip.relativePath)), ("warnings", warnings)] + made.fields))
+        case let .failure(failure):
+            return Self.unprocessable(.object([("path", .string(clip.relativePath)), ("warnings", .array([])),
+                                               ("error", .object([("code", .string(failure.code)), ("message", .string(failure.reason))]))]))
+        }
     }
 
     /// A tile of the VideoLine strip: cells `first ..< first + count`, cached on disk per clip version.
@@ -166,9 +172,9 @@ struct Routes {
         }
         if let problem = Self.sizeProblem(stripWidth: width, thumbWidth: thumbWidth, thumbHeight: thumbHeight) { return Self.badRequest(problem) }
         let scale = query.get("scale", as: Double.self) ?? 1
-        guard let mode = SampleMode(rawValue: query.get("mode") ?? "accurate") else { return Self.badRequest("mode is accurate or fast") }
+        guard let mode = TileRequest.Sampling(rawValue: query.get("mode") ?? "accurate") else { return Self.badRequest("mode is accurate or fast") }
         guard scale.isFinite, scale > 0, scale <= 4 else { return Self.badRequest("scale is 0–4") }
-        let layout = ThumbsRequest.VideoLineLayout(stripWidthPoints: width, thumbWidthPoints: thumbWidth, thumbHeightPoints: thumbHeight,
+        let layout = VideoLineLayout(stripWidthPoints: width, thumbWidthPoints: thumbWidth, thumbHeightPoints: thumbHeight,
                                                   minDurationSeconds: query.get("min", as: Double.self),
                                                   maxDurationSeconds: query.get("max", as: Double.self), pixelsPerPoint: scale)
         let parameters = [width, thumbWidth, thumbHeight, scale, layout.minDurationSeconds ?? -1, layout.maxDurationSeconds ?? -1]
@@ -177,7 +183,7 @@ struct Routes {
         if let cached = server.cache.lookup(name) {
             return try await FileResponses.serve(cached, request: request, context: context, cache: "private, max-age=86400")
         }
-        let tile = FilmstripTile.Request(layout: layout, first: first, count: count, mode: mode, workers: 2)
+        let tile = TileRequest(layout: layout, first: first, count: count, sampling: mode, workers: 2)
         switch await engine(clip, .tile(path: clip.path, request: tile), pool: server.interactive) {
         case let .bytes(png):
             guard let file = try? server.cache.store(name, data: png) else {
@@ -272,8 +278,6 @@ struct Routes {
 
     /// At most this many ranges in one join (a page's list, not a crafted flood).
     static let maximumRanges = 1000
-    /// Lists name times up to ten days (timecodes count to 99 hours; the writers' integers stay far from overflow).
-    static let maximumListSeconds = 864_000.0
 
     private func submitCut(_ request: Request) async throws -> Response {
         let data = try await Self.body(request)
@@ -285,7 +289,7 @@ struct Routes {
         }
         guard let known = server.library.clip(id: body.clip) else { return Self.notFound("no such clip") }
         let clip = server.library.current(known)
-        guard let mode = CutMode(rawValue: body.mode ?? (body.ranges != nil ? "smart" : "copy")) else {
+        guard let mode = EditMode(rawValue: body.mode ?? (body.ranges != nil ? "smart" : "copy")) else {
             return Self.badRequest("mode is one of copy, keyframe, exact, smart")
         }
         if let ranges = body.ranges {
@@ -293,7 +297,7 @@ struct Routes {
             guard ranges.allSatisfy({ $0.start.isFinite && $0.end.isFinite && $0.start >= 0 && $0.end > $0.start && ($0.label?.count ?? 0) <= 200 }) else {
                 return Self.badRequest("each range is {start, end, label} with 0 ≤ start < end seconds")
             }
-            if let problem = JoinRanges.orderProblem(spans: ranges.map { ($0.start, $0.end) }) { return Self.badRequest(problem) }
+            if let problem = RangeOrder.problem(spans: ranges.map { (start: $0.start, end: $0.end) }) { return Self.badRequest(problem) }
         } else {
             guard let start = body.start, let end = body.end, start.isFinite, end.isFinite, start >= 0, end > start else {
                 return Self.badRequest("start and end are seconds with start < end")
@@ -317,7 +321,7 @@ struct Routes {
         }
     }
 
-    // MARK: - Cut lists (parsed and written by the engine's readers and writers, never the page)
+    // MARK: - Cut lists (parsed and written by the engine's readers and writers in a worker, never here)
 
     private struct ListBody: Decodable {
         let format: String
@@ -329,56 +333,79 @@ struct Routes {
         let name: String?
         /// The clip's start timecode (its probe's `start_timecode`): EDL and timeline source times count from it.
         let timecode: String?
+        /// An EDL's SMPTE rate where it is not the clip's (`--list-rate`), and how its source times count (`--list-origin`).
+        let listRate: String?
+        let listOrigin: String?
+
+        enum CodingKeys: String, CodingKey {
+            case format, text, ranges, duration, fps, name, timecode
+            case listRate = "list_rate", listOrigin = "list_origin"
+        }
     }
 
-    private func listBody(_ request: Request) async throws -> (ListBody, CutListFormat)? {
+    static let listFormats = ["csv", "llc", "otio", "edl", "chapters"]
+    static let usage = "{\"format\": \"csv|llc|otio|edl|chapters\", \"duration\": seconds, \"fps\": rate, \"name\", \"timecode\", \"list_rate\", \"list_origin\": \"auto|timecode|zero\"}"
+
+    /// The list request a body makes, or why it cannot (a 400).
+    private func listRequest(_ request: Request, reading: Bool) async throws -> Swift.Result<ListRequest, ListBodyProblem> {
         let data = try await Self.body(request)
-        guard let body = try? JSONDecoder().decode(ListBody.self, from: data), let format = CutListFormat(rawValue: body.format) else { return nil }
-        return (body, format)
-    }
-
-    /// `{format, text, duration, fps}` → `{ranges: [{start, end, label}]}` in seconds (a malformed list is a 422 naming its line).
-    private func parseList(_ request: Request) async throws -> Response {
-        guard let (body, format) = try await listBody(request), let text = body.text else {
-            return Self.badRequest("expected {\"format\": \"csv|llc|otio|edl|chapters\", \"text\": list, \"duration\": seconds, \"fps\": rate}")
+        guard let body = try? JSONDecoder().decode(ListBody.self, from: data), Self.listFormats.contains(body.format) else {
+            return .failure(ListBodyProblem(message: "expected " + Self.usage + (reading ? " with \"text\"" : " with \"ranges\": [{start, end, label}]")))
         }
-        let duration = body.duration.flatMap { $0.isFinite && $0 > 0 ? $0 : nil } ?? .greatestFiniteMagnitude
-        let media = ListMedia(path: body.name ?? "clip", framesPerSecond: body.fps, durationSeconds: body.duration,
-                              startTimecode: body.timecode.flatMap { $0.count <= 32 ? $0 : nil })
-        do {
-            let segments = try CutLists.read(text, format: format, media: media)
-            var ranges: [JSON] = []
-            for segment in segments {
-                guard let start = try? segment.start.resolve(durationSeconds: duration),
-                      let end = try? (segment.end ?? .beforeEnd(0)).resolve(durationSeconds: duration), end > start else {
-                    return APIError.response(.unprocessableContent, code: "bad_list", message: "a range of the list is empty or past the clip")
-                }
-                ranges.append(.object([("start", .number(start)), ("end", .number(min(end, duration))), ("label", .optional(segment.label))]))
+        guard body.duration.map({ $0.isFinite && $0 >= 0 }) ?? true, body.fps.map({ $0.isFinite && $0 > 0 && $0 <= 1000 }) ?? true,
+              (body.name?.count ?? 0) <= 1024, (body.timecode?.count ?? 0) <= 32, (body.listRate?.count ?? 0) <= 16,
+              body.listOrigin.map({ ["auto", "timecode", "zero"].contains($0) }) ?? true else {
+            return .failure(ListBodyProblem(message: "duration is seconds ≥ 0, fps is 0–1000, list_origin is auto, timecode or zero"))
+        }
+        if reading {
+            guard let text = body.text else { return .failure(ListBodyProblem(message: "expected " + Self.usage + " with \"text\"")) }
+            guard text.utf8.count <= 60_000 else { return .failure(ListBodyProblem(message: "the list is longer than 60,000 bytes")) }
+        } else {
+            guard let ranges = body.ranges, !ranges.isEmpty, ranges.count <= Self.maximumRanges,
+                  ranges.allSatisfy({ ($0.label?.count ?? 0) <= 200 && $0.start.isFinite && $0.end.isFinite && $0.start >= 0
+                                      && $0.end > $0.start && $0.end <= ListRequest.maximumSeconds }) else {
+                return .failure(ListBodyProblem(message: "ranges holds 1 to \(Self.maximumRanges) ranges {start, end, label} with 0 ≤ start < end ≤ \(Int(ListRequest.maximumSeconds)) seconds"))
             }
-            return Self.json(.object([("ranges", .array(ranges))]))
-        } catch {
-            return APIError.response(.unprocessableContent, code: "bad_list", message: error.description)
+        }
+        let clip = ListClip(name: body.name ?? "clip", framesPerSecond: body.fps, durationSeconds: body.duration, startTimecode: body.timecode)
+        return .success(ListRequest(format: body.format, clip: clip, text: reading ? body.text : nil, ranges: reading ? nil : body.ranges,
+                                    listRate: body.listRate, listOrigin: body.listOrigin))
+    }
+
+    struct ListBodyProblem: Error {
+        let message: String
+    }
+
+    /// `{format, text, duration, fps, …}` → `{ranges: [{start, end, label}], notes, warnings}` in seconds (a malformed list is
+    /// a 422 naming its line).
+    private func parseList(_ request: Request) async throws -> Response {
+        switch try await listRequest(request, reading: true) {
+        case let .failure(problem): return Self.badRequest(problem.message)
+        case let .success(list): return await listAnswer(.parseList(list))
         }
     }
 
-    /// `{format, ranges, duration, fps, name}` → `{text, file_name}`.
+    /// `{format, ranges, duration, fps, name, …}` → `{text, file_name}`.
     private func renderList(_ request: Request) async throws -> Response {
-        guard let (body, format) = try await listBody(request), let ranges = body.ranges, ranges.count <= Self.maximumRanges else {
-            return Self.badRequest("expected {\"format\": \"csv|llc|otio|edl|chapters\", \"ranges\": [{start, end, label}], \"duration\", \"fps\", \"name\"}")
+        switch try await listRequest(request, reading: false) {
+        case let .failure(problem): return Self.badRequest(problem.message)
+        case let .success(list): return await listAnswer(.renderList(list))
         }
-        guard ranges.allSatisfy({ $0.start.isFinite && $0.end.isFinite && $0.start >= 0 && $0.end > $0.start && $0.end <= Self.maximumListSeconds }),
-              body.fps.map({ $0.isFinite && $0 > 0 && $0 <= 1000 }) ?? true else {
-            return Self.badRequest("each range is {start, end, label} with 0 ≤ start < end ≤ \(Int(Self.maximumListSeconds)) seconds, and fps is at most 1000")
-        }
-        let name = body.name ?? "clip"
-        let media = ListMedia(path: name, framesPerSecond: body.fps, durationSeconds: body.duration,
-                              startTimecode: body.timecode.flatMap { $0.count <= 32 ? $0 : nil })
-        do {
-            let text = try CutLists.render(ranges.map { ListRange(startSeconds: $0.start, endSeconds: $0.end, label: $0.label) }, format: format, media: media)
-            let ext = format == .chapters ? "chapters.txt" : format.rawValue
-            return Self.json(.object([("text", .string(text)), ("file_name", .string(OutputChoice.stemPath(name) + ".cuts." + ext))]))
-        } catch {
-            return APIError.response(.unprocessableContent, code: "bad_list", message: error.description)
+    }
+
+    /// A list request's answer from a worker: its result, the engine's refusal (422 `bad_list`), or the engine's
+    /// own failure (a crash costs this request only).
+    private func listAnswer(_ request: WorkerRequest) async -> Response {
+        switch EngineAnswer.from(await server.interactive.run(request), about: "the list") {
+        case let .result(value, _):
+            return Self.json(value)
+        case let .refused(report):
+            let message = report.member("error")?.member("message").flatMap { if case let .string(text) = $0 { text } else { nil } }
+            return APIError.response(.unprocessableContent, code: "bad_list", message: message ?? "the list cannot be read")
+        case let .failed(response):
+            return response
+        case .bytes:
+            return APIError.response(.internalServerError, code: "engine_unavailable", message: "the engine answered a list with bytes")
         }
     }
 

@@ -2,7 +2,7 @@ import Foundation
 import Glibc
 import Hummingbird
 import Synchronization
-import VtrimKit
+import WorkerProtocol
 
 /// What a request must show to be served: a Host header naming this server (DNS rebinding), the access
 /// token (a cookie set from the URL vtrim printed, or `Authorization: Bearer`), and for anything that

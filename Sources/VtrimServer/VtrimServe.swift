@@ -5,7 +5,7 @@ import Hummingbird
 import Logging
 import ServiceLifecycle
 import Synchronization
-import VtrimKit
+import WorkerProtocol
 
 /// `vtrim serve`'s settings, from the command line.
 public struct ServeOptions: Sendable {
@@ -52,7 +52,9 @@ public struct ServeOptions: Sendable {
 /// cuts in progress (their temporary files are removed) and returns 130/143.
 public enum VtrimServe {
     public static func run(_ options: ServeOptions) -> Int32 {
-        ServeSupport.start(verbose: options.verbose)
+        // No SIGXFSZ or SIGPIPE deaths: a full disk or a closed connection is an error to answer, not an end.
+        signal(SIGXFSZ, SIG_IGN)
+        signal(SIGPIPE, SIG_IGN)
         let server = Server(options: options)
         let status = Mutex<Int32>(1)
         let done = DispatchSemaphore(value: 0)
@@ -102,9 +104,9 @@ final class Server: Sendable {
         let base = environment["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? (NSHomeDirectory() + "/.cache")
         cache = DiskCache(folder: options.cacheFolder ?? base + "/vtrim/serve", limitBytes: options.cacheSizeBytes)
         // Each cut worker's share of the cores (an encoder's threads, its decoder half of them).
-        let share = ThreadBudget.share(cores: cores, jobs: cutWorkers)
+        let share = ThreadShare(cores: cores, jobs: cutWorkers)
         cuts = CutQueue(outputFolder: options.outputFolder, interactive: interactive, pool: long, quarantine: quarantine, threads: share)
-        previews = Previews(cache: cache, pool: long, threads: share.encoder)
+        previews = Previews(cache: cache, pool: long, threads: share)
     }
 
     func run() async -> Int32 {

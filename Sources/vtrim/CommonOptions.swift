@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
+import LibraryFiles
 import VtrimKit
+import WorkerProtocol
 
 /// Options every command takes.
 struct CommonOptions: ParsableArguments {

@@ -39,10 +39,12 @@ struct CutCommand: ParsableCommand {
     @Option(help: ArgumentHelp("A cut list (CSV rows start,end,label, as LosslessCut exports): one output per row.", valueName: "file"))
     var list: String?
 
-    @Option(help: ArgumentHelp("Keep the range A..B (any time syntax on either side, e.g. 1:02..end-5); repeat to keep several, joined into one output in time order.", valueName: "A..B"))
+    @Option(help: ArgumentHelp("Keep the range A..B (any time syntax on either side, e.g. 1:02..end-5); repeat to keep several, joined into one output in time order.", valueName: "A..B"),
+            transform: { try RangeArgument(flag: "--keep", text: $0) })
     var keep: [RangeArgument] = []
 
-    @Option(help: ArgumentHelp("Remove the range A..B and join what is left; repeatable.", valueName: "A..B"))
+    @Option(help: ArgumentHelp("Remove the range A..B and join what is left; repeatable.", valueName: "A..B"),
+            transform: { try RangeArgument(flag: "--remove", text: $0) })
     var remove: [RangeArgument] = []
 
     @Flag(help: "With --list: join the list's ranges into one output instead of one output per row.")
@@ -52,8 +54,16 @@ struct CutCommand: ParsableCommand {
             help: "How --list (and --export-list) is read: csv (LosslessCut CSV), llc (LosslessCut project), otio (OpenTimelineIO), edl (CMX3600), chapters (YouTube chapter text). Default: by extension, csv for any other.")
     var listFormat: CutListFormat?
 
-    @Option(name: .customLong("export-list"), help: ArgumentHelp("Write the ranges this run uses to a cut list, in the format its extension (or --list-format) names.", valueName: "file"))
+    @Option(name: .customLong("export-list"), help: ArgumentHelp("Write the ranges this run uses to a cut list, in the format its extension (or --list-format) names (never over a file without --overwrite; a dry run writes nothing).", valueName: "file"))
     var exportList: String?
+
+    @Option(name: .customLong("list-rate"),
+            help: ArgumentHelp("EDLs: the SMPTE rate their timecodes count in (\(SMPTERate.listed)). Default: the clip's, where it is one; required to write an EDL of a clip at any other rate.", valueName: "rate"))
+    var listRate: SMPTERate?
+
+    @Option(name: .customLong("list-origin"),
+            help: "EDLs read: where source times count from: timecode (the clip's start timecode), zero, or auto (the start timecode, unless every event lies before it: then 0, with a warning).")
+    var listOrigin: ListOrigin = .auto
 
     @Option(help: "copy, keyframe, exact or smart (default: copy; smart for --keep/--remove/--join into MP4/MOV).")
     var mode: CutMode?
@@ -135,10 +145,10 @@ struct CutCommand: ParsableCommand {
         }
     }
 
-    /// The segments: from --list, or the one --start/--end|--length gives.
-    private func segments() throws -> [CutSegment] {
+    /// The segments: from --list, or the one --start/--end|--length gives; and what reading the list warns of.
+    private func segments() throws -> (segments: [CutSegment], warnings: [String]) {
         guard let list else {
-            return [CutSegment(start: start ?? .seconds(0), end: end ?? (length == nil ? .beforeEnd(0) : nil), lengthSeconds: length?.value)]
+            return ([CutSegment(start: start ?? .seconds(0), end: end ?? (length == nil ? .beforeEnd(0) : nil), lengthSeconds: length?.value)], [])
         }
         let text: String
         do {
@@ -150,9 +160,16 @@ struct CutCommand: ParsableCommand {
         do {
             // An EDL counts frames at the clip's rate: the (first) input says which.
             let media = try format.needsFrameRate ? inputs.first.map { path throws in try ListMedia.of(path: path) } : nil
-            let segments = try CutLists.read(text, format: format, media: media)
-            if segments.isEmpty { throw ValidationError("the cut list \(list) has no ranges") }
-            return segments
+            let reading = try CutLists.read(text, format: format, media: media, timing: ListTiming(rate: listRate, origin: listOrigin))
+            if reading.segments.isEmpty { throw ValidationError("the cut list \(list) has no ranges") }
+            for note in reading.notes { FileHandle.standardError.write(Data("vtrim: note: cut list \(list): \(note)\n".utf8)) }
+            let name = (list as NSString).lastPathComponent
+            let segments = reading.segments.enumerated().map { index, segment in
+                var named = segment
+                named.source = "\(name) range \(index + 1)"
+                return named
+            }
+            return (segments, reading.warnings.map { "cut list \(list): \($0)" })
         } catch let error as CutList.ParseError {
             throw ValidationError("cut list \(list), \(error.description)")
         } catch let error as CutListError {
@@ -171,8 +188,8 @@ struct CutCommand: ParsableCommand {
         let items = try runner.items(inputs)
         let (jobs, _) = runner.parallelism(count: items.count)
         let mode = effectiveMode
-        var segments: [CutSegment] = []
-        if keep.isEmpty, remove.isEmpty { segments = try self.segments() }
+        var segments: [CutSegment] = [], listWarnings: [String] = []
+        if keep.isEmpty, remove.isEmpty { (segments, listWarnings) = try self.segments() }
         if join, let problem = JoinRanges.orderProblem(segments) { throw ValidationError("cut list \(list ?? ""): \(problem)") }
         var request = CutRequest(
             segments: segments, fromList: list != nil && !joins, mode: mode, crf: crf ?? (mode == .smart ? 16 : 20), preset: preset,
@@ -182,11 +199,16 @@ struct CutCommand: ParsableCommand {
             threads: .share(cores: ProcessInfo.processInfo.activeProcessorCount, jobs: jobs), faststart: faststart,
             sampleEntry: sampleEntry.placement, chapters: chapters)
         request.settings.audioSeams = audioSeams
+        request.listWarnings = listWarnings
         if joins {
-            request.join = JoinRanges(ranges: join ? segments : (keep.isEmpty ? remove : keep).map(\.segment), removes: !remove.isEmpty)
+            let given = keep.isEmpty ? remove : keep
+            request.join = JoinRanges(ranges: join ? segments : given.map(\.segment), removes: !remove.isEmpty)
+        }
+        if let exportList {
+            request.export = ListExport(path: exportList, format: listFormat ?? CutListFormat(fileName: exportList),
+                                        timing: ListTiming(rate: listRate, origin: listOrigin))
         }
         let planned = request
-        if let exportList, let input = inputs.first { try export(request, from: input, to: exportList) }
         try runner.run(items, outputs: { index, item in
             planned.join != nil ? [planned.outputPath(for: item, index: index, segment: 0)]
                 : planned.segments.indices.map { planned.outputPath(for: item, index: index, segment: $0) }
@@ -198,36 +220,22 @@ struct CutCommand: ParsableCommand {
 
 extension CutListFormat: ExpressibleByArgument {}
 
-extension CutCommand {
-    /// `--export-list`: the ranges this run keeps (resolved against the file: `end-5` becomes a time), written
-    /// before anything is cut; a list the format cannot hold is a usage error.
-    func export(_ request: CutRequest, from input: String, to path: String) throws {
-        let format = listFormat ?? CutListFormat(fileName: path)
-        do {
-            let media = try ListMedia.of(path: input)
-            let ranges = try request.keptRanges(durationSeconds: media.durationSeconds ?? 0, path: input)
-            let text = try CutLists.render(ranges, format: format, media: media)
-            guard URL(fileURLWithPath: path).standardizedFileURL != URL(fileURLWithPath: input).standardizedFileURL else {
-                throw ValidationError("--export-list \(path) is the input")
-            }
-            let temporary = path + ".tmp-\(ProcessInfo.processInfo.processIdentifier)"
-            try text.write(toFile: temporary, atomically: false, encoding: .utf8)
-            if rename(temporary, path) != 0 {
-                try? FileManager.default.removeItem(atPath: temporary)
-                throw ValidationError("cannot write the cut list \(path)")
-            }
-        } catch let error as CutListError {
-            throw ValidationError("--export-list \(path): \(error.message)")
-        }
-    }
+extension SMPTERate: ExpressibleByArgument {
+    public init?(argument: String) { self.init(text: argument) }
 }
 
+extension ListOrigin: ExpressibleByArgument {}
+
 /// `A..B` for `--keep`/`--remove`.
-struct RangeArgument: ExpressibleByArgument {
+struct RangeArgument {
     let segment: CutSegment
 
-    init?(argument: String) {
-        guard let segment = JoinRanges.parse(argument) else { return nil }
+    /// The range, named in messages as given (`--keep 2..3.5`).
+    init(flag: String, text: String) throws {
+        guard var segment = JoinRanges.parse(text) else {
+            throw ValidationError("\(flag) \(text): expected A..B, a range of two times (e.g. 1:02..end-5)")
+        }
+        segment.source = "\(flag) \(text)"
         self.segment = segment
     }
 }

@@ -1,4 +1,5 @@
 #if Serve
+import WorkerProtocol
 import ArgumentParser
 import Foundation
 import VtrimServer

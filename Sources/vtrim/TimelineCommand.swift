@@ -1,6 +1,7 @@
 import ArgumentParser
 import TimelineCore
 import VtrimKit
+import WorkerProtocol
 
 struct TimelineCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

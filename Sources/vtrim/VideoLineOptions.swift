@@ -1,4 +1,5 @@
 import ArgumentParser
+import WorkerProtocol
 
 /// VideoLine's control, as `thumbs` (its strip layout) and `timeline` (its numbers) both take it. The
 /// window limits are `--window-min`/`--window-max` (they are not `cut`'s refusals `--min/--max-duration`,

@@ -12,7 +12,7 @@ struct CutListFormatTests {
     ]
 
     static func read(_ text: String, _ format: CutListFormat, media: ListMedia) throws -> [ListRange] {
-        try CutLists.read(text, format: format, media: media).map { segment in
+        try CutLists.read(text, format: format, media: media).segments.map { segment in
             guard case let .seconds(start) = segment.start, case let .seconds(end)? = segment.end else {
                 throw CutList.ParseError(line: 0, message: "not absolute")
             }
@@ -42,7 +42,7 @@ struct CutListFormatTests {
         let contiguous = [ListRange(startSeconds: 0, endSeconds: 62.5, label: "Intro"), ListRange(startSeconds: 62.5, endSeconds: 3700, label: "Main")]
         let text = try CutLists.render(contiguous, format: .chapters, media: ListMedia(path: "a.mp4", framesPerSecond: 30, durationSeconds: 3700))
         #expect(text == "0:00 Intro\n1:02.5 Main\n")
-        let segments = try CutLists.read(text + "1:01:40 Credits\n", format: .chapters, media: nil)
+        let segments = try CutLists.read(text + "1:01:40 Credits\n", format: .chapters, media: nil).segments
         #expect(segments.map(\.label) == ["Intro", "Main", "Credits"])
         #expect(segments[1].end == .seconds(3700) && segments[2].end == .beforeEnd(0))
         #expect(throws: CutListError.self) {

@@ -35,8 +35,20 @@ struct CutListTests {
         ("1,2,\"\"", ["1", "2", ""]),
         ("1,,", ["1", "", ""]),
     ])
-    func csvFields(line: String, expected: [String]) {
-        #expect(CutList.fieldsOf(line) == expected)
+    func csvFields(line: String, expected: [String]) throws {
+        #expect(try CutList.records(line).map(\.fields) == [expected])
+    }
+
+    /// A label with a line break (or a quote and a comma) is written quoted and read back as it was.
+    @Test(arguments: ["two\nlines", "windows\r\nbreak", "a \"quoted\", comma", "trailing\n"])
+    func labelsRoundTrip(label: String) throws {
+        let text = CutList.render([ListRange(startSeconds: 1, endSeconds: 2, label: label), ListRange(startSeconds: 3, endSeconds: 4, label: "next")])
+        let segments = try CutList.parse(text)
+        #expect(segments.map(\.label) == [label, "next"], "\(text)")
+    }
+
+    @Test func unclosedQuoteNamesItsLine() {
+        #expect(throws: CutList.ParseError.self) { try CutList.parse("1,2,a\n3,4,\"never closed\n5,6\n") }
     }
 
     @Test func quotedLabelWithEscapedQuote() throws {

@@ -12,15 +12,33 @@ struct ImportRulesTests {
                                       "Testing", "XCTest"]
 
     /// What each of vtrim's own modules may import besides the platform's (the house, DESIGN.md): TimelineCore
-    /// imports nothing at all; only MediaEngine imports CAV; VtrimServer calls VtrimKit, never the engine; the
-    /// command line never touches FFmpeg.
+    /// imports nothing at all; only MediaEngine imports CAV; LibraryFiles and WorkerProtocol hold no engine; VtrimServer
+    /// reaches the engine only through the worker protocol (it cannot import VtrimKit or MediaEngine, so it cannot
+    /// link them); the command line never touches FFmpeg.
     static let allowed: [String: Set<String>] = [
         "TimelineCore": [],
         "MediaEngine": ["CAV", "CFreeType"],
-        "VtrimKit": ["MediaEngine", "TimelineCore"],
-        "VtrimServer": ["VtrimKit", "TimelineCore", "Hummingbird", "ServiceLifecycle", "Logging"],
-        "vtrim": ["VtrimKit", "TimelineCore", "VtrimServer", "ArgumentParser"],
+        "LibraryFiles": [],
+        "WorkerProtocol": ["LibraryFiles", "TimelineCore"],
+        "VtrimKit": ["MediaEngine", "TimelineCore", "LibraryFiles", "WorkerProtocol"],
+        "VtrimServer": ["WorkerProtocol", "LibraryFiles", "TimelineCore", "Hummingbird", "ServiceLifecycle", "Logging"],
+        "vtrim": ["VtrimKit", "TimelineCore", "LibraryFiles", "WorkerProtocol", "VtrimServer", "ArgumentParser"],
     ]
+
+    /// The server's target cannot link the engine: Package.swift gives it no path to MediaEngine, VtrimKit or CAV
+    /// (its dependencies, and theirs, are engine-free).
+    @Test func serverTargetCannotLinkTheEngine() throws {
+        let targets = try Self.declaredTargets()
+        let byName = Dictionary(targets.map { ($0.name, $0.dependencies) }, uniquingKeysWith: { first, _ in first })
+        var reachable: Set<String> = [], pending = ["VtrimServer"]
+        while let next = pending.popLast() {
+            for dependency in byName[next] ?? [] where !reachable.contains(dependency) {
+                reachable.insert(dependency)
+                pending.append(dependency)
+            }
+        }
+        #expect(reachable.isDisjoint(with: ["VtrimKit", "MediaEngine", "CAV", "CFreeType"]), "VtrimServer reaches \(reachable.sorted())")
+    }
 
     /// `import X` lines of every Swift file below `folder` (`@testable`, `@_implementationOnly` included).
     static func imports(in folder: URL) -> [(file: String, module: String)] {

@@ -1,6 +1,7 @@
 import Foundation
-import TestSupport
+import LibraryFiles
 import Testing
+import TestSupport
 @testable import VtrimKit
 
 struct InputWalkerTests {

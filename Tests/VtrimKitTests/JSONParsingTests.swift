@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WorkerProtocol
 @testable import VtrimKit
 
 /// The serve worker's replies are read back with `JSON(parsing:)`: member order kept, integers as

@@ -1,4 +1,5 @@
 import Testing
+import WorkerProtocol
 @testable import VtrimKit
 
 struct JSONTests {

@@ -1,3 +1,4 @@
+import LibraryFiles
 import Testing
 import TimelineCore
 @testable import VtrimKit

@@ -1,7 +1,7 @@
 import Foundation
-import TestSupport
 import Testing
-import VtrimKit
+import TestSupport
+import WorkerProtocol
 @testable import VtrimServer
 
 /// `vtrim serve`'s server in this process (on 127.0.0.1 and a free port; its engine workers are the built
@@ -157,7 +157,7 @@ struct ServerTests {
     /// A cut's plan goes ahead of queued tiles and probes, behind plans queued before it; the rest wait in order.
     @Test func plansGoAheadOfQueuedTilesAndProbes() {
         let plan = WorkerRequest.plan(path: "a.mp4", output: "a.cut.mp4", startSeconds: 1, endSeconds: 2, mode: .copy,
-                                      threads: ThreadBudget(decoder: 1, encoder: 1))
+                                      threads: ThreadShare(cores: 2, jobs: 1))
         let probe = WorkerRequest.probe(path: "b.mp4"), frames = WorkerRequest.frames(path: "c.mp4")
         #expect(WorkerPool.place(of: plan, in: []) == 0)
         #expect(WorkerPool.place(of: plan, in: [probe, frames]) == 0)

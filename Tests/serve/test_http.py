@@ -233,6 +233,18 @@ def test_bad_ranges_and_lists_are_refused_and_the_server_keeps_serving(server):
     for format in ("chapters", "edl"):
         status, answer = post(server, "/api/lists/render", {"format": format, "ranges": [{"start": 1e18, "end": 2e20}], "fps": 30, "name": "x.mp4"})
         assert status == 400, answer
+    # An EDL of a 0.3 fps clip (a timelapse): no timecode counts at that rate, so the page gets the reason, with
+    # list_rate it gets the list; the server keeps serving either way (the writers run in a worker).
+    slow = {"format": "edl", "ranges": [{"start": 0, "end": 10}, {"start": 12, "end": 20}], "fps": 0.3, "duration": 30, "name": "slow.mp4"}
+    status, answer = post(server, "/api/lists/render", slow)
+    assert status == 422 and "list-rate" in answer["error"]["message"], answer
+    status, answer = post(server, "/api/lists/render", dict(slow, list_rate="25"))
+    assert status == 200 and "00:00:12:00 00:00:20:00" in answer["text"], answer
+    status, answer = post(server, "/api/lists/render", dict(slow, list_rate="20"))
+    assert status == 422 and "SMPTE" in answer["error"]["message"], answer
+    status, answer = post(server, "/api/lists/parse", {"format": "edl", "fps": 20, "duration": 60, "list_rate": "25",
+                                                       "text": "001  AX V C 00:00:04:00 00:00:06:12 00:00:00:00 00:00:02:12\n"})
+    assert status == 200 and answer["ranges"][0]["end"] == 6.48, answer
     # A camera's start timecode: EDL source times count from it.
     status, answer = post(server, "/api/lists/parse", {"format": "edl", "fps": 25, "duration": 60, "timecode": "10:00:00:00",
                                                        "text": "001  AX V C 10:00:01:00 10:00:02:12 00:00:00:00 00:00:01:12\n"})

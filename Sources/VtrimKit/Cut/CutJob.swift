@@ -1,4 +1,5 @@
 import Foundation
+import LibraryFiles
 import MediaEngine
 import TimelineCore
 
@@ -9,6 +10,13 @@ public enum CutJob {
     /// One outcome per segment.
     public static func run(item: InputItem, index: Int, request: CutRequest,
                            progress: (@Sendable (Double) -> Void)? = nil) -> [Outcome] {
+        if let export = request.export {
+            do throws(MediaError) { try export.write(for: request, input: item.path) } catch {
+                var outcome = Outcome.failure(error)
+                outcome.path = item.path
+                return [outcome]
+            }
+        }
         if request.join != nil { return [JoinJob.run(item: item, index: index, request: request, progress: progress)] }
         return request.segments.indices.map { segment in
             run(item: item, index: index, segment: segment, request: request, progress: { fraction in
@@ -50,7 +58,7 @@ public enum CutJob {
 
     static func plan(item: InputItem, index: Int, segment: Int, request: CutRequest) -> Planning {
         let path = item.path
-        var warnings: [MediaWarning] = []
+        var warnings: [MediaWarning] = segment == 0 ? request.listWarningItems : []
         let listRow = request.fromList ? PlannedCut.ListRow(index: segment, label: request.segments[segment].label) : nil
         let extra = listRow.map { PlannedCut.ListRow.fields($0) } ?? []
         do throws(MediaError) {

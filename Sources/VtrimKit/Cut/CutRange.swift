@@ -1,6 +1,7 @@
 import Foundation
 import MediaEngine
 import TimelineCore
+import WorkerProtocol
 
 /// The requested range resolved against one file: `end` past the file clamped (with a warning),
 /// then the optional length limits checked, or applied with `--clamp`.
@@ -16,8 +17,10 @@ struct CutRange: Sendable, Codable {
     var requestedJSON: JSON { .object([("start", .number(requestedStart)), ("end", .number(requestedEnd))]) }
 
     static func resolve(_ segment: CutSegment, request: CutRequest, durationSeconds duration: Double, path: String) throws(MediaError) -> CutRange {
-        func invalid(_ reason: String) -> MediaError { MediaError(.invalidRange, path: path, operation: "range", reason: reason) }
-        guard duration > 0 else { throw invalid("has no duration to cut") }
+        // Messages name the range as the user gave it: `--keep 2..3.5: …`, or the `--start`/`--end` flags.
+        let named = segment.source.map { $0 + ": " } ?? ""
+        func invalid(_ reason: String) -> MediaError { MediaError(.invalidRange, path: path, operation: "range", reason: named + reason) }
+        guard duration > 0 else { throw invalid("the file has no duration to cut") }
         let start: TimeResolution
         do { start = try segment.start.resolution(durationSeconds: duration) } catch { throw invalid(error.description) }
         var end: Double
@@ -26,18 +29,22 @@ struct CutRange: Sendable, Codable {
         } else {
             end = start.seconds + (segment.lengthSeconds ?? 0)
         }
+        guard start.seconds.isFinite, end.isFinite else { throw invalid("its times are not finite") }
         var range = CutRange(requestedStart: start.seconds, requestedEnd: end, effectiveStart: start.seconds, effectiveEnd: end)
         if start.wasClampedToStart {
-            range.warnings.append(MediaWarning(code: "start_clamped", message: "--start is before the beginning of the \(Human.seconds(duration)) file; cutting from 0"))
+            let what = segment.source == nil ? "--start is before" : "starts before"
+            range.warnings.append(MediaWarning(code: "start_clamped", message: named + "\(what) the beginning of the \(Human.seconds(duration)) file; cutting from 0"))
         }
         guard start.seconds < duration else {
-            throw invalid("--start \(Human.seconds(start.seconds)) is at or past the end of the file (\(Human.seconds(duration)))")
+            throw invalid(segment.source == nil ? "--start \(Human.seconds(start.seconds)) is at or past the end of the file (\(Human.seconds(duration)))"
+                                                : "starts at or past the end of the file (\(Human.seconds(duration)))")
         }
         guard end > start.seconds else {
-            throw invalid("the range \(Human.seconds(start.seconds))–\(Human.seconds(end)) is empty; --end must be after --start")
+            throw invalid("the range \(Human.seconds(start.seconds))–\(Human.seconds(end)) is empty" + (segment.source == nil ? "; --end must be after --start" : ""))
         }
         if end > duration {
-            range.warnings.append(MediaWarning(code: "end_clamped", message: "--end \(Human.seconds(end)) is past the end of the file; cutting to its end, \(Human.seconds(duration))"))
+            let what = segment.source == nil ? "--end \(Human.seconds(end)) is past" : "ends at \(Human.seconds(end)), past"
+            range.warnings.append(MediaWarning(code: "end_clamped", message: named + "\(what) the end of the file; cutting to its end, \(Human.seconds(duration))"))
             end = duration
             range.effectiveEnd = duration
         }

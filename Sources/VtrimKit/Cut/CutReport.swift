@@ -1,4 +1,5 @@
 import MediaEngine
+import WorkerProtocol
 
 /// A cut's report: JSON fields and human lines, for a dry run (the plan) and a real one (the plan and
 /// what was measured in the written file).

@@ -1,6 +1,8 @@
 import Foundation
+import LibraryFiles
 import MediaEngine
 import TimelineCore
+import WorkerProtocol
 
 public typealias CutMode = CutPlan.Mode
 public typealias CutSettings = MediaEngine.CutSettings
@@ -17,12 +19,16 @@ public struct CutSegment: Sendable, Equatable {
     public var end: TimeSpec?
     public var lengthSeconds: Double?
     public var label: String?
+    /// How the user gave the range (`--keep 2..3.5`, `r.csv range 3`), for messages about it; nil for
+    /// `--start/--end`, which messages name by those flags.
+    public var source: String?
 
-    public init(start: TimeSpec, end: TimeSpec?, lengthSeconds: Double?, label: String? = nil) {
+    public init(start: TimeSpec, end: TimeSpec?, lengthSeconds: Double?, label: String? = nil, source: String? = nil) {
         self.start = start
         self.end = end
         self.lengthSeconds = lengthSeconds
         self.label = label
+        self.source = source
     }
 }
 
@@ -43,6 +49,13 @@ public struct CutRequest: Sendable {
     public var strict: Bool
     /// Ranges joined into one output per input (`--keep`, `--remove`, `--list … --join`); nil: one output per segment.
     public var join: JoinRanges?
+    /// `--export-list`: the ranges this run keeps, written as a cut list (one input only).
+    public var export: ListExport?
+    /// What reading `--list` found worth a warning (an EDL read from 0 rather than its clip's timecode): every
+    /// input's report carries it, and `--strict` refuses on it.
+    public var listWarnings: [String] = []
+
+    var listWarningItems: [MediaWarning] { listWarnings.map { MediaWarning(code: "list_origin", message: $0) } }
 
     public init(segments: [CutSegment], fromList: Bool = false, mode: CutMode, crf: Int, preset: String,
                 minDurationSeconds: Double?, maxDurationSeconds: Double?, clamp: Bool, output: OutputNamer,
@@ -97,11 +110,7 @@ public struct CutRequest: Sendable {
 
     /// The input's own extension where cuts are written to it, else Matroska's (it holds nearly every
     /// codec); mp4 for an input without one.
-    public static func outputExtension(for input: String) -> String {
-        let ext = OutputChoice.fileExtension(input)
-        if ext.isEmpty { return "mp4" }
-        return Cutter.extensions.contains(ext.lowercased()) ? ext : "mkv"
-    }
+    public static func outputExtension(for input: String) -> String { CutOutputName.outputExtension(for: input) }
 
 
     /// The output of segment `segment` of the `index`-th input.

@@ -1,4 +1,5 @@
 import Foundation
+import LibraryFiles
 import MediaEngine
 import TimelineCore
 
@@ -35,10 +36,7 @@ public struct JoinRanges: Sendable {
     }
 
     public static func orderProblem(spans: [(Double, Double)]) -> String? {
-        for index in spans.indices.dropFirst() where spans[index].0 < spans[index - 1].1 - 1e-9 {
-            return "range \(index + 1) (\(Human.seconds(spans[index].0))–\(Human.seconds(spans[index].1))) starts before range \(index) ends (\(Human.seconds(spans[index - 1].1))): ranges must be in time order and must not overlap"
-        }
-        return nil
+        RangeOrder.problem(spans: spans.map { (start: $0.0, end: $0.1) })
     }
 
     /// The ranges to keep in a file of `duration` seconds: those given, or what removing them leaves.
@@ -103,7 +101,7 @@ public enum JoinJob {
 
     static func plan(item: InputItem, index: Int, request: CutRequest) -> Planning {
         let path = item.path
-        var warnings: [MediaWarning] = []
+        var warnings = request.listWarningItems
         do throws(MediaError) {
             guard let join = request.join else { throw MediaError(.invalidRange, path: path, operation: "ranges", reason: "no ranges to join") }
             let target = OutputTarget(path: request.outputPath(for: item, index: index, segment: 0), overwrite: request.overwrite,

@@ -1,4 +1,5 @@
 import MediaEngine
+import WorkerProtocol
 
 /// A join's report: `segments` (each range on the source's timeline, and where it begins in the output),
 /// the output's own `planned`/`actual` span, each seam's audio offset, and the keys a cut's report shares.

@@ -1,4 +1,6 @@
+import LibraryFiles
 import MediaEngine
+import WorkerProtocol
 
 /// One cut decided and ready to write: the plan the writer executes and everything its report needs.
 /// A value (Codable): `vtrim serve` plans in one worker process and writes in another, and the cut that

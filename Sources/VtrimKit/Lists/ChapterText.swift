@@ -30,6 +30,9 @@ enum ChapterText {
         for index in ranges.indices.dropFirst() where abs(ranges[index].startSeconds - ranges[index - 1].endSeconds) > 1e-6 {
             throw CutListError(message: "chapter text holds contiguous ranges only (each chapter runs to the next), but range \(index + 1) does not start where range \(index) ends")
         }
+        if let label = ranges.first(where: { $0.label?.contains(where: \.isNewline) == true })?.label {
+            throw CutListError(message: "a chapter's title is one line; the label '\(label.prefix(40))' has a line break")
+        }
         return ranges.enumerated().map { index, range in "\(time(range.startSeconds)) \(range.label ?? "Part \(index + 1)")" }
             .joined(separator: "\n") + "\n"
     }

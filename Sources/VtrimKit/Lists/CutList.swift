@@ -1,5 +1,6 @@
 import Foundation
 import TimelineCore
+import WorkerProtocol
 
 /// LosslessCut's cut list: CSV rows `start,end,label` (times in seconds or the time syntax; an empty end
 /// is the end of the file; the label may be quoted), optionally under a `start,end,label` header row.
@@ -12,22 +13,22 @@ public enum CutList {
 
     public static func parse(_ text: String) throws(ParseError) -> [CutSegment] {
         var segments: [CutSegment] = []
-        for (offset, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let line = raw.trimmingCharacters(in: .whitespacesAndNewlines)
-            if line.isEmpty || line.hasPrefix("#") { continue }
-            let fields = fieldsOf(line)
-            guard fields.count >= 2 else { throw ParseError(line: offset + 1, message: "expected start,end[,label]") }
+        for record in try records(text) {
+            let fields = record.fields
+            if fields.count == 1, fields[0].trimmingCharacters(in: .whitespaces).isEmpty, !record.quoted { continue }
+            if !record.quoted, fields[0].trimmingCharacters(in: .whitespaces).hasPrefix("#") { continue }
+            guard fields.count >= 2 else { throw ParseError(line: record.line, message: "expected start,end[,label]") }
             let startText = fields[0].trimmingCharacters(in: .whitespaces)
             let endText = fields[1].trimmingCharacters(in: .whitespaces)
             // A header row (`start,end,label`, any case) before the first segment.
             if segments.isEmpty, startText.lowercased() == "start", endText.lowercased() == "end" { continue }
             guard let start = try? TimeSpec(parsing: startText.isEmpty ? "0" : startText) else {
-                throw ParseError(line: offset + 1, message: "start '\(startText)' is not a time")
+                throw ParseError(line: record.line, message: "start '\(startText)' is not a time")
             }
             var end: TimeSpec? = .beforeEnd(0)
             if !endText.isEmpty {
                 guard let parsed = try? TimeSpec(parsing: endText) else {
-                    throw ParseError(line: offset + 1, message: "end '\(endText)' is not a time")
+                    throw ParseError(line: record.line, message: "end '\(endText)' is not a time")
                 }
                 end = parsed
             }
@@ -37,38 +38,54 @@ public enum CutList {
         return segments
     }
 
-    /// Splits one CSV line (RFC 4180: double quotes around a field, `""` inside it for one quote).
-    static func fieldsOf(_ line: String) -> [String] {
-        var fields: [String] = []
-        var current = ""
-        var quoted = false
-        let characters = Array(line)
-        var index = 0
-        while index < characters.count {
-            let character = characters[index]
-            index += 1
+    /// The records of a CSV text (RFC 4180: a field in double quotes may hold commas, line breaks and `""` for
+    /// one quote), each with the line it starts on and whether any field was quoted.
+    static func records(_ text: String) throws(ParseError) -> [(line: Int, fields: [String], quoted: Bool)] {
+        var records: [(line: Int, fields: [String], quoted: Bool)] = []
+        var fields: [String] = [], current = "", quoted = false, anyQuoted = false
+        var line = 1, recordLine = 1
+        var characters = text.makeIterator()
+        var pending: Character? = nil
+        func next() -> Character? {
+            if let held = pending {
+                pending = nil
+                return held
+            }
+            return characters.next()
+        }
+        while let character = next() {
             if quoted {
                 if character == "\"" {
-                    if index < characters.count, characters[index] == "\"" {
-                        current.append("\"")
-                        index += 1
+                    if let following = next() {
+                        if following == "\"" { current.append("\"") } else { quoted = false; pending = following }
                     } else {
                         quoted = false
                     }
                 } else {
+                    if character.isNewline { line += 1 }
                     current.append(character)
                 }
             } else if character == "\"" {
                 quoted = true
+                anyQuoted = true
             } else if character == "," {
                 fields.append(current)
                 current = ""
+            } else if character.isNewline {
+                fields.append(current.trimmingCharacters(in: CharacterSet(charactersIn: "\r")))
+                records.append((recordLine, fields, anyQuoted))
+                fields = []
+                current = ""
+                anyQuoted = false
+                line += 1
+                recordLine = line
             } else {
                 current.append(character)
             }
         }
-        fields.append(current)
-        return fields
+        if quoted { throw ParseError(line: recordLine, message: "a quoted field is not closed") }
+        if !current.isEmpty || !fields.isEmpty || anyQuoted { records.append((recordLine, fields + [current], anyQuoted)) }
+        return records
     }
 }
 
@@ -81,7 +98,7 @@ extension CutList {
     }
 
     static func quoted(_ field: String) -> String {
-        guard field.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return field }
+        guard field.contains(where: { $0 == "," || $0 == "\"" || $0.isNewline }) else { return field }
         return "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 }

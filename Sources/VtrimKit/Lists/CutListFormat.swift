@@ -1,6 +1,7 @@
 import Foundation
 import MediaEngine
 import TimelineCore
+import WorkerProtocol
 
 /// The cut lists vtrim reads (`--list`) and writes (`--export-list`), by the file's extension or `--list-format`:
 /// LosslessCut's CSV (also any unknown extension) and its `.llc` project, OpenTimelineIO `.otio`, CMX3600
@@ -57,17 +58,51 @@ public struct ListMedia: Sendable, Equatable {
                          startTimecode: info.startTimecode)
     }
 
-    /// The nominal (whole) frame rate timecodes count in: 30 for 29.97, 24 for 23.976 (non-drop-frame).
-    var nominalRate: Int? {
-        guard let rate = framesPerSecond, rate.isFinite, rate > 0, rate < 1000 else { return nil }
-        return Int(rate.rounded())
+    /// The SMPTE rate the clip plays at (drop-frame when its own start timecode is written so), or nil.
+    public var smpteRate: SMPTERate? {
+        guard let rate = framesPerSecond.flatMap(SMPTERate.matching(framesPerSecond:)) else { return nil }
+        if startTimecode?.contains(";") == true, let dropped = rate.otherCounting { return dropped }
+        return rate
     }
 
-    /// The start timecode in seconds: its count of frames (digits in the nominal rate) at the real rate (0 when none).
+    /// The start timecode in seconds: its count of frames at the clip's rate (0 when it states none, or a rate
+    /// no timecode counts in).
     var startTimecodeSeconds: Double {
-        guard let text = startTimecode, let rate = nominalRate, let fps = framesPerSecond, let frames = Timecode.frames(text, rate: rate) else { return 0 }
-        return Double(frames) / fps
+        guard let text = startTimecode else { return 0 }
+        if let rate = smpteRate, let frames = Timecode.frames(text, rate: rate) { return Double(frames) / rate.framesPerSecond }
+        // A rate outside SMPTE's (a 20 fps camera): its digits count whole frames of the clip.
+        guard let fps = framesPerSecond, fps.isFinite, fps >= 1, fps <= 1000 else { return 0 }
+        let parts = text.split(whereSeparator: { $0 == ":" || $0 == ";" }).compactMap { Int($0) }
+        let nominal = Int(fps.rounded())
+        guard parts.count == 4, (0..<100).contains(parts[0]), (0..<60).contains(parts[1]), (0..<60).contains(parts[2]),
+              (0..<nominal).contains(parts[3]) else { return 0 }
+        return Double(((parts[0] * 60 + parts[1]) * 60 + parts[2]) * nominal + parts[3]) / fps
     }
+}
+
+/// How an EDL's source timecodes map onto the clip: from its start timecode (`timecode`), from 0 (`zero`), or
+/// (`auto`) from the start timecode unless every event lies before it — then from 0, with a warning.
+public enum ListOrigin: String, Sendable, CaseIterable {
+    case auto, timecode, zero
+}
+
+/// The EDL options of a list read or written: the frame rate its timecodes count at (nil: the clip's) and
+/// where its source times start.
+public struct ListTiming: Sendable, Equatable {
+    public var rate: SMPTERate?
+    public var origin: ListOrigin
+
+    public init(rate: SMPTERate? = nil, origin: ListOrigin = .auto) {
+        self.rate = rate
+        self.origin = origin
+    }
+}
+
+/// A list read: its ranges, and what reading it decided that the user should know (notes) or check (warnings).
+public struct ListReading: Sendable {
+    public var segments: [CutSegment]
+    public var notes: [String] = []
+    public var warnings: [String] = []
 }
 
 /// Why a list cannot be written in the asked format, or its media read.
@@ -78,47 +113,36 @@ public struct CutListError: Error, CustomStringConvertible {
 
 /// Reading and writing cut lists; every reader names the line (or the element) it cannot read.
 public enum CutLists {
-    public static func read(_ text: String, format: CutListFormat, media: ListMedia?) throws(CutList.ParseError) -> [CutSegment] {
+    public static func read(_ text: String, format: CutListFormat, media: ListMedia?, timing: ListTiming = ListTiming())
+        throws(CutList.ParseError) -> ListReading {
         switch format {
-        case .csv: return try CutList.parse(text)
-        case .llc: return try LosslessCutProject.parse(text)
-        case .otio: return try OpenTimeline.parse(text)
-        case .edl:
-            guard let media, let rate = media.nominalRate, let fps = media.framesPerSecond else {
-                throw CutList.ParseError(line: 1, message: "an EDL counts frames at the clip's rate, and the media's frame rate is unknown")
-            }
-            return try CMX3600.parse(text, rate: rate, framesPerSecond: fps, startSeconds: media.startTimecodeSeconds,
-                                     mediaName: (media.path as NSString).lastPathComponent)
-        case .chapters: return try ChapterText.parse(text)
+        case .csv: return ListReading(segments: try CutList.parse(text))
+        case .llc: return ListReading(segments: try LosslessCutProject.parse(text))
+        case .otio: return ListReading(segments: try OpenTimeline.parse(text))
+        case .edl: return try CMX3600.parse(text, media: media, timing: timing)
+        case .chapters: return ListReading(segments: try ChapterText.parse(text))
         }
     }
 
-    public static func render(_ ranges: [ListRange], format: CutListFormat, media: ListMedia) throws(CutListError) -> String {
+    public static func render(_ ranges: [ListRange], format: CutListFormat, media: ListMedia, timing: ListTiming = ListTiming())
+        throws(CutListError) -> String {
+        guard ranges.allSatisfy({ $0.startSeconds.isFinite && $0.endSeconds.isFinite && $0.startSeconds >= 0 && $0.endSeconds > $0.startSeconds
+                                  && $0.endSeconds <= maximumSeconds }) else {
+            throw CutListError(message: "a list holds ranges of 0 to \(Int(maximumSeconds)) s, each ending after it starts")
+        }
         switch format {
         case .csv: return CutList.render(ranges)
         case .llc: return LosslessCutProject.render(ranges, media: media)
         case .otio: return try OpenTimeline.render(ranges, media: media)
-        case .edl: return try CMX3600.render(ranges, media: media)
+        case .edl: return try CMX3600.render(ranges, media: media, rate: timing.rate)
         case .chapters: return try ChapterText.render(ranges)
         }
     }
+
+    /// The longest time a list holds (`ListRequest.maximumSeconds`).
+    public static let maximumSeconds = ListRequest.maximumSeconds
 }
 
 extension ListRange {
     var segment: CutSegment { CutSegment(start: .seconds(startSeconds), end: .seconds(endSeconds), lengthSeconds: nil, label: label) }
-}
-
-/// `HH:MM:SS:FF` timecodes at a whole frame rate (non-drop-frame; `;` accepted and counted the same).
-enum Timecode {
-    static func frames(_ text: String, rate: Int) -> Int? {
-        let parts = text.split(whereSeparator: { $0 == ":" || $0 == ";" || $0 == "." }).map { Int($0) }
-        guard parts.count == 4, let hours = parts[0], let minutes = parts[1], let seconds = parts[2], let frames = parts[3],
-              hours >= 0, hours < 100, (0..<60).contains(minutes), (0..<60).contains(seconds), (0..<rate).contains(frames) else { return nil }
-        return ((hours * 60 + minutes) * 60 + seconds) * rate + frames
-    }
-
-    static func text(_ frames: Int, rate: Int) -> String {
-        let frame = frames % rate, total = frames / rate
-        return String(format: "%02d:%02d:%02d:%02d", total / 3600, total / 60 % 60, total % 60, frame)
-    }
 }

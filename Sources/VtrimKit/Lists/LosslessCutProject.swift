@@ -1,4 +1,5 @@
 import Foundation
+import WorkerProtocol
 
 /// LosslessCut's project file (`.llc`, JSON5): `{version, mediaFileName, cutSegments: [{start, end, name}]}`,
 /// times in seconds; a segment without an end runs to the end of the file.

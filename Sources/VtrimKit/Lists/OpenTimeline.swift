@@ -1,4 +1,5 @@
 import Foundation
+import WorkerProtocol
 
 /// OpenTimelineIO (`.otio`, JSON): the clips of the first video track, in order (gaps ignored), each
 /// clip's `source_range` counted from its media's `available_range.start_time` (the media's start timecode).

@@ -1,6 +1,8 @@
 import Foundation
 import Glibc
+import LibraryFiles
 import MediaEngine
+import WorkerProtocol
 
 /// `vtrim thumbs --storyboard` options, the same for every input.
 public struct StoryboardRequest: Sendable {

@@ -1,21 +1,16 @@
 import Foundation
-import Synchronization
 import Glibc
 import MediaEngine
+import Synchronization
+import WorkerProtocol
 
 /// `vtrim _worker`: the engine's side of `vtrim serve`. Reads one request at a time from descriptor 3 and
 /// answers on descriptor 4 (never stdout, which engine code may write to; the server points it at
 /// /dev/null). SIGTERM stops the work at its next checkpoint (a cut's temporary file is removed) and ends
 /// the worker; SIGINT is the server's to handle. Exits when the server closes descriptor 3.
 public enum EngineWorker {
-    public static let requestDescriptor: Int32 = 3
-    public static let replyDescriptor: Int32 = 4
-
-    /// The worker's own scratch folder (tiles are rendered there, then sent as bytes); the server removes
-    /// it when the worker dies.
-    public static func scratchFolder(pid: Int32) -> String {
-        (NSTemporaryDirectory() as NSString).appendingPathComponent("vtrim-worker-\(pid)")
-    }
+    static let requestDescriptor = WorkerChannel.requestDescriptor
+    static let replyDescriptor = WorkerChannel.replyDescriptor
 
     public static func run(verbose: Bool) -> Int32 {
         closeInheritedChannels()
@@ -27,7 +22,7 @@ public enum EngineWorker {
         Interrupt.install(signals: [SIGTERM])
         signal(SIGINT, SIG_IGN)
         watchParent()
-        let scratch = scratchFolder(pid: getpid())
+        let scratch = WorkerChannel.scratchFolder(pid: getpid())
         try? FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: scratch) }
         let replies = ReplyChannel(descriptor: replyDescriptor)
@@ -98,41 +93,68 @@ public enum EngineWorker {
             guard let times = read.times else { return replies.send(WorkerReply.failure(id: id, read.failure?.json ?? .null)) }
             return replies.send(WorkerReply.result(id: id, .object([("times", .array(times.map(JSON.number)))])))
         case let .plan(path, output, start, end, mode, threads):
-            let request = ServeSupport.cutRequest(output: output, start: start, end: end, mode: mode, threads: threads, dryRun: true)
+            let request = ServeSupport.cutRequest(output: output, start: start, end: end, mode: CutMode(mode), threads: ThreadBudget(threads),
+                                                  dryRun: true)
             switch CutJob.plan(path: path, request: request) {
             case let .finished(outcome): return replies.send(WorkerReply.failure(id: id, outcome.json))
             case let .planned(planned): return sendPlan(planned, dryRun: planned.dryRunOutcome, id: id, path: path, replies: replies)
             }
-        case let .cut(planned):
+        case let .cut(plan):
+            guard let planned = decode(PlannedCut.self, plan) else { return replies.send(unreadablePlan(id: id, plan)) }
             return sendRun(id: id, path: planned.path, replies: replies) { progress in CutJob.execute(planned, shouldStop: { Interrupt.requested }, progress: progress) }
         case let .planJoin(path, output, ranges, mode, threads):
-            var request = ServeSupport.cutRequest(output: output, start: 0, end: 1, mode: mode, threads: threads, dryRun: true)
+            var request = ServeSupport.cutRequest(output: output, start: 0, end: 1, mode: CutMode(mode), threads: ThreadBudget(threads), dryRun: true)
             request.join = JoinRanges(ranges: ranges.map { CutSegment(start: .seconds($0.start), end: .seconds($0.end), lengthSeconds: nil, label: $0.label) },
                                       removes: false)
             switch JoinJob.plan(path: path, request: request) {
             case let .finished(outcome): return replies.send(WorkerReply.failure(id: id, outcome.json))
             case let .planned(planned): return sendPlan(planned, dryRun: planned.dryRunOutcome, id: id, path: path, replies: replies)
             }
-        case let .join(planned):
+        case let .join(plan):
+            guard let planned = decode(PlannedJoin.self, plan) else { return replies.send(unreadablePlan(id: id, plan)) }
             return sendRun(id: id, path: planned.path, replies: replies) { progress in JoinJob.execute(planned, shouldStop: { Interrupt.requested }, progress: progress) }
         case let .preview(path, output, threads):
             let progress = ProgressSender(id: id, replies: replies)
-            if let error = ServeSupport.preview(path: path, to: output, threads: threads, shouldStop: { Interrupt.requested },
+            if let error = ServeSupport.preview(path: path, to: output, threads: ThreadBudget(threads).encoder, shouldStop: { Interrupt.requested },
                                                 progress: { progress.send($0) }) {
                 unlink(output)
                 return replies.send(WorkerReply.failure(id: id, Outcome.failure(error).json))
             }
             return replies.send(WorkerReply.result(id: id, .object([("output", .string(output))])))
+        case let .parseList(list):
+            return replies.send(listReply(id: id, list, ListRequests.parse(list)))
+        case let .renderList(list):
+            return replies.send(listReply(id: id, list, ListRequests.render(list)))
         }
     }
 
-    /// A plan's reply: the dry run's report, and the plan itself as JSON text for the worker that writes it.
+    private static func listReply(id: Int, _ list: ListRequest, _ answer: Result<JSON, CutListError>) -> JSON {
+        switch answer {
+        case let .success(value): return WorkerReply.result(id: id, value)
+        case let .failure(error):
+            return WorkerReply.failure(id: id, .object([("path", .string(list.clip.name)), ("warnings", .array([])),
+                                                        ("error", .object([("code", .string("bad_list")), ("message", .string(error.message))]))]))
+        }
+    }
+
+    /// A plan handed back by the server, as the planning worker encoded it.
+    private static func decode<Plan: Decodable>(_ type: Plan.Type, _ plan: JSON) -> Plan? {
+        try? JSONDecoder().decode(Plan.self, from: Data(plan.serialized.utf8))
+    }
+
+    private static func unreadablePlan(id: Int, _ plan: JSON) -> JSON {
+        let path = plan.member("path").flatMap { if case let .string(text) = $0 { text } else { nil } } ?? "plan"
+        return WorkerReply.failure(id: id, Outcome.failure(MediaError(.decodeFailed, path: path, operation: "plan",
+                                                                      reason: "the plan cannot be read back")).json)
+    }
+
+    /// A plan's reply: the dry run's report, and the plan itself as a JSON value for the worker that writes it.
     private static func sendPlan<Plan: Encodable>(_ planned: Plan, dryRun: Outcome, id: Int, path: String, replies: ReplyChannel) -> Bool {
-        guard let encoded = try? JSONEncoder().encode(planned) else {
+        guard let encoded = try? JSONEncoder().encode(planned), let plan = try? JSON(parsing: String(decoding: encoded, as: UTF8.self)) else {
             return replies.send(WorkerReply.failure(id: id, Outcome.failure(
                 MediaError(.decodeFailed, path: path, operation: "plan", reason: "the plan cannot be encoded")).json))
         }
-        return replies.send(WorkerReply.result(id: id, dryRun.json, extra: [("planned", .string(String(decoding: encoded, as: UTF8.self)))]))
+        return replies.send(WorkerReply.result(id: id, dryRun.json, extra: [("planned", plan)]))
     }
 
     /// Writes a planned cut or join, with progress lines, and replies with its report.
@@ -257,19 +279,8 @@ private enum TestHooks {
         guard let setting, !setting.isEmpty else { return false }
         let parts = setting.split(separator: ":", maxSplits: 1).map(String.init)
         let (op, marker) = parts.count == 2 ? (parts[0], parts[1]) : (nil, parts[0])
-        if let op, op != name(request) { return false }
+        if let op, op != request.kind { return false }
         return request.path.contains(marker)
-    }
-
-    private static func name(_ request: WorkerRequest) -> String {
-        switch request {
-        case .probe: return "probe"
-        case .tile: return "tile"
-        case .frames: return "frames"
-        case .plan, .planJoin: return "plan"
-        case .cut, .join: return "cut"
-        case .preview: return "preview"
-        }
     }
 }
 #endif

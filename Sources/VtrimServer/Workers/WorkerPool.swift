@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
 import Synchronization
-import VtrimKit
+import WorkerProtocol
 
 /// A fixed number of `vtrim _worker` processes and a FIFO queue (plans first) of engine requests for them. Each slot
 /// has a thread that hands its worker one request at a time and blocks on the reply, so nothing the
@@ -116,14 +116,8 @@ final class WorkerPool: @unchecked Sendable {
     /// goes ahead of queued tiles and probes (in order among plans), so a busy filmstrip does not hold the
     /// Cut button's answer.
     static func place(of request: WorkerRequest, in queued: [WorkerRequest]) -> Int {
-        func isPlan(_ request: WorkerRequest) -> Bool {
-            switch request {
-            case .plan, .planJoin: true
-            default: false
-            }
-        }
-        guard isPlan(request) else { return queued.count }
-        return queued.firstIndex { !isPlan($0) } ?? queued.count
+        guard request.isPlan else { return queued.count }
+        return queued.firstIndex { !$0.isPlan } ?? queued.count
     }
 
     /// Requests waiting and running (for tests and the status route).
@@ -317,7 +311,7 @@ final class WorkerPool: @unchecked Sendable {
     }
 
     private static func removeScratch(of worker: WorkerProcess) {
-        try? FileManager.default.removeItem(atPath: EngineWorker.scratchFolder(pid: worker.pid))
+        try? FileManager.default.removeItem(atPath: WorkerChannel.scratchFolder(pid: worker.pid))
     }
 
     // MARK: - Deadlines

@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
 import Synchronization
-import VtrimKit
+import WorkerProtocol
 
 /// One `vtrim _worker` child process of the same binary: requests go down a pipe on its descriptor 3,
 /// replies come back up a pipe on its descriptor 4. Spawned with posix_spawn because Foundation's
@@ -58,8 +58,8 @@ final class WorkerProcess {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, requests.read, EngineWorker.requestDescriptor)
-        posix_spawn_file_actions_adddup2(&actions, replyPipe.write, EngineWorker.replyDescriptor)
+        posix_spawn_file_actions_adddup2(&actions, requests.read, WorkerChannel.requestDescriptor)
+        posix_spawn_file_actions_adddup2(&actions, replyPipe.write, WorkerChannel.replyDescriptor)
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
         let arguments = [executable, "_worker"] + (verbose ? ["--verbose"] : [])

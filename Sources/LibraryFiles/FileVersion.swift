@@ -17,7 +17,8 @@ public struct FileVersion: Sendable, Hashable, Codable, CustomStringConvertible 
         guard stat(path, &info) == 0 else { return nil }
         let seconds = Int64(info.st_mtim.tv_sec)
         let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-        let nanoseconds = overflow ? (seconds < 0 ? Int64.min : Int64.max) : scaled.addingReportingOverflow(Int64(info.st_mtim.tv_nsec)).partialValue
+        let (sum, sumOverflow) = scaled.addingReportingOverflow(Int64(info.st_mtim.tv_nsec))
+        let nanoseconds = overflow || sumOverflow ? (seconds < 0 ? Int64.min : Int64.max) : sum
         return FileVersion(sizeBytes: Int64(info.st_size), modifiedNanoseconds: nanoseconds)
     }
 

@@ -21,7 +21,7 @@ public enum OutputChoice: Sendable, Equatable {
         return String(input.dropLast(extensionLength))
     }
 
-    static func fileExtension(_ path: String) -> String {
+    public static func fileExtension(_ path: String) -> String {
         let name = (path as NSString).lastPathComponent
         guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return "" }
         return String(name[name.index(after: dot)...])
@@ -72,7 +72,7 @@ public struct OutputNamer: Sendable, Equatable {
     /// Replaces `{key}` with its value in one left-to-right pass over the template: a value is never
     /// scanned again (a stem containing "{index}" stays as it is), so names do not depend on the order
     /// of the values. Unknown keys stay as written (the CLI rejects them up front).
-    static func fill(_ template: String, _ values: [String: String]) -> String {
+    public static func fill(_ template: String, _ values: [String: String]) -> String {
         var result = ""
         var rest = template[...]
         while let open = rest.firstIndex(of: "{") {
@@ -132,5 +132,22 @@ public struct OutputCollision: Error, CustomStringConvertible {
             return OutputCollision(output: key, inputs: owners[key] ?? [])
         }
         return nil
+    }
+}
+
+/// The names of cut outputs: the containers vtrim writes cuts into (the engine's muxers, `Cutter.extensions`;
+/// a test checks the two lists agree), and the extension a cut of a file takes by default.
+public enum CutOutputName {
+    public static let extensions = ["mp4", "mov", "m4v", "m4a", "3gp", "3g2", "mkv", "webm", "ts", "m2ts", "mts", "avi"]
+
+    public static func canWrite(fileName: String) -> Bool {
+        extensions.contains(OutputChoice.fileExtension(fileName).lowercased())
+    }
+
+    /// The input's own extension where vtrim writes that container, else Matroska (which holds any codec).
+    public static func outputExtension(for input: String) -> String {
+        let ext = OutputChoice.fileExtension(input)
+        if ext.isEmpty { return "mp4" }
+        return extensions.contains(ext.lowercased()) ? ext : "mkv"
     }
 }

@@ -1,0 +1,42 @@
+import Foundation
+import LibraryFiles
+import MediaEngine
+
+/// `--export-list FILE`: the ranges a run keeps, resolved against the file (`end-5` becomes a time), written as a
+/// cut list. An output like the cut itself: never the input, never over a file without `--overwrite`, written
+/// through a temporary file and renamed; a dry run checks it and writes nothing.
+public struct ListExport: Sendable {
+    public var path: String
+    public var format: CutListFormat
+    public var timing: ListTiming
+
+    public init(path: String, format: CutListFormat, timing: ListTiming) {
+        self.path = path
+        self.format = format
+        self.timing = timing
+    }
+
+    /// Writes the list of what `request` keeps of `input` (or, in a dry run, checks that it could).
+    func write(for request: CutRequest, input: String) throws(MediaError) {
+        let target = OutputTarget(path: path, overwrite: request.overwrite)
+        try target.check(input: input, dryRun: request.dryRun)
+        let media: ListMedia
+        do { media = try ListMedia.of(path: input) } catch {
+            throw MediaError(.notMedia, path: input, operation: "probe", reason: error.message)
+        }
+        let ranges: [ListRange]
+        do { ranges = try request.keptRanges(durationSeconds: media.durationSeconds ?? 0, path: input) } catch {
+            throw MediaError(.invalidRange, path: input, operation: "export list", reason: error.message)
+        }
+        let text: String
+        do { text = try CutLists.render(ranges, format: format, media: media, timing: timing) } catch {
+            throw MediaError(.listUnwritable, path: input, operation: "export list", reason: "--export-list \(path): \(error.message)")
+        }
+        guard !request.dryRun else { return }
+        try writeAtomically(target, input: input) { temporary throws(MediaError) in
+            guard FileManager.default.createFile(atPath: temporary, contents: Data(text.utf8)) else {
+                throw MediaError(.writeFailed, path: input, operation: "write", reason: "cannot write the cut list \(path)")
+            }
+        }
+    }
+}
