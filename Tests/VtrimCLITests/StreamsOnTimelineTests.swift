@@ -54,6 +54,23 @@ struct StreamsOnTimelineTests {
         }
     }
 
+    /// Cues as GStreamer's Matroska or MP4 demuxer gives them.
+    static func gstreamerCues(_ path: String, demuxer: String) throws -> [(Double, Double)] {
+        guard demuxer == "matroskademux" else { return try gstreamerCues(path) }
+        let result = try Run.tool("gst-launch-1.0", ["filesrc", "location=\(path)", "!", "matroskademux", "name=d", "d.subtitle_0", "!",
+                                                     "fakesink", "silent=false", "-v"])
+        func clock(_ text: Substring) -> Double? {
+            let parts = text.split(separator: ":").compactMap { Double($0) }
+            return parts.count == 3 ? parts[0] * 3600 + parts[1] * 60 + parts[2] : nil
+        }
+        return result.stdoutLines.compactMap { line in
+            guard line.contains("chain"), let pts = line.range(of: "pts: "), let duration = line.range(of: "duration: ") else { return nil }
+            guard let start = clock(line[pts.upperBound...].prefix { $0 != "," }),
+                  let length = clock(line[duration.upperBound...].prefix { $0 != "," }) else { return nil }
+            return (start, start + length)
+        }
+    }
+
     /// The ideal: each source cue clipped to [from, to) of the source and moved to output 0.
     static func ideal(_ cues: [(Double, Double)], from: Double, to: Double) -> [(Double, Double)] {
         cues.compactMap { cue in
@@ -84,6 +101,69 @@ struct StreamsOnTimelineTests {
         if MediaFacts.gstreamerAvailable {
             let gst = try Self.gstreamerCues(output)
             #expect(Self.same(gst, expected), "GStreamer: \(gst) ≠ \(expected)")
+        }
+    }
+
+    /// A cue that began before the range's keyframe (3.5–9.0 s, 2 s GOPs) and is still showing at its start (6.5)
+    /// is kept from the range's output start — Matroska and MPEG-TS store it before where reading the range begins
+    /// (it was dropped there, with no note); one range and a join, every mode, read by ffmpeg and GStreamer.
+    @Test(arguments: ["mkv", "mp4"], ["copy", "exact", "smart"])
+    func cuesAlreadyShowingAreKept(_ ext: String, _ mode: String) throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let srt = folder.file("s.srt")
+        try "1\n00:00:00,500 --> 00:00:01,200\nearly\n\n2\n00:00:03,500 --> 00:00:09,000\nlong\n\n3\n00:00:10,000 --> 00:00:11,000\nlater\n"
+            .write(toFile: srt, atomically: true, encoding: .utf8)
+        let input = folder.file("long-cue.\(ext)")
+        try #require(try Run.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=160x120:rate=30", "-i", srt, "-t", "12",
+                                             "-map", "0", "-map", "1", "-c:v", "libx264", "-g", "60", "-bf", "2",
+                                             "-c:s", ext == "mkv" ? "srt" : "mov_text", input]).status == 0)
+        let source = try Self.cues(input)
+        for ranges in [["--start", "6.5", "--end", "8"], ["--keep", "1..2", "--keep", "6.5..8"]] {
+            let output = folder.file("out-\(ranges[0]).\(ext)")
+            let result = try Run.vtrim(["cut", "--json", input] + ranges + ["--mode", mode, "-o", output])
+            #expect(result.status == 0, "\(result)")
+            let report = try #require(result.jsonLines.first)
+            // Each range shows its planned span of the source from its place on the output.
+            var spans: [(from: Double, to: Double, at: Double)] = []
+            if let segments = report["segments"] as? [[String: Any]] {
+                for segment in segments {
+                    let planned = try #require(segment["planned"] as? [String: Any])
+                    spans.append((try #require(planned["start"] as? Double), try #require(planned["end"] as? Double),
+                                  try #require(segment["output_start"] as? Double)))
+                }
+            } else {
+                let planned = try #require(report["planned"] as? [String: Any] ?? report["actual"] as? [String: Any])
+                spans.append((try #require(planned["start"] as? Double), try #require(planned["end"] as? Double), 0))
+            }
+            let expected = spans.flatMap { span in Self.ideal(source, from: span.from, to: span.to).map { ($0.0 + span.at, $0.1 + span.at) } }
+            let read = try Self.cues(output)
+            #expect(Self.same(read, expected, tolerance: 0.0015), "\(ranges) \(mode) \(ext): ffmpeg \(read) ≠ \(expected)")
+            #expect(read.contains { $0.0 <= spans.last!.at + 0.0015 && $0.1 > spans.last!.at }, "the long cue shows at the range's start: \(read)")
+            if MediaFacts.gstreamerAvailable {
+                let gst = try Self.gstreamerCues(output, demuxer: ext == "mkv" ? "matroskademux" : "qtdemux")
+                #expect(Self.same(gst, expected, tolerance: 0.0015), "\(ranges) \(mode) \(ext): GStreamer \(gst) ≠ \(expected)")
+            }
+        }
+    }
+
+    /// MPEG-TS: a DVB subtitle (a bitmap display set, shown until the next one) that began at 4.47 s is still
+    /// showing at 6.5: the cut into MKV starts with it. Made from a camera's PGS stream in ../shared/media.
+    @Test func transportStreamBitmapCueAlreadyShowingIsKept() throws {
+        guard let shared = TestPaths.sharedMedia else { return }
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let input = folder.file("dvb.ts")
+        try #require(try Run.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=160x120:rate=30", "-itsoffset", "3",
+                                             "-i", shared + "/metadata-extractor-images/Sony_ILCE-7M3_A7M3.mts", "-map", "0:v", "-map", "1:s",
+                                             "-t", "12", "-c:v", "libx264", "-g", "60", "-c:s", "dvbsub", input]).status == 0)
+        for mode in ["copy", "exact"] {
+            let output = folder.file("\(mode).mkv")
+            let result = try Run.vtrim(["cut", input, "--start", "6.5", "--end", "8", "--mode", mode, "-o", output])
+            #expect(result.status == 0, "\(result)")
+            let packets = try Run.tool("ffprobe", ["-v", "error", "-select_streams", "s", "-show_entries", "packet=pts_time,size", "-of", "csv=p=0", output])
+            let first = try #require(packets.stdoutLines.first?.split(separator: ",").compactMap { Double($0) }, "no cue in \(mode)")
+            #expect(first.count == 2 && first[0] == 0 && first[1] > 100, "\(mode): the showing cue at 0: \(packets.stdout)")
         }
     }
 

@@ -22,9 +22,12 @@ struct CompanionTracks {
         var correction: Int64?
         /// Text subtitles into a codec the output holds (`KeptStream.convertsTo`).
         var converter: SubtitleConverter?
-        /// Reading goes on until this track's first packet past the range (audio; telemetry, whose samples come
-        /// at a steady pace and may be stored after the video's last ones) — not for subtitles, which may be far apart.
-        var holdsReading: Bool { !retimedPerSample || codec == AV_CODEC_ID_BIN_DATA }
+        /// A cue without a length (a bitmap display set: it shows until the stream's next one) that began before
+        /// the range: still showing at its start unless another comes before, so written there once one does.
+        var showing: Packet?
+        /// Reading goes on until this track's first packet past the range — audio only: subtitles and telemetry
+        /// come through the cue reader (`CueReader`), from before the range's keyframe.
+        var holdsReading: Bool { !retimedPerSample }
     }
 
     private var tracks: [Int: Track] = [:]
@@ -74,6 +77,11 @@ struct CompanionTracks {
 
     /// Records the offset of the seam before the range that ends (the first audio track's).
     mutating func endRange() {
+        for key in tracks.keys {
+            guard var track = tracks[key], track.showing != nil else { continue }
+            try? writeShowing(&track)
+            tracks[key] = track
+        }
         guard rangeIndex > 0, !recordedRanges.contains(rangeIndex) else { return }
         recordedRanges.insert(rangeIndex)
         // Without audio there is no seam offset to report.
@@ -95,6 +103,14 @@ struct CompanionTracks {
         let start = av_rescale_q(timestamp, track.timeBase, cav_time_base_q())
         let end = av_rescale_q(timestamp.plus(max(0, packet.duration)), track.timeBase, cav_time_base_q())
         furthestMicro = max(furthestMicro, start)
+        if track.retimedPerSample, end <= start || start >= endMicro {
+            // A display set with no length replaces the one before: the last before the range shows at its start.
+            if start >= shiftMicro || start >= endMicro { try writeShowing(&track) }
+            if start < shiftMicro {
+                track.showing = try packet.clone()
+                return
+            }
+        }
         if start >= endMicro {
             track.done = true
             return
@@ -164,6 +180,22 @@ struct CompanionTracks {
             track.writtenEnd = packet.presentationTime.plus(duration)
             try output.write(packet, stream: track.output, timeBase: track.timeBase)
         }
+    }
+}
+
+extension CompanionTracks {
+    /// The display set still showing at the range's start, written there (it lasts until the stream's next one).
+    private mutating func writeShowing(_ track: inout Track) throws {
+        guard let held = track.showing else { return }
+        track.showing = nil
+        if let converter = track.converter {
+            guard let bytes = try converter.convert(held) else { return }
+            try held.setBytes(bytes)
+        }
+        held.pointer.pointee.pts = av_rescale_q(outputStartMicro, cav_time_base_q(), track.timeBase)
+        held.pointer.pointee.dts = held.pts
+        held.pointer.pointee.duration = 0
+        try output.write(held, stream: track.output, timeBase: track.timeBase)
     }
 }
 

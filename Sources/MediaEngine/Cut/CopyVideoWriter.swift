@@ -18,6 +18,7 @@ final class CopyVideoWriter: VideoWriter {
     /// Puts samples in the sample entry's form (Annex B to lengths, sets out of band); nil copies them as they are.
     private let repackager: SampleRepackager?
     private let cleanStart: CleanStart
+    private var decodeTimes: DecodeTimeFill
 
     init(output: OutputFile, outputIndex: Int, stream: UnsafeMutablePointer<AVStream>, video: VideoCut, repackager: SampleRepackager?) {
         self.repackager = repackager
@@ -26,6 +27,7 @@ final class CopyVideoWriter: VideoWriter {
         self.timeBase = stream.pointee.time_base
         self.video = video
         cleanStart = CleanStart(stream: stream)
+        decodeTimes = DecodeTimeFill(delay: video.decodeDelayFrames)
     }
 
     func consume(_ packet: Packet) throws -> Bool {
@@ -40,8 +42,9 @@ final class CopyVideoWriter: VideoWriter {
         if let repackager, let bytes = try packet.withData({ try repackager.repackage($0) }) { try packet.setBytes(bytes) }
         latestPresentedEnd = max(latestPresentedEnd, timing.pts.plus(max(0, timing.duration)))
         // A missing presentation time (AVI) takes the decode time; a missing decode time (Matroska's first
-        // blocks) stays missing, and the muxer derives it from the presentation times.
+        // blocks) is derived from the presentation times, afresh for each range.
         packet.pointer.pointee.pts = timing.pts
+        if packet.dts == CAV_NOPTS_VALUE { packet.pointer.pointee.dts = decodeTimes.decodeTime(pts: timing.pts, duration: timing.duration) }
         packet.shift(by: video.shift.minus(video.outputStart))
         try output.write(packet, stream: outputIndex, timeBase: timeBase)
         if timing.isSame(as: video.lastNeeded) {
@@ -74,5 +77,36 @@ final class CopyVideoWriter: VideoWriter {
         }
         try OutputFile.setExtradata(record, of: out)
         return SampleRepackager(codec: sets.codec, sourceLengthSize: sets.lengthSize, outputLengthSize: lengthSize, recordSets: sets.all)
+    }
+}
+
+/// Decode times for copied packets that have none (Matroska stores presentation times only; its demuxer leaves
+/// the first packets after a seek without one). The rule is libavformat's muxer's — the smallest of the last
+/// `delay + 1` presentation times, seeded below the first one — but started afresh for each range, where the
+/// muxer's would carry the range before's times across a join's seam and go backwards.
+struct DecodeTimeFill {
+    private let delay: Int
+    private var buffer: [Int64]
+
+    /// `delay`: the stream's reorder delay in frames (capped at 16, FFmpeg's MAX_REORDER_DELAY).
+    init(delay: Int) {
+        self.delay = min(max(0, delay), 16)
+        buffer = Array(repeating: CAV_NOPTS_VALUE, count: self.delay + 1)
+    }
+
+    /// The decode time of a packet presented at `pts` lasting `duration` ticks.
+    mutating func decodeTime(pts: Int64, duration: Int64) -> Int64 {
+        buffer[0] = pts
+        var index = 1
+        while index < delay + 1, buffer[index] == CAV_NOPTS_VALUE {
+            buffer[index] = pts.plus(Int64(index - delay - 1).multipliedReportingOverflow(by: max(0, duration)).partialValue)
+            index += 1
+        }
+        index = 0
+        while index < delay, buffer[index] > buffer[index + 1] {
+            buffer.swapAt(index, index + 1)
+            index += 1
+        }
+        return buffer[0]
     }
 }

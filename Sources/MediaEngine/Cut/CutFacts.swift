@@ -123,6 +123,9 @@ struct VideoFacts: Sendable {
     var beginning = StreamBeginning.unknown
     /// MPEG-4 part 2 with B-frames packed two to a packet (DivX/Xvid): `PackedFrames`.
     public var packedFrames = false
+    /// The stream's reorder delay in frames (its codec parameters' `video_delay`): how far decode times run
+    /// ahead of presentation, where a container stores none.
+    public var decodeDelayFrames = 0
     /// H.264/HEVC going into MP4/MOV: the source's parameter sets (record, and those in band over the range).
     var parameterSets: SourceParameterSets?
     /// The stream has a Dolby Vision configuration (dvcC/dvvC).

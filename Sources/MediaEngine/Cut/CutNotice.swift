@@ -42,6 +42,12 @@ public enum CutNotice: Sendable, Equatable, Codable {
     case smartFallback(SmartFallback)
     /// A copy join into MP4/MOV: one edit-list entry per range, which not every reader honours.
     case multipleEdits(ranges: Int, container: String)
+    /// A copy join into a container without edit lists shows footage outside its ranges: each range's lead-in
+    /// from its keyframe and the frames past its end its frames need (source seconds, per range).
+    case joinExtraFootage(spans: [JoinExtraSpan], container: String)
+    /// A join's range starts later on the output than the range before ends: its keyframe decodes (a reorder
+    /// delay early) before the range before has finished decoding, and decode times must rise.
+    case joinSeamGap(range: Int, seconds: Double)
     /// Sample-exact seams were asked (or the join is exact) but this audio is copied: its seams are within half a frame.
     case audioSeamsNearest(index: Int, codec: String, why: String)
     /// H.264/HEVC into MP4/MOV: the parameter sets could not go where `--sample-entry` asked.
@@ -128,6 +134,8 @@ public enum CutNotice: Sendable, Equatable, Codable {
         case .uncleanStart: return "unclean_start"
         case .smartFallback: return "smart_fallback"
         case .multipleEdits: return "multiple_edits"
+        case .joinExtraFootage: return "join_extra_footage"
+        case .joinSeamGap: return "join_seam_gap"
         case .audioSeamsNearest: return "audio_seams_nearest"
         case .audioReencoded: return "audio_reencoded"
         case .telemetryKept: return "telemetry_kept"
@@ -145,7 +153,7 @@ public enum CutNotice: Sendable, Equatable, Codable {
 
     public var isWarning: Bool {
         switch self {
-        case .startsLate, .cleanStartFar, .uncleanStart, .smartFallback, .multipleEdits, .audioSeamsNearest, .sampleEntry, .setsKeptInSamples, .streamDropped, .decodeErrors, .truncated, .pastReadableEnd: return true
+        case .startsLate, .cleanStartFar, .uncleanStart, .smartFallback, .multipleEdits, .joinExtraFootage, .joinSeamGap, .audioSeamsNearest, .sampleEntry, .setsKeptInSamples, .streamDropped, .decodeErrors, .truncated, .pastReadableEnd: return true
         default: return false
         }
     }
@@ -165,7 +173,7 @@ public enum CutNotice: Sendable, Equatable, Codable {
         ("head_reencoded", false, .plan), ("tail_reencoded", false, .plan), ("range_reencoded", false, .plan), ("audio_packets_split", false, .plan), ("audio_reencoded", false, .plan), ("telemetry_kept", false, .plan),
         ("encoder_info_carried", false, .plan), ("dolby_vision_dropped", false, .plan), ("chapters_left_out", false, .plan), ("timecode_kept", false, .plan), ("subtitles_converted", false, .plan),
         ("first_frame_whole", false, .plan), ("input_truncated", false, .plan), ("truncated", true, .plan),
-        ("starts_late", true, .plan), ("clean_start_far", true, .plan), ("unclean_start", true, .plan), ("smart_fallback", true, .plan), ("multiple_edits", true, .plan), ("audio_seams_nearest", true, .plan), ("sample_entry", true, .plan), ("stream_dropped", true, .plan),
+        ("starts_late", true, .plan), ("clean_start_far", true, .plan), ("unclean_start", true, .plan), ("smart_fallback", true, .plan), ("multiple_edits", true, .plan), ("join_extra_footage", true, .plan), ("join_seam_gap", true, .plan), ("audio_seams_nearest", true, .plan), ("sample_entry", true, .plan), ("stream_dropped", true, .plan),
         ("decode_errors", true, .run), ("truncated", true, .run), ("sample_entry", true, .run),
     ]
 
@@ -229,6 +237,12 @@ public enum CutNotice: Sendable, Equatable, Codable {
             return "stream #\(index): the audio (\(codec)) is copied, so its seams are within half an audio frame, not exact to the sample (\(why))"
         case let .multipleEdits(ranges, container):
             return "the \(ranges) ranges are copied into \(container) with an edit-list entry each: FFmpeg, Chromium and Apple's players show exactly the ranges; GStreamer plays the first range only, and Chromium's duration includes the last range's hidden frames (--mode smart plays the same everywhere)"
+        case let .joinExtraFootage(spans, container):
+            let listed = spans.map { "range \($0.range) \(Words.seconds($0.fromSeconds))–\(Words.seconds($0.toSeconds))" }.joined(separator: ", ")
+            let total = spans.reduce(0) { $0 + max(0, $1.toSeconds - $1.fromSeconds) }
+            return "the copy join shows \(Words.seconds(total)) of footage outside its ranges (\(listed) of the source): \(container) has no edit lists to hide a copy's lead-in from its keyframe and the frames past its end (--mode smart or exact shows only the ranges)"
+        case let .joinSeamGap(range, seconds):
+            return "range \(range) starts \(Words.seconds(seconds)) after the range before ends on the output (the previous frame shows that much longer): its keyframe decodes ahead of its first frame by more than the range before leaves room for"
         case let .setsKeptInSamples(count):
             return "\(count) parameter set(s) inside the source's samples are not in its sample entry (joined files?); they stay in the samples, which players that read only the sample entry ignore"
         case let .dolbyVisionDropped(smart):
@@ -335,4 +349,11 @@ public enum SmartFallback: Error, Sendable, Equatable, Codable, CustomStringConv
             return "the range holds fewer than two clean random-access points, so there is no whole group of pictures to copy; all of it is re-encoded"
         }
     }
+}
+
+/// Footage a copy join shows outside its ranges: source seconds, and the range (1-based) that shows it.
+public struct JoinExtraSpan: Sendable, Equatable, Codable {
+    public var range: Int
+    public var fromSeconds: Double
+    public var toSeconds: Double
 }

@@ -135,6 +135,16 @@ public struct VideoCut: Sendable, Equatable, Codable {
     public var packedFrames = false
     /// Exact and smart cuts: how the re-encoded frames are made.
     public var reencoding: Reencoding?
+    /// The source's reorder delay in frames: copied packets without a decode time (Matroska stores none) get one
+    /// derived from presentation times with it (`DecodeTimeFill`), afresh at each range's keyframe.
+    public var decodeDelayFrames = 0
+
+    /// The decode time the keyframe is written with (source ticks): its own, or where it has none the one
+    /// `DecodeTimeFill` gives the first packet of a range.
+    public var keyframeDecodeTime: Int64 {
+        keyframe.dts != keyframe.pts || decodeDelayFrames == 0 ? keyframe.dts
+            : keyframe.pts.minus(Int64(decodeDelayFrames).multipliedReportingOverflow(by: max(0, keyframe.duration)).partialValue)
+    }
     /// Where this cut begins on a joined output's timeline (ticks; exact cuts: `ExactTiming.outputStart`):
     /// every output time below is moved this much later. 0 for a single cut.
     public var outputStart: Int64 = 0

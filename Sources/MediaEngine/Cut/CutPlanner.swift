@@ -277,6 +277,7 @@ enum CutPlanner {
         // names its own build, always).
         cut.beginning = video.beginning
         cut.packedFrames = video.packedFrames
+        cut.decodeDelayFrames = video.decodeDelayFrames
         if video.beginning.mustCarry, let build = video.beginning.x264Build {
             let firstCopied: VideoPacket? = mode == .copy || mode == .keyframe ? start.keyframe : mode == .smart ? smart?.firstCopied : nil
             if let firstCopied, smart?.hasHead == true || firstCopied.dts != video.beginning.firstDecodeTicks {

@@ -136,6 +136,7 @@ struct CutSurvey {
         facts.beginning = beginning
         facts.fineTicksAreSlots = slots
         facts.packedFrames = PackedFrames.detect(input, streamIndex: index)
+        facts.decodeDelayFrames = Int(max(0, min(16, parameters.video_delay)))
         facts.startsUnclean = start.startsUnclean
         facts.hasDolbyVision = av_stream_get_side_data(stream, AV_PKT_DATA_DOVI_CONF, nil) != nil
         if muxer.supportsEditLists {

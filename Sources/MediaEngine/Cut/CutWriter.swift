@@ -77,15 +77,19 @@ final class CutWriter {
             throw MediaError(.decodeFailed, path: path, operation: "plan", reason: "the plan has no range to write")
         }
         var videoStream: UnsafeMutablePointer<AVStream>?
+        var videoWriter: VideoWriter?
         var companions: [CompanionTracks.Track] = []
         var reencoders: [AudioReencoder] = []
         let keptIndices = Set(plan.streams.map(\.index))
-        for kept in plan.streams {
+        // Output streams in the source's order: the video's writer (whose first range adds its stream; later
+        // ones write to it) is made where the video stands.
+        for kept in plan.streams.sorted(by: { $0.index < $1.index }) {
             guard let stream = input.stream(kept.index) else {
                 throw MediaError(.decodeFailed, path: path, operation: "plan", reason: "the plan's stream #\(kept.index) is not in the file")
             }
             if kept.kind == .video, plan.video != nil {
                 videoStream = stream
+                videoWriter = try makeVideoWriter(first, number: 0, stream: stream, output: output, joining: nil)
             } else if let encoder = kept.audioEncoder {
                 reencoders.append(try AudioReencoder(path: input.path, streamIndex: kept.index, encoderName: encoder, output: output))
             } else if let target = kept.convertsTo {
@@ -107,8 +111,6 @@ final class CutWriter {
                                                         splitsAMRFrames: kept.splitsAudioFrames))
             }
         }
-        // The first range's video writer adds the video stream (before the header); later ones write to it.
-        var videoWriter = try videoStream.map { try makeVideoWriter(first, number: 0, stream: $0, output: output, joining: nil) }
         let videoOutputIndex = videoWriter?.outputIndex
         var muxerOptions: [String: String] = [:]
         if plan.container.editLists {
@@ -117,6 +119,9 @@ final class CutWriter {
         }
         try output.writeHeader(options: muxerOptions)
         var tracks = CompanionTracks(tracks: companions, output: output, plan: first, joinsNext: segments.count > 1)
+        // Cues and telemetry come through a reader of their own, from before each range's keyframe.
+        let cueStreams = Set(companions.filter(\.retimedPerSample).map(\.input))
+        let cues = cueStreams.isEmpty ? nil : try CueReader(path: input.path, streams: cueStreams, clock: plan.video?.streamIndex)
 
         var notices: [CutNotice] = []
         for (number, segment) in segments.enumerated() {
@@ -124,8 +129,9 @@ final class CutWriter {
                 try reencoder.begin(sourceStartMicro: segment.companionsShiftMicro, outputStartMicro: segment.companionsOutputStartMicro,
                                     durationMicro: durationsMicro[safe: number] ?? 0)
             }
+            if number > 0 { tracks.begin(segment, joinsNext: number < segments.count - 1) }
+            try cues?.read(windowStartMicro: segment.companionsShiftMicro, windowEndMicro: segment.companionsEndMicro) { try tracks.consume($0) }
             if number > 0 {
-                tracks.begin(segment, joinsNext: number < segments.count - 1)
                 if let stream = videoStream, let writer = videoWriter {
                     if let exact = writer as? ExactVideoWriter, let video = segment.video {
                         try exact.begin(video)
@@ -160,8 +166,8 @@ final class CutWriter {
                 if let video = segment.video, packet.streamIndex == video.streamIndex, let writer = videoWriter {
                     reportProgress(packet, video: video, segment: number)
                     if !videoDone { videoDone = try writer.consume(packet) }
-                } else if reencoders.contains(where: { $0.input == packet.streamIndex }) {
-                    continue  // Read by its own re-encoder.
+                } else if reencoders.contains(where: { $0.input == packet.streamIndex }) || cueStreams.contains(packet.streamIndex) {
+                    continue  // Read by its own re-encoder or the cue reader.
                 } else {
                     try tracks.consume(packet)
                 }
@@ -252,7 +258,8 @@ final class CutWriter {
     /// it that may belong to the cut (kept streams' packets that end at or after the companions' start;
     /// a long way back, held in memory, nothing else is).
     private func positioned(at keyframe: VideoPacket, stream index: Int, segment: CutPlan) throws -> [Packet] {
-        let companions = Set(plan.streams.filter { $0.audioEncoder == nil }.map(\.index)).subtracting([index])
+        let companions = Set(plan.streams.filter { $0.audioEncoder == nil && $0.kind != .subtitle && $0.kind != .data }.map(\.index))
+            .subtracting([index])
         if let packets = try input.position(at: keyframe, streamIndex: index, keep: {
             companions.contains($0.streamIndex) && self.endsAtOrAfter(segment.companionsStartMicro, $0)
         }) {

@@ -45,11 +45,30 @@ enum JoinPlanner {
         var nextStartMicro: Int64 = 0
         var edits: [MediaEdit] = []
         var mediaEnd: Int64?
+        // Copies into a container without edit lists: where the range before's last packet decodes on the output.
+        let copiesWithoutEdits = !first.container.editLists && (mode == .copy || mode == .keyframe)
+        var lastDecode: Int64?
+        var seamGaps: [CutNotice] = []
         for (index, original) in plans.enumerated() {
             var plan = original
             let own = ownSpan(plan)
-            let begins = nextStart ?? own.start
+            var begins = nextStart ?? own.start
+            if copiesWithoutEdits, let video = plan.video, let previous = lastDecode {
+                // Decode times rise across the seam: a keyframe decoding (its reorder delay early) at or before the
+                // range before's last packet moves the range later, leaving a gap the plan reports.
+                let firstDecode = video.keyframeDecodeTime.minus(video.shift).plus(begins.minus(own.start))
+                if firstDecode <= previous {
+                    let late = previous.minus(firstDecode).plus(1)
+                    let lateMicro = Rescale.ticks(late, from: own.unit, to: Rational(1, 1_000_000))
+                    begins = begins.plus(late)
+                    nextStartMicro = nextStartMicro.plus(lateMicro)
+                    seamGaps.append(.joinSeamGap(range: index + 1, seconds: Micro.seconds(lateMicro)))
+                }
+            }
             let moved = begins.minus(own.start)
+            if copiesWithoutEdits, let video = plan.video {
+                lastDecode = video.lastNeeded.dts.minus(video.shift).plus(moved)
+            }
             let movedMicro = Rescale.ticks(moved, from: own.unit, to: Rational(1, 1_000_000))
             if plan.video?.exact != nil {
                 plan.video?.exact?.outputStart = moved
@@ -87,7 +106,11 @@ enum JoinPlanner {
 
         var whole = ranges[0].plan
         whole.chapters = merged(ranges.flatMap(\.plan.chapters))
-        whole.notices = joinedNotices(ranges.map(\.plan))
+        whole.notices = joinedNotices(ranges.map(\.plan)) + seamGaps
+        if copiesWithoutEdits, plans.count > 1 {
+            let spans = extraFootage(ranges.map(\.plan))
+            if !spans.isEmpty { whole.notices.append(.joinExtraFootage(spans: spans, container: first.container.formatName)) }
+        }
         if whole.video?.editDuration != nil, let total = nextStart, let firstStart = ranges.first.map({ ownSpan($0.plan).start }) {
             whole.video?.editDuration = total.minus(firstStart)
         }
@@ -100,6 +123,30 @@ enum JoinPlanner {
             whole.notices.append(.multipleEdits(ranges: edits.count, container: whole.container.formatName))
         }
         return .join(JoinPlan(requestedMode: requested, mode: mode, ranges: ranges, whole: whole, smartFallback: first.smartFallback))
+    }
+
+    /// What each range of a copy join without edit lists shows outside the requested ranges (source seconds): its
+    /// lead-in from the keyframe and the frames past its end, less what the requested ranges themselves cover.
+    static func extraFootage(_ plans: [CutPlan]) -> [JoinExtraSpan] {
+        let kept = plans.map { ($0.seconds(micro: $0.startMicro), $0.seconds(micro: $0.endMicro)) }
+        var spans: [JoinExtraSpan] = []
+        for (index, plan) in plans.enumerated() {
+            guard let video = plan.video else { continue }
+            let shownFrom = plan.seconds(micro: video.micro(video.firstShown)), shownTo = plan.presentedEndSeconds
+            let (start, end) = kept[index]
+            for (from, to) in [(shownFrom, min(start, shownTo)), (max(end, shownFrom), shownTo)] where to - from > 0.0005 {
+                // Less the parts of it some requested range covers.
+                var pieces = [(from, to)]
+                for (keptStart, keptEnd) in kept {
+                    pieces = pieces.flatMap { piece -> [(Double, Double)] in
+                        guard keptEnd > piece.0, keptStart < piece.1 else { return [piece] }
+                        return [(piece.0, keptStart), (keptEnd, piece.1)].filter { $0.1 - $0.0 > 0.0005 }
+                    }
+                }
+                spans += pieces.map { JoinExtraSpan(range: index + 1, fromSeconds: $0.0, toSeconds: $0.1) }
+            }
+        }
+        return spans
     }
 
     /// Sample-exact seams: each audio stream re-encoded with its codec's encoder, where the container hides the
