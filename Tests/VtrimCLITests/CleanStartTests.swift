@@ -125,4 +125,47 @@ struct CleanStartTests {
         #expect(strict.stderr.contains("clean start"), "\(strict.stderr)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
     }
+
+    /// Samsung's slow-motion recordings put an SVC prefix NAL unit (type 14: the temporal layer) before each IDR:
+    /// the picture is still an IDR (it is classified by its slice units), so a copy cut begins with the keyframe
+    /// its plan names, with no `unclean_start`, and every frame of the range decodes (the regression wrote a file
+    /// that began with a non-key packet and decoded none of it). x264 cannot write prefix units: they are put in
+    /// before each IDR of an encoded stream, which is muxed into MP4, MPEG-TS and Matroska.
+    @Test(arguments: ["mp4", "ts", "mkv"])
+    func idrsBehindPrefixUnitsAreCleanStarts(_ ext: String) throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let plain = folder.file("plain.h264"), prefixed = folder.file("prefixed.h264"), input = folder.file("prefixed.\(ext)")
+        try #require(try Run.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=160x90:rate=30", "-t", "6", "-c:v", "libx264",
+                                             "-g", "30", "-bf", "0", "-bsf:v", "h264_mp4toannexb", "-f", "h264", plain]).status == 0)
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: plain))), out: [UInt8] = [], index = 0, copied = 0, inserted = 0
+        // 00 00 00 01 6E C0 80 07 20: nal_ref_idc 3, type 14, svc_extension_flag, idr_flag, output_flag, trailing bits.
+        while index + 3 < bytes.count {
+            if bytes[index] == 0, bytes[index + 1] == 0, bytes[index + 2] == 1, bytes[index + 3] & 0x1F == 5 {
+                let begin = index > 0 && bytes[index - 1] == 0 ? index - 1 : index
+                out += bytes[copied..<begin] + [0, 0, 0, 1, 0x6E, 0xC0, 0x80, 0x07, 0x20]
+                copied = begin
+                inserted += 1
+                index += 3
+            }
+            index += 1
+        }
+        out += bytes[copied...]
+        bytes = out
+        try #require(inserted >= 5, "prefix units inserted: \(inserted)")
+        try Data(bytes).write(to: URL(fileURLWithPath: prefixed))
+        try #require(try Run.tool("ffmpeg", ["-v", "error", "-fflags", "+genpts", "-r", "30", "-i", prefixed, "-c", "copy", input]).status == 0)
+        let output = folder.file("cut.\(ext)")
+        let run = try Run.vtrim(["cut", "--json", input, "--start", "2.5", "--end", "4.5", "--mode", "copy", "-o", output])
+        #expect(run.status == 0, "\(run)")
+        let codes = ((run.jsonLines.first?["warnings"] as? [[String: Any]]) ?? []).compactMap { $0["code"] as? String }
+        #expect(!codes.contains("unclean_start"), "\(codes)")
+        let first = try Run.tool("ffprobe", ["-v", "error", "-select_streams", "v", "-show_entries", "packet=flags", "-of", "csv=p=0", output])
+        #expect(first.stdoutLines.first?.hasPrefix("K") == true, "the copy begins with the plan's keyframe: \(first.stdoutLines.prefix(2))")
+        let decode = try Run.tool("ffmpeg", ["-v", "error", "-i", output, "-f", "null", "-"])
+        #expect(decode.stderr.isEmpty, "\(decode.stderr)")
+        // Every frame the cut shows: 2 s from the keyframe at 2.0 in MP4's edit list; from the keyframe elsewhere.
+        let frames = try MediaFacts.videoFrameCount(output)
+        #expect(frames == (ext == "mp4" ? 60 : 75), "\(frames) frames")
+    }
 }

@@ -84,7 +84,8 @@ struct SampleEntryTests {
                       ("hevc.mp4", "copy", "mp4"), ("h264-aac.mp4", "copy", "mov"), ("hdr10-pq.mp4", "exact", "mp4"),
                       ("h264-aac.ts", "copy", "mp4"), ("hevc.ts", "copy", "mov"), ("hevc.ts", "keyframe", "mp4"),
                       ("h264-aac.mp4", "smart", "mp4"), ("h264-aac.mp4", "smart", "mov"), ("hevc.mp4", "smart", "mp4"),
-                      ("hevc.mp4", "smart", "mov"), ("h264-aac.ts", "smart", "mp4"), ("hevc.ts", "smart", "mov")])
+                      ("hevc.mp4", "smart", "mov"), ("h264-aac.ts", "smart", "mp4"), ("hevc.ts", "smart", "mov"),
+                      ("hevc.ts", "exact", "mp4"), ("hevc.ts", "exact", "mov")])
     func cutsAreOutOfBand(_ file: String, _ mode: String, _ container: String) throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }

@@ -154,6 +154,27 @@ struct TruncationTests {
     }
 
     /// A range that lies before the truncation is cut whole: a note, not a warning.
+    /// An audiobook whose index claims hours but whose file holds 1 MB (a truncated download): probe warns; a
+    /// cut of a range past what the file holds fails naming the truncation (it wrote a 258-byte file, or failed
+    /// "av_seek_frame failed"); a join whose ranges lie before and past the truncation says so once.
+    @Test func truncatedAudiobookIsNamed() throws {
+        guard let shared = TestPaths.sharedMedia else { return }
+        let input = shared + "/androidx-media/large_stbl_truncated_after_moov.m4b"
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let probe = try Run.vtrim(["probe", "--json", input])
+        #expect(probe.status == 0 && (probe.jsonLines.first?.codes("warnings").contains("truncated") ?? false), "\(probe)")
+        let cut = try Run.vtrim(["cut", input, "--start", "1", "--end", "5", "-o", folder.file("a.m4a")])
+        #expect(cut.status == 1 && cut.stderr.contains("truncated") && cut.stderr.contains("past what can be read"), "\(cut)")
+        #expect(!FileManager.default.fileExists(atPath: folder.file("a.m4a")))
+        let join = try Run.vtrim(["cut", "--json", TestPaths.fixture("truncated.mp4"), "--keep", "0.5..1", "--keep", "1.5..3",
+                                  "--mode", "exact", "-o", folder.file("j.mp4")])
+        #expect(join.status == 0, "\(join)")
+        let warnings = (join.jsonLines.first?["warnings"] as? [[String: Any]] ?? []) + (join.jsonLines.first?["notes"] as? [[String: Any]] ?? [])
+        let truncation = warnings.filter { ($0["code"] as? String).map { ["truncated", "input_truncated"].contains($0) } ?? false }
+        #expect(truncation.count == 1, "one truncation message: \(truncation)")
+    }
+
     @Test func rangeBeforeTheTruncationIsWhole() throws {
         let path = try Self.file("faststart-%d.mp4", 66)
         let result = try Run.vtrim(["cut", "--json", path, "--start", "0.5", "--end", "1.5", "-o", path + ".early.mp4",

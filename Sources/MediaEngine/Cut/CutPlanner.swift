@@ -47,6 +47,11 @@ enum CutPlanner {
         let container = facts.container
         if let readable = facts.readableEnd {
             let seconds = Micro.seconds(readable.micro.minus(facts.originMicro))
+            // A range that starts where nothing can be read would write an empty file: refused, naming why.
+            if facts.startMicro >= readable.micro {
+                throw MediaError(.invalidRange, path: path, operation: "range",
+                                 reason: "the range starts at \(Words.seconds(Micro.seconds(facts.startMicro.minus(facts.originMicro)))), past what can be read: the file is truncated (\(readable.why)) and about \(Words.seconds(seconds)) of it can be read")
+            }
             notices.append(facts.endMicro > readable.micro
                 ? .pastReadableEnd(endSeconds: Micro.seconds(facts.endMicro.minus(facts.originMicro)), readableSeconds: seconds, why: readable.why)
                 : .truncatedAfterRange(readableSeconds: seconds))

@@ -229,6 +229,14 @@ enum JoinPlanner {
                 notices.append(notice)
             }
         }
+        // One message per cause: a truncated input is told once, by the range it cuts short where one does.
+        let truncation = notices.last { if case .pastReadableEnd = $0 { true } else { false } } ?? notices.first { if case .truncatedAfterRange = $0 { true } else { false } }
+        notices.removeAll { notice in
+            switch notice {
+            case .pastReadableEnd, .truncatedAfterRange: notice != truncation
+            default: false
+            }
+        }
         return notices
     }
 }
