@@ -97,6 +97,24 @@ struct InterruptTests {
     }
 
     /// One 1080p input: its samples are split over every core.
+    /// Storyboards beside their videos: an interrupted batch leaves no `.trickplay` folder it made empty (they
+    /// stayed behind), and the storyboards it finished are whole.
+    @Test func storyboardBatchLeavesNoEmptyFolder() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let inputs = try Self.clips(folder, count: 3 * Self.cores)
+        let run = try Self.interrupt(["thumbs", "--json", "-r", "-j", String(Self.cores), "--storyboard", "jellyfin", "--every", "0.1",
+                                      "--width", "480", folder.file("in")], cpuSeconds: 1.0)
+        #expect(run.status == 130, "\(run.stdout)")
+        Self.checkReport(run, inputs: inputs)
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.file("in"))) ?? []
+        for name in names where name.hasSuffix(".trickplay") {
+            let inside = (try? FileManager.default.contentsOfDirectory(atPath: folder.file("in/\(name)"))) ?? []
+            #expect(!inside.isEmpty && inside.allSatisfy { !$0.contains(".tmp-") }, "\(name) holds \(inside)")
+        }
+        #expect(Self.leftovers(folder.path).isEmpty)
+    }
+
     @Test func singleThumbsInput() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }

@@ -1,32 +1,35 @@
 import Foundation
+import MediaEngine
 
 /// The index files of each storyboard format, from its plan and what was written. Pure text and bytes.
 enum StoryboardFiles {
-    /// Roku/Emby BIF v0: the magic, version 0, the image count, the interval in ms (the timestamps' multiplier),
-    /// 44 reserved zero bytes, then N+1 little-endian (timestamp, offset) pairs — the last 0xFFFFFFFF and the end
-    /// of the data — then the JPEGs. Nil when the data would pass 4 GiB (BIF's offsets are 32-bit).
-    static func bif(images: [[UInt8]], intervalSeconds: Double) -> [UInt8]? {
+    /// Roku/Emby BIF v0's header and index: the magic, version 0, the image count, the interval in ms (the
+    /// timestamps' multiplier), 44 reserved zero bytes, then N+1 little-endian (timestamp, offset) pairs — the last
+    /// 0xFFFFFFFF and the end of the data. `ends`: where each image ends; nil when an offset passes 4 GiB (BIF's
+    /// offsets are 32-bit) or the interval is not a whole number of milliseconds from 1 to 2^32−1.
+    static func bifHeader(imageEnds ends: [UInt64], intervalSeconds: Double) -> [UInt8]? {
         var bytes: [UInt8] = [0x89, 0x42, 0x49, 0x46, 0x0D, 0x0A, 0x1A, 0x0A]
         func append(_ value: UInt32) { withUnsafeBytes(of: value.littleEndian) { bytes += $0 } }
         let milliseconds = (intervalSeconds * 1000).rounded()
-        guard milliseconds >= 1, milliseconds <= Double(UInt32.max) else { return nil }
+        guard milliseconds.isFinite, milliseconds >= 1, milliseconds <= Double(UInt32.max), ends.count < Int(UInt32.max) else { return nil }
         append(0)
-        append(UInt32(images.count))
+        append(UInt32(ends.count))
         append(UInt32(milliseconds))
         bytes += [UInt8](repeating: 0, count: 44)
-        var offset = UInt64(64 + (images.count + 1) * 8)
-        for (index, image) in images.enumerated() {
+        var offset = bifHeaderSize(count: ends.count)
+        for (index, end) in ends.enumerated() {
             guard offset <= UInt64(UInt32.max) else { return nil }
             append(UInt32(index))
             append(UInt32(offset))
-            offset += UInt64(image.count)
+            offset = end
         }
         guard offset <= UInt64(UInt32.max) else { return nil }
         append(0xFFFF_FFFF)
         append(UInt32(offset))
-        for image in images { bytes += image }
         return bytes
     }
+
+    static func bifHeaderSize(count: Int) -> UInt64 { 64 + UInt64(count + 1) * 8 }
 
     /// The peak bits per second of the sheets: each sheet's size over the time it spans (HLS's BANDWIDTH, DASH's
     /// bandwidth, Jellyfin's TrickplayInfo.Bandwidth).
@@ -70,5 +73,58 @@ enum StoryboardFiles {
         </AdaptationSet>
 
         """
+    }
+}
+
+/// A BIF file written as it is made: the header and index's room left at the start, each JPEG appended as it is
+/// encoded (none held in memory), the header and index written over that room last.
+struct BIFWriter {
+    private let path: String
+    private let input: String
+    private let handle: FileHandle
+    private let count: Int
+    private let intervalSeconds: Double
+    private var ends: [UInt64] = []
+    private var written: UInt64
+
+    init(path: String, count: Int, intervalSeconds: Double, input: String) throws(MediaError) {
+        guard FileManager.default.createFile(atPath: path, contents: Data(count: Int(StoryboardFiles.bifHeaderSize(count: count)))),
+              let handle = FileHandle(forWritingAtPath: path) else {
+            throw MediaError(.writeFailed, path: input, operation: "write", reason: "cannot write \(path)")
+        }
+        self.path = path
+        self.input = input
+        self.handle = handle
+        self.count = count
+        self.intervalSeconds = intervalSeconds
+        written = StoryboardFiles.bifHeaderSize(count: count)
+        handle.seekToEndOfFile()
+    }
+
+    /// Appends one JPEG; refused once the file would pass BIF's 4 GiB.
+    mutating func append(_ jpeg: [UInt8]) throws(MediaError) {
+        written += UInt64(jpeg.count)
+        guard written <= UInt64(UInt32.max) else {
+            throw MediaError(.tooLarge, path: input, operation: "bif", reason: "the BIF file would pass 4 GiB (its offsets are 32-bit); use a larger --every or a smaller --width")
+        }
+        do { try handle.write(contentsOf: Data(jpeg)) } catch {
+            throw MediaError(.writeFailed, path: input, operation: "write", reason: "cannot write \(path) (\(error.localizedDescription))")
+        }
+        ends.append(written)
+    }
+
+    /// Writes the header and index and closes the file; its size in bytes.
+    func finish() throws(MediaError) -> Int {
+        guard ends.count == count, let header = StoryboardFiles.bifHeader(imageEnds: ends, intervalSeconds: intervalSeconds) else {
+            throw MediaError(.tooLarge, path: input, operation: "bif", reason: "the BIF file cannot index its \(ends.count) thumbnails (4 GiB at most, an interval of 1 ms to 49 days)")
+        }
+        do {
+            try handle.seek(toOffset: 0)
+            try handle.write(contentsOf: Data(header))
+            try handle.close()
+        } catch {
+            throw MediaError(.writeFailed, path: input, operation: "write", reason: "cannot write \(path) (\(error.localizedDescription))")
+        }
+        return Int(written)
     }
 }

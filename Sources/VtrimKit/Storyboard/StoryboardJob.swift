@@ -154,11 +154,29 @@ public enum StoryboardJob {
         -> (frames: [SampledFrame], files: [String], bandwidth: Int, redrawn: Int) {
         let output = plan.outputPath
         let parent = (output as NSString).deletingLastPathComponent
+        // The folders this run creates (a Jellyfin `.trickplay` folder, --output-dir's mirror) go again if it fails
+        // or is interrupted: registered as temporaries until the storyboard is in place.
+        var created = parent
+        while !FileManager.default.fileExists(atPath: (created as NSString).deletingLastPathComponent) { created = (created as NSString).deletingLastPathComponent }
+        let createsFolders = !FileManager.default.fileExists(atPath: parent)
+        if createsFolders, !TemporaryFiles.shared.add(created) { throw Interrupt.error(input) }
+        defer { if createsFolders { TemporaryFiles.shared.remove(created) } }
         do {
             try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
         } catch {
             throw MediaError(.writeFailed, path: input, operation: "mkdir", reason: "cannot create \(parent) (\(error.localizedDescription))")
         }
+        do throws(MediaError) {
+            return try writeFormat(plan: plan, sampler: sampler, video: video, request: request, input: input, output: output, warnings: &warnings)
+        } catch {
+            if createsFolders { removeTree(created) }
+            throw error
+        }
+    }
+
+    private static func writeFormat(plan: StoryboardPlan, sampler: FrameSampler, video: VideoStreamInfo, request: StoryboardRequest,
+                                    input: String, output: String, warnings: inout [MediaWarning]) throws(MediaError)
+        -> (frames: [SampledFrame], files: [String], bandwidth: Int, redrawn: Int) {
         var frames: [SampledFrame] = []
         var redrawn = 0
         /// Samples the chunk, checks what its frames say (throws when none at all decoded), hands them on.
@@ -171,28 +189,27 @@ public enum StoryboardJob {
         }
 
         if plan.format == .bif {
-            var images: [[UInt8]] = []
-            // A hundred at a time, fewer when thumbnails are large (at most vtrim's picture budget in memory).
-            let perChunk = max(1, min(100, ThumbsRequest.maximumPixels / max(1, plan.thumbnailWidth * plan.thumbnailHeight)))
-            for start in stride(from: 0, to: plan.thumbnailCount, by: perChunk) {
-                try chunk(start..<min(plan.thumbnailCount, start + perChunk)) { (sampled: [SampledFrame]) throws(MediaError) in
-                    for frame in sampled {
-                        let image = frame.image ?? RGBImage(width: plan.thumbnailWidth, height: plan.thumbnailHeight, fill: Filmstrip.placeholder)
-                        images.append(try ImageFile.encoded(image, format: .jpeg, quality: request.quality, path: output))
+            // Each JPEG goes to the temporary file as it is encoded; the header and index are written last.
+            let target = OutputTarget(path: output, overwrite: request.overwrite)
+            var size = 0
+            try writeAtomically(target, input: input) { temporary throws(MediaError) in
+                var file = try BIFWriter(path: temporary, count: plan.thumbnailCount, intervalSeconds: plan.intervalSeconds, input: input)
+                // A hundred at a time, fewer when thumbnails are large (at most vtrim's picture budget in memory).
+                let perChunk = max(1, min(100, ThumbsRequest.maximumPixels / max(1, plan.thumbnailWidth * plan.thumbnailHeight)))
+                for start in stride(from: 0, to: plan.thumbnailCount, by: perChunk) {
+                    try chunk(start..<min(plan.thumbnailCount, start + perChunk)) { (sampled: [SampledFrame]) throws(MediaError) in
+                        for frame in sampled {
+                            let image = frame.image ?? RGBImage(width: plan.thumbnailWidth, height: plan.thumbnailHeight, fill: Filmstrip.placeholder)
+                            try file.append(try ImageFile.encoded(image, format: .jpeg, quality: request.quality, path: output))
+                        }
                     }
                 }
-            }
-            warnings += try ThumbsJob.frameWarnings(frames, video: video, toneMapsHDR: request.toneMapsHDR, path: input)
-            guard let bytes = StoryboardFiles.bif(images: images, intervalSeconds: plan.intervalSeconds) else {
-                throw MediaError(.tooLarge, path: input, operation: "bif", reason: "the BIF file would pass 4 GiB (its offsets are 32-bit); use a larger --every or a smaller --width")
-            }
-            if request.strict, !warnings.isEmpty { throw strictError(warnings, input: input) }
-            let target = OutputTarget(path: output, overwrite: request.overwrite)
-            try writeAtomically(target, input: input) { temporary throws(MediaError) in
-                try writeFile(temporary, bytes, input: input)
+                warnings += try ThumbsJob.frameWarnings(frames, video: video, toneMapsHDR: request.toneMapsHDR, path: input)
+                if request.strict, !warnings.isEmpty { throw strictError(warnings, input: input) }
+                size = try file.finish()
             }
             let seconds = max(plan.intervalSeconds, plan.durationSeconds)
-            return (frames, [output], Int((Double(bytes.count) * 8 / seconds).rounded(.up)), redrawn)
+            return (frames, [output], Int((Double(size) * 8 / seconds).rounded(.up)), redrawn)
         }
 
         let temporary = output + ".tmp-\(getpid())"
