@@ -34,20 +34,22 @@ let package = Package(
         .systemLibrary(name: "CFreeType", pkgConfig: "freetype2", providers: [.apt(["libfreetype-dev", "libfontconfig-dev"])]),
         // Pure timeline math; imports nothing.
         .target(name: "TimelineCore"),
+        // A lock ThreadSanitizer can see (pthread), for state threads share.
+        .target(name: "Locking"),
         // Folders by operation (FFmpeg, Probe, Frames, Cut, Preview); the only Swift module that imports CAV.
-        .target(name: "MediaEngine", dependencies: ["CAV", "CFreeType"]),
+        .target(name: "MediaEngine", dependencies: ["CAV", "CFreeType", "Locking"]),
         // Files, not media: walking inputs, file versions, output and temporary names.
         .target(name: "LibraryFiles"),
         // What `vtrim serve` and its engine workers say to each other, and the values it carries (JSON); no engine.
         .target(name: "WorkerProtocol", dependencies: ["LibraryFiles", "TimelineCore"]),
         // Jobs, reports, the engine's side of the worker protocol.
-        .target(name: "VtrimKit", dependencies: ["MediaEngine", "TimelineCore", "LibraryFiles", "WorkerProtocol"]),
+        .target(name: "VtrimKit", dependencies: ["MediaEngine", "TimelineCore", "LibraryFiles", "WorkerProtocol", "Locking"]),
         // `vtrim serve`: routes, security, the page. It cannot link the engine: everything that reads media
         // goes to the worker processes through WorkerProtocol.
         .target(
             name: "VtrimServer",
             dependencies: [
-                "WorkerProtocol", "LibraryFiles", "TimelineCore",
+                "WorkerProtocol", "LibraryFiles", "TimelineCore", "Locking",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),

@@ -2,7 +2,7 @@ import Foundation
 import Glibc
 import LibraryFiles
 import MediaEngine
-import Synchronization
+import Locking
 
 /// Where an output goes and how it gets there: checked before any work (never the input, never an
 /// existing file without --overwrite), written to a hidden temporary file in the target folder, and
@@ -104,7 +104,7 @@ public struct OutputTarget: Sendable {
 /// Temporary files in flight, removed if the process is interrupted.
 public final class TemporaryFiles: Sendable {
     public static let shared = TemporaryFiles()
-    private let paths = Mutex<Set<String>>([])
+    private let paths = Locked<Set<String>>([])
 
     /// Registers a temporary file before it is created; refused once an interrupt arrived, so no new
     /// file can appear after the clean-up.

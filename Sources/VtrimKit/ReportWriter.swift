@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
 import MediaEngine
-import Synchronization
+import Locking
 import WorkerProtocol
 
 /// Writes outcomes: reports to stdout (JSON Lines or human text), diagnostics to stderr, one line each;
@@ -17,7 +17,7 @@ public final class ReportWriter: Sendable {
     private let standardError: @Sendable (String) -> Void
     private let started = Date()
     private let showsProgress: Bool
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     private struct State {
         var failures = 0

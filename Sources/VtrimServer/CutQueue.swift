@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import LibraryFiles
+import Locking
 import Synchronization
 import WorkerProtocol
 
@@ -35,12 +36,12 @@ final class CutQueue: Sendable {
     private let pool: WorkerPool
     private let quarantine: Quarantine
     private let threads: ThreadShare
-    private let jobs = Mutex<[String: Job]>([:])
-    private let order = Mutex<[String]>([])
-    private let tickets = Mutex<[String: WorkerPool.Ticket]>([:])
+    private let jobs = Locked<[String: Job]>([:])
+    private let order = Locked<[String]>([])
+    private let tickets = Locked<[String: WorkerPool.Ticket]>([:])
     /// Each cut's run until it has ended, so a cancel can wait for it.
-    private let runs = Mutex<[String: Task<Void, Never>]>([:])
-    private let reserved = Mutex<Set<String>>([])
+    private let runs = Locked<[String: Task<Void, Never>]>([:])
+    private let reserved = Locked<Set<String>>([])
     private let counter = Atomic<Int>(0)
 
     init(outputFolder: String?, interactive: WorkerPool, pool: WorkerPool, quarantine: Quarantine, threads: ThreadShare) {

@@ -1,6 +1,6 @@
 import Foundation
 import Glibc
-import Synchronization
+import Locking
 
 /// The server's cache of filmstrip tiles and previews on disk, bounded in bytes: least recently used
 /// files go first once the total passes the limit (`--cache-size`). What is on disk from an earlier run
@@ -18,7 +18,7 @@ final class DiskCache: Sendable {
         var total: Int64 = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(folder: String, limitBytes: Int64) {
         self.folder = folder

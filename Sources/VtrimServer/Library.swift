@@ -1,6 +1,6 @@
 import Foundation
 import LibraryFiles
-import Synchronization
+import Locking
 import WorkerProtocol
 
 /// The clips `vtrim serve` offers: the media files under its folders (the walker and filters of
@@ -32,9 +32,9 @@ final class Library: Sendable {
         var byID: [String: Clip] = [:]
         var walkedAt = -Double.infinity
     }
-    private let snapshot = Mutex(Snapshot())
-    private let walking = Mutex(false)
-    private let probes = Mutex<[String: (version: FileVersion, json: JSON)]>([:])
+    private let snapshot = Locked(Snapshot())
+    private let walking = Locked(false)
+    private let probes = Locked<[String: (version: FileVersion, json: JSON)]>([:])
 
     init(folders: [String]) {
         roots = folders
@@ -153,7 +153,7 @@ final class Library: Sendable {
 /// Files that crashed a worker: not handed to the engine again until their size or modification time
 /// changes (or the server restarts), so one bad file cannot keep killing workers.
 final class Quarantine: Sendable {
-    private let crashed = Mutex<[String: (version: FileVersion, reason: String)]>([:])
+    private let crashed = Locked<[String: (version: FileVersion, reason: String)]>([:])
 
     func add(_ clip: Library.Clip, reason: String) {
         crashed.withLock { $0[clip.path] = (clip.version, reason) }

@@ -1,6 +1,6 @@
 import Foundation
 import Glibc
-import Synchronization
+import Locking
 import WorkerProtocol
 
 /// Preview stand-ins for clips the browser cannot play (HEVC in Chromium on Linux): made on request (a
@@ -23,8 +23,8 @@ final class Previews: Sendable {
     private let cache: DiskCache
     private let pool: WorkerPool
     private let threads: ThreadShare
-    private let entries = Mutex<[String: Entry]>([:])
-    private let tickets = Mutex<[String: WorkerPool.Ticket]>([:])
+    private let entries = Locked<[String: Entry]>([:])
+    private let tickets = Locked<[String: WorkerPool.Ticket]>([:])
 
     init(cache: DiskCache, pool: WorkerPool, threads: ThreadShare) {
         self.cache = cache

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Hummingbird
+import Locking
 import Synchronization
 import WorkerProtocol
 
@@ -13,7 +14,7 @@ final class Security: Sendable {
     private let port = Atomic<Int>(0)
     /// `allowedHosts` as last worked out (system uptime, seconds), so a request does not list the machine's
     /// interfaces: worked out again at most every `hostsRefreshSeconds` (an address may come and go).
-    private let hostsCache = Mutex<(madeAt: Double, port: Int, hosts: Set<String>)?>(nil)
+    private let hostsCache = Locked<(madeAt: Double, port: Int, hosts: Set<String>)?>(nil)
     static let hostsRefreshSeconds = 10.0
 
     init(token: String, host: String) {

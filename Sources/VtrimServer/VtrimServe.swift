@@ -4,6 +4,7 @@ import Glibc
 import Hummingbird
 import Logging
 import ServiceLifecycle
+import Locking
 import Synchronization
 import WorkerProtocol
 
@@ -56,7 +57,7 @@ public enum VtrimServe {
         signal(SIGXFSZ, SIG_IGN)
         signal(SIGPIPE, SIG_IGN)
         let server = Server(options: options)
-        let status = Mutex<Int32>(1)
+        let status = Locked<Int32>(1)
         let done = DispatchSemaphore(value: 0)
         Task {
             let code = await server.run()
@@ -84,7 +85,7 @@ final class Server: Sendable {
     let cache: DiskCache
     /// The signal that stopped the server (0 while running).
     let stoppedBy = Atomic<Int32>(0)
-    private let running = Mutex<ServiceGroup?>(nil)
+    private let running = Locked<ServiceGroup?>(nil)
 
     /// Cut workers when `--cut-workers` is not given: two where the cores allow, one on two cores.
     static func defaultCutWorkers(cores: Int) -> Int { max(1, min(2, cores - 1)) }

@@ -17,11 +17,12 @@ struct ImportRulesTests {
     /// link them); the command line never touches FFmpeg.
     static let allowed: [String: Set<String>] = [
         "TimelineCore": [],
-        "MediaEngine": ["CAV", "CFreeType"],
+        "MediaEngine": ["CAV", "CFreeType", "Locking"],
+        "Locking": [],
         "LibraryFiles": [],
         "WorkerProtocol": ["LibraryFiles", "TimelineCore"],
-        "VtrimKit": ["MediaEngine", "TimelineCore", "LibraryFiles", "WorkerProtocol"],
-        "VtrimServer": ["WorkerProtocol", "LibraryFiles", "TimelineCore", "Hummingbird", "ServiceLifecycle", "Logging"],
+        "VtrimKit": ["MediaEngine", "TimelineCore", "LibraryFiles", "WorkerProtocol", "Locking"],
+        "VtrimServer": ["WorkerProtocol", "LibraryFiles", "TimelineCore", "Locking", "Hummingbird", "ServiceLifecycle", "Logging"],
         "vtrim": ["VtrimKit", "TimelineCore", "LibraryFiles", "WorkerProtocol", "VtrimServer", "ArgumentParser"],
     ]
 

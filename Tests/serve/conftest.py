@@ -92,6 +92,8 @@ class Server:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
+        # Under ThreadSanitizer (scripts/thread-sanitizer) a race in the server or its workers fails the test.
+        assert "WARNING: ThreadSanitizer" not in self.stderr(), self.stderr()[-4000:]
         return self.process.returncode
 
 

@@ -66,17 +66,19 @@ def test_a_crashing_worker_costs_only_its_request(folder, cache):
         response, data = request(server, "GET", f"/api/clips/{good}/filmstrip.png?{TILE}&first=0&count=4")
         assert response.status == 200 and data[:8] == b"\x89PNG\r\n\x1a\n"
         assert api(server, f"/api/clips/{good}")["duration"] == 4
+        # Swift's crash report (under ThreadSanitizer its backtracer cannot start, so none is printed).
+        sanitized = bool(os.environ.get("VTRIM_SANITIZED"))
         crashes = server.stderr().count("Program crashed")
-        assert crashes == 1, server.stderr()[-2000:]
+        assert sanitized or crashes == 1, server.stderr()[-2000:]
         # The file is not handed to the engine again until it changes…
         for path in (f"/api/clips/{bad}", f"/api/clips/{bad}/frames"):
             response, data = request(server, "GET", path)
             assert response.status == 500 and json.loads(data)["error"]["code"] == "engine_crashed"
-        assert server.stderr().count("Program crashed") == 1
+        assert sanitized or server.stderr().count("Program crashed") == 1
         # …then it is (and crashes again: it is still marked).
         stamp = time.time() + 5
         os.utime(os.path.join(folder, "crash-marker.mp4"), (stamp, stamp))
-        wait_for(lambda: request(server, "GET", f"/api/clips/{bad}")[0].status == 500 and server.stderr().count("Program crashed") == 2,
+        wait_for(lambda: request(server, "GET", f"/api/clips/{bad}")[0].status == 500 and (sanitized or server.stderr().count("Program crashed") == 2),
                  message="a retry after the file changed")
         assert_alive(server)
     finally:

@@ -1,5 +1,6 @@
 import CAV
 import Foundation
+import Locking
 import Synchronization
 
 /// One re-encoded edge of a smart cut — its head (the frames from the one shown at `start` up to K1) or its
@@ -42,8 +43,8 @@ final class SmartEdge: Sendable {
     private let cancelled = Atomic<Bool>(false)
     private let done = DispatchSemaphore(value: 0)
     /// The edge's thread puts its outcome here before it signals `done`; `join` takes it after waiting.
-    private let result = Mutex<Result<Outcome, any Error>?>(nil)
-    private let joined = Mutex<Result<Outcome, any Error>?>(nil)
+    private let result = Locked<Result<Outcome, any Error>?>(nil)
+    private let joined = Locked<Result<Outcome, any Error>?>(nil)
 
     /// Starts encoding the edge; `join` waits for it.
     init(_ work: Work, shouldStop: @escaping @Sendable () -> Bool) {

@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// Where a run's time goes, for the benchmarks (`VTRIM_STAGE_TIMES=1 vtrim cut …`): the stages of a cut add
 /// their wall-clock seconds here (and count what they open), and the command line prints the totals on
@@ -9,7 +9,7 @@ public enum StageTimes {
         var counts: [(name: String, count: Int)] = []
     }
 
-    private static let recorded = Mutex<Totals?>(nil)
+    private static let recorded = Locked<Totals?>(nil)
 
     public static func start() {
         recorded.withLock { $0 = Totals() }

@@ -1,7 +1,7 @@
 import CAV
 import Dispatch
 import Foundation
-import Synchronization
+import Locking
 
 /// How a thumbnail is chosen for a time.
 public enum SampleMode: String, Sendable, CaseIterable, Codable {
@@ -195,10 +195,10 @@ private final class ResultSlots: Sendable {
         var framesDecoded = 0
     }
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     init(count: Int) {
-        state = Mutex(State(frames: Array(repeating: nil, count: count)))
+        state = Locked(State(frames: Array(repeating: nil, count: count)))
     }
 
     var frames: [SampledFrame?] { state.withLock { $0.frames } }

@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
 import MediaEngine
-import Synchronization
+import Locking
 import WorkerProtocol
 
 /// `vtrim _worker`: the engine's side of `vtrim serve`. Reads one request at a time from descriptor 3 and
@@ -171,9 +171,9 @@ public enum EngineWorker {
 /// Writes reply lines (and a tile's bytes) to the server, whole, from whichever thread reports.
 private final class ReplyChannel: Sendable {
     /// The descriptor, written only with this lock held so replies never interleave.
-    private let descriptor: Mutex<Int32>
+    private let descriptor: Locked<Int32>
 
-    init(descriptor: Int32) { self.descriptor = Mutex(descriptor) }
+    init(descriptor: Int32) { self.descriptor = Locked(descriptor) }
 
     func send(_ message: JSON, payload: Data? = nil) -> Bool {
         var data = Data((message.serialized + "\n").utf8)
@@ -207,7 +207,7 @@ private final class ProgressSender: Sendable {
     private let id: Int
     private let replies: ReplyChannel
     /// When the last line went (system uptime, seconds).
-    private let last = Mutex(0.0)
+    private let last = Locked(0.0)
 
     init(id: Int, replies: ReplyChannel) {
         self.id = id

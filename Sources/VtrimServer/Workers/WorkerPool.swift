@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Locking
 import Synchronization
 import WorkerProtocol
 
@@ -8,7 +9,7 @@ import WorkerProtocol
 /// engine does runs on the server's event loops. A worker that crashes costs only its request; one past
 /// its deadline gets SIGTERM, then SIGKILL two seconds later. Either way the slot's next request starts a
 /// fresh worker, and what the dead one left (its scratch folder, the request's temporary files) is removed.
-/// Unchecked because its slots wait on a condition variable, which `Mutex` lacks: every stored `var` (and every
+/// Unchecked because its slots wait on a condition variable, which `Locked` lacks: every stored `var` (and every
 /// `var` of its tickets) is read and written only with `condition` locked.
 final class WorkerPool: @unchecked Sendable {
     /// How long a request may run: interactive work has a deadline; long work (cuts, previews) must show

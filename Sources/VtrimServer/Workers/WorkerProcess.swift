@@ -1,6 +1,6 @@
 import Foundation
 import Glibc
-import Synchronization
+import Locking
 import WorkerProtocol
 
 /// One `vtrim _worker` child process of the same binary: requests go down a pipe on its descriptor 3,
@@ -116,7 +116,7 @@ final class WorkerProcess {
 /// zombie of ours) before it takes it.
 final class WorkerPID: Sendable {
     let pid: pid_t
-    private let ended = Mutex<Ending?>(nil)
+    private let ended = Locked<Ending?>(nil)
 
     init(_ pid: pid_t) { self.pid = pid }
 

@@ -1,0 +1,59 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// vtrim's concurrent paths, each run once on a small clip: what `scripts/thread-sanitizer` runs against a
+/// ThreadSanitizer build (a race makes it exit 66, which no test accepts). Smart cuts encode both edges on threads
+/// of their own, and a join the next range's while it writes this one; thumbnails decode runs of samples on
+/// several threads; batches run inputs on several; crafted timing used to abort on an overlapping access.
+@Suite struct ConcurrencyTests {
+    /// 8 s of 320×180 H.264 (B-frames, 1 s GOPs) with AAC.
+    static func clip(_ folder: TemporaryFolder) throws -> String {
+        let path = folder.file("clip.mp4")
+        try #require(try Run.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x180:rate=30", "-f", "lavfi",
+                                             "-i", "sine=sample_rate=48000", "-t", "8", "-c:v", "libx264", "-preset", "ultrafast", "-bf", "2",
+                                             "-g", "30", "-c:a", "aac", path]).status == 0)
+        return path
+    }
+
+    static func expectClean(_ result: RunResult, _ what: String) {
+        #expect(result.status == 0, "\(what): \(result)")
+        #expect(!result.stderr.contains("ThreadSanitizer") && !result.stderr.contains("Simultaneous accesses"), "\(what): \(result.stderr)")
+    }
+
+    @Test func smartCutAndJoinEncodeEdgesConcurrently() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let input = try Self.clip(folder)
+        Self.expectClean(try Run.vtrim(["cut", input, "--start", "0.5", "--end", "6.2", "--mode", "smart", "-o", folder.file("s.mp4")]), "smart cut")
+        Self.expectClean(try Run.vtrim(["cut", input, "--keep", "0.2..2.1", "--keep", "2.5..4.6", "--keep", "5..7.5", "--mode", "smart",
+                                        "--audio-seams", "exact", "-o", folder.file("j.mp4")]), "smart join")
+        Self.expectClean(try Run.vtrim(["cut", input, "--keep", "0.2..2.1", "--keep", "2.5..4.6", "--mode", "exact", "-o", folder.file("e.mkv")]),
+                         "exact join")
+    }
+
+    @Test func samplersAndBatchesRunOnSeveralThreads() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let input = try Self.clip(folder)
+        try FileManager.default.copyItem(atPath: input, toPath: folder.file("copy.mp4"))
+        Self.expectClean(try Run.vtrim(["thumbs", input, "--every", "0.25", "--height", "60", "-o", folder.file("t.png")]), "thumbs")
+        Self.expectClean(try Run.vtrim(["thumbs", "-j", "2", "--storyboard", "jellyfin", "--every", "1", "--width", "160", input,
+                                        folder.file("copy.mp4")]), "storyboards")
+        Self.expectClean(try Run.vtrim(["cut", "-j", "2", "--start", "1", "--end", "3", "--mode", "smart", "--output-dir", folder.file("out"),
+                                        input, folder.file("copy.mp4")]), "batch of smart cuts")
+    }
+
+    /// A crafted `stts` (first delta 1000 ticks) through the smart and exact writers.
+    @Test func craftedTimingThroughBothWriters() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let path = folder.file("crafted.mp4")
+        try Data(MP4Craft.settingField(of: TestPaths.fixture("h264-aac.mp4"), box: "stts", offset: 12, to: 1000)).write(to: URL(fileURLWithPath: path))
+        for mode in ["smart", "exact"] {
+            let result = try Run.vtrim(["cut", path, "--start", "0.5", "--end", "2.5", "--mode", mode, "-o", folder.file("\(mode).mp4")])
+            #expect(result.status == 0 || result.status == 1, "\(mode): \(result)")
+            #expect(!result.stderr.contains("ThreadSanitizer") && !result.stderr.contains("Simultaneous accesses"), "\(mode): \(result.stderr)")
+        }
+    }
+}
