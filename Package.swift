@@ -67,15 +67,20 @@ let package = Package(
         ),
         .testTarget(
             name: "TimelineCoreTests",
-            dependencies: ["TimelineCore", .product(name: "PropertyBased", package: "swift-property-based")]
+            dependencies: ["TimelineCore", "PropertySupport", .product(name: "PropertyBased", package: "swift-property-based")]
         ),
-        .testTarget(name: "MediaEngineTests", dependencies: ["MediaEngine", "TestSupport"]),
-        .testTarget(name: "VtrimKitTests", dependencies: ["VtrimKit", "TimelineCore", "LibraryFiles", "WorkerProtocol", "TestSupport"]),
+        .testTarget(name: "MediaEngineTests", dependencies: ["MediaEngine", "CAV", "TestSupport", "PropertySupport", .product(name: "PropertyBased", package: "swift-property-based")]),
+        .testTarget(name: "VtrimKitTests", dependencies: ["VtrimKit", "TimelineCore", "LibraryFiles", "WorkerProtocol", "TestSupport", "PropertySupport",
+                                                   .product(name: "PropertyBased", package: "swift-property-based")]),
         .testTarget(name: "VtrimCLITests", dependencies: ["TestSupport", "MediaEngine", "TimelineCore", "vtrim"]),
         // vtrim serve's server in the test process: middleware, Range parsing, route errors (plain sockets).
-        .testTarget(name: "VtrimServerTests", dependencies: ["VtrimServer", "WorkerProtocol", "LibraryFiles", "TestSupport"]),
+        .testTarget(name: "VtrimServerTests", dependencies: ["VtrimServer", "WorkerProtocol", "LibraryFiles", "TestSupport", "PropertySupport",
+                                                     .product(name: "PropertyBased", package: "swift-property-based")]),
         // Paths to fixtures and shared media, running the built binary, reading PNGs back.
         .target(name: "TestSupport", dependencies: ["MediaEngine"], path: "Tests/TestSupport"),
+        // Generators of the values files, lists and requests hold, for the property tests.
+        .target(name: "PropertySupport", dependencies: [.product(name: "PropertyBased", package: "swift-property-based")],
+                path: "Tests/PropertySupport"),
     ],
     swiftLanguageModes: [.v6]
 )

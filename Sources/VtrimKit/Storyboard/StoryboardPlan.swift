@@ -44,12 +44,15 @@ public struct StoryboardPlan: Sendable, Equatable {
 
     public enum PlanError: Error, Equatable, CustomStringConvertible {
         case noDuration
+        /// An interval, thumbnail width or tile that is no size (0, negative, not finite).
+        case invalidSize(String)
         case tooMany(Int)
         case tooLarge(width: Int, height: Int)
 
         public var description: String {
             switch self {
             case .noDuration: return "has no duration to sample"
+            case let .invalidSize(what): return what
             case let .tooMany(count): return "would need \(count) thumbnails (more than \(StoryboardPlan.maximumThumbnails)); use a larger --every"
             case let .tooLarge(width, height): return "a sheet or thumbnail would be \(width)x\(height) px, over vtrim's limit (\(ThumbsRequest.maximumSidePixels) px a side, 256 megapixels); use a smaller --tile or --width"
             }
@@ -63,6 +66,10 @@ public struct StoryboardPlan: Sendable, Equatable {
                             intervalSeconds: Double, width: Int, columns: Int, rows: Int, outputFolder: String,
                             videoStem: String) throws(PlanError) -> StoryboardPlan {
         guard durationSeconds.isFinite, durationSeconds > 0 else { throw .noDuration }
+        guard intervalSeconds.isFinite, intervalSeconds > 0 else { throw .invalidSize("the interval between thumbnails must be a positive number of seconds") }
+        guard width >= 1, width <= ThumbsRequest.maximumSidePixels, columns >= 1, rows >= 1 else {
+            throw .invalidSize("a thumbnail is at least 1 pixel wide (at most \(ThumbsRequest.maximumSidePixels)) and a tile at least 1x1")
+        }
         let exact = durationSeconds / intervalSeconds
         guard exact.isFinite, exact < Double(maximumThumbnails) else { throw .tooMany(exact.isFinite && exact < 1e15 ? Int(exact.rounded(.up)) : Int.max) }
         let count = max(1, Int(exact.rounded(.up)))

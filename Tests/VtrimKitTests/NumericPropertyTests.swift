@@ -1,0 +1,123 @@
+import Foundation
+import LibraryFiles
+import PropertyBased
+import PropertySupport
+import Testing
+import TimelineCore
+@testable import VtrimKit
+import WorkerProtocol
+
+/// Every VtrimKit function that takes a number (or text) a file, a list or a request can hold gives a value or a
+/// typed error for every input and never traps (a trap ends the test run, failing it): timecodes and every list
+/// reader and writer, range resolution, storyboard plans, strips and tiles, JSON numbers.
+@Suite struct VtrimKitNumericPropertyTests {
+    static let rates = Gen.element(of: SMPTERate.allCases).map { $0 ?? .fps25 }
+    static let formats = Gen.element(of: CutListFormat.allCases).map { $0 ?? .csv }
+    static let media = zip(Wild.double, Wild.double, Gen.element(of: [nil, "00:00:00:00", "19:26:48:04", "10:00:00;02", "99:99:99:99", "x"]))
+        .map { fps, duration, timecode in ListMedia(path: "clip.mp4", framesPerSecond: fps, durationSeconds: duration, startTimecode: timecode ?? nil) }
+
+    /// Timecodes: any count gives text or nil; text read back is the same count, drop-frame included.
+    @Test func timecodesRoundTripOrRefuse() async {
+        await propertyCheck(count: 1000, input: Wild.int, Self.rates, Wild.text) { count, rate, text in
+            if let written = Timecode.text(count, rate: rate) { #expect(Timecode.frames(written, rate: rate) == count, "\(count) at \(rate): \(written)") }
+            _ = Timecode.frames(text, rate: rate)
+        }
+    }
+
+    @Test func smpteRatesMatchAnyFrameRate() async {
+        await propertyCheck(count: 500, input: Wild.double, Wild.text) { fps, text in
+            if let rate = SMPTERate.matching(framesPerSecond: fps) { #expect(abs(rate.framesPerSecond - fps) <= rate.framesPerSecond * 0.0005) }
+            #expect(SMPTERate.nearest(to: fps).count == 2)
+            _ = SMPTERate(text: text)
+        }
+    }
+
+    /// Every list format reads any text as ranges or a parse error naming a line — for any clip facts and EDL timing.
+    @Test func listsReadAnyText() async {
+        await propertyCheck(count: 800, input: Wild.text, Self.formats, Self.media, Self.rates, Gen.element(of: ListOrigin.allCases)) {
+            text, format, media, rate, origin in
+            for timing in [ListTiming(), ListTiming(rate: rate, origin: origin ?? .auto)] {
+                if let reading = try? CutLists.read(text, format: format, media: media, timing: timing) {
+                    for segment in reading.segments { _ = try? segment.start.resolve(durationSeconds: media.durationSeconds ?? 1) }
+                }
+            }
+        }
+    }
+
+    /// Every list format writes any ranges of any clip as text or a typed error; CSV reads back what it wrote.
+    @Test func listsWriteAnyRanges() async {
+        let range = zip(Wild.double, Wild.double, Gen.element(of: [nil, "a", "two\nlines", "\"q\", c"]))
+            .map { ListRange(startSeconds: $0, endSeconds: $1, label: $2 ?? nil) }
+        await propertyCheck(count: 800, input: range.array(of: 0...5), Self.formats, Self.media, Self.rates) { ranges, format, media, rate in
+            for timing in [ListTiming(), ListTiming(rate: rate)] {
+                guard let text = try? CutLists.render(ranges, format: format, media: media, timing: timing) else { continue }
+                if format == .csv { #expect((try? CutList.parse(text))?.count == ranges.count, "\(ranges) → \(text)") }
+            }
+        }
+    }
+
+    @Test func numbersFormatForListsAndJSON() async {
+        await propertyCheck(count: 500, input: Wild.double, Wild.text) { value, text in
+            #expect(!ChapterText.time(value).isEmpty)
+            #expect(!ListNumber.seconds(value).isEmpty)
+            let formatted = JSON.format(value)
+            if value.isFinite { #expect(Double(formatted) == value || abs((Double(formatted) ?? .nan) - value) <= abs(value) * 1e-15) }
+            _ = try? JSON(parsing: text)
+            _ = try? JSON(parsing: "[\(formatted), \(text)]")
+        }
+    }
+
+    /// Ranges resolved against any file duration: a range inside the file, or an error naming it.
+    @Test func joinRangesResolveAgainstAnyDuration() async {
+        let spec = zip(Gen.bool, Wild.double).map { fromEnd, value -> TimeSpec in fromEnd ? .beforeEnd(abs(value)) : .seconds(value) }
+        await propertyCheck(count: 500, input: zip(spec, spec).array(of: 1...4), Wild.double, Gen.bool, Wild.double, Wild.double) {
+            pairs, duration, removes, low, high in
+            let segments = pairs.enumerated().map { CutSegment(start: $1.0, end: $1.1, lengthSeconds: nil, source: "--keep \($0 + 1)") }
+            var request = CutRequest(segments: [], mode: .copy, crf: 20, preset: "veryfast", minDurationSeconds: low, maxDurationSeconds: high,
+                                     clamp: true, output: OutputNamer(choice: .besideInput, template: nil), overwrite: false, dryRun: true, strict: false)
+            request.join = JoinRanges(ranges: segments, removes: removes)
+            guard let ranges = try? request.join?.resolve(request: request, durationSeconds: duration, path: "in.mp4") else { return }
+            for range in ranges {
+                #expect(range.effectiveStart.isFinite && range.effectiveEnd.isFinite && range.effectiveStart < range.effectiveEnd)
+                #expect(range.effectiveStart >= 0 && range.effectiveEnd <= duration)
+            }
+        }
+    }
+
+    @Test func storyboardPlansAreBoundedOrRefused() async {
+        await propertyCheck(count: 500, input: Wild.double, Wild.int, Wild.int, Wild.double, Wild.int, Wild.int, Wild.int) {
+            duration, displayWidth, displayHeight, interval, width, columns, rows in
+            for format in StoryboardFormat.allCases {
+                guard let plan = try? StoryboardPlan.make(format: format, durationSeconds: duration, displayWidth: displayWidth,
+                                                         displayHeight: displayHeight, intervalSeconds: interval, width: width,
+                                                         columns: columns, rows: rows, outputFolder: "/tmp", videoStem: "v") else { continue }
+                #expect(plan.thumbnailCount >= 1 && plan.thumbnailWidth >= 1 && plan.thumbnailHeight >= 2)
+            }
+        }
+    }
+
+    /// A VideoLine strip and the tiles of it a page asks for, for any geometry and any cells.
+    @Test func stripsAndTilesTakeAnyGeometry() async {
+        await propertyCheck(count: 400, input: Wild.double, Wild.double, Wild.double, Wild.double, Wild.double, Wild.int, Wild.int) {
+            duration, strip, thumb, scale, limit, first, count in
+            let layout = VideoLineLayout(stripWidthPoints: strip, thumbWidthPoints: thumb, thumbHeightPoints: thumb, minDurationSeconds: nil,
+                                         maxDurationSeconds: limit, pixelsPerPoint: scale)
+            guard let plan = try? ThumbsPlan.videoLine(layout, duration: duration, path: "in.mp4") else { return }
+            let request = TileRequest(layout: layout, first: first, count: count)
+            if let (cells, _, _) = try? FilmstripTile.tileCells(plan, request: request, path: "in.mp4"), let last = cells.last, let left = cells.first?.x {
+                _ = try? FilmstripTile.tileWidth(plan, left: left, last: last, path: "in.mp4")
+            }
+        }
+    }
+
+    /// The worker's list requests, with any values a page's body can carry.
+    @Test func listRequestsAnswerAnyBody() async {
+        let clip = zip(Wild.text, Wild.double, Wild.double, Wild.text).map { ListClip(name: $0, framesPerSecond: $1, durationSeconds: $2, startTimecode: $3) }
+        let ranges = zip(Wild.double, Wild.double).map { ServeRange(start: $0, end: $1) }.array(of: 0...4)
+        await propertyCheck(count: 500, input: clip, Wild.text, ranges, Self.formats, Wild.text) { clip, text, ranges, format, rate in
+            let request = ListRequest(format: format.rawValue, clip: clip, text: text, ranges: ranges, listRate: rate, listOrigin: nil)
+            _ = ListRequests.parse(request)
+            _ = ListRequests.render(request)
+        }
+    }
+}
