@@ -48,13 +48,13 @@ public final class ReportWriter: Sendable {
         state.withLock { state in
             clearProgress(&state.progress)
             for warning in outcome.warnings {
-                standardError("vtrim: warning: \(outcome.path): \(warning.message)\n")
+                standardError("vtrim: warning: \(OneLine.text(outcome.path)): \(OneLine.text(warning.message))\n")
             }
             switch outcome.status {
             case .succeeded: state.successes += 1
             case let .failed(error):
                 state.failures += 1
-                standardError("vtrim: error: \(error.path): \(error.message)\n")
+                standardError("vtrim: error: \(OneLine.text(error.path)): \(OneLine.text(error.message))\n")
             case let .skipped(reason):
                 state.skips += 1
                 // A skip that a warning explains (an empty folder) is not said twice.

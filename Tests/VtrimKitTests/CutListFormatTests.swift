@@ -65,4 +65,17 @@ struct CutListFormatTests {
             #expect(error.line == line, "\(error)")
         }
     }
+
+    /// Lists written on Windows end their lines with CR LF (one Character in Swift, which a split on "\n" never
+    /// finds): an EDL and chapter text read the same either way.
+    @Test func windowsLineEndingsReadTheSame() throws {
+        let media = ListMedia(path: "clip.mp4", framesPerSecond: 25, durationSeconds: 60)
+        let edl = "TITLE: x\nFCM: NON-DROP FRAME\n\n001  AX V C 00:00:01:00 00:00:02:12 00:00:00:00 00:00:01:12\n* FROM CLIP NAME: shot\n"
+        let chapters = "0:00 Intro\n0:12 Main\n"
+        for (text, format) in [(edl, CutListFormat.edl), (chapters, .chapters)] {
+            let unix = try CutLists.read(text, format: format, media: media).segments
+            let windows = try CutLists.read(text.replacingOccurrences(of: "\n", with: "\r\n"), format: format, media: media).segments
+            #expect(!unix.isEmpty && unix == windows, "\(format): \(unix) vs \(windows)")
+        }
+    }
 }

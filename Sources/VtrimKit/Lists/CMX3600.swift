@@ -7,7 +7,7 @@ enum CMX3600 {
     /// Reads the video events. The rate is the list's (`timing.rate`) or the clip's (a note says so); the source
     /// times count from the clip's start timecode, or from 0 (`timing.origin`).
     static func parse(_ text: String, media: ListMedia?, timing: ListTiming) throws(CutList.ParseError) -> ListReading {
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+        let lines = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
         var reading = ListReading(segments: [])
         guard var rate = timing.rate ?? media?.smpteRate else {
             let fps = media?.framesPerSecond

@@ -6,7 +6,7 @@ import TimelineCore
 enum ChapterText {
     static func parse(_ text: String) throws(CutList.ParseError) -> [CutSegment] {
         var starts: [(seconds: Double, title: String, line: Int)] = []
-        for (offset, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        for (offset, raw) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
             let line = raw.trimmingCharacters(in: .whitespacesAndNewlines)
             if line.isEmpty { continue }
             let token = String(line.prefix { !$0.isWhitespace })
