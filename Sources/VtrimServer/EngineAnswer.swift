@@ -13,22 +13,11 @@ enum EngineAnswer {
     case failed(Response)
 
     static func from(_ result: WorkerPool.Result, clip: Library.Clip, quarantine: Quarantine) -> EngineAnswer {
-        switch result {
-        case let .reply(message, payload):
-            if let payload { return .bytes(payload) }
-            if let value = message.member("result") { return .result(value, message: message) }
-            return .refused(message.member("failure") ?? .null)
-        case let .crashed(how):
+        if case let .crashed(how) = result {
             quarantine.add(clip, reason: how)
             return .failed(crashed(clip, how: how))
-        case let .timedOut(seconds):
-            return .failed(APIError.response(.gatewayTimeout, code: "engine_timeout",
-                                             message: "the engine took more than \(Int(seconds)) s on \(clip.relativePath) and was stopped"))
-        case .cancelled:
-            return .failed(APIError.response(.serviceUnavailable, code: "cancelled", message: "the request was cancelled (the server is stopping)"))
-        case let .unavailable(why):
-            return .failed(APIError.response(.internalServerError, code: "engine_unavailable", message: why))
         }
+        return from(result, about: clip.relativePath)
     }
 
     /// A request about no file (a cut list): a crash is the request's alone, nothing is quarantined.

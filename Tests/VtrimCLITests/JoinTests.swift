@@ -172,6 +172,44 @@ struct JoinTests {
         #expect(report.codes("notes").contains("frames_past_end") && report.codes("notes").contains("starts_at_keyframe"))
     }
 
+    /// Copy joins from Matroska and MPEG-TS into the same container (they failed every time: the muxer derived the
+    /// next range's missing decode times from the range before, and a tiny range's keyframe could decode before the
+    /// range before had finished): each range shows the frames its plan names, nothing decodes with an error, and the
+    /// footage outside the ranges is a warning naming it.
+    @Test(arguments: ["mkv", "ts"])
+    func copyJoinsFromMatroskaAndTransportStreams(_ ext: String) throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let input = folder.file("source.\(ext)")
+        try #require(try Run.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=160x120:rate=30", "-f", "lavfi", "-i", "sine",
+                                             "-t", "8", "-c:v", "libx264", "-g", "60", "-bf", "2", "-c:a", "aac", input]).status == 0)
+        var sources: [(String, [String])] = [(input, ["0.5..3.5", "4.5..7"])]
+        if let shared = TestPaths.sharedMedia {
+            sources.append(ext == "mkv" ? (shared + "/androidx-media/mkv_sample.mkv", ["0..0.4", "0.6..1"])
+                                        : (shared + "/metadata-extractor-images/Sony_ILCE-7M3_A7M3.mts", ["0..0.2", "0.3..0.5"]))
+        }
+        for (source, ranges) in sources {
+            let output = folder.file("join-\((source as NSString).lastPathComponent).\(ext)")
+            let report = try Self.join(source, ranges, mode: "copy", output: output)
+            #expect(report.codes("warnings").contains("join_extra_footage"), "\(report)")
+            let decode = try Run.tool("ffmpeg", ["-v", "error", "-i", output, "-f", "null", "-"])
+            #expect(decode.status == 0 && decode.stderr.isEmpty, "\(source): \(decode.stderr)")
+            let segments = try #require(report["segments"] as? [[String: Any]])
+            let planned = segments.compactMap { segment -> (Double, Double)? in
+                guard let span = segment["planned"] as? [String: Any], let start = span["start"] as? Double, let end = span["end"] as? Double else { return nil }
+                return (start, end)
+            }
+            #expect(planned.count == ranges.count)
+            // Each range on the output after the one before, never overlapping it.
+            let starts = segments.compactMap { $0["output_start"] as? Double }
+            #expect(zip(starts, starts.dropFirst()).allSatisfy { $0 < $1 }, "\(starts)")
+            guard source == input else { continue }
+            let times = try Reference.frameTimes(source).sorted()
+            let shown = FrameMatch.sourceIndices(try FrameMatch.frames(output), in: try FrameMatch.frames(source))
+            #expect(shown == FrameMatch.ideal(planned, times: times), "\(source): shows \(shown)")
+        }
+    }
+
     /// Copy joins into MP4/MOV: each range's packets follow the ones before in the media and an edit per range
     /// shows exactly its ideal frames in FFmpeg, lasting Σ(end − start); `multiple_edits` says which readers honour
     /// it and `--strict` refuses it before writing; with `--faststart` the moved media's chunk offsets stay right.
@@ -334,6 +372,9 @@ struct JoinTests {
         #expect(both.status == 64, "\(both)")
         let late = try Run.vtrim(["cut", "--json", input, "--keep", "1..end-1", "--keep", "end-3..end", "-o", output])
         #expect(late.status == 1 && (late.jsonLines.first?["error"] as? [String: Any])?["code"] as? String == "invalid_range", "\(late)")
+        // A range past the end names the flag and the range as given, not --start.
+        let past = try Run.vtrim(["cut", input, "--keep", "1..2", "--keep", "20..23.5", "-o", output])
+        #expect(past.status == 1 && past.stderr.contains("--keep 20..23.5: starts at or past the end of the file"), "\(past)")
         #expect(!FileManager.default.fileExists(atPath: output))
 
         let ranges = ["0.5..2.2", "2.8..4.1"]

@@ -36,9 +36,9 @@ struct StreamsOnTimelineTests {
         }
     }
 
-    /// Cues as GStreamer's qtdemux gives them (it applies edit lists on its own).
-    static func gstreamerCues(_ path: String) throws -> [(Double, Double)] {
-        let result = try Run.tool("gst-launch-1.0", ["filesrc", "location=\(path)", "!", "qtdemux", "name=d", "d.subtitle_0", "!",
+    /// Cues as GStreamer's MP4 (or Matroska) demuxer gives them (qtdemux applies edit lists on its own).
+    static func gstreamerCues(_ path: String, demuxer: String = "qtdemux") throws -> [(Double, Double)] {
+        let result = try Run.tool("gst-launch-1.0", ["filesrc", "location=\(path)", "!", demuxer, "name=d", "d.subtitle_0", "!",
                                                      "fakesink", "silent=false", "-v"])
         func clock(_ text: Substring) -> Double? {
             let parts = text.split(separator: ":").compactMap { Double($0) }
@@ -48,25 +48,8 @@ struct StreamsOnTimelineTests {
             guard line.contains("chain"), let pts = line.range(of: "pts: "), let duration = line.range(of: "duration: ") else { return nil }
             guard let start = clock(line[pts.upperBound...].prefix { $0 != "," }),
                   let length = clock(line[duration.upperBound...].prefix { $0 != "," }) else { return nil }
-            // Empty samples (2 bytes: no text) clear the screen.
-            if line.contains("(2 bytes") { return nil }
-            return (start, start + length)
-        }
-    }
-
-    /// Cues as GStreamer's Matroska or MP4 demuxer gives them.
-    static func gstreamerCues(_ path: String, demuxer: String) throws -> [(Double, Double)] {
-        guard demuxer == "matroskademux" else { return try gstreamerCues(path) }
-        let result = try Run.tool("gst-launch-1.0", ["filesrc", "location=\(path)", "!", "matroskademux", "name=d", "d.subtitle_0", "!",
-                                                     "fakesink", "silent=false", "-v"])
-        func clock(_ text: Substring) -> Double? {
-            let parts = text.split(separator: ":").compactMap { Double($0) }
-            return parts.count == 3 ? parts[0] * 3600 + parts[1] * 60 + parts[2] : nil
-        }
-        return result.stdoutLines.compactMap { line in
-            guard line.contains("chain"), let pts = line.range(of: "pts: "), let duration = line.range(of: "duration: ") else { return nil }
-            guard let start = clock(line[pts.upperBound...].prefix { $0 != "," }),
-                  let length = clock(line[duration.upperBound...].prefix { $0 != "," }) else { return nil }
+            // Empty MP4 samples (2 bytes: no text) clear the screen.
+            if demuxer == "qtdemux", line.contains("(2 bytes") { return nil }
             return (start, start + length)
         }
     }
@@ -145,6 +128,19 @@ struct StreamsOnTimelineTests {
                 #expect(Self.same(gst, expected, tolerance: 0.0015), "\(ranges) \(mode) \(ext): GStreamer \(gst) ≠ \(expected)")
             }
         }
+    }
+
+    /// Outputs keep the source's stream order (a copy into MKV put the subtitles first).
+    @Test(arguments: ["copy", "exact"])
+    func outputsKeepTheSourcesStreamOrder(_ mode: String) throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let input = try Self.source(folder, ext: "mkv")
+        let output = folder.file("cut.mkv")
+        #expect(try Run.vtrim(["cut", input, "--start", "1.5", "--end", "4.5", "--mode", mode, "-o", output]).status == 0)
+        let kinds = try Run.tool("ffprobe", ["-v", "error", "-show_entries", "stream=codec_type", "-of", "csv=p=0", output]).stdoutLines
+        let source = try Run.tool("ffprobe", ["-v", "error", "-show_entries", "stream=codec_type", "-of", "csv=p=0", input]).stdoutLines
+        #expect(kinds == source, "\(kinds) from \(source)")
     }
 
     /// MPEG-TS: a DVB subtitle (a bitmap display set, shown until the next one) that began at 4.47 s is still

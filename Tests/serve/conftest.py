@@ -52,25 +52,8 @@ class Server:
         with open(self.log.name, errors="replace") as handle:
             return handle.read()
 
-    def workers(self):
-        """Pids of this server's worker processes (children running `vtrim _worker`)."""
-        found = []
-        for name in os.listdir("/proc"):
-            if not name.isdigit():
-                continue
-            try:
-                with open(f"/proc/{name}/stat") as handle:
-                    parent = int(handle.read().rsplit(")", 1)[1].split()[1])
-                with open(f"/proc/{name}/cmdline", "rb") as handle:
-                    command = handle.read().split(b"\0")
-            except OSError:
-                continue
-            if parent == self.process.pid and b"_worker" in command:
-                found.append(int(name))
-        return found
-
-    def zombies(self):
-        """Pids of this server's children that have ended and not been reaped."""
+    def children(self):
+        """(pid, state, command line) of this server's child processes."""
         found = []
         for name in os.listdir("/proc"):
             if not name.isdigit():
@@ -78,11 +61,21 @@ class Server:
             try:
                 with open(f"/proc/{name}/stat") as handle:
                     fields = handle.read().rsplit(")", 1)[1].split()
+                with open(f"/proc/{name}/cmdline", "rb") as handle:
+                    command = handle.read().split(b"\0")
             except OSError:
                 continue
-            if int(fields[1]) == self.process.pid and fields[0] == "Z":
-                found.append(int(name))
+            if int(fields[1]) == self.process.pid:
+                found.append((int(name), fields[0], command))
         return found
+
+    def workers(self):
+        """Pids of this server's worker processes (children running `vtrim _worker`)."""
+        return [pid for pid, _, command in self.children() if b"_worker" in command]
+
+    def zombies(self):
+        """Pids of this server's children that have ended and not been reaped."""
+        return [pid for pid, state, _ in self.children() if state == "Z"]
 
     def stop(self, sig=signal.SIGINT, timeout=15):
         if self.process.poll() is None:

@@ -182,26 +182,6 @@ private final class ReplyChannel: Sendable {
     }
 }
 
-/// Writes to a pipe, whole (a pipe takes a large write in parts); false once the reader is gone.
-public enum PipeWrite {
-    public static func all(_ data: Data, to descriptor: Int32) -> Bool {
-        data.withUnsafeBytes { raw -> Bool in
-            guard var pointer = raw.baseAddress else { return true }
-            var left = raw.count
-            while left > 0 {
-                let written = write(descriptor, pointer, left)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    return false
-                }
-                left -= written
-                pointer += written
-            }
-            return true
-        }
-    }
-}
-
 /// Progress lines at most five times a second (a cut reports every packet).
 private final class ProgressSender: Sendable {
     private let id: Int
