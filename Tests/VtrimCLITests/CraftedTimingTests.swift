@@ -34,12 +34,15 @@ import Testing
         let ext = (source as NSString).pathExtension
         let path = folder.file("crafted.\(ext)")
         try Data(MP4Craft.settingField(of: source, box: field.box, offset: field.offset, to: field.value)).write(to: URL(fileURLWithPath: path))
-        let runs: [(String, [String])] = [
+        // The smart cut (edges on threads of their own), the exact writer (where the overlapping access was) and a
+        // smart join; the phone clip, larger, through the smart cut the crash was first seen in.
+        var runs: [(String, [String])] = [
             ("smart", ["cut", path, "--start", "0.5", "--end", "2.5", "--mode", "smart", "-o", folder.file("smart.\(ext)")]),
-            ("exact", ["cut", path, "--start", "0.5", "--end", "2.5", "--mode", "exact", "-o", folder.file("exact.\(ext)")]),
-            ("smart join", ["cut", path, "--keep", "0.2..1", "--keep", "1.5..2.5", "--mode", "smart", "-o", folder.file("join.\(ext)")]),
-            ("exact join", ["cut", path, "--keep", "0.2..1", "--keep", "1.5..2.5", "--mode", "exact", "-o", folder.file("ejoin.mkv")]),
         ]
+        if source.hasPrefix(TestPaths.fixture("")) {
+            runs += [("exact", ["cut", path, "--start", "0.5", "--end", "2.5", "--mode", "exact", "-o", folder.file("exact.\(ext)")]),
+                     ("smart join", ["cut", path, "--keep", "0.2..1", "--keep", "1.5..2.5", "--mode", "smart", "-o", folder.file("join.\(ext)")])]
+        }
         for (what, arguments) in runs {
             let result = try Run.vtrim(arguments)
             #expect(result.status == 0 || result.status == 1, "\(what) of \(field.testDescription): \(result)")
