@@ -60,8 +60,8 @@ struct CompanionTracks {
     }
 
     /// The next range of a join: its window and where it lands; audio follows on from what was written.
-    mutating func begin(_ plan: CutPlan, joinsNext: Bool) {
-        endRange()
+    mutating func begin(_ plan: CutPlan, joinsNext: Bool) throws {
+        try endRange()
         rangeIndex += 1
         startMicro = plan.companionsStartMicro
         endMicro = plan.companionsEndMicro
@@ -76,10 +76,10 @@ struct CompanionTracks {
     }
 
     /// Records the offset of the seam before the range that ends (the first audio track's).
-    mutating func endRange() {
+    mutating func endRange() throws {
         for key in tracks.keys {
             guard var track = tracks[key], track.showing != nil else { continue }
-            try? writeShowing(&track)
+            try writeShowing(&track)
             tracks[key] = track
         }
         guard rangeIndex > 0, !recordedRanges.contains(rangeIndex) else { return }

@@ -99,7 +99,7 @@ struct DecodeTimeFill {
         buffer[0] = pts
         var index = 1
         while index < delay + 1, buffer[index] == CAV_NOPTS_VALUE {
-            buffer[index] = pts.plus(Int64(index - delay - 1).multipliedReportingOverflow(by: max(0, duration)).partialValue)
+            buffer[index] = pts.plus(Int64(index - delay - 1).times(max(0, duration)))
             index += 1
         }
         index = 0

@@ -5,23 +5,28 @@ import CAV
 /// the file before where the main pass starts reading, in Matroska and MPEG-TS — but is still showing at the
 /// range's start is kept from the range's output start. Reading goes back as far as the longest cue seen so far
 /// (at least 10 s, at most 60 s; a cue found as long as the look-back sends it further), by time, which every
-/// container can seek by (MPEG-TS has no index). The video's packets, when there is a video, say how far reading
-/// has got, so sparse cues never make it read to the end of the file.
+/// container can seek by (MPEG-TS has no index). In Matroska and MPEG-TS the video's packets say how far reading has
+/// got, so sparse cues never make it read to the end of the file; MP4/MOV index every stream on its own, so there
+/// the video is not read at all (a GoPro file's telemetry would otherwise read its whole video a second time).
 final class CueReader {
     private let input: InputFile
     private let streams: Set<Int>
     private let clock: Int?
+    /// The stream seeks go by: the clock, or (MP4/MOV) the first cue stream.
+    private let seekStream: Int?
     private let packet: Packet
     /// The longest cue or sample met so far (µs).
     private var longestMicro: Int64 = 0
     static let minimumLookbackMicro: Int64 = 10_000_000
     static let maximumLookbackMicro: Int64 = 60_000_000
 
-    /// `streams`: the cue and telemetry streams; `clock`: the stream whose packets tell how far reading has got.
-    init(path: String, streams: Set<Int>, clock: Int?) throws {
+    /// `streams`: the cue and telemetry streams; `video`: the stream whose packets tell how far reading has got where
+    /// the demuxer reads every stream's data in file order.
+    init(path: String, streams: Set<Int>, video: Int?) throws {
         input = try InputFile(path: path)
         self.streams = streams
-        self.clock = clock
+        clock = input.indexesEveryStream ? nil : video
+        seekStream = clock ?? streams.min()
         packet = try Packet()
         for index in 0..<input.streamCount where !streams.contains(index) && index != clock {
             input.stream(index)?.pointee.discard = AVDISCARD_ALL
@@ -68,11 +73,11 @@ final class CueReader {
         return found
     }
 
-    /// Reading from at or before `micro` (container µs): by the clock stream's keyframes, or the file's start.
+    /// Reading from at or before `micro` (container µs), or from the file's start.
     private func position(atMicro micro: Int64) throws {
-        if let clock, let stream = input.stream(clock), micro > input.originMicro {
+        if let seekStream, let stream = input.stream(seekStream), micro > input.originMicro {
             do {
-                try input.seek(streamIndex: clock, timestamp: stream.ticks(micro: micro))
+                try input.seek(streamIndex: seekStream, timestamp: stream.ticks(micro: micro))
                 return
             } catch {
                 // A file that will not seek is read from its start.

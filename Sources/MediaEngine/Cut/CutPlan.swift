@@ -143,7 +143,7 @@ public struct VideoCut: Sendable, Equatable, Codable {
     /// `DecodeTimeFill` gives the first packet of a range.
     public var keyframeDecodeTime: Int64 {
         keyframe.dts != keyframe.pts || decodeDelayFrames == 0 ? keyframe.dts
-            : keyframe.pts.minus(Int64(decodeDelayFrames).multipliedReportingOverflow(by: max(0, keyframe.duration)).partialValue)
+            : keyframe.pts.minus(Int64(decodeDelayFrames).times(max(0, keyframe.duration)))
     }
     /// Where this cut begins on a joined output's timeline (ticks; exact cuts: `ExactTiming.outputStart`):
     /// every output time below is moved this much later. 0 for a single cut.

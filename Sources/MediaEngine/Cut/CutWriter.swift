@@ -121,7 +121,7 @@ final class CutWriter {
         var tracks = CompanionTracks(tracks: companions, output: output, plan: first, joinsNext: segments.count > 1)
         // Cues and telemetry come through a reader of their own, from before each range's keyframe.
         let cueStreams = Set(companions.filter(\.retimedPerSample).map(\.input))
-        let cues = cueStreams.isEmpty ? nil : try CueReader(path: input.path, streams: cueStreams, clock: plan.video?.streamIndex)
+        let cues = cueStreams.isEmpty ? nil : try CueReader(path: input.path, streams: cueStreams, video: plan.video?.streamIndex)
 
         var notices: [CutNotice] = []
         for (number, segment) in segments.enumerated() {
@@ -129,7 +129,7 @@ final class CutWriter {
                 try reencoder.begin(sourceStartMicro: segment.companionsShiftMicro, outputStartMicro: segment.companionsOutputStartMicro,
                                     durationMicro: durationsMicro[safe: number] ?? 0)
             }
-            if number > 0 { tracks.begin(segment, joinsNext: number < segments.count - 1) }
+            if number > 0 { try tracks.begin(segment, joinsNext: number < segments.count - 1) }
             try cues?.read(windowStartMicro: segment.companionsShiftMicro, windowEndMicro: segment.companionsEndMicro) { try tracks.consume($0) }
             if number > 0 {
                 if let stream = videoStream, let writer = videoWriter {
@@ -183,7 +183,7 @@ final class CutWriter {
                 }
             }
         }
-        tracks.endRange()
+        try tracks.endRange()
         for reencoder in reencoders {
             try reencoder.finish()
             if reencoder.errors > 0 { notices.append(.decodeErrors(count: reencoder.errors)) }

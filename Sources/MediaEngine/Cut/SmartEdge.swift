@@ -141,4 +141,5 @@ final class SmartEdge: Sendable {
         outcome.decodeErrors = decoder.errors
         outcome.reachedEnd = reachedEnd
         return outcome
-    }}
+    }
+}

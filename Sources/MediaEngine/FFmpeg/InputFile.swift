@@ -86,6 +86,10 @@ final class InputFile {
         return name.hasPrefix("mov,") || name.contains("matroska")
     }
 
+    /// MP4/MOV: every stream has its own sample table, so a stream's packets are found (and a discarded stream's
+    /// skipped) without reading the others' data.
+    var indexesEveryStream: Bool { (FFmpegText.string(format.pointee.iformat?.pointee.name) ?? "").hasPrefix("mov,") }
+
     func stream(_ index: Int) -> UnsafeMutablePointer<AVStream>? {
         guard index >= 0, index < streamCount, let streams = format.pointee.streams else { return nil }
         return streams[index]

@@ -123,26 +123,31 @@ public final class FrameSampler {
         // can show the frame asked for.
         let readableEnd = info.readableDurationSeconds < info.durationSeconds ? info.readableDurationSeconds : nil
         let threadsEach = request.decoderThreads == 0 && runs.count == 1 ? 0 : max(1, request.decoderThreads / runs.count)
-        if runs.count == 1 {
-            let worker = try SamplingWorker(input: firstInput, streamIndex: streamIndex, video: video, path: info.path,
-                                            request: request, decoderThreads: threadsEach, readableEndSeconds: readableEnd,
-                                            durationSeconds: info.durationSeconds)
-            worker.sample(runs[0], into: results)
-        } else {
-            let path = info.path, streamIndex = streamIndex, duration = info.durationSeconds
-            DispatchQueue.concurrentPerform(iterations: runs.count) { index in
+        // The runs after the first on threads of their own, each with a demuxer it opens (none crosses threads);
+        // the first here, on the file's demuxer this sampler already has open.
+        let path = info.path, streamIndex = streamIndex, duration = info.durationSeconds
+        let others = DispatchGroup()
+        for run in runs.dropFirst() {
+            DispatchQueue.global().async(group: others) {
                 do throws(MediaError) {
-                    // Each run opens its own demuxer: one never crosses threads.
-                    let input = try InputFile(path: path)
-                    let worker = try SamplingWorker(input: input, streamIndex: streamIndex, video: video, path: path,
+                    let worker = try SamplingWorker(input: try InputFile(path: path), streamIndex: streamIndex, video: video, path: path,
                                                     request: request, decoderThreads: threadsEach, readableEndSeconds: readableEnd,
                                                     durationSeconds: duration)
-                    worker.sample(runs[index], into: results)
+                    worker.sample(run, into: results)
                 } catch {
-                    results.fail(runs[index], times: request.timesSeconds, reason: error.reason)
+                    results.fail(run, times: request.timesSeconds, reason: error.reason)
                 }
             }
         }
+        do throws(MediaError) {
+            let worker = try SamplingWorker(input: firstInput, streamIndex: streamIndex, video: video, path: path, request: request,
+                                            decoderThreads: threadsEach, readableEndSeconds: readableEnd, durationSeconds: duration)
+            worker.sample(runs[0], into: results)
+        } catch {
+            others.wait()
+            throw error
+        }
+        others.wait()
         framesDecoded += results.framesDecoded
         if request.shouldStop() {
             throw MediaError(.interrupted, path: info.path, operation: "signal", reason: "interrupted; nothing written")

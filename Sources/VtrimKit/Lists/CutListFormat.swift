@@ -52,10 +52,12 @@ public struct ListMedia: Sendable, Equatable {
 
     /// Probes the file.
     public static func of(path: String) throws(CutListError) -> ListMedia {
-        let info: MediaInfo
-        do { info = try Probe.probe(path: path) } catch { throw CutListError(message: "\(path): \(error.message)") }
-        return ListMedia(path: path, framesPerSecond: info.video?.framesPerSecond, durationSeconds: info.durationSeconds,
-                         startTimecode: info.startTimecode)
+        do { return ListMedia(try Probe.probe(path: path)) } catch { throw CutListError(message: "\(path): \(error.message)") }
+    }
+
+    init(_ info: MediaInfo) {
+        self.init(path: info.path, framesPerSecond: info.video?.framesPerSecond, durationSeconds: info.durationSeconds,
+                  startTimecode: info.startTimecode)
     }
 
     /// The SMPTE rate the clip plays at (drop-frame when its own start timecode is written so), or nil.

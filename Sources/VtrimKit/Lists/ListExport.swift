@@ -20,10 +20,7 @@ public struct ListExport: Sendable {
     func write(for request: CutRequest, input: String) throws(MediaError) {
         let target = OutputTarget(path: path, overwrite: request.overwrite)
         try target.check(input: input, dryRun: request.dryRun)
-        let media: ListMedia
-        do { media = try ListMedia.of(path: input) } catch {
-            throw MediaError(.notMedia, path: input, operation: "probe", reason: error.message)
-        }
+        let media = ListMedia(try Probe.probe(path: input))
         let ranges: [ListRange]
         do { ranges = try request.keptRanges(durationSeconds: media.durationSeconds ?? 0, path: input) } catch {
             throw MediaError(.invalidRange, path: input, operation: "export list", reason: error.message)
