@@ -56,7 +56,8 @@ public struct InputWalker: Sendable {
     }
 
     /// A name vtrim's default output naming gives: `{stem}.cut.{ext}`, a cut list's `{stem}.{row}.cut.{ext}`,
-    /// serve's `{stem}.{start}-{end}.cut.{ext}` and its `-2`, `-3`…, `{stem}.thumbs.{ext}` (sheets, VTT).
+    /// serve's `{stem}.{start}-{end}.cut.{ext}` and its `-2`, `-3`…, serve's joins `{stem}.join-{ranges}.{ext}`,
+    /// `{stem}.thumbs.{ext}` (sheets, VTT).
     /// `<stem>.trickplay`, `<stem>.trickplay-hls`, `<stem>.trickplay-dash` (`thumbs --storyboard`).
     public static func isStoryboardFolder(_ name: String) -> Bool {
         [".trickplay", ".trickplay-hls", ".trickplay-dash"].contains { name.hasSuffix($0) }
@@ -65,17 +66,26 @@ public struct InputWalker: Sendable {
     public static func isVtrimOutput(_ name: String) -> Bool {
         let stem = (name as NSString).deletingPathExtension
         if stem.hasSuffix(".cut") || stem.hasSuffix(".thumbs") { return true }
+        // serve's joins: `….join-3`, repeated `….join-3-2`
+        if stem.firstMatch(of: Self.joinSuffix) != nil { return true }
         // serve's repeated cuts: `….cut-2`
         guard let dash = stem.lastIndex(of: "-"), stem[..<dash].hasSuffix(".cut") else { return false }
         let number = stem[stem.index(after: dash)...]
         return !number.isEmpty && number.allSatisfy(\.isASCII) && number.allSatisfy(\.isNumber)
     }
 
+    /// serve's join outputs: `{stem}.join-{ranges}`, then `-2`, `-3`….
+    static var joinSuffix: Regex<(Substring, Substring?)> { /\.join-\d+(-\d+)?$/ }
+
     /// The file name stem of the input a vtrim output was made from: `beach` for `beach.cut.mp4`,
     /// `beach.thumbs.png` and serve's `beach.1.5-3.cut-2.mp4`; nil for a name vtrim does not write.
     public static func sourceStem(ofOutput name: String) -> String? {
         guard isVtrimOutput(name) else { return nil }
         var stem = (name as NSString).deletingPathExtension
+        if let join = stem.firstMatch(of: Self.joinSuffix) {
+            stem = String(stem[..<join.range.lowerBound])
+            return stem.isEmpty ? nil : stem
+        }
         if let dash = stem.lastIndex(of: "-"), stem[..<dash].hasSuffix(".cut"), !stem.hasSuffix(".cut") { stem = String(stem[..<dash]) }
         for suffix in [".cut", ".thumbs"] where stem.hasSuffix(suffix) { stem.removeLast(suffix.count) }
         // serve's `{stem}.{start}-{end}` (JSON numbers: 1.5, 3, 12.25).

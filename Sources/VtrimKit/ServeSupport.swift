@@ -65,14 +65,16 @@ public enum ServeSupport {
         }
     }
 
-    /// The request of a cut `vtrim serve` makes: one range into the named output, never over an existing
-    /// file; smart cuts at CRF 16 (their edges sit beside copied frames), others at 20; the veryfast preset.
-    public static func cutRequest(output: String, start: Double, end: Double, mode: CutMode, threads: ThreadBudget,
-                                  dryRun: Bool) -> CutRequest {
-        CutRequest(segments: [CutSegment(start: .seconds(start), end: .seconds(end), lengthSeconds: nil)], mode: mode,
-                   crf: mode == .smart ? 16 : 20, preset: "veryfast", minDurationSeconds: nil, maxDurationSeconds: nil,
-                   clamp: false, output: OutputNamer(choice: .file(output), template: nil), overwrite: false, dryRun: dryRun,
-                   strict: false, threads: threads)
+    /// The request of an edit `vtrim serve` makes: its ranges into the named output, never over an existing file,
+    /// at the defaults the command line has (`EditDefaults`).
+    public static func editRequest(output: String, ranges: [ServeRange], shape: EditShape, mode: CutMode, threads: ThreadBudget) -> CutRequest {
+        let segments = ranges.map { CutSegment(start: .seconds($0.start), end: .seconds($0.end), lengthSeconds: nil, label: $0.label) }
+        var request = CutRequest(segments: shape == .cut ? segments : [], mode: mode, crf: EditDefaults.crf(for: EditMode(mode)),
+                                 preset: EditDefaults.preset, minDurationSeconds: nil, maxDurationSeconds: nil, clamp: false,
+                                 output: OutputNamer(choice: .file(output), template: nil), overwrite: false, dryRun: true, strict: false,
+                                 threads: threads)
+        if shape == .join { request.join = JoinRanges(ranges: segments, removes: false) }
+        return request
     }
 
     /// Makes a browser-playable preview of `path` into `output` (see `PreviewEncoder`).
@@ -89,7 +91,19 @@ public enum ServeSupport {
 
 extension CutPlan.Mode {
     /// The mode a worker request names.
-    init(_ mode: EditMode) {
+    public init(_ mode: EditMode) {
+        switch mode {
+        case .copy: self = .copy
+        case .keyframe: self = .keyframe
+        case .exact: self = .exact
+        case .smart: self = .smart
+        }
+    }
+}
+
+extension EditMode {
+    /// The protocol's name for a mode.
+    public init(_ mode: CutPlan.Mode) {
         switch mode {
         case .copy: self = .copy
         case .keyframe: self = .keyframe

@@ -9,7 +9,9 @@ import WorkerProtocol
 /// `vtrim cut --dry-run` prints) and answers with it; the cut then waits for a long-work worker, which
 /// executes exactly that plan — or fails with `plan_stale` if the clip changed in between. Outputs follow
 /// the command line's rules (temporary file renamed into place, never over an existing file, never the
-/// input), named `{stem}.{start}-{end}.cut.{ext}`, then `-2`, `-3`… so repeated cuts never collide.
+/// input), named `{stem}.{start}-{end}.cut.{ext}` (a join: `{stem}.join-{ranges}.{ext}`), then `-2`, `-3`… so
+/// repeated edits never collide. One range or several: the same request, plan and write (`WorkerRequest.plan`,
+/// `.write`).
 /// `cancel` withdraws a queued cut or stops a running one (its temporary file is removed).
 final class CutQueue: Sendable {
     enum Status: String, Sendable { case queued, running, done, failed, cancelled }
@@ -52,25 +54,13 @@ final class CutQueue: Sendable {
         self.threads = threads
     }
 
-    /// Plans the cut and queues it; the plan's report is the answer (or why there is no plan).
-    func submit(clip: Library.Clip, start: Double, end: Double, mode: EditMode) async throws(SubmitError) -> Job {
-        let output = reserveName(for: clip, start: start, end: end)
-        return try await submit(clip: clip, output: output,
-                                planning: .plan(path: clip.path, output: output, startSeconds: start, endSeconds: end, mode: mode, threads: threads),
-                                write: WorkerRequest.cut(plan:))
-    }
-
-    /// Plans a join of `ranges` (in time order) and queues it, as `submit` does for one range.
-    func submit(clip: Library.Clip, ranges: [ServeRange], mode: EditMode) async throws(SubmitError) -> Job {
-        let output = reserveName(for: clip, start: ranges.first?.start ?? 0, end: ranges.last?.end ?? 0)
-        return try await submit(clip: clip, output: output,
-                                planning: .planJoin(path: clip.path, output: output, ranges: ranges, mode: mode, threads: threads),
-                                write: WorkerRequest.join(plan:))
-    }
-
-    /// The plan comes back as a value the server keeps as it is and hands to the worker that writes it (`write`).
-    private func submit(clip: Library.Clip, output: String, planning: WorkerRequest,
-                        write: (JSON) -> WorkerRequest) async throws(SubmitError) -> Job {
+    /// Plans the edit of `ranges` (one range, or several joined, in time order) and queues it; the plan's report is
+    /// the answer (or why there is no plan). The plan comes back as a value the server keeps as it is and hands to
+    /// the worker that writes it. `mode` nil: the default for what is written (`EditDefaults`).
+    func submit(clip: Library.Clip, ranges: [ServeRange], shape: EditShape, mode: EditMode?) async throws(SubmitError) -> Job {
+        let output = reserveName(for: clip, ranges: ranges, shape: shape)
+        let mode = mode ?? EditDefaults.mode(joins: shape == .join, outputName: output)
+        let planning = WorkerRequest.plan(path: clip.path, output: output, ranges: ranges, shape: shape, mode: mode, threads: threads)
         let result = await interactive.run(planning)
         let request: WorkerRequest, report: JSON
         switch EngineAnswer.from(result, clip: clip, quarantine: quarantine) {
@@ -80,7 +70,7 @@ final class CutQueue: Sendable {
                 throw .engine(.failed(APIError.response(.internalServerError, code: "engine_unavailable",
                                                         message: "the engine's answer holds no plan")))
             }
-            (request, report) = (write(plan), dryRun)
+            (request, report) = (.write(plan: plan), dryRun)
         case let .refused(report):
             release(output)
             throw .refused(report)
@@ -193,15 +183,17 @@ final class CutQueue: Sendable {
         }
     }
 
-    /// `{stem}.{start}-{end}.cut.{ext}` beside the input (or in --output-dir), then `-2`, `-3`… past names
-    /// that exist or that a queued cut holds.
-    private func reserveName(for clip: Library.Clip, start: Double, end: Double) -> String {
+    /// `{stem}.{start}-{end}.cut.{ext}` for a cut, `{stem}.join-{ranges}.{ext}` for a join (named for what it holds,
+    /// not as one span), beside the input (or in --output-dir); then `-2`, `-3`… past names that exist or that a
+    /// queued edit holds.
+    private func reserveName(for clip: Library.Clip, ranges: [ServeRange], shape: EditShape) -> String {
         let folder = outputFolder ?? (clip.path as NSString).deletingLastPathComponent
         let name = (clip.path as NSString).lastPathComponent
         let ext = CutOutputName.outputExtension(for: name)
         let stem = OutputChoice.stemPath(name)
         func text(_ seconds: Double) -> String { JSON.format((seconds * 1000).rounded() / 1000) }
-        let base = "\(stem).\(text(start))-\(text(end)).cut"
+        let base = shape == .join ? "\(stem).join-\(ranges.count)"
+            : "\(stem).\(text(ranges.first?.start ?? 0))-\(text(ranges.last?.end ?? 0)).cut"
         return reserved.withLock { taken in
             var attempt = 1
             while true {

@@ -289,8 +289,11 @@ struct Routes {
         }
         guard let known = server.library.clip(id: body.clip) else { return Self.notFound("no such clip") }
         let clip = server.library.current(known)
-        guard let mode = EditMode(rawValue: body.mode ?? (body.ranges != nil ? "smart" : "copy")) else {
-            return Self.badRequest("mode is one of copy, keyframe, exact, smart")
+        // No mode: the default for what is written (`EditDefaults`, the command line's rule).
+        var mode: EditMode?
+        if let asked = body.mode {
+            guard let known = EditMode(rawValue: asked) else { return Self.badRequest("mode is one of copy, keyframe, exact, smart") }
+            mode = known
         }
         if let ranges = body.ranges {
             guard !ranges.isEmpty, ranges.count <= Self.maximumRanges else { return Self.badRequest("ranges holds 1 to \(Self.maximumRanges) ranges") }
@@ -305,12 +308,8 @@ struct Routes {
         }
         if let how = server.quarantine.reason(clip) { return EngineAnswer.crashed(clip, how: how) }
         do throws(CutQueue.SubmitError) {
-            let job: CutQueue.Job
-            if let ranges = body.ranges {
-                job = try await server.cuts.submit(clip: clip, ranges: ranges, mode: mode)
-            } else {
-                job = try await server.cuts.submit(clip: clip, start: body.start ?? 0, end: body.end ?? 0, mode: mode)
-            }
+            let job = try await server.cuts.submit(clip: clip, ranges: body.ranges ?? [ServeRange(start: body.start ?? 0, end: body.end ?? 0)],
+                                                   shape: body.ranges != nil ? .join : .cut, mode: mode)
             return Self.json(Self.cutJSON(job), status: .accepted)
         } catch {
             switch error {

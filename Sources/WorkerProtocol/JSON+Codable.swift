@@ -1,3 +1,5 @@
+import Foundation
+
 /// JSON values inside Codable messages (a plan carried back to the worker that writes it). Decoding reads an
 /// object's members in whatever order the decoder gives: what is carried this way is read by key, not shown.
 extension JSON: Codable {
@@ -58,5 +60,18 @@ extension JSON: Codable {
         } else {
             self = .string(try container.decode(String.self))
         }
+    }
+}
+
+extension JSON {
+    /// A Codable value as a JSON value (how a plan travels inside a message, both ways): with `decoded(as:)`, the
+    /// one encoding between the worker that plans and the one that writes.
+    public init<Value: Encodable>(encoding value: Value) throws {
+        self = try JSON(parsing: String(decoding: try JSONEncoder().encode(value), as: UTF8.self))
+    }
+
+    /// The Codable value this JSON value encodes.
+    public func decoded<Value: Decodable>(as type: Value.Type) throws -> Value {
+        try JSONDecoder().decode(Value.self, from: Data(serialized.utf8))
     }
 }

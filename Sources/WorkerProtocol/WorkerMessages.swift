@@ -12,14 +12,12 @@ public enum WorkerRequest: Sendable, Codable {
     case tile(path: String, request: TileRequest)
     /// The presentation times of the video's frames.
     case frames(path: String)
-    /// A cut's plan: the dry run's report (`result`) and the plan a cut worker executes (`planned`).
-    case plan(path: String, output: String, startSeconds: Double, endSeconds: Double, mode: EditMode, threads: ThreadShare)
-    /// Writes a planned cut (`planned` of a `.plan` reply; progress lines, then `vtrim cut --json`'s object).
-    case cut(plan: JSON)
-    /// A join's plan (ranges in seconds, in time order): the dry run's report and the plan.
-    case planJoin(path: String, output: String, ranges: [ServeRange], mode: EditMode, threads: ThreadShare)
-    /// Writes a planned join (progress lines, then `vtrim cut --keep …`'s object).
-    case join(plan: JSON)
+    /// An edit's plan — one range or several joined (seconds, in time order) into `output`, its report in `shape`;
+    /// `mode` nil: the default (`EditDefaults`) — the dry run's report (`result`) and the plan a writing worker
+    /// executes (`planned`).
+    case plan(path: String, output: String, ranges: [ServeRange], shape: EditShape, mode: EditMode, threads: ThreadShare)
+    /// Writes a planned edit (`planned` of a `.plan` reply; progress lines, then `vtrim cut --json`'s object).
+    case write(plan: JSON)
     /// A browser-playable preview written to `output` (progress lines).
     case preview(path: String, output: String, threads: ThreadShare)
     /// A cut list read into ranges: `{ranges: [{start, end, label}]}`, or a failure naming the line.
@@ -30,10 +28,9 @@ public enum WorkerRequest: Sendable, Codable {
     /// The media file the request is about (a list's clip name for list requests).
     public var path: String {
         switch self {
-        case let .probe(path), let .tile(path, _), let .frames(path), let .plan(path, _, _, _, _, _), let .preview(path, _, _),
-             let .planJoin(path, _, _, _, _):
+        case let .probe(path), let .tile(path, _), let .frames(path), let .plan(path, _, _, _, _, _), let .preview(path, _, _):
             return path
-        case let .cut(plan), let .join(plan):
+        case let .write(plan):
             if case let .string(path)? = plan.member("path") { return path }
             return ""
         case let .parseList(list), let .renderList(list):
@@ -47,8 +44,8 @@ public enum WorkerRequest: Sendable, Codable {
         case .probe: "probe"
         case .tile: "tile"
         case .frames: "frames"
-        case .plan, .planJoin: "plan"
-        case .cut, .join: "cut"
+        case .plan: "plan"
+        case .write: "cut"
         case .preview: "preview"
         case .parseList, .renderList: "list"
         }
@@ -57,7 +54,7 @@ public enum WorkerRequest: Sendable, Codable {
     /// A cut's plan, which a waiting user clicked for, goes ahead of queued tiles and probes.
     public var isPlan: Bool {
         switch self {
-        case .plan, .planJoin: true
+        case .plan: true
         default: false
         }
     }
@@ -66,6 +63,32 @@ public enum WorkerRequest: Sendable, Codable {
 /// How a cut is made (`vtrim cut --mode`).
 public enum EditMode: String, Sendable, Codable, CaseIterable {
     case copy, keyframe, exact, smart
+}
+
+/// How an edit's report reads: a cut's keys (`--start/--end`, a cut list's row) or a join's (`--keep`, `--remove`,
+/// `--list … --join`, the page's ranges) — the join's even for one range (DESIGN.md).
+public enum EditShape: String, Sendable, Codable {
+    case cut, join
+}
+
+/// What an edit is made with when the user does not say — one rule for the command line, the API and the page.
+public enum EditDefaults {
+    /// The outputs smart edits are written to (by extension). A join into one of them is smart by default; the
+    /// smart-everywhere work widens this set and nothing else.
+    public static let smartExtensions: Set<String> = ["mp4", "mov", "m4v"]
+
+    /// A join is smart wherever smart is available for its output (copy elsewhere); a single cut is a copy.
+    public static func mode(joins: Bool, outputName: String) -> EditMode {
+        guard joins else { return .copy }
+        let ext = (outputName as NSString).pathExtension.lowercased()
+        return smartExtensions.contains(ext) ? .smart : .copy
+    }
+
+    /// Encoder quality (x264/x265 CRF): smart edges sit beside copied frames, so they are made finer.
+    public static func crf(for mode: EditMode) -> Int { mode == .smart ? 16 : 20 }
+
+    /// Encoder speed preset (x264 names).
+    public static let preset = "veryfast"
 }
 
 /// A worker's share of the machine: `cores` shared by `jobs` jobs at once (the engine divides them between each

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import TimelineCore
 import VtrimKit
+import WorkerProtocol
 
 extension CutMode: ExpressibleByArgument {}
 extension ChapterPolicy: ExpressibleByArgument {}
@@ -72,7 +73,7 @@ struct CutCommand: ParsableCommand {
     var crf: Int?
 
     @Option(help: "Exact mode: encoder speed preset (x264 names).")
-    var preset = "veryfast"
+    var preset = EditDefaults.preset
 
     @Option(name: .customLong("min-duration"), help: "Refuse segments shorter than this (or adjust them with --clamp).")
     var minDuration: Seconds?
@@ -103,12 +104,11 @@ struct CutCommand: ParsableCommand {
 
     private var joins: Bool { !keep.isEmpty || !remove.isEmpty || join }
 
-    /// Joins default to smart where the output is MP4/MOV (the join every reader plays the same), else copy.
+    /// The mode asked for, or the default for what is written (`EditDefaults`: the API's and the page's too).
     private var effectiveMode: CutMode {
         if let mode { return mode }
-        guard joins else { return .copy }
         let name = outputs.output ?? inputs.first ?? ""
-        return ["mp4", "mov", "m4v"].contains(CutRequest.outputExtension(for: name).lowercased()) ? .smart : .copy
+        return CutMode(EditDefaults.mode(joins: joins, outputName: "output." + CutRequest.outputExtension(for: name)))
     }
 
     func validate() throws {
@@ -192,7 +192,7 @@ struct CutCommand: ParsableCommand {
         if keep.isEmpty, remove.isEmpty { (segments, listWarnings) = try self.segments() }
         if join, let problem = JoinRanges.orderProblem(segments) { throw ValidationError("cut list \(list ?? ""): \(problem)") }
         var request = CutRequest(
-            segments: segments, fromList: list != nil && !joins, mode: mode, crf: crf ?? (mode == .smart ? 16 : 20), preset: preset,
+            segments: segments, fromList: list != nil && !joins, mode: mode, crf: crf ?? EditDefaults.crf(for: EditMode(mode)), preset: preset,
             minDurationSeconds: minDuration?.value, maxDurationSeconds: maxDuration?.value, clamp: clamp,
             output: try outputs.namer(), overwrite: outputs.overwrite, skipExisting: outputs.skipExisting,
             dryRun: dryRun, strict: common.strict,
@@ -210,10 +210,9 @@ struct CutCommand: ParsableCommand {
         }
         let planned = request
         try runner.run(items, outputs: { index, item in
-            planned.join != nil ? [planned.outputPath(for: item, index: index, segment: 0)]
-                : planned.segments.indices.map { planned.outputPath(for: item, index: index, segment: $0) }
+            (0..<planned.outputCount).map { planned.outputPath(for: item, index: index, segment: $0) }
         }) { index, item, writer in
-            CutJob.run(item: item, index: index, request: planned) { writer.advanced(index, fraction: $0) }
+            EditJob.run(item: item, index: index, request: planned) { writer.advanced(index, fraction: $0) }
         }
     }
 }

@@ -93,12 +93,16 @@ struct HeaderValidationTests {
         #expect(MovieBoxes.read([1, 2], at: 0, bytes: -1) == 0)
     }
 
-    /// A plan survives the trip between serve workers unchanged (JSON, as `PlannedCut` carries it).
+    /// A plan survives the trip between serve workers unchanged (JSON, as `PlannedEdit` carries it).
     @Test(arguments: [CutPlan.Mode.copy, .keyframe, .exact, .smart])
     func plansRoundTripThroughJSON(mode: CutPlan.Mode) throws {
         let packets = SyntheticStream.openGOP(gops: 4, cleanPoints: true)
-        let plan = try CutPlanner.plan(syntheticFacts(packets, start: 700, end: 1500, mode: mode))
-        let decoded = try JSONDecoder().decode(CutPlan.self, from: JSONEncoder().encode(plan))
+        let range = try CutPlanner.plan(syntheticFacts(packets, start: 700, end: 1500, mode: mode))
+        guard case let .plan(plan) = try EditPlanner.plan([range], labels: [], chapterPolicy: .keep, path: "in.mp4") else {
+            Issue.record("one range replanned")
+            return
+        }
+        let decoded = try JSONDecoder().decode(EditPlan.self, from: JSONEncoder().encode(plan))
         #expect(decoded == plan)
     }
 }

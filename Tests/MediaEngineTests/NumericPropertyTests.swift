@@ -78,7 +78,7 @@ import Testing
 /// Joins planned over random streams (GOP lengths, B-frame runs, reorder delays, open GOPs), random ordered range
 /// sets, every mode, with and without edit lists: the plan is made or refused with a typed error, its ranges never
 /// overlap on the output, and for copies decode times rise across every seam.
-@Suite struct JoinPlanPropertyTests {
+@Suite struct EditPlanPropertyTests {
     /// Frames in GOPs of `length` with `bframes` B-frames between anchors, decode times `delay` frames early.
     static func stream(gops: Int, length: Int, bframes: Int, delay: Int, open: Bool) -> [VideoPacket] {
         var order: [(Int, Bool)] = []
@@ -127,9 +127,9 @@ import Testing
             } catch {
                 return  // A typed refusal.
             }
-            let decision: JoinPlanner.Decision
-            do { decision = try JoinPlanner.join(plans, labels: [], chapterPolicy: .keep, path: "in.mp4") } catch { return }
-            guard case let .join(plan) = decision else { return }
+            let decision: EditPlanner.Decision
+            do { decision = try EditPlanner.plan(plans, labels: [], chapterPolicy: .keep, path: "in.mp4") } catch { return }
+            guard case let .plan(plan) = decision else { return }
             for (index, range) in plan.ranges.enumerated() {
                 #expect(range.durationMicro >= 0, "range \(index + 1): \(range.durationMicro) µs")
                 if index > 0 {
@@ -138,9 +138,9 @@ import Testing
                             "ranges \(index) and \(index + 1) overlap on the output: \(ranges) \(mode) \(container) \(layout)")
                 }
             }
-            guard plan.mode == .copy || plan.mode == .keyframe, plan.ranges.count > 1 else { return }
+            guard plan.output.mode == .copy || plan.output.mode == .keyframe, plan.ranges.count > 1 else { return }
             for index in plan.ranges.indices.dropFirst() {
-                guard let before = plan.ranges[index - 1].plan.video, let after = plan.ranges[index].plan.video else { continue }
+                guard let before = plan.ranges[index - 1].cut.video, let after = plan.ranges[index].cut.video else { continue }
                 let lastDecode = before.lastNeeded.dts.minus(before.shift).plus(before.outputStart)
                 let firstDecode = after.keyframeDecodeTime.minus(after.shift).plus(after.outputStart)
                 #expect(firstDecode > lastDecode, "decode times go back at seam \(index): \(lastDecode) then \(firstDecode); \(ranges) \(mode) \(container) \(layout)")

@@ -54,11 +54,17 @@ public enum FrameMatch {
     }
 
     /// The indices (into `times`, sorted presentation times) of the ideal frames of each range, in order.
+    /// DESIGN.md's ideal join: each range from the frame at its start through the last frame that begins before its
+    /// end, except that a range starts with the first frame the range before did not show (no frame twice).
     public static func ideal(_ ranges: [(Double, Double)], times: [Double]) -> [Int] {
-        ranges.flatMap { range -> [Int] in
-            let first = times.lastIndex { $0 <= range.0 + 5e-7 } ?? 0
+        var shown: [Int] = []
+        for range in ranges {
+            var first = times.lastIndex { $0 <= range.0 + 5e-7 } ?? 0
+            if let previous = shown.last { first = max(first, previous + 1) }
             let last = times.lastIndex { $0 < range.1 - 5e-7 } ?? first
-            return Array(first...max(first, last))
+            guard first <= last || shown.isEmpty else { continue }
+            shown += Array(first...max(first, last))
         }
+        return shown
     }
 }

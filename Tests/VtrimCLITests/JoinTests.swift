@@ -95,6 +95,49 @@ struct JoinTests {
         #expect(try MediaFacts.decodeErrors(output).isEmpty)
     }
 
+    /// Touching ranges show no frame twice (DESIGN.md: range k starts with the first frame range k−1 did not show),
+    /// in every mode: `0..2.99` ends with the frame at 2.967, which the frame at 2.99 also is; `2.99..6` starts
+    /// with the next one. The report keeps the range as asked and plans it from that frame.
+    @Test(arguments: ["copy", "smart", "exact"])
+    func touchingRangesShowNoFrameTwice(_ mode: String) throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let input = try Self.clicks()
+        let output = folder.file("touching.mp4")
+        let ranges = ["0..2.99", "2.99..6"]
+        let report = try Self.join(input, ranges, mode: mode, output: output)
+        let source = try FrameMatch.frames(input)
+        let shown = FrameMatch.sourceIndices(try FrameMatch.frames(output), in: source)
+        #expect(shown == Array(0..<180), "shows \(shown.count) frames: \(shown)")
+        let segments = try #require(report["segments"] as? [[String: Any]])
+        let second = try #require(segments.last)
+        #expect((second["requested"] as? [String: Any])?["start"] as? Double == 2.99)
+        let planned = try #require((second["planned"] as? [String: Any])?["start"] as? Double)
+        #expect(abs(planned - 3.0) <= 0.0005, "planned from \(planned)")
+    }
+
+    /// A smart join that falls back to exact (both ranges inside one group of pictures: nothing to copy) handles its
+    /// AAC audio as any exact join does — re-encoded, exact at the seam — rather than saying no encoder takes it.
+    @Test func aSmartJoinFallingBackReencodesItsAudioAsExactDoes() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let report = try Self.join(try Self.clicks(), ["0.2..0.4", "0.5..0.7"], mode: "smart", output: folder.file("fallback.mp4"))
+        #expect(report["mode"] as? String == "exact")
+        let warnings = (report["warnings"] as? [[String: Any]] ?? []).compactMap { $0["code"] as? String }
+        let notes = (report["notes"] as? [[String: Any]] ?? []).compactMap { $0["code"] as? String }
+        #expect(warnings.contains("smart_fallback") && !warnings.contains("audio_seams_nearest"), "\(warnings)")
+        #expect(notes.contains("audio_reencoded"), "\(notes)")
+    }
+
+    /// A range whose only frames the range before already shows is refused, naming it.
+    @Test func aRangeInsideTheLastFrameBeforeIsRefused() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let result = try Run.vtrim(["cut", try Self.clicks(), "--keep", "0..2.99", "--keep", "2.99..2.995", "-o", folder.file("x.mp4")])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("range 2 shows no frame that range 1 does not already show"), "\(result.stderr)")
+    }
+
     /// Two camera clips of ../shared/media, two ranges each: the smart join into MP4 shows the ideal frames and
     /// lasts their length; the copy join into MKV shows the frames its report names.
     @Test(.enabled(if: TestPaths.sharedMedia != nil, "../shared/media is absent"),

@@ -156,7 +156,7 @@ struct ServerTests {
 
     /// A cut's plan goes ahead of queued tiles and probes, behind plans queued before it; the rest wait in order.
     @Test func plansGoAheadOfQueuedTilesAndProbes() {
-        let plan = WorkerRequest.plan(path: "a.mp4", output: "a.cut.mp4", startSeconds: 1, endSeconds: 2, mode: .copy,
+        let plan = WorkerRequest.plan(path: "a.mp4", output: "a.cut.mp4", ranges: [ServeRange(start: 1, end: 2)], shape: .cut, mode: .copy,
                                       threads: ThreadShare(cores: 2, jobs: 1))
         let probe = WorkerRequest.probe(path: "b.mp4"), frames = WorkerRequest.frames(path: "c.mp4")
         #expect(WorkerPool.place(of: plan, in: []) == 0)

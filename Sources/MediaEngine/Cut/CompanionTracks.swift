@@ -48,21 +48,21 @@ struct CompanionTracks {
     private(set) var seamOffsetsSeconds: [Double] = []
     private var recordedRanges: Set<Int> = []
 
-    init(tracks: [Track], output: OutputFile, plan: CutPlan, joinsNext: Bool = false) {
+    /// The tracks; each range's window comes with `begin`.
+    init(tracks: [Track], output: OutputFile, editLists: Bool) {
         for track in tracks { self.tracks[track.input] = track }
         self.output = output
-        editLists = plan.container.editLists
-        startMicro = plan.companionsStartMicro
-        endMicro = plan.companionsEndMicro
-        shiftMicro = plan.companionsShiftMicro
-        outputStartMicro = plan.companionsOutputStartMicro
-        self.joinsNext = joinsNext
+        self.editLists = editLists
+        startMicro = 0
+        endMicro = 0
+        shiftMicro = 0
+        outputStartMicro = 0
     }
 
-    /// The next range of a join: its window and where it lands; audio follows on from what was written.
-    mutating func begin(_ plan: CutPlan, joinsNext: Bool) throws {
-        try endRange()
-        rangeIndex += 1
+    /// Range `index`: its window and where it lands; after the first, audio follows on from what was written.
+    mutating func begin(_ plan: CutPlan, index: Int, joinsNext: Bool) throws {
+        if index > 0 { try endRange() }
+        rangeIndex = index
         startMicro = plan.companionsStartMicro
         endMicro = plan.companionsEndMicro
         shiftMicro = plan.companionsShiftMicro

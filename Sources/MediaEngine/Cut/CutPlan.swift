@@ -1,8 +1,8 @@
 import CAV
 
-/// A cut, decided before anything is written: what `--dry-run` prints and what the writer executes
-/// without deciding anything again. Ticks are the video stream's, on the source's own timestamps;
-/// seconds are on the source's presentation timeline (0 = the container's start).
+/// One range's cut of the source, decided before anything is written (`EditPlan` holds one per range, and what
+/// the whole output holds). Ticks are the video stream's, on the source's own timestamps; seconds are on the
+/// source's presentation timeline (0 = the container's start).
 public struct CutPlan: Sendable, Equatable, Codable {
     public enum Mode: String, Sendable, CaseIterable, Codable {
         /// Stream copy; in MP4/MOV edit lists hide what decoding needs before the start and after the end.
@@ -100,6 +100,9 @@ public struct VideoCut: Sendable, Equatable, Codable {
     public var lastNeeded: VideoPacket
     /// The last frame that begins before `end` (pts).
     public var lastWanted: Int64
+    /// Where `lastWanted` ends: the next frame's pts (or its own duration at the stream's end). A join's next
+    /// range starts at or after it, so no frame is shown twice.
+    public var lastWantedEnd: Int64
     /// Where the output stops presenting (source ticks).
     public var presentedEnd: Int64
     /// Output ticks = source ticks − shift (copied packets; exact: frames after the first).
@@ -111,8 +114,6 @@ public struct VideoCut: Sendable, Equatable, Codable {
     /// muxing, so the edit ends exactly where the cut does. Nil where the container has no edit lists.
     public var editDuration: Int64?
     public var editTimeBase: Rational
-    /// A copy join into MP4/MOV: one edit per range (the whole plan's), replacing the muxer's single edit.
-    public var edits: [MediaEdit]? = nil
     /// Copies into MP4/MOV: where the latest frame among the written packets ends (source ticks), past
     /// `presentedEnd` when frames after `end` are written for the ones before it; a join's next range follows it.
     public var writtenEnd: Int64? = nil

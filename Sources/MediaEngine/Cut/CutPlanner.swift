@@ -194,7 +194,7 @@ enum CutPlanner {
 
         var cut = VideoCut(streamIndex: video.index, timeBase: video.timeBase, codec: video.codec, keyframe: start.keyframe,
                            frameAtStart: start.frameAtStart, firstShown: start.frameAtStart, lastNeeded: end.lastWantedPacket,
-                           lastWanted: end.lastWanted, presentedEnd: end.idealEnd, shift: start.frameAtStart,
+                           lastWanted: end.lastWanted, lastWantedEnd: end.idealEnd, presentedEnd: end.idealEnd, shift: start.frameAtStart,
                            outputZero: start.frameAtStart, editDuration: nil, editTimeBase: video.timeBase, exact: nil,
                            startTicks: video.startTicks, endTicks: endTicks, leadingLeftOut: start.leadingPictures,
                            sourceHasBFrames: video.endPackets.contains { $0.pts != $0.dts })

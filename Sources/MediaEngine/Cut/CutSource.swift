@@ -69,8 +69,72 @@ public final class CutSource {
         info = try Probe.inspect(input, sizeBytes: size)
     }
 
-    /// The plan for `spec`, the muxer chosen from `outputName` (the final name, by its extension).
-    public func plan(_ spec: CutSpec, outputName: String) throws(MediaError) -> CutPlan {
+    /// The plan of an edit of this file: `specs` (ranges in time order, not overlapping; one for a cut) written one
+    /// after another into one output, the muxer chosen from `outputName` (the final name, by its extension). Range k
+    /// starts with the first frame range k−1 did not show. Smart joins need every range smart and sharing one sample
+    /// entry; otherwise every range is planned exactly (`smart_fallback`) — with everything else, the audio's
+    /// handling included, decided as for any exact edit.
+    public func plan(_ specs: [CutSpec], labels: [String?] = [], outputName: String) throws(MediaError) -> EditPlan {
+        guard let first = specs.first else {
+            throw MediaError(.invalidRange, path: info.path, operation: "ranges", reason: "no range to keep")
+        }
+        var plans = try planRanges(specs, outputName: outputName, exactBecause: nil)
+        switch try EditPlanner.plan(plans, labels: labels, chapterPolicy: first.settings.chapters, audioSeams: first.settings.audioSeams,
+                                    path: info.path) {
+        case let .plan(plan):
+            return plan
+        case let .replanExact(why):
+            plans = try planRanges(specs, outputName: outputName, exactBecause: why)
+            guard case let .plan(plan) = try EditPlanner.plan(plans, labels: labels, chapterPolicy: first.settings.chapters,
+                                                              audioSeams: first.settings.audioSeams, path: info.path) else {
+                throw MediaError(.decodeFailed, path: info.path, operation: "plan join", reason: "the exact join could not be planned")
+            }
+            return plan
+        }
+    }
+
+    /// Each range's own plan; `exactBecause`: smart was asked but cannot join, so every range is planned exactly.
+    private func planRanges(_ specs: [CutSpec], outputName: String, exactBecause why: SmartFallback?) throws(MediaError) -> [CutPlan] {
+        var plans: [CutPlan] = []
+        for (number, original) in specs.enumerated() {
+            var spec = original
+            spec.joinsRanges = specs.count > 1
+            if why != nil { spec.settings.mode = .exact }
+            var plan = try planRange(spec, outputName: outputName)
+            if let previous = plans.last { plan = try following(previous, plan, spec: spec, number: number + 1, outputName: outputName) }
+            if let why {
+                plan.requestedMode = .smart
+                plan.smartFallback = why
+                plan.notices.removeAll { if case .smartFallback = $0 { return true } else { return false } }
+                plan.notices.insert(.smartFallback(why), at: 0)
+            }
+            plans.append(plan)
+        }
+        return plans
+    }
+
+    /// Range `number` as planned, or — where its first frame is one the range before already shows (touching
+    /// ranges: `0..3` then `3..6` of 29.97 fps both hold the frame at 2.97) — planned again from the first frame
+    /// the range before did not show. Its requested range and label stay as given.
+    private func following(_ previous: CutPlan, _ plan: CutPlan, spec: CutSpec, number: Int, outputName: String) throws(MediaError) -> CutPlan {
+        guard let before = previous.video, let video = plan.video, video.frameAtStart <= before.lastWanted else { return plan }
+        // The next frame's time rounded up to the µs, so the frame at it is that frame and not the one before.
+        var startMicro = Int64(0).minus(Rescale.ticks(Int64(0).minus(before.lastWantedEnd), from: before.timeBase, to: Rational(1, 1_000_000),
+                                                      roundingDown: true))
+        for _ in 0..<2 {
+            var moved = spec
+            moved.startSeconds = previous.seconds(micro: startMicro)
+            guard moved.startSeconds < spec.endSeconds else { break }
+            let replanned = try planRange(moved, outputName: outputName)
+            if let shown = replanned.video, shown.frameAtStart > before.lastWanted { return replanned }
+            startMicro = startMicro.plus(1)
+        }
+        throw MediaError(.invalidRange, path: info.path, operation: "ranges",
+                         reason: "range \(number) shows no frame that range \(number - 1) does not already show")
+    }
+
+    /// One range's plan (`CutPlanner`), from the packets around its edges.
+    private func planRange(_ spec: CutSpec, outputName: String) throws(MediaError) -> CutPlan {
         try StageTimes.measure("plan") { () throws(MediaError) -> CutPlan in
             var facts = try CutSurvey(input: input, path: info.path).facts(spec, outputName: outputName)
             if let why = info.shortfall, let readable = Micro.from(seconds: info.readableDurationSeconds) {
@@ -79,39 +143,6 @@ public final class CutSource {
             return try CutPlanner.plan(facts)
         }
     }
-
-    /// The plan joining `specs` (ranges in time order, not overlapping) into one output. Smart joins need every
-    /// range smart and sharing one sample entry; otherwise every range is planned exactly (`smart_fallback`).
-    public func planJoin(_ specs: [CutSpec], labels: [String?], outputName: String) throws(MediaError) -> JoinPlan {
-        guard let first = specs.first else {
-            throw MediaError(.invalidRange, path: info.path, operation: "ranges", reason: "no range to keep")
-        }
-        var plans: [CutPlan] = []
-        for var spec in specs {
-            spec.joinsRanges = specs.count > 1
-            plans.append(try plan(spec, outputName: outputName))
-        }
-        switch try JoinPlanner.join(plans, labels: labels, chapterPolicy: first.settings.chapters, audioSeams: first.settings.audioSeams, path: info.path) {
-        case let .join(join):
-            return join
-        case let .replanExact(why):
-            plans = []
-            for var spec in specs {
-                spec.settings.mode = .exact
-                var plan = try plan(spec, outputName: outputName)
-                plan.requestedMode = .smart
-                plan.smartFallback = why
-                plan.notices.removeAll { if case .smartFallback = $0 { return true } else { return false } }
-                plan.notices.insert(.smartFallback(why), at: 0)
-                plans.append(plan)
-            }
-            guard case let .join(join) = try JoinPlanner.join(plans, labels: labels, chapterPolicy: first.settings.chapters, audioSeams: first.settings.audioSeams, path: info.path) else {
-                throw MediaError(.decodeFailed, path: info.path, operation: "plan join", reason: "the exact join could not be planned")
-            }
-            return join
-        }
-    }
-
 }
 
 public enum Cutter {
@@ -119,31 +150,17 @@ public enum Cutter {
     public static let containers = ["mp4", "mov", "ipod", "3gp", "3g2", "matroska", "webm", "mpegts", "avi"]
     public static let extensions = ["mp4", "mov", "m4v", "m4a", "3gp", "3g2", "mkv", "webm", "ts", "m2ts", "mts", "avi"]
 
-    /// Writes `plan` of the file at `path` into `temporaryPath` (the muxer chosen from `outputName`), opening
-    /// the file afresh: the plan is all the writer needs. `shouldStop` is checked as packets go by (an
-    /// interrupt); `progress` gets the fraction of the range written.
-    public static func write(_ plan: CutPlan, path: String, temporaryPath: String, outputName: String,
+    /// Writes `plan` of the file at `path` into `temporaryPath` (the muxer chosen from `outputName`): its ranges
+    /// one after another into one file, opening the file afresh (the plan is all the writer needs). `shouldStop` is
+    /// checked as packets go by (an interrupt); `progress` gets the fraction written.
+    public static func write(_ plan: EditPlan, path: String, temporaryPath: String, outputName: String,
                              shouldStop: @escaping @Sendable () -> Bool = { false },
                              progress: (@Sendable (Double) -> Void)? = nil) throws(MediaError) -> CutRun {
         try StageTimes.measure("write") { () throws(MediaError) -> CutRun in
             _ = try InputCheck.regularFile(path)
             let input = try InputFile(path: path)
-            let writer = CutWriter(input: input, plan: plan, path: path, temporaryPath: temporaryPath, outputName: outputName,
-                                   shouldStop: shouldStop, progress: progress)
-            return try writer.run()
-        }
-    }
-
-    /// Writes a join: its ranges one after another into one file, as `write` does for one.
-    public static func write(join: JoinPlan, path: String, temporaryPath: String, outputName: String,
-                             shouldStop: @escaping @Sendable () -> Bool = { false },
-                             progress: (@Sendable (Double) -> Void)? = nil) throws(MediaError) -> CutRun {
-        try StageTimes.measure("write") { () throws(MediaError) -> CutRun in
-            _ = try InputCheck.regularFile(path)
-            let input = try InputFile(path: path)
-            let writer = CutWriter(input: input, plan: join.whole, segments: join.ranges.map(\.plan), durationsMicro: join.ranges.map(\.durationMicro),
-                                   path: path, temporaryPath: temporaryPath,
-                                   outputName: outputName, shouldStop: shouldStop, progress: progress)
+            let writer = EditWriter(input: input, plan: plan, path: path, temporaryPath: temporaryPath, outputName: outputName,
+                                    shouldStop: shouldStop, progress: progress)
             return try writer.run()
         }
     }

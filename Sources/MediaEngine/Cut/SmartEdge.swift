@@ -46,12 +46,18 @@ final class SmartEdge: Sendable {
     private let result = Locked<Result<Outcome, any Error>?>(nil)
     private let joined = Locked<Result<Outcome, any Error>?>(nil)
 
-    /// Starts encoding the edge; `join` waits for it.
-    init(_ work: Work, shouldStop: @escaping @Sendable () -> Bool) {
+    /// Starts the edge's thread, which encodes once `slots` gives it its turn; `join` waits for it.
+    init(_ work: Work, slots: EdgeSlots, shouldStop: @escaping @Sendable () -> Bool) {
         let stage = work.part == .head ? "head" : "tail"
+        let ticket = slots.ticket()
         let thread = Thread { [self] in
-            let outcome = Result {
-                try StageTimes.measure(stage) { try Self.encode(work, shouldStop: { shouldStop() || self.cancelled.load(ordering: .relaxed) }) }
+            let stop: @Sendable () -> Bool = { shouldStop() || self.cancelled.load(ordering: .relaxed) }
+            let outcome: Result<Outcome, any Error>
+            if slots.acquire(ticket, cancelled: stop) {
+                outcome = Result { try StageTimes.measure(stage) { try Self.encode(work, shouldStop: stop) } }
+                slots.release()
+            } else {
+                outcome = .failure(CutInterrupted())
             }
             result.withLock { $0 = outcome }
             done.signal()

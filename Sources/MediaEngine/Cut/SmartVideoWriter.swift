@@ -42,12 +42,19 @@ final class SmartVideoWriter: VideoWriter {
     struct Edges {
         var head: SmartEdge?
         var tail: SmartEdge?
+
+        /// Stops both (the edit failed before their range) and waits for their threads.
+        func cancel() {
+            head?.cancel()
+            tail?.cancel()
+        }
     }
 
     /// `joining`: the output stream an earlier range of a join set up (same sample entry), else a new one.
     /// `startedEdges`: this range's edges, started early by a join (while the range before it was written).
     init(input: InputFile, stream: UnsafeMutablePointer<AVStream>, output: OutputFile, plan: CutPlan, video: VideoCut,
-         smart: SmartCutPlan, joining: Int? = nil, startedEdges: Edges? = nil, shouldStop: @escaping @Sendable () -> Bool) throws {
+         smart: SmartCutPlan, joining: Int? = nil, startedEdges: Edges? = nil, slots: EdgeSlots,
+         shouldStop: @escaping @Sendable () -> Bool) throws {
         self.shouldStop = shouldStop
         self.stream = stream
         cleanStart = CleanStart(stream: stream)
@@ -65,45 +72,41 @@ final class SmartVideoWriter: VideoWriter {
         // in a source record; Annex B gets them).
         lengthSize = 4
         sourceParameterSets = sets.record.map { $0.unit[...] }
-        if entry.placement == .outOfBand {
-            guard let ids = entry.encoderIds, let encoderSets = entry.encoderSets else {
-                throw SampleEntryFailure(reason: "the plan puts the parameter sets out of band without the encoder's sets")
-            }
-            rewriter = EncoderUnitRewriter(codec: codec, ids: ids, sets: encoderSets)
-            repackager = SampleRepackager(codec: codec, sourceLengthSize: sets.lengthSize, outputLengthSize: lengthSize, recordSets: sets.all)
-        } else {
-            rewriter = nil
-            repackager = SampleRepackager(codec: codec, sourceLengthSize: sets.lengthSize, outputLengthSize: lengthSize, recordSets: nil)
-        }
+        rewriter = try Self.rewriter(entry, sets: sets)
+        repackager = SampleRepackager(codec: codec, sourceLengthSize: sets.lengthSize, outputLengthSize: lengthSize,
+                                      recordSets: entry.placement == .outOfBand ? sets.all : nil)
         if let joining {
             outputIndex = joining
         } else {
             outputIndex = try Self.addStream(stream: stream, output: output, entry: entry, sets: sets, codec: codec, lengthSize: lengthSize)
         }
-        let edges = try startedEdges ?? Self.startEdges(path: input.path, plan: plan, shouldStop: shouldStop)
+        let edges = try startedEdges ?? Self.startEdges(path: input.path, plan: plan, slots: slots, shouldStop: shouldStop)
         head = edges.head
         tail = edges.tail
     }
 
     /// Starts encoding a range's edges on threads of their own (nil for an edge the range does not have): what
     /// `init` does, and what a join does for the next range while this one is written, so the cores stay busy.
-    static func startEdges(path: String, plan: CutPlan, shouldStop: @escaping @Sendable () -> Bool) throws -> Edges {
+    static func startEdges(path: String, plan: CutPlan, slots: EdgeSlots, shouldStop: @escaping @Sendable () -> Bool) throws -> Edges {
         guard let video = plan.video, let smart = plan.smart, let reencoding = video.reencoding,
               let entry = plan.sampleEntry, let sets = entry.sourceSets else { return Edges() }
-        var rewriter: EncoderUnitRewriter?
-        if entry.placement == .outOfBand {
-            guard let ids = entry.encoderIds, let encoderSets = entry.encoderSets else {
-                throw SampleEntryFailure(reason: "the plan puts the parameter sets out of band without the encoder's sets")
-            }
-            rewriter = EncoderUnitRewriter(codec: sets.codec, ids: ids, sets: encoderSets)
-        }
+        let rewriter = try Self.rewriter(entry, sets: sets)
         func start(_ part: SmartEdge.Part) -> SmartEdge {
             SmartEdge(SmartEdge.Work(part: part, path: path, streamIndex: video.streamIndex, video: video, smart: smart, reencoding: reencoding,
                                      decoderThreads: plan.threads.decoder, lengthSize: 4, rewriter: rewriter,
                                      trailer: part == .head && sets.codec == .hevc ? [0x48, 0x01] : nil),
-                      shouldStop: shouldStop)
+                      slots: slots, shouldStop: shouldStop)
         }
         return Edges(head: smart.hasHead ? start(.head) : nil, tail: smart.hasTail ? start(.tail) : nil)
+    }
+
+    /// Out of band: what renumbers the encoder's units to the ids its sets have in the record; nil in band.
+    private static func rewriter(_ entry: SampleEntryPlan, sets: SourceParameterSets) throws -> EncoderUnitRewriter? {
+        guard entry.placement == .outOfBand else { return nil }
+        guard let ids = entry.encoderIds, let encoderSets = entry.encoderSets else {
+            throw SampleEntryFailure(reason: "the plan puts the parameter sets out of band without the encoder's sets")
+        }
+        return EncoderUnitRewriter(codec: sets.codec, ids: ids, sets: encoderSets)
     }
 
     /// The output's video stream with the planned sample entry. Dolby Vision: the re-encoded edges carry none

@@ -76,6 +76,22 @@ public struct CutRequest: Sendable {
         self.strict = strict
     }
 
+    /// How many outputs each input gets: one for a join or a range, one per row of a cut list.
+    public var outputCount: Int { join != nil ? 1 : segments.count }
+
+    /// What output `output` of a file of `duration` seconds holds: its ranges resolved against the file, their
+    /// labels (a join's chapters may be named by them) and the report's shape.
+    func edit(output: Int, durationSeconds duration: Double, path: String) throws(MediaError) -> (ranges: [CutRange], labels: [String?], shape: EditShape) {
+        if let join {
+            let ranges = try join.resolve(request: self, durationSeconds: duration, path: path)
+            return (ranges, join.removes ? ranges.map { _ in nil } : join.ranges.map(\.label), .join)
+        }
+        guard let segment = segments[safe: output] else {
+            throw MediaError(.invalidRange, path: path, operation: "ranges", reason: "no range \(output + 1) to cut")
+        }
+        return ([try CutRange.resolve(segment, request: self, durationSeconds: duration, path: path)], [], .cut)
+    }
+
     /// The ranges a run keeps in a file of `duration` seconds (for `--export-list`): a join's, the list's
     /// rows, or the one range.
     public func keptRanges(durationSeconds: Double, path: String) throws(CutListError) -> [ListRange] {

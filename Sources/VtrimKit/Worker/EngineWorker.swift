@@ -92,27 +92,15 @@ public enum EngineWorker {
             let read = ServeSupport.frameTimes(path: path)
             guard let times = read.times else { return replies.send(WorkerReply.failure(id: id, read.failure?.json ?? .null)) }
             return replies.send(WorkerReply.result(id: id, .object([("times", .array(times.map(JSON.number)))])))
-        case let .plan(path, output, start, end, mode, threads):
-            let request = ServeSupport.cutRequest(output: output, start: start, end: end, mode: CutMode(mode), threads: ThreadBudget(threads),
-                                                  dryRun: true)
-            switch CutJob.plan(path: path, request: request) {
+        case let .plan(path, output, ranges, shape, mode, threads):
+            let request = ServeSupport.editRequest(output: output, ranges: ranges, shape: shape, mode: CutMode(mode), threads: ThreadBudget(threads))
+            switch EditJob.plan(path: path, request: request) {
             case let .finished(outcome): return replies.send(WorkerReply.failure(id: id, outcome.json))
-            case let .planned(planned): return sendPlan(planned, dryRun: planned.dryRunOutcome, id: id, path: path, replies: replies)
+            case let .planned(planned): return sendPlan(planned, id: id, replies: replies)
             }
-        case let .cut(plan):
-            guard let planned = decode(PlannedCut.self, plan) else { return replies.send(unreadablePlan(id: id, plan)) }
-            return sendRun(id: id, path: planned.path, replies: replies) { progress in CutJob.execute(planned, shouldStop: { Interrupt.requested }, progress: progress) }
-        case let .planJoin(path, output, ranges, mode, threads):
-            var request = ServeSupport.cutRequest(output: output, start: 0, end: 1, mode: CutMode(mode), threads: ThreadBudget(threads), dryRun: true)
-            request.join = JoinRanges(ranges: ranges.map { CutSegment(start: .seconds($0.start), end: .seconds($0.end), lengthSeconds: nil, label: $0.label) },
-                                      removes: false)
-            switch JoinJob.plan(path: path, request: request) {
-            case let .finished(outcome): return replies.send(WorkerReply.failure(id: id, outcome.json))
-            case let .planned(planned): return sendPlan(planned, dryRun: planned.dryRunOutcome, id: id, path: path, replies: replies)
-            }
-        case let .join(plan):
-            guard let planned = decode(PlannedJoin.self, plan) else { return replies.send(unreadablePlan(id: id, plan)) }
-            return sendRun(id: id, path: planned.path, replies: replies) { progress in JoinJob.execute(planned, shouldStop: { Interrupt.requested }, progress: progress) }
+        case let .write(plan):
+            guard let planned = try? plan.decoded(as: PlannedEdit.self) else { return replies.send(unreadablePlan(id: id, plan)) }
+            return sendRun(id: id, path: planned.path, replies: replies) { progress in EditJob.execute(planned, shouldStop: { Interrupt.requested }, progress: progress) }
         case let .preview(path, output, threads):
             let progress = ProgressSender(id: id, replies: replies)
             if let error = ServeSupport.preview(path: path, to: output, threads: ThreadBudget(threads).encoder, shouldStop: { Interrupt.requested },
@@ -137,11 +125,6 @@ public enum EngineWorker {
         }
     }
 
-    /// A plan handed back by the server, as the planning worker encoded it.
-    private static func decode<Plan: Decodable>(_ type: Plan.Type, _ plan: JSON) -> Plan? {
-        try? JSONDecoder().decode(Plan.self, from: Data(plan.serialized.utf8))
-    }
-
     private static func unreadablePlan(id: Int, _ plan: JSON) -> JSON {
         let path = plan.member("path").flatMap { if case let .string(text) = $0 { text } else { nil } } ?? "plan"
         return WorkerReply.failure(id: id, Outcome.failure(MediaError(.decodeFailed, path: path, operation: "plan",
@@ -149,15 +132,15 @@ public enum EngineWorker {
     }
 
     /// A plan's reply: the dry run's report, and the plan itself as a JSON value for the worker that writes it.
-    private static func sendPlan<Plan: Encodable>(_ planned: Plan, dryRun: Outcome, id: Int, path: String, replies: ReplyChannel) -> Bool {
-        guard let encoded = try? JSONEncoder().encode(planned), let plan = try? JSON(parsing: String(decoding: encoded, as: UTF8.self)) else {
+    private static func sendPlan(_ planned: PlannedEdit, id: Int, replies: ReplyChannel) -> Bool {
+        guard let plan = try? JSON(encoding: planned) else {
             return replies.send(WorkerReply.failure(id: id, Outcome.failure(
-                MediaError(.decodeFailed, path: path, operation: "plan", reason: "the plan cannot be encoded")).json))
+                MediaError(.decodeFailed, path: planned.path, operation: "plan", reason: "the plan cannot be encoded")).json))
         }
-        return replies.send(WorkerReply.result(id: id, dryRun.json, extra: [("planned", plan)]))
+        return replies.send(WorkerReply.result(id: id, planned.dryRunOutcome.json, extra: [("planned", plan)]))
     }
 
-    /// Writes a planned cut or join, with progress lines, and replies with its report.
+    /// Writes a planned edit, with progress lines, and replies with its report.
     private static func sendRun(id: Int, path: String, replies: ReplyChannel, _ run: (@escaping @Sendable (Double) -> Void) -> Outcome) -> Bool {
         let progress = ProgressSender(id: id, replies: replies)
         let outcome = run { progress.send($0) }

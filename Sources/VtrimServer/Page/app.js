@@ -652,15 +652,21 @@ document.addEventListener("keydown", (event) => {
 // ---------------------------------------------------------------------------------------------------
 // Cuts: the plan at once (as --dry-run gives it), then progress, then what `vtrim cut` reports.
 
+// The mode the user chose, or none: the server applies the one default rule (copy for a cut, smart for a join
+// where the output takes it), as `vtrim cut` does.
+function chosenMode() {
+  const mode = $("cut-mode").value;
+  return mode ? { mode } : {};
+}
+
 $("cut-button").addEventListener("click", async () => {
   if (!S.timeline) return;
   const { start, end } = S.timeline.selection;
-  const mode = $("cut-mode").value;
   const box = document.createElement("div");
   box.className = "cut";
   $("cuts").prepend(box);
   try {
-    const job = await api("/api/cuts", { json: { clip: S.current.id, start, end, mode } });
+    const job = await api("/api/cuts", { json: { clip: S.current.id, start, end, ...chosenMode() } });
     box.dataset.cut = job.id;
     S.cuts.push(job);
     followCut(box, job);
@@ -817,7 +823,7 @@ $("join-button").addEventListener("click", async () => {
   box.className = "cut join";
   $("cuts").prepend(box);
   try {
-    const job = await api("/api/cuts", { json: { clip: S.current.id, ranges, mode: $("cut-mode").value } });
+    const job = await api("/api/cuts", { json: { clip: S.current.id, ranges, ...chosenMode() } });
     box.dataset.cut = job.id;
     S.cuts.push(job);
     followCut(box, job);

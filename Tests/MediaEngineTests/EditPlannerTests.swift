@@ -3,7 +3,7 @@ import Testing
 
 /// Joins planned from synthetic streams (ticks in ms, 40 ms frames, GOPs of 480 ms, two frames of decode
 /// delay): where each range lands on the output's timeline, what is re-encoded, what is refused.
-struct JoinPlannerTests {
+struct EditPlannerTests {
     static func plans(_ packets: [VideoPacket], _ ranges: [(Int64, Int64)], mode: CutPlan.Mode, container: Container = .mp4) throws -> [CutPlan] {
         try ranges.map { range in
             var facts = syntheticFacts(packets, start: range.0, end: range.1, mode: mode, container: container)
@@ -12,12 +12,12 @@ struct JoinPlannerTests {
         }
     }
 
-    static func join(_ plans: [CutPlan], labels: [String?] = []) throws -> JoinPlanner.Decision {
-        try JoinPlanner.join(plans, labels: labels, chapterPolicy: .keep, path: "in.mp4")
+    static func join(_ plans: [CutPlan], labels: [String?] = []) throws -> EditPlanner.Decision {
+        try EditPlanner.plan(plans, labels: labels, chapterPolicy: .keep, path: "in.mp4")
     }
 
-    static func joined(_ plans: [CutPlan]) throws -> JoinPlan {
-        guard case let .join(plan) = try join(plans) else { throw MediaError(.invalidRange, path: "", operation: "test", reason: "replanned") }
+    static func joined(_ plans: [CutPlan]) throws -> EditPlan {
+        guard case let .plan(plan) = try join(plans) else { throw MediaError(.invalidRange, path: "", operation: "test", reason: "replanned") }
         return plan
     }
 
@@ -60,23 +60,23 @@ struct JoinPlannerTests {
     @Test(arguments: cases)
     func rangesLandBackToBack(_ example: Case) throws {
         let plan = try Self.joined(try Self.plans(example.packets, example.ranges, mode: example.mode, container: example.container))
-        #expect(plan.mode == example.mode)
+        #expect(plan.output.mode == example.mode)
         #expect(plan.ranges.map(\.outputStartMicro) == example.starts)
         #expect(plan.ranges.map(\.durationMicro) == example.durations)
         #expect(plan.durationMicro == example.durations.reduce(0, +))
         for (range, start) in zip(plan.ranges, example.starts) {
             // Each range's own timeline moved by where it begins (the companions with it).
-            #expect(range.plan.companionsOutputStartMicro == start)
-            if let exact = range.plan.video?.exact {
+            #expect(range.cut.companionsOutputStartMicro == start)
+            if let exact = range.cut.video?.exact {
                 #expect(exact.outputStart == Rescale.ticks(start, from: Rational(1, 1_000_000), to: exact.timeBase))
             } else {
-                #expect(range.plan.video?.outputStart == start / 1000)
+                #expect(range.cut.video?.outputStart == start / 1000)
             }
         }
-        if !example.whole.isEmpty { #expect(plan.ranges.map { $0.plan.smart?.reencodesWhole ?? false } == example.whole) }
-        if !example.tailDelays.isEmpty { #expect(plan.ranges.map { $0.plan.video?.tailDecodeDelay ?? -1 } == example.tailDelays) }
+        if !example.whole.isEmpty { #expect(plan.ranges.map { $0.cut.smart?.reencodesWhole ?? false } == example.whole) }
+        if !example.tailDelays.isEmpty { #expect(plan.ranges.map { $0.cut.video?.tailDecodeDelay ?? -1 } == example.tailDelays) }
         // Smart and exact joins into MP4: one edit, the ranges' total.
-        if example.container == .mp4, let edit = plan.whole.video?.editDuration, let unit = plan.whole.video?.editTimeBase {
+        if example.container == .mp4, let edit = plan.output.video?.editDuration, let unit = plan.output.video?.editTimeBase {
             #expect(Rescale.ticks(edit, from: unit, to: Rational(1, 1_000_000)) == plan.durationMicro)
         }
     }
@@ -93,24 +93,24 @@ struct JoinPlannerTests {
     @Test(arguments: [CutPlan.Mode.copy, .keyframe])
     func copyJoinIntoMP4GetsAnEditPerRange(_ mode: CutPlan.Mode) throws {
         let plan = try Self.joined(try Self.plans(Self.ibbp, [(100, 500), (900, 1300), (1300, 1500)], mode: mode))
-        let edits = try #require(plan.whole.video?.edits)
+        let edits = try #require(plan.output.video?.edits)
         #expect(edits.count == 3)
         #expect(edits.map(\.duration) == plan.ranges.map { $0.durationMicro / 1000 })
         #expect(edits.first?.mediaStart == 0)
         for (before, after) in zip(plan.ranges, plan.ranges.dropFirst()) {
-            let early = try #require(before.plan.video), late = try #require(after.plan.video)
+            let early = try #require(before.cut.video), late = try #require(after.cut.video)
             let writtenEnd = (early.writtenEnd ?? early.presentedEnd).minus(early.shift).plus(early.outputStart)
             #expect(late.keyframe.dts.minus(late.shift).plus(late.outputStart) >= writtenEnd)
             #expect(late.keyframe.pts.minus(late.shift).plus(late.outputStart) >= writtenEnd)
         }
         for (edit, range) in zip(edits, plan.ranges) {
-            let video = try #require(range.plan.video)
+            let video = try #require(range.cut.video)
             #expect(edit.mediaStart == video.firstShown.minus(video.shift).plus(video.outputStart))
         }
         #expect(plan.warnings.contains { $0.code == "multiple_edits" })
         // Into Matroska: no edits; each range is shown from its keyframe.
         let mkv = try Self.joined(try Self.plans(Self.ibbp, [(100, 500), (900, 1300)], mode: mode, container: .mkv))
-        #expect(mkv.whole.video?.edits == nil && !mkv.warnings.contains { $0.code == "multiple_edits" })
+        #expect(mkv.output.video?.edits == nil && !mkv.warnings.contains { $0.code == "multiple_edits" })
     }
 
     /// Audio alone: ranges back to back in µs.
@@ -124,13 +124,13 @@ struct JoinPlannerTests {
         }
         let plan = try Self.joined(plans)
         #expect(plan.ranges.map(\.outputStartMicro) == [0, 1_500_000])
-        #expect(plan.ranges.map(\.plan.companionsOutputStartMicro) == [0, 1_500_000])
+        #expect(plan.ranges.map(\.cut.companionsOutputStartMicro) == [0, 1_500_000])
         #expect(plan.durationMicro == 2_100_000)
     }
 
     /// Chapters split by a seam become one again; others stay as they are.
     @Test func chaptersSplitAtASeamMerge() {
-        let merged = JoinPlanner.merged([
+        let merged = EditPlanner.merged([
             Chapter(startMicro: 0, endMicro: 100_000, title: "A"), Chapter(startMicro: 100_000, endMicro: 300_000, title: "B"),
             Chapter(startMicro: 300_000, endMicro: 500_000, title: "B"), Chapter(startMicro: 500_000, endMicro: 600_000, title: "A"),
         ])

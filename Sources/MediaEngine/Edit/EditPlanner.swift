@@ -1,14 +1,15 @@
-/// Joins ranges planned one by one (`CutPlanner`) into one output: pure, so tests build the range plans by
-/// hand. Each range keeps its own plan, moved to where it begins on the output's timeline, so its frames
-/// follow the range before it without a gap or an overlap; decode times stay in order across each seam.
-enum JoinPlanner {
+/// Puts ranges planned one by one (`CutPlanner`) into one output — one range or many, the same way: pure, so
+/// tests build the range plans by hand. Each range keeps its own plan, moved to where it begins on the output's
+/// timeline, so its frames follow the range before it without a gap or an overlap; decode times stay in order
+/// across each seam. What the whole output holds is decided here once (`OutputPlan`).
+enum EditPlanner {
     enum Decision {
-        case join(JoinPlan)
+        case plan(EditPlan)
         /// Smart was asked but the ranges cannot all be joined smartly: plan every range exactly.
         case replanExact(SmartFallback)
     }
 
-    static func join(_ plans: [CutPlan], labels: [String?], chapterPolicy: ChapterPolicy, audioSeams: AudioSeams = .nearest,
+    static func plan(_ plans: [CutPlan], labels: [String?], chapterPolicy: ChapterPolicy, audioSeams: AudioSeams = .nearest,
                      path: String) throws(MediaError) -> Decision {
         var plans = plans
         guard let first = plans.first else {
@@ -40,7 +41,7 @@ enum JoinPlanner {
 
         // Each range's own output timeline shows from `own.start` for `own.length` (in `own.unit` ticks);
         // the join puts it where the one before ends.
-        var ranges: [JoinPlan.Range] = []
+        var ranges: [RangePlan] = []
         var nextStart: Int64?
         var nextStartMicro: Int64 = 0
         var edits: [MediaEdit] = []
@@ -98,31 +99,37 @@ enum JoinPlanner {
             let startMicro = Rescale.ticks(begins, from: own.unit, to: Rational(1, 1_000_000))
             let lengthMicro = Rescale.ticks(own.length, from: own.unit, to: Rational(1, 1_000_000))
             if index == 0 { nextStartMicro = startMicro }
-            ranges.append(JoinPlan.Range(plan: plan, label: labels[safe: index].flatMap { $0 }, outputStartMicro: nextStartMicro,
+            ranges.append(RangePlan(cut: plan, label: labels[safe: index].flatMap { $0 }, outputStartMicro: nextStartMicro,
                                          durationMicro: lengthMicro))
             nextStart = begins.plus(own.length)
             nextStartMicro = nextStartMicro.plus(lengthMicro)
         }
 
-        var whole = ranges[0].plan
-        whole.chapters = merged(ranges.flatMap(\.plan.chapters))
-        whole.notices = joinedNotices(ranges.map(\.plan)) + seamGaps
+        var whole = ranges[0].cut
+        whole.notices = joinedNotices(ranges.map(\.cut)) + seamGaps
         if copiesWithoutEdits, plans.count > 1 {
-            let spans = extraFootage(ranges.map(\.plan))
+            let spans = extraFootage(ranges.map(\.cut))
             if !spans.isEmpty { whole.notices.append(.joinExtraFootage(spans: spans, container: first.container.formatName)) }
         }
-        if whole.video?.editDuration != nil, let total = nextStart, let firstStart = ranges.first.map({ ownSpan($0.plan).start }) {
-            whole.video?.editDuration = total.minus(firstStart)
+        var video = whole.video.map { video in
+            OutputVideo(streamIndex: video.streamIndex, codec: video.codec, editTimeBase: video.editTimeBase, editDuration: video.editDuration,
+                        edits: nil)
         }
-        whole.endMicro = ranges.last?.plan.endMicro ?? whole.endMicro
+        if video?.editDuration != nil, let total = nextStart, let firstStart = ranges.first.map({ ownSpan($0.cut).start }) {
+            video?.editDuration = total.minus(firstStart)
+        }
         if ranges.count > 1, mode == .exact || audioSeams == .exact {
             exactAudio(&whole)
         }
         if editsPerRange {
-            whole.video?.edits = edits
+            video?.edits = edits
             whole.notices.append(.multipleEdits(ranges: edits.count, container: whole.container.formatName))
         }
-        return .join(JoinPlan(requestedMode: requested, mode: mode, ranges: ranges, whole: whole, smartFallback: first.smartFallback))
+        let output = OutputPlan(requestedMode: requested, mode: mode, smartFallback: first.smartFallback, container: whole.container,
+                                streams: whole.streams, sampleEntry: whole.sampleEntry, encoder: whole.encoder, faststart: whole.faststart,
+                                chapters: merged(ranges.flatMap(\.cut.chapters)), timecode: whole.timecode, movieMetadata: whole.movieMetadata,
+                                video: video, sharesEncoder: mode == .exact && whole.video != nil, notices: whole.notices)
+        return .plan(EditPlan(output: output, ranges: ranges))
     }
 
     /// What each range of a copy join without edit lists shows outside the requested ranges (source seconds): its

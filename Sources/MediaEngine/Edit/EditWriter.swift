@@ -1,46 +1,42 @@
 import CAV
 
-/// Executes a `CutPlan`: sets up the output's streams, reads once from the plan's keyframe, hands the video
-/// packets to the mode's writer and the audio and subtitles to `CompanionTracks`, and — in MP4/MOV — ends
-/// the edit lists where the plan says. It decides nothing; what it finds while reading (damaged frames, an
-/// input that ends early) comes back as run-time notices.
-final class CutWriter {
+/// Executes an `EditPlan`: sets up the output's streams from its `OutputPlan`, then for each range reads once from
+/// the range's keyframe, hands the video packets to the mode's writer and the audio and subtitles to
+/// `CompanionTracks`, and — in MP4/MOV — ends the edit lists where the plan says. It decides nothing; what it finds
+/// while reading (damaged frames, an input that ends early) comes back as run-time notices.
+final class EditWriter {
     private let input: InputFile
-    /// What the whole output holds (streams, container, chapters, the video's total edit).
-    private let plan: CutPlan
-    /// The ranges written one after another: a single cut's plan, or a join's ranges, each moved to where
-    /// it begins on the output's timeline.
-    private let segments: [CutPlan]
+    private let output: OutputPlan
+    /// The ranges written one after another, each moved to where it begins on the output's timeline.
+    private let ranges: [RangePlan]
     private let path: String
     private let temporaryPath: String
     private let outputName: String
     private let shouldStop: @Sendable () -> Bool
     private let progress: (@Sendable (Double) -> Void)?
-    /// Copies: how samples are put in the sample entry's form, shared by a join's ranges.
+    /// Copies: how samples are put in the sample entry's form, shared by the ranges.
     private var copyRepackager: SampleRepackager?
-    /// A smart join: the next range's edges, started while the current range is written.
+    /// Smart edits: the next range's edges, started while the current range is written. Owned here until that
+    /// range's writer takes them; cancelled if the edit fails first.
     private var nextEdges: SmartVideoWriter.Edges?
+    /// Edges encoding at once across the ranges, and the threads each gets (`EdgeSlots`).
+    private let edgeSlots: EdgeSlots
 
     deinit {
-        // A join that failed before the next range stops its edges' threads rather than leaving them running.
-        nextEdges?.head?.cancel()
-        nextEdges?.tail?.cancel()
+        nextEdges?.cancel()
     }
 
-    /// How long each range shows on the output (µs; a join's), where re-encoded audio ends each range.
-    private let durationsMicro: [Int64]
-
-    init(input: InputFile, plan: CutPlan, segments: [CutPlan]? = nil, durationsMicro: [Int64] = [], path: String, temporaryPath: String,
-         outputName: String, shouldStop: @escaping @Sendable () -> Bool, progress: (@Sendable (Double) -> Void)?) {
+    init(input: InputFile, plan: EditPlan, path: String, temporaryPath: String, outputName: String,
+         shouldStop: @escaping @Sendable () -> Bool, progress: (@Sendable (Double) -> Void)?) {
         self.input = input
-        self.plan = plan
-        self.segments = segments ?? [plan]
-        self.durationsMicro = durationsMicro
+        output = plan.output
+        ranges = plan.ranges
         self.path = path
         self.temporaryPath = temporaryPath
         self.outputName = outputName
         self.shouldStop = shouldStop
         self.progress = progress
+        edgeSlots = EdgeSlots(encoderThreads: plan.ranges.first?.cut.threads.encoder ?? 1)
     }
 
     func run() throws(MediaError) -> CutRun {
@@ -64,37 +60,37 @@ final class CutWriter {
     }
 
     private func write() throws -> CutRun {
-        let output: OutputFile
+        let file: OutputFile
         do {
-            output = try OutputFile(temporaryPath: temporaryPath, finalName: outputName)
+            file = try OutputFile(temporaryPath: temporaryPath, finalName: outputName)
         } catch {
             throw MediaError(.writeFailed, path: path, operation: error.operation, reason: "no muxer for the output name \(outputName)")
         }
-        output.copyContainerMetadata(from: input)
-        try output.addChapters(plan.chapters)
-        if let timecode = plan.timecode { output.setTimecode(timecode) }
-        guard let first = segments.first else {
+        file.copyContainerMetadata(from: input)
+        try file.addChapters(output.chapters)
+        if let timecode = output.timecode { file.setTimecode(timecode) }
+        guard let first = ranges.first?.cut else {
             throw MediaError(.decodeFailed, path: path, operation: "plan", reason: "the plan has no range to write")
         }
         var videoStream: UnsafeMutablePointer<AVStream>?
         var videoWriter: VideoWriter?
         var companions: [CompanionTracks.Track] = []
         var reencoders: [AudioReencoder] = []
-        let keptIndices = Set(plan.streams.map(\.index))
+        let keptIndices = Set(output.streams.map(\.index))
         // Output streams in the source's order: the video's writer (whose first range adds its stream; later
         // ones write to it) is made where the video stands.
-        for kept in plan.streams.sorted(by: { $0.index < $1.index }) {
+        for kept in output.streams.sorted(by: { $0.index < $1.index }) {
             guard let stream = input.stream(kept.index) else {
                 throw MediaError(.decodeFailed, path: path, operation: "plan", reason: "the plan's stream #\(kept.index) is not in the file")
             }
-            if kept.kind == .video, plan.video != nil {
+            if kept.kind == .video, output.video != nil {
                 videoStream = stream
-                videoWriter = try makeVideoWriter(first, number: 0, stream: stream, output: output, joining: nil)
+                videoWriter = try makeVideoWriter(first, number: 0, stream: stream, output: file, joining: nil)
             } else if let encoder = kept.audioEncoder {
-                reencoders.append(try AudioReencoder(path: input.path, streamIndex: kept.index, encoderName: encoder, output: output))
+                reencoders.append(try AudioReencoder(path: input.path, streamIndex: kept.index, encoderName: encoder, output: file))
             } else if let target = kept.convertsTo {
                 let converter = try SubtitleConverter(stream: stream, to: target)
-                let out = try output.addStream()
+                let out = try file.addStream()
                 try converter.describe(out)
                 out.pointee.time_base = stream.pointee.time_base
                 out.pointee.disposition = stream.pointee.disposition
@@ -104,7 +100,7 @@ final class CutWriter {
                 track.converter = converter
                 companions.append(track)
             } else {
-                let copy = try output.addCopy(of: stream)
+                let copy = try file.addCopy(of: stream)
                 companions.append(CompanionTracks.Track(input: kept.index, output: Int(copy.pointee.index),
                                                         timeBase: stream.pointee.time_base, retimedPerSample: kept.kind == .subtitle || kept.kind == .data,
                                                         codec: stream.pointee.codecpar.pointee.codec_id,
@@ -113,38 +109,37 @@ final class CutWriter {
         }
         let videoOutputIndex = videoWriter?.outputIndex
         var muxerOptions: [String: String] = [:]
-        if plan.container.editLists {
-            if let video = plan.video { muxerOptions["movie_timescale"] = String(MovieHeaderPatch.trackTimescale(video.editTimeBase)) }
-            if plan.faststart { muxerOptions["movflags"] = "+faststart" }
+        if output.container.editLists {
+            if let video = output.video { muxerOptions["movie_timescale"] = String(MovieHeaderPatch.trackTimescale(video.editTimeBase)) }
+            if output.faststart { muxerOptions["movflags"] = "+faststart" }
         }
-        try output.writeHeader(options: muxerOptions)
-        var tracks = CompanionTracks(tracks: companions, output: output, plan: first, joinsNext: segments.count > 1)
+        try file.writeHeader(options: muxerOptions)
+        var tracks = CompanionTracks(tracks: companions, output: file, editLists: output.container.editLists)
         // Cues and telemetry come through a reader of their own, from before each range's keyframe.
         let cueStreams = Set(companions.filter(\.retimedPerSample).map(\.input))
-        let cues = cueStreams.isEmpty ? nil : try CueReader(path: input.path, streams: cueStreams, video: plan.video?.streamIndex)
+        let cues = cueStreams.isEmpty ? nil : try CueReader(path: input.path, streams: cueStreams, video: output.video?.streamIndex)
 
         var notices: [CutNotice] = []
-        for (number, segment) in segments.enumerated() {
+        for (number, range) in ranges.enumerated() {
+            let segment = range.cut
+            let isLast = number == ranges.count - 1
             for reencoder in reencoders {
                 try reencoder.begin(sourceStartMicro: segment.companionsShiftMicro, outputStartMicro: segment.companionsOutputStartMicro,
-                                    durationMicro: durationsMicro[safe: number] ?? 0)
+                                    durationMicro: range.durationMicro)
             }
-            if number > 0 { try tracks.begin(segment, joinsNext: number < segments.count - 1) }
+            try tracks.begin(segment, index: number, joinsNext: !isLast)
             try cues?.read(windowStartMicro: segment.companionsShiftMicro, windowEndMicro: segment.companionsEndMicro) { try tracks.consume($0) }
-            if number > 0 {
-                if let stream = videoStream, let writer = videoWriter {
-                    if let exact = writer as? ExactVideoWriter, let video = segment.video {
-                        try exact.begin(video)
-                    } else {
-                        videoWriter = try makeVideoWriter(segment, number: number, stream: stream, output: output, joining: writer.outputIndex)
-                    }
+            if number > 0, let stream = videoStream, let writer = videoWriter {
+                if output.sharesEncoder, let exact = writer as? ExactVideoWriter, let video = segment.video {
+                    try exact.begin(video)
+                } else {
+                    videoWriter = try makeVideoWriter(segment, number: number, stream: stream, output: file, joining: writer.outputIndex)
                 }
             }
-            let isLast = number == segments.count - 1
             var buffered: [Packet] = []
             if let video = segment.video {
                 buffered = try positioned(at: video.keyframe, stream: video.streamIndex, segment: segment)
-            } else if let stream = segment.streams.first.flatMap({ input.stream($0.index) }) {
+            } else if let stream = output.streams.first.flatMap({ input.stream($0.index) }) {
                 try input.seek(streamIndex: Int(stream.pointee.index), timestamp: stream.ticks(micro: segment.companionsStartMicro))
             }
             let reader = try Packet()
@@ -174,9 +169,11 @@ final class CutWriter {
             }
             for reencoder in reencoders { try reencoder.advance(untilMicro: .max) }
             if let writer = videoWriter {
-                // A join's exact ranges share one encoder: it is flushed after the last.
-                if isLast || !(writer is ExactVideoWriter) { try writer.finish() }
-                if isLast || !(writer is ExactVideoWriter) { notices += writer.notices }
+                // One encoder spanning the ranges is flushed after the last.
+                if isLast || !output.sharesEncoder {
+                    try writer.finish()
+                    notices += writer.notices
+                }
                 if let video = segment.video, !writer.reachedPlannedEnd {
                     notices.append(.truncated(plannedEndSeconds: segment.presentedEndSeconds,
                                               writtenEndSeconds: segment.seconds(micro: video.micro(writer.latestPresentedEnd))))
@@ -188,17 +185,17 @@ final class CutWriter {
             try reencoder.finish()
             if reencoder.errors > 0 { notices.append(.decodeErrors(count: reencoder.errors)) }
         }
-        try output.finish()
-        if let video = plan.video, let edits = video.edits, let index = videoOutputIndex {
+        try file.finish()
+        if let video = output.video, let edits = video.edits, let index = videoOutputIndex {
             try MovieHeaderPatch.writeEdits(path: temporaryPath, videoTrackID: index + 1, edits: edits, timeBase: video.editTimeBase)
-        } else if let video = plan.video, let edit = video.editDuration, let index = videoOutputIndex {
+        } else if let video = output.video, let edit = video.editDuration, let index = videoOutputIndex {
             try MovieHeaderPatch.endEdits(path: temporaryPath, videoTrackID: index + 1, videoEditTicks: edit, timeBase: video.editTimeBase)
         }
-        if plan.container.editLists, plan.video?.codec == "hevc" { try HEVCRecordPatch.markArraysComplete(path: temporaryPath) }
-        try plan.movieMetadata?.insert(into: temporaryPath)
-        let writtenVideoStart = videoOutputIndex.flatMap { output.earliestPtsMicroByStream[$0] }.map(Micro.seconds)
-        return CutRun(notices: notices, muxerShiftSeconds: Micro.seconds(output.muxerShiftMicro), writtenVideoStartSeconds: writtenVideoStart,
-                      audioSeamOffsetsSeconds: firstAudioReencoded(reencoders) ? Array(repeating: 0, count: max(0, segments.count - 1))
+        if output.container.editLists, output.video?.codec == "hevc" { try HEVCRecordPatch.markArraysComplete(path: temporaryPath) }
+        try output.movieMetadata?.insert(into: temporaryPath)
+        let writtenVideoStart = videoOutputIndex.flatMap { file.earliestPtsMicroByStream[$0] }.map(Micro.seconds)
+        return CutRun(notices: notices, muxerShiftSeconds: Micro.seconds(file.muxerShiftMicro), writtenVideoStartSeconds: writtenVideoStart,
+                      audioSeamOffsetsSeconds: firstAudioReencoded(reencoders) ? Array(repeating: 0, count: max(0, ranges.count - 1))
                                                                                 : tracks.seamOffsetsSeconds)
     }
 
@@ -213,14 +210,15 @@ final class CutWriter {
             guard let smart = segment.smart else {
                 throw MediaError(.decodeFailed, path: path, operation: "plan", reason: "the smart plan has no edges; nothing written")
             }
-            // A join starts the next range's edges now, so they are encoded while this range is written.
+            // The next range's edges start now (as edge slots free up), so they are encoded while this range is written.
             let started = nextEdges
             nextEdges = nil
-            if let next = segments[safe: number + 1], next.mode == .smart {
-                nextEdges = try SmartVideoWriter.startEdges(path: input.path, plan: next, shouldStop: shouldStop)
+            let writer = try SmartVideoWriter(input: input, stream: stream, output: output, plan: segment, video: video, smart: smart,
+                                              joining: joining, startedEdges: started, slots: edgeSlots, shouldStop: shouldStop)
+            if let next = ranges[safe: number + 1]?.cut, next.mode == .smart {
+                nextEdges = try SmartVideoWriter.startEdges(path: input.path, plan: next, slots: edgeSlots, shouldStop: shouldStop)
             }
-            return try SmartVideoWriter(input: input, stream: stream, output: output, plan: segment, video: video, smart: smart,
-                                        joining: joining, startedEdges: started, shouldStop: shouldStop)
+            return writer
         case .exact:
             return try ExactVideoWriter(stream: stream, output: output, plan: segment, video: video, shouldStop: shouldStop)
         case .copy, .keyframe:
@@ -238,7 +236,7 @@ final class CutWriter {
 
     /// Whether the audio whose seams are reported (the first) is re-encoded: then every seam is exact.
     private func firstAudioReencoded(_ reencoders: [AudioReencoder]) -> Bool {
-        guard let first = plan.streams.first(where: { $0.kind == .audio }) else { return false }
+        guard let first = output.streams.first(where: { $0.kind == .audio }) else { return false }
         return reencoders.contains { $0.input == first.index }
     }
 
@@ -251,14 +249,14 @@ final class CutWriter {
         guard let progress, packet.pts != CAV_NOPTS_VALUE else { return }
         let span = max(1, video.presentedEnd.minus(video.firstShown))
         let fraction = min(1, max(0, Double(packet.pts.minus(video.firstShown)) / Double(span)))
-        progress((Double(segment) + fraction) / Double(max(1, segments.count)))
+        progress((Double(segment) + fraction) / Double(max(1, ranges.count)))
     }
 
     /// Puts the demuxer where the keyframe will be read and returns the packets read up to and including
     /// it that may belong to the cut (kept streams' packets that end at or after the companions' start;
     /// a long way back, held in memory, nothing else is).
     private func positioned(at keyframe: VideoPacket, stream index: Int, segment: CutPlan) throws -> [Packet] {
-        let companions = Set(plan.streams.filter { $0.audioEncoder == nil && $0.kind != .subtitle && $0.kind != .data }.map(\.index))
+        let companions = Set(output.streams.filter { $0.audioEncoder == nil && $0.kind != .subtitle && $0.kind != .data }.map(\.index))
             .subtracting([index])
         if let packets = try input.position(at: keyframe, streamIndex: index, keep: {
             companions.contains($0.streamIndex) && self.endsAtOrAfter(segment.companionsStartMicro, $0)

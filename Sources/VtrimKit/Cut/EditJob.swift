@@ -1,0 +1,133 @@
+import Foundation
+import LibraryFiles
+import MediaEngine
+import TimelineCore
+
+/// `vtrim cut` for one input — one range, a join, or a cut list's rows each to an output of its own (the same
+/// pipeline, one plan per output): resolve the ranges, plan (a value), judge the plan (`--strict` refuses on a
+/// plan-time warning before anything is written; `--dry-run` stops here), write through a temporary file by
+/// executing the plan, read the output back, and judge what the writer found (run-time warnings).
+public enum EditJob {
+    /// One outcome per output.
+    public static func run(item: InputItem, index: Int, request: CutRequest,
+                           progress: (@Sendable (Double) -> Void)? = nil) -> [Outcome] {
+        if let export = request.export {
+            do throws(MediaError) { try export.write(for: request, input: item.path) } catch {
+                var outcome = Outcome.failure(error)
+                outcome.path = item.path
+                return [outcome]
+            }
+        }
+        let outputs = request.outputCount
+        return (0..<outputs).map { number in
+            run(item: item, index: index, output: number, request: request, progress: { fraction in
+                progress?((Double(number) + fraction) / Double(outputs))
+            })
+        }
+    }
+
+    static func run(item: InputItem, index: Int, output: Int, request: CutRequest,
+                    shouldStop: @escaping @Sendable () -> Bool = { Interrupt.requested },
+                    progress: (@Sendable (Double) -> Void)? = nil) -> Outcome {
+        switch plan(item: item, index: index, output: output, request: request) {
+        case let .finished(outcome):
+            return outcome
+        case let .planned(planned):
+            return request.dryRun ? planned.dryRunOutcome : execute(planned, shouldStop: shouldStop, progress: progress)
+        }
+    }
+
+    /// Planning's result: an edit to write, or the input's outcome already (skipped, failed, refused by `--strict`).
+    public enum Planning: Sendable {
+        case planned(PlannedEdit)
+        case finished(Outcome)
+    }
+
+    /// Resolves the ranges of output `output` (a join's one output, or a cut list's row) and plans (a value; nothing
+    /// is written). A strict request refuses a plan-time warning here, before anything is decoded or written.
+    public static func plan(path: String, request: CutRequest, output: Int = 0) -> Planning {
+        plan(item: InputItem(path: path, relativePath: (path as NSString).lastPathComponent), index: 0, output: output, request: request)
+    }
+
+    static func plan(item: InputItem, index: Int, output number: Int, request: CutRequest) -> Planning {
+        let path = item.path
+        var warnings: [MediaWarning] = number == 0 ? request.listWarningItems : []
+        let listRow = request.fromList && request.join == nil
+            ? PlannedEdit.ListRow(index: number, label: request.segments[safe: number]?.label) : nil
+        do throws(MediaError) {
+            let target = OutputTarget(path: request.outputPath(for: item, index: index, segment: number), overwrite: request.overwrite,
+                                      createsFolder: request.output.createsFolders)
+            if request.skipExisting, !request.overwrite, !request.dryRun, FileManager.default.fileExists(atPath: target.path) {
+                return .finished(Outcome(path: path, status: .skipped(reason: "\(target.path) exists (--skip-existing)"),
+                                         fields: [("output", .string(target.path))] + (listRow?.fields ?? [])))
+            }
+            try target.check(input: path)
+            let version = FileVersion.of(path)
+            let source = try CutSource(path: path)
+            // The plan says whether a truncated input or a wrong duration matters to its ranges.
+            warnings += source.info.warnings.filter { !["truncated", "duration_suspect"].contains($0.code) }
+            let edit = try request.edit(output: number, durationSeconds: source.info.durationSeconds, path: path)
+            warnings += edit.ranges.flatMap(\.warnings)
+            let specs = edit.ranges.map { CutSpec(startSeconds: $0.effectiveStart, endSeconds: $0.effectiveEnd, settings: request.settings) }
+            var plan = try source.plan(specs, labels: edit.labels, outputName: target.path)
+            // A cut list's later rows do not repeat what the first said about the input's streams.
+            if number > 0, edit.shape == .cut { plan.output.notices.removeAll(where: \.isAboutTheInput) }
+            warnings += plan.warnings.map(\.asWarning)
+            if request.strict, let first = warnings.first {
+                throw strictError(path: path, first)
+            }
+            guard let version else {
+                throw MediaError(.unreadable, path: path, operation: "stat", reason: "cannot read the file's size and time")
+            }
+            return .planned(PlannedEdit(path: path, output: target.path, overwrite: request.overwrite, createsFolder: target.createsFolder,
+                                        strict: request.strict, plan: plan, ranges: edit.ranges, shape: edit.shape, warnings: warnings,
+                                        source: version, listRow: listRow))
+        } catch {
+            var outcome = Outcome.failure(error, warnings: warnings)
+            outcome.path = path
+            return .finished(outcome)
+        }
+    }
+
+    /// Writes a planned edit: `plan_stale` when the source is no longer the file that was planned, the output's
+    /// checks, a temporary file the writer fills executing the plan (nothing is decided again) and the report reads
+    /// back, run-time warnings judged (`--strict` fails after writing and the output is removed), the file renamed
+    /// into place. `shouldStop` is polled as packets go by.
+    public static func execute(_ planned: PlannedEdit, shouldStop: @escaping @Sendable () -> Bool = { Interrupt.requested },
+                               progress: (@Sendable (Double) -> Void)? = nil) -> Outcome {
+        let path = planned.path
+        var warnings = planned.warnings
+        do throws(MediaError) {
+            guard let now = FileVersion.of(path), now == planned.source else {
+                throw MediaError(.planStale, path: path, operation: "plan",
+                                 reason: "the file changed since the cut was planned (size or modification time); plan it again")
+            }
+            let target = OutputTarget(path: planned.output, overwrite: planned.overwrite, createsFolder: planned.createsFolder)
+            try target.check(input: path)
+            var written: (run: CutRun, measured: EditReport.Measured)?
+            try writeAtomically(target, input: path) { temporary throws(MediaError) in
+                let run = try Cutter.write(planned.plan, path: path, temporaryPath: temporary, outputName: planned.output,
+                                           shouldStop: shouldStop, progress: progress)
+                let found = run.notices.filter(\.isWarning).map(\.asWarning)
+                let measured = try EditReport.measure(planned.shape, temporary: temporary, output: planned.output, input: path)
+                if planned.strict, let first = found.first { throw strictError(path: path, first) }
+                warnings += found
+                written = (run, measured)
+            }
+            guard let written else {
+                throw MediaError(.verifyFailed, path: path, operation: "verify", reason: "nothing was written to \(planned.output)")
+            }
+            let report = planned.report
+            return Outcome(path: path, status: .succeeded, warnings: warnings, fields: report.fields(run: written.run, measured: written.measured),
+                           lines: report.lines(run: written.run, measured: written.measured))
+        } catch {
+            var outcome = Outcome.failure(error, warnings: warnings)
+            outcome.path = path
+            return outcome
+        }
+    }
+
+    static func strictError(path: String, _ warning: MediaWarning) -> MediaError {
+        MediaError(.strictWarning, path: path, operation: "strict", reason: "warning treated as an error (--strict): \(warning.message)")
+    }
+}

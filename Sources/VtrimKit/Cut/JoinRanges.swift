@@ -1,0 +1,61 @@
+import Foundation
+import LibraryFiles
+import MediaEngine
+import TimelineCore
+
+/// The ranges `vtrim cut` keeps and joins into one file (`--keep`, `--remove`, `--list … --join`).
+public struct JoinRanges: Sendable {
+    public var ranges: [CutSegment]
+    /// The ranges are what to remove: the join keeps the rest.
+    public var removes: Bool
+
+    public init(ranges: [CutSegment], removes: Bool) {
+        self.ranges = ranges
+        self.removes = removes
+    }
+
+    /// `A..B`, any time syntax on either side (`1:02..end-5`).
+    public static func parse(_ text: String) -> CutSegment? {
+        guard let separator = text.range(of: "..") else { return nil }
+        let startText = String(text[..<separator.lowerBound]), endText = String(text[separator.upperBound...])
+        guard let start = try? TimeSpec(parsing: startText.isEmpty ? "0" : startText),
+              let end = try? TimeSpec(parsing: endText.isEmpty ? "end" : endText) else { return nil }
+        return CutSegment(start: start, end: end, lengthSeconds: nil)
+    }
+
+    /// Why ranges given in absolute times are not in time order or overlap (nil when they are fine); checked
+    /// while parsing, before any file is opened.
+    public static func orderProblem(_ ranges: [CutSegment]) -> String? {
+        var spans: [(Double, Double)] = []
+        for range in ranges {
+            guard case let .seconds(start) = range.start, case let .seconds(end)? = range.end else { continue }
+            guard end > start else { return "the range \(TimeSpecText.describe(range.start))..\(TimeSpecText.describe(range.end ?? range.start)) is empty" }
+            spans.append((start, end))
+        }
+        return orderProblem(spans: spans)
+    }
+
+    public static func orderProblem(spans: [(Double, Double)]) -> String? {
+        RangeOrder.problem(spans: spans.map { (start: $0.0, end: $0.1) })
+    }
+
+    /// The ranges to keep in a file of `duration` seconds: those given, or what removing them leaves.
+    func resolve(request: CutRequest, durationSeconds duration: Double, path: String) throws(MediaError) -> [CutRange] {
+        func invalid(_ reason: String) -> MediaError { MediaError(.invalidRange, path: path, operation: "ranges", reason: reason) }
+        var resolved: [CutRange] = []
+        for range in ranges { resolved.append(try CutRange.resolve(range, request: request, durationSeconds: duration, path: path)) }
+        if let problem = Self.orderProblem(spans: resolved.map { ($0.effectiveStart, $0.effectiveEnd) }) { throw invalid(problem) }
+        guard removes else { return resolved }
+        var kept: [CutRange] = []
+        var from = 0.0
+        for removed in resolved + [CutRange(requestedStart: duration, requestedEnd: duration, effectiveStart: duration, effectiveEnd: duration)] {
+            if removed.effectiveStart - from >= 1e-6 {
+                kept.append(CutRange(requestedStart: from, requestedEnd: removed.effectiveStart, effectiveStart: from, effectiveEnd: removed.effectiveStart))
+            }
+            from = max(from, removed.effectiveEnd)
+        }
+        guard !kept.isEmpty else { throw invalid("removing these ranges leaves nothing of the \(Human.seconds(duration)) file") }
+        kept[0].warnings = resolved.flatMap(\.warnings)
+        return kept
+    }
+}

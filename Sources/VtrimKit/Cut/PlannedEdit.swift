@@ -1,0 +1,42 @@
+import LibraryFiles
+import MediaEngine
+import WorkerProtocol
+
+/// One edit decided and ready to write: the plan the writer executes and everything its report needs. A value
+/// (Codable): `vtrim serve` plans in one worker process and writes in another, and the edit that runs is the plan
+/// the page was shown — unless the source changed in between (`plan_stale`).
+public struct PlannedEdit: Sendable, Codable {
+    public var path: String
+    public var output: String
+    public var overwrite: Bool
+    public var createsFolder: Bool
+    /// `--strict`: a run-time warning fails the edit and removes the output.
+    public var strict: Bool
+    public var plan: EditPlan
+    /// The ranges as requested and resolved against the file, one per range of the plan.
+    var ranges: [CutRange]
+    var shape: EditShape
+    /// Plan-time warnings (the probe's, the ranges', the plan's).
+    public var warnings: [MediaWarning]
+    /// The source file as planned.
+    public var source: FileVersion
+    /// A cut-list row written to an output of its own: its 0-based index and label.
+    var listRow: ListRow?
+
+    struct ListRow: Sendable, Codable {
+        var index: Int
+        var label: String?
+
+        /// The report's `segment` object.
+        var fields: [(String, JSON)] {
+            [("segment", .object([("index", .int(Int64(index + 1))), ("label", .optional(label))]))]
+        }
+    }
+
+    var report: EditReport { EditReport(path: path, output: output, plan: plan, ranges: ranges, shape: shape, listRow: listRow) }
+
+    /// What `--dry-run` prints for it.
+    public var dryRunOutcome: Outcome {
+        Outcome(path: path, status: .succeeded, warnings: warnings, fields: report.dryRunFields, lines: report.dryRunLines)
+    }
+}
