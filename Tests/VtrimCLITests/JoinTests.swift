@@ -20,7 +20,7 @@ struct JoinTests {
             let srt = path + "/s.srt"
             try "1\n00:00:01,000 --> 00:00:02,000\none\n\n2\n00:00:03,000 --> 00:00:04,500\ntwo\n\n3\n00:00:05,000 --> 00:00:05,800\nthree\n"
                 .write(toFile: srt, atomically: true, encoding: .utf8)
-            let made = try Run.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=160x120:rate=30", "-f", "lavfi", "-i",
+            let made = try Run.tool("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=160x120:rate=30", "-f", "lavfi", "-i",
                                                "aevalsrc=exprs='if(lt(mod(t,1/30),0.0005),0.8,0)':s=48000", "-i", srt, "-t", "6",
                                                "-map", "0", "-map", "1", "-map", "2", "-c:v", "libx264", "-g", "30", "-bf", "2",
                                                "-c:a", "aac", "-b:a", "192k", "-c:s", "mov_text", path + "/clicks.mp4"])

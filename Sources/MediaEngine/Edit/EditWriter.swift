@@ -36,7 +36,8 @@ final class EditWriter {
         self.outputName = outputName
         self.shouldStop = shouldStop
         self.progress = progress
-        edgeSlots = EdgeSlots(encoderThreads: plan.ranges.first?.cut.threads.encoder ?? 1)
+        let first = plan.ranges.first?.cut
+        edgeSlots = EdgeSlots(encoderThreads: first?.threads.encoder ?? 1, threadsPerEdge: first?.video?.reencoding?.threads ?? 1)
     }
 
     func run() throws(MediaError) -> CutRun {
