@@ -4,12 +4,15 @@ import Foundation
 /// started, so the range being written gets its edges before the next range's (started early to keep the cores
 /// busy) — and memory stays at a few encoders whatever the number of ranges (each holds up to a group of
 /// pictures of frames and its packets).
+/// Unchecked Sendable: every stored `var` (`free`, `nextTicket`, `serving`, `skipped`) is read and written only with
+/// `condition` locked.
 final class EdgeSlots: @unchecked Sendable {
-    // @unchecked: `free`, `nextTicket` and `serving` are read and written only with `condition` locked.
     private let condition = NSCondition()
     private var free: Int
     private var nextTicket = 0
     private var serving = 0
+    /// Cancelled tickets not yet reached: passed over when their turn comes.
+    private var skipped: Set<Int> = []
 
     /// Two at once — a range's head and tail, so a cut takes about the copy plus the longer edge — or as many as
     /// the encoder threads allow when each edge has fewer than half of them.
@@ -50,9 +53,6 @@ final class EdgeSlots: @unchecked Sendable {
         serving += 1
         while skipped.remove(serving) != nil { serving += 1 }
     }
-
-    /// Cancelled tickets not yet reached: passed over when their turn comes.
-    private var skipped: Set<Int> = []
 
     func release() {
         condition.lock()
