@@ -55,7 +55,24 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             // The page, as files (see Page/PageAssets.swift).
-            resources: [.embedInCode("Page/index.html"), .embedInCode("Page/app.js"), .embedInCode("Page/app.css")]
+            resources: [
+                .embedInCode("Page/index.html"), .embedInCode("Page/app.css"),
+                .embedInCode("Page/js/api.js"),
+                .embedInCode("Page/js/banner.js"),
+                .embedInCode("Page/js/controls.js"),
+                .embedInCode("Page/js/cuts.js"),
+                .embedInCode("Page/js/dom.js"),
+                .embedInCode("Page/js/format.js"),
+                .embedInCode("Page/js/library.js"),
+                .embedInCode("Page/js/lists.js"),
+                .embedInCode("Page/js/main.js"),
+                .embedInCode("Page/js/playback.js"),
+                .embedInCode("Page/js/player.js"),
+                .embedInCode("Page/js/ranges.js"),
+                .embedInCode("Page/js/state.js"),
+                .embedInCode("Page/js/timeline.js"),
+                .embedInCode("Page/js/trimmer.js"),
+            ]
         ),
         .executableTarget(
             name: "vtrim",

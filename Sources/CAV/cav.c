@@ -378,3 +378,9 @@ int cav_audio_fifo_read_frame(AVAudioFifo *fifo, const AVCodecContext *encoder, 
     int read = av_audio_fifo_read(fifo, (void **)frame->extended_data, count);
     return read < 0 ? read : (read == count ? 0 : AVERROR(EINVAL));
 }
+
+#include <malloc.h>
+
+int cav_return_blocks_from(int bytes) {
+    return mallopt(M_MMAP_THRESHOLD, bytes);
+}

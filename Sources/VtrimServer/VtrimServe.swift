@@ -113,7 +113,7 @@ final class Server: Sendable {
     func run() async -> Int32 {
         let router = Router()
         router.add(middleware: SecurityMiddleware(security: security))
-        Routes(server: self).register(on: router)
+        APIRoutes.register(self, on: router)
         var logger = Logger(label: "vtrim-serve")
         logger.logLevel = options.verbose ? .info : .critical
         let security = self.security, options = self.options

@@ -344,6 +344,20 @@ struct CutPlannerTests {
         #expect(exact.options["x264-params"] == nil)
     }
 
+    /// An edge's encoder looks no further ahead than the longest edge (each frame of lookahead is a picture held):
+    /// shorter than the preset's own lookahead, it is the edge's length; longer, the preset's is kept.
+    @Test(arguments: [
+        ("libx264", "veryfast", 4, "rc-lookahead=4"), ("libx264", "veryfast", 45, nil), ("libx264", "medium", 39, "rc-lookahead=39"),
+        ("libx264", "ultrafast", 3, nil), ("libx265", "medium", 12, "rc-lookahead=12"), ("libx265", "medium", 20, nil),
+        ("libx264", "veryfast", 0, "rc-lookahead=1"), ("libx264", "unknownpreset", 2, nil),
+    ] as [(String, String, Int, String?)])
+    func edgeLookaheadIsNoLongerThanTheEdge(encoder: String, preset: String, frames: Int, expected: String?) {
+        let match = SmartEncoding.Match(encoder: encoder, profile: "main", level: 0, lossless: false, hdrParameters: [])
+        let options = SmartEncoding.options(match, crf: 16, preset: preset, threads: 1, edgeFrames: frames)
+        let parameters = (options[encoder == "libx264" ? "x264-params" : "x265-params"] ?? "").split(separator: ":").map(String.init)
+        #expect(parameters.first { $0.hasPrefix("rc-lookahead=") } == expected)
+    }
+
     /// HEVC CRAs with leading pictures: the last point's leading pictures belong to the tail, which decodes
     /// from the point before (they refer to it); the first point's are re-encoded in the head.
     @Test func smartWithLeadingPicturesOfCleanPoints() throws {

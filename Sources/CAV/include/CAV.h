@@ -116,3 +116,7 @@ int cav_avfilter_graph_parse_ptr(AVFilterGraph *graph, const char *filters, AVFi
 int cav_avfilter_graph_config(AVFilterGraph *graph, void *log_context);
 int cav_av_buffersrc_add_frame_flags(AVFilterContext *context, AVFrame *frame, int flags);
 int cav_av_buffersink_get_frame(AVFilterContext *context, AVFrame *frame);
+
+// Frees of blocks of at least `bytes` go back to the system (glibc's M_MMAP_THRESHOLD, fixed: no longer rising to the
+// largest block freed); 1 on success. See LargeBlockReturn.swift.
+int cav_return_blocks_from(int bytes);

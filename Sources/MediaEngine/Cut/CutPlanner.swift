@@ -341,7 +341,8 @@ enum CutPlanner {
             let threads = max(1, facts.threads.encoder / max(1, parts))
             let ids = sampleEntry?.placement == .outOfBand ? sampleEntry?.encoderIds : nil
             let options = SmartEncoding.options(match, crf: facts.crf, preset: facts.preset, threads: threads,
-                                                spsId: match.encoder == "libx264" ? ids?.sps : nil)
+                                                spsId: match.encoder == "libx264" ? ids?.sps : nil,
+                                                edgeFrames: max(smart.headFrames, smart.tailFrames))
             return Reencoding(encoder: match.encoder, options: options, threads: threads, pixelFormat: picture.sourcePixelFormat,
                               tagsLimitedRange: false, bakedOrientation: nil)
         case .copy, .keyframe:

@@ -43,8 +43,14 @@ enum SmartEncoding {
     /// Options that match the source: profile and level no higher, no B-frames, one IDR at the start.
     /// `spsId`: x264's SPS and PPS id (its PPS takes the SPS's), so its sets sit beside the source's in one
     /// record; nil for x264's default 0. Pure: the planner calls it.
-    static func options(_ match: Match, crf: Int, preset: String, threads: Int, spsId: Int? = nil) -> [String: String] {
+    /// `edgeFrames`: the longest edge's frames; the encoder looks no further ahead than that (each frame of
+    /// lookahead holds a picture: ~6 MiB at 1080p in x264), nil for the preset's own lookahead.
+    static func options(_ match: Match, crf: Int, preset: String, threads: Int, spsId: Int? = nil,
+                        edgeFrames: Int? = nil) -> [String: String] {
         let name = match.encoder
+        let lookahead = edgeFrames.flatMap { frames in
+            lookaheadFrames(encoder: name, preset: preset).flatMap { frames < $0 ? max(1, frames) : nil }
+        }
         var options = ["crf": String(crf), "preset": preset]
         if match.lossless {
             // A lossless source (transform bypass) gets a lossless head and tail: the quality it was made
@@ -57,14 +63,26 @@ enum SmartEncoding {
         if name == "libx264" {
             if match.level > 0 { options["level"] = "\(match.level / 10).\(match.level % 10)" }
             options["x264-params"] = "bframes=0:keyint=100000:min-keyint=100000:scenecut=0" + (spsId.map { ":sps-id=\($0)" } ?? "")
+                + (lookahead.map { ":rc-lookahead=\($0)" } ?? "")
         } else {
             // wpp=0: no entry points in slice headers, so their PPS id can be renumbered (HEVCRenumbering).
             var parameters = ["log-level=error", "bframes=0", "keyint=100000", "min-keyint=100000", "scenecut=0", "repeat-headers=1", "wpp=0"]
             if match.level > 0 { parameters.append("level-idc=\(match.level / 30).\(match.level % 30 / 3)") }
+            if let lookahead { parameters.append("rc-lookahead=\(lookahead)") }
             options["x265-params"] = (EncoderChoice.x265Parameters(parameters, threads: threads).split(separator: ":").map(String.init)
                                       + match.hdrParameters).joined(separator: ":")
         }
         return options
+    }
+
+    /// The preset's own lookahead (frames), from x264's and x265's preset tables; nil for a preset not listed
+    /// (its own is kept).
+    static func lookaheadFrames(encoder: String, preset: String) -> Int? {
+        let x264 = ["ultrafast": 0, "superfast": 0, "veryfast": 10, "faster": 20, "fast": 30, "medium": 40, "slow": 50,
+                    "slower": 60, "veryslow": 60, "placebo": 60]
+        let x265 = ["ultrafast": 5, "superfast": 10, "veryfast": 15, "faster": 15, "fast": 15, "medium": 20, "slow": 25,
+                    "slower": 40, "veryslow": 40, "placebo": 60]
+        return (encoder == "libx264" ? x264 : x265)[preset]
     }
 
     /// Whether an H.264 source's first SPS sets qpprime_y_zero_transform_bypass_flag (lossless coding).

@@ -1,0 +1,68 @@
+import Foundation
+import Hummingbird
+import WorkerProtocol
+
+/// What every controller answers with: JSON bodies, the API's error objects, request bodies read within bounds.
+enum API {
+    /// At most this many ranges in one join or list (a page's list, not a crafted flood).
+    static let maximumRanges = 1000
+
+    /// A JSON request body (at most 64 KiB); anything that is not valid JSON is a 400.
+    static func body(_ request: Request) async throws -> Data {
+        let buffer = try await request.body.collect(upTo: 64 << 10)
+        let data = Data(buffer.readableBytesView)
+        guard (try? JSON(parsing: data.isEmpty ? "{}" : String(decoding: data, as: UTF8.self))) != nil else {
+            throw HTTPError(.badRequest, message: "the body is not valid JSON")
+        }
+        return data
+    }
+
+    static func json(_ value: JSON, status: HTTPResponse.Status = .ok) -> Response {
+        Response(status: status, headers: [.contentType: "application/json", .cacheControl: "no-store"],
+                 body: .init(byteBuffer: ByteBuffer(string: value.serialized)))
+    }
+
+    static func notFound(_ message: String) -> Response {
+        APIError.response(.notFound, code: "not_found", message: message)
+    }
+
+    static func badRequest(_ message: String) -> Response {
+        APIError.response(.badRequest, code: "bad_request", message: message)
+    }
+
+    /// An engine error about the media: the command line's failure object, as 422.
+    static func unprocessable(_ report: JSON) -> Response { json(report, status: .unprocessableContent) }
+
+    /// A failure report about a clip names it by its relative path (the page never sees server paths).
+    static func relative(_ report: JSON, _ clip: Library.Clip) -> JSON {
+        guard case let .object(fields) = report else { return report }
+        return .object(fields.map { $0.0 == "path" ? ("path", .string(clip.relativePath)) : $0 })
+    }
+
+    /// Whether every range is `{start, end, label}` with 0 ≤ start < end ≤ `maximumSeconds` and a label of at most 200
+    /// characters, and there are 1 to `maximumRanges` of them.
+    static func rangesAreValid(_ ranges: [ServeRange], maximumSeconds: Double = .infinity) -> Bool {
+        !ranges.isEmpty && ranges.count <= maximumRanges
+            && ranges.allSatisfy { ($0.label?.count ?? 0) <= 200 && $0.start.isFinite && $0.end.isFinite && $0.start >= 0
+                                   && $0.end > $0.start && $0.end <= maximumSeconds }
+    }
+}
+
+extension Server {
+    /// The clip a route's `:id` names, as the last walk saw it.
+    func clip(_ context: BasicRequestContext) throws -> Library.Clip? {
+        library.clip(id: try context.parameters.require("id"))
+    }
+
+    /// The clip as it is on disk now (one stat): engine work and its caches follow a file that changed
+    /// at once, without waiting for the next walk.
+    func currentClip(_ context: BasicRequestContext) throws -> Library.Clip? {
+        try clip(context).map(library.current)
+    }
+
+    /// Runs `request` about `clip` in a worker — unless the clip's current version crashed one before.
+    func engine(_ clip: Library.Clip, _ request: WorkerRequest, pool: WorkerPool) async -> EngineAnswer {
+        if let how = quarantine.reason(clip) { return .failed(EngineAnswer.crashed(clip, how: how)) }
+        return EngineAnswer.from(await pool.run(request), clip: clip, quarantine: quarantine)
+    }
+}

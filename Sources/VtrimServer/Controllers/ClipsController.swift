@@ -1,0 +1,198 @@
+import Foundation
+import Hummingbird
+import TimelineCore
+import WorkerProtocol
+
+/// `/api/clips`: the library's clips, each one's probe, timeline, filmstrip tiles, frame times and preview status.
+struct ClipsController {
+    let server: Server
+
+    /// Bounds on what one request may ask for: a page's strip is a few thousand points wide with cells of
+    /// tens of points; beyond these a request could only ask for gigabytes.
+    static let maximumThumbPoints = 2048.0
+    static let maximumStripPoints = 1_000_000.0
+    static let maximumTimelineCells = 100_000
+
+    func register(on router: Router<BasicRequestContext>) {
+        router.get("/api/clips") { _, _ in self.clips() }
+        router.get("/api/clips/:id") { _, context in try await self.probe(context) }
+        router.get("/api/clips/:id/timeline") { request, context in try await self.timeline(request, context) }
+        router.get("/api/clips/:id/filmstrip.png") { request, context in try await self.filmstrip(request, context) }
+        router.get("/api/clips/:id/frames") { _, context in try await self.frames(context) }
+        router.get("/api/clips/:id/preview") { _, context in try self.previewStatus(context, start: false) }
+        router.post("/api/clips/:id/preview") { request, context in
+            _ = try await API.body(request)
+            return try self.previewStatus(context, start: true)
+        }
+    }
+
+    private func clips() -> Response {
+        API.json(.array(server.library.clips().map { clip in
+            let probe = server.library.cachedProbe(clip)
+            return .object([
+                ("id", .string(clip.id)),
+                ("path", .string(clip.relativePath)),
+                ("name", .string((clip.relativePath as NSString).lastPathComponent)),
+                ("size", .int(clip.size)),
+                ("modified", .number(clip.modifiedSeconds)),
+                ("duration", probe?.member("duration") ?? .null),
+                ("probed", .bool(probe != nil)),
+                ("cuts", .array(clip.cuts.map { cut in
+                    .object([("id", .string(cut.id)), ("name", .string((cut.relativePath as NSString).lastPathComponent)),
+                             ("size", .int(cut.size)), ("modified", .number(cut.modifiedSeconds)), ("url", .string("/media/\(cut.id)"))])
+                })),
+            ])
+        }))
+    }
+
+    /// `vtrim probe --json`'s object, with the clip's id, relative path and the MIME type for `canPlayType`;
+    /// an engine failure as the response to give.
+    private func probeJSON(_ clip: Library.Clip) async -> Swift.Result<JSON, EngineFailure> {
+        if let cached = server.library.cachedProbe(clip) { return .success(cached) }
+        switch await server.engine(clip, .probe(path: clip.path), pool: server.interactive) {
+        case let .result(report, message):
+            var members: [(String, JSON)] = [("id", .string(clip.id)), ("name", .string(clip.relativePath)),
+                                             ("mime", message.member("mime") ?? .null)]
+            if case let .object(fields) = report { members += fields.map { $0.0 == "path" ? ("path", .string(clip.relativePath)) : $0 } }
+            let json = JSON.object(members)
+            server.library.storeProbe(clip, json)
+            return .success(json)
+        case let .refused(report):
+            return .failure(EngineFailure(response: API.unprocessable(API.relative(report, clip))))
+        case let .failed(response):
+            return .failure(EngineFailure(response: response))
+        case .bytes:
+            return .failure(EngineFailure(response: APIError.response(.internalServerError, code: "engine_unavailable",
+                                                                      message: "the engine answered a probe with bytes")))
+        }
+    }
+
+    struct EngineFailure: Error {
+        let response: Response
+    }
+
+    private func probe(_ context: BasicRequestContext) async throws -> Response {
+        guard let clip = try server.currentClip(context) else { return API.notFound("no such clip") }
+        switch await probeJSON(clip) {
+        case let .success(json): return API.json(json)
+        case let .failure(failure): return failure.response
+        }
+    }
+
+    /// `vtrim timeline --json` for the clip: geometry, cells, and the selection after `ops` (slider drags and
+    /// scrolls replayed through TimelineCore, so the page's clamping is exactly the command line's).
+    private func timeline(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        guard let clip = try server.currentClip(context) else { return API.notFound("no such clip") }
+        let query = request.uri.queryParameters
+        guard let width = query.get("strip_width", as: Double.self), let thumbWidth = query.get("thumb_width", as: Double.self),
+              let thumbHeight = query.get("thumb_height", as: Double.self) else {
+            return API.badRequest("give strip_width, thumb_width and thumb_height (points)")
+        }
+        if let problem = Self.sizeProblem(stripWidth: width, thumbWidth: thumbWidth, thumbHeight: thumbHeight) { return API.badRequest(problem) }
+        guard let operations = TimelineOperationText.parseList(query.get("ops") ?? "") else {
+            return API.badRequest("ops: name:value[,name:value…] with name one of \(TimelineOperationText.names.joined(separator: ", "))")
+        }
+        let probe: JSON
+        switch await probeJSON(clip) {
+        case let .success(json): probe = json
+        case let .failure(failure): return failure.response
+        }
+        guard let duration = probe.member("duration")?.doubleValue else { return API.unprocessable(probe) }
+        var timelineRequest = TimelineRequest(
+            stripWidthPoints: width, thumbWidthPoints: thumbWidth, thumbHeightPoints: thumbHeight,
+            minDurationSeconds: query.get("min", as: Double.self), maxDurationSeconds: query.get("max", as: Double.self),
+            start: nil, end: nil, operations: operations)
+        // Pure TimelineCore arithmetic, no engine: it runs here. Its cells are what the page lays out, so
+        // their number is bounded (a 10-hour clip in 5 s windows would be hundreds of thousands).
+        timelineRequest.maximumCells = Self.maximumTimelineCells
+        switch TimelineObject.make(path: clip.relativePath, durationSeconds: duration, request: timelineRequest) {
+        case let .success(made):
+            let warnings = JSON.array(made.warnings.map { .object([("code", .string($0.code)), ("message", .string($0.message))]) })
+            return API.json(.object([("path", .string(clip.relativePath)), ("warnings", warnings)] + made.fields))
+        case let .failure(failure):
+            return API.unprocessable(.object([("path", .string(clip.relativePath)), ("warnings", .array([])),
+                                              ("error", .object([("code", .string(failure.code)), ("message", .string(failure.reason))]))]))
+        }
+    }
+
+    /// A tile of the VideoLine strip: cells `first ..< first + count`, cached on disk per clip version.
+    private func filmstrip(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        guard let clip = try server.currentClip(context) else { return API.notFound("no such clip") }
+        let query = request.uri.queryParameters
+        guard let width = query.get("strip_width", as: Double.self), let thumbWidth = query.get("thumb_width", as: Double.self),
+              let thumbHeight = query.get("thumb_height", as: Double.self), let first = query.get("first", as: Int.self),
+              let count = query.get("count", as: Int.self), first >= 0, (1...64).contains(count) else {
+            return API.badRequest("give strip_width, thumb_width, thumb_height, first and count (1–64)")
+        }
+        if let problem = Self.sizeProblem(stripWidth: width, thumbWidth: thumbWidth, thumbHeight: thumbHeight) { return API.badRequest(problem) }
+        let scale = query.get("scale", as: Double.self) ?? 1
+        guard let mode = TileRequest.Sampling(rawValue: query.get("mode") ?? "accurate") else { return API.badRequest("mode is accurate or fast") }
+        guard scale.isFinite, scale > 0, scale <= 4 else { return API.badRequest("scale is 0–4") }
+        let layout = VideoLineLayout(stripWidthPoints: width, thumbWidthPoints: thumbWidth, thumbHeightPoints: thumbHeight,
+                                     minDurationSeconds: query.get("min", as: Double.self),
+                                     maxDurationSeconds: query.get("max", as: Double.self), pixelsPerPoint: scale)
+        let parameters = [width, thumbWidth, thumbHeight, scale, layout.minDurationSeconds ?? -1, layout.maxDurationSeconds ?? -1]
+            .map { JSON.format($0) }.joined(separator: "_")
+        let name = "tiles/\(clip.id)-\(clip.version)/\(parameters)-\(first)-\(count)-\(mode.rawValue).png"
+        if let cached = server.cache.lookup(name) {
+            return try await FileResponses.serve(cached, request: request, context: context, cache: "private, max-age=86400")
+        }
+        let tile = TileRequest(layout: layout, first: first, count: count, sampling: mode, workers: 2)
+        switch await server.engine(clip, .tile(path: clip.path, request: tile), pool: server.interactive) {
+        case let .bytes(png):
+            guard let file = try? server.cache.store(name, data: png) else {
+                return Response(status: .ok, headers: [.contentType: "image/png", .cacheControl: "no-store"],
+                                body: .init(byteBuffer: ByteBuffer(bytes: png)))
+            }
+            return try await FileResponses.serve(file, request: request, context: context, cache: "private, max-age=86400")
+        case let .refused(report):
+            return API.unprocessable(API.relative(report, clip))
+        case let .failed(response):
+            return response
+        case .result:
+            return APIError.response(.internalServerError, code: "engine_unavailable", message: "the engine answered a tile without its picture")
+        }
+    }
+
+    private func frames(_ context: BasicRequestContext) async throws -> Response {
+        guard let clip = try server.currentClip(context) else { return API.notFound("no such clip") }
+        switch await server.engine(clip, .frames(path: clip.path), pool: server.interactive) {
+        case let .result(value, _):
+            return API.json(.object([("id", .string(clip.id)), ("times", value.member("times") ?? .array([]))]))
+        case let .refused(report):
+            return API.unprocessable(API.relative(report, clip))
+        case let .failed(response):
+            return response
+        case .bytes:
+            return APIError.response(.internalServerError, code: "engine_unavailable", message: "the engine answered frames with bytes")
+        }
+    }
+
+    /// The preview stand-in's state; a POST starts making it.
+    private func previewStatus(_ context: BasicRequestContext, start: Bool) throws -> Response {
+        guard let known = try server.clip(context) else { return API.notFound("no such clip") }
+        let clip = server.library.current(known)
+        var members: [(String, JSON)] = [("id", .string(clip.id))]
+        if start, let how = server.quarantine.reason(clip) { return EngineAnswer.crashed(clip, how: how) }
+        switch (start ? server.previews.start(clip) : server.previews.state(for: clip))?.state {
+        case nil: members.append(("status", .string("none")))
+        case let .running(progress)?: members += [("status", .string("running")), ("progress", .number(progress))]
+        case .done?: members += [("status", .string("done")), ("progress", .number(1))]
+        case let .failed(reason)?: members += [("status", .string("failed")), ("error", .string(reason))]
+        }
+        members.append(("url", .string("/media/\(clip.id)/preview.mp4")))
+        return API.json(.object(members))
+    }
+
+    /// Why a strip or tile request's sizes cannot be served, or nil.
+    static func sizeProblem(stripWidth: Double, thumbWidth: Double, thumbHeight: Double) -> String? {
+        guard stripWidth.isFinite, thumbWidth.isFinite, thumbHeight.isFinite, stripWidth > 0, thumbWidth > 0, thumbHeight > 0 else {
+            return "strip_width, thumb_width and thumb_height are positive numbers of points"
+        }
+        if thumbWidth > maximumThumbPoints || thumbHeight > maximumThumbPoints {
+            return "thumb_width and thumb_height are at most \(Int(maximumThumbPoints)) points"
+        }
+        if stripWidth > maximumStripPoints { return "strip_width is at most \(Int(maximumStripPoints)) points" }
+        return nil
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+import Hummingbird
+import TimelineCore
+import WorkerProtocol
+
+/// `/api/cuts`: a cut or join posted as JSON runs in a cut worker (`CutQueue`); its state is polled, and a running
+/// one can be cancelled.
+struct CutsController {
+    let server: Server
+
+    func register(on router: Router<BasicRequestContext>) {
+        router.post("/api/cuts") { request, _ in try await self.submit(request) }
+        router.get("/api/cuts") { _, _ in API.json(.array(self.server.cuts.all().map(Self.cutJSON))) }
+        router.get("/api/cuts/:id") { _, context in
+            guard let job = self.server.cuts.job(try context.parameters.require("id")) else { return API.notFound("no such cut") }
+            return API.json(Self.cutJSON(job))
+        }
+        router.delete("/api/cuts/:id") { request, context in
+            _ = try await API.body(request)
+            let id = try context.parameters.require("id")
+            guard self.server.cuts.job(id) != nil else { return API.notFound("no such cut") }
+            guard let job = await self.server.cuts.cancel(id) else {
+                return APIError.response(.conflict, code: "not_running", message: "the cut has already ended")
+            }
+            return API.json(Self.cutJSON(job))
+        }
+    }
+
+    private struct CutBody: Decodable {
+        let clip: String
+        let start: Double?
+        let end: Double?
+        /// Several ranges joined into one output (in time order, not overlapping).
+        let ranges: [ServeRange]?
+        let mode: String?
+    }
+
+    /// What a body asks for once validated: the ranges, the edit's shape, and the mode (nil: `EditDefaults`).
+    private struct Submission {
+        var ranges: [ServeRange]
+        var shape: EditShape
+        var mode: EditMode?
+    }
+
+    /// The submission a body makes, or the 400 it gets.
+    private static func submission(_ body: CutBody) -> Swift.Result<Submission, BadBody> {
+        // No mode: the default for what is written (`EditDefaults`, the command line's rule).
+        var mode: EditMode?
+        if let asked = body.mode {
+            guard let known = EditMode(rawValue: asked) else { return .failure(BadBody("mode is one of copy, keyframe, exact, smart")) }
+            mode = known
+        }
+        if let ranges = body.ranges {
+            guard !ranges.isEmpty, ranges.count <= API.maximumRanges else { return .failure(BadBody("ranges holds 1 to \(API.maximumRanges) ranges")) }
+            guard API.rangesAreValid(ranges) else { return .failure(BadBody("each range is {start, end, label} with 0 ≤ start < end seconds")) }
+            if let problem = RangeOrder.problem(spans: ranges.map { (start: $0.start, end: $0.end) }) { return .failure(BadBody(problem)) }
+            return .success(Submission(ranges: ranges, shape: .join, mode: mode))
+        }
+        guard let start = body.start, let end = body.end, start.isFinite, end.isFinite, start >= 0, end > start else {
+            return .failure(BadBody("start and end are seconds with start < end"))
+        }
+        return .success(Submission(ranges: [ServeRange(start: start, end: end)], shape: .cut, mode: mode))
+    }
+
+    struct BadBody: Error {
+        let message: String
+        init(_ message: String) { self.message = message }
+    }
+
+    private func submit(_ request: Request) async throws -> Response {
+        let data = try await API.body(request)
+        guard let body = try? JSONDecoder().decode(CutBody.self, from: data) else {
+            return APIError.response(.badRequest, code: "bad_json", message: "expected {\"clip\": id, \"start\": seconds, \"end\": seconds, \"mode\": \"copy|keyframe|exact|smart\"} or {\"clip\": id, \"ranges\": [{\"start\", \"end\", \"label\"}], \"mode\"}")
+        }
+        guard let known = server.library.clip(id: body.clip) else { return API.notFound("no such clip") }
+        let clip = server.library.current(known)
+        let submission: Submission
+        switch Self.submission(body) {
+        case let .success(made): submission = made
+        case let .failure(bad): return API.badRequest(bad.message)
+        }
+        if let how = server.quarantine.reason(clip) { return EngineAnswer.crashed(clip, how: how) }
+        do throws(CutQueue.SubmitError) {
+            let job = try await server.cuts.submit(clip: clip, ranges: submission.ranges, shape: submission.shape, mode: submission.mode)
+            return API.json(Self.cutJSON(job), status: .accepted)
+        } catch {
+            switch error {
+            case let .refused(report): return API.unprocessable(report)
+            case .engine(.failed(let response)): return response
+            case .engine: return APIError.response(.internalServerError, code: "engine_unavailable", message: "no plan")
+            }
+        }
+    }
+
+    /// `{id, status, progress, clip}` and the report's own fields (the plan, then `vtrim cut --json`'s object).
+    static func cutJSON(_ job: CutQueue.Job) -> JSON {
+        var members: [(String, JSON)] = [("id", .string(job.id)), ("status", .string(job.status.rawValue)),
+                                         ("progress", .number(job.progress)), ("clip", .string(job.clip))]
+        if case let .object(fields) = job.report { members += fields.filter { !["id", "status", "progress"].contains($0.0) } }
+        if job.status == .done { members.append(("url", .string("/media/cuts/\(job.id)"))) }
+        return .object(members)
+    }
+}

@@ -1,0 +1,47 @@
+import Hummingbird
+
+/// `/media`: the clips' own files, their preview stand-ins and finished cuts, served with Range.
+struct MediaController {
+    let server: Server
+
+    func register(on router: Router<BasicRequestContext>) {
+        router.get("/media/:id") { request, context in try await self.media(request, context) }
+        router.head("/media/:id") { request, context in try await self.media(request, context) }
+        router.get("/media/:id/preview.mp4") { request, context in try await self.preview(request, context) }
+        router.get("/media/cuts/:id") { request, context in try await self.cutOutput(request, context) }
+    }
+
+    private func media(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        guard let clip = try server.clip(context) else { return API.notFound("no such clip") }
+        return try await FileResponses.serve(clip.path, request: request, context: context)
+    }
+
+    /// The preview stand-in: from the cache with Range once made; while being made, streamed as it grows;
+    /// 404 when none was asked for (only a POST starts one).
+    private func preview(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        guard let known = try server.clip(context) else { return API.notFound("no such clip") }
+        let clip = server.library.current(known)
+        guard let entry = server.previews.state(for: clip) else {
+            return API.notFound("no preview of this clip; POST /api/clips/\(clip.id)/preview makes one")
+        }
+        switch entry.state {
+        case .done:
+            return try await FileResponses.serve(entry.final, request: request, context: context, cache: "private, max-age=3600")
+        case let .failed(reason):
+            return APIError.response(.unprocessableContent, code: "preview_failed", message: reason)
+        case .running:
+            let previews = server.previews
+            return FileResponses.streamGrowing(entry.partial) {
+                if case .running? = previews.state(for: clip)?.state { return false }
+                return true
+            }
+        }
+    }
+
+    private func cutOutput(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        guard let job = server.cuts.job(try context.parameters.require("id")), job.status == .done else {
+            return API.notFound("no such finished cut")
+        }
+        return try await FileResponses.serve(job.output, request: request, context: context)
+    }
+}

@@ -1,0 +1,108 @@
+import { api } from "./api.js";
+import { $, status } from "./dom.js";
+import { seconds } from "./format.js";
+import { clipRanges } from "./ranges.js";
+import { S } from "./state.js";
+
+// Cuts: the plan at once (as --dry-run gives it), then progress, then what `vtrim cut` reports.
+
+// The mode the user chose, or none: the server applies the one default rule (copy for a cut, smart for a join
+// where the output takes it), as `vtrim cut` does.
+function chosenMode() {
+  const mode = $("cut-mode").value;
+  return mode ? { mode } : {};
+}
+
+function describePlan(job) {
+  const p = job.planned || {};
+  let text = job.segments
+    ? `${job.mode}: ${job.segments.length} range(s) joined, ${seconds(p.duration)} s`
+    : `${job.mode}: shows ${seconds(p.start)}–${seconds(p.end)} (${seconds(p.duration)} s)`;
+  if (job.smart && job.smart.fallback) text += `, smart falls back: ${job.smart.fallback}`;
+  const notes = (job.notes || []).map((n) => "note: " + n.message);
+  const warnings = (job.warnings || []).map((w) => "warning: " + w.message);
+  return [text, ...warnings, ...notes].join("\n");
+}
+
+async function followCut(box, job) {
+  for (;;) {
+    box.textContent = "";
+    const head = document.createElement("div");
+    head.innerHTML = "";
+    head.textContent = `${job.id} · ${job.status} · → ${job.output}`;
+    const plan = document.createElement("div");
+    plan.className = "plan";
+    plan.textContent = describePlan(job);
+    box.append(head, plan);
+    box.dataset.status = job.status;
+    if (job.status === "queued" || job.status === "running") {
+      const bar = document.createElement("progress");
+      bar.max = 1; bar.value = job.progress || 0;
+      const cancel = document.createElement("button");
+      cancel.className = "cancel-cut";
+      cancel.textContent = "Cancel";
+      cancel.addEventListener("click", async () => {
+        cancel.disabled = true;
+        try { await api("/api/cuts/" + job.id, { method: "DELETE", json: {} }); } catch (error) { status("Cannot cancel: " + error.message); }
+      });
+      box.append(bar, cancel);
+      await new Promise((r) => setTimeout(r, 300));
+      job = await api("/api/cuts/" + job.id);
+      continue;
+    }
+    if (job.status === "done") {
+      const a = job.actual || {};
+      const result = document.createElement("div");
+      result.textContent = `written: ${seconds(a.start)} to ${seconds(a.end)}, ${seconds(a.duration)} s `;
+      const link = document.createElement("a");
+      link.href = job.url; link.textContent = "play"; link.target = "_blank";
+      result.append(link);
+      box.append(result);
+    } else if (job.status === "cancelled") {
+      const result = document.createElement("div");
+      result.textContent = "cancelled: nothing written";
+      box.append(result);
+    } else if (job.error) {
+      const result = document.createElement("div");
+      result.textContent = "failed: " + job.error.message;
+      box.append(result);
+    }
+    return;
+  }
+}
+
+export function wireCuts() {
+  $("cut-button").addEventListener("click", async () => {
+    if (!S.timeline) return;
+    const { start, end } = S.timeline.selection;
+    const box = document.createElement("div");
+    box.className = "cut";
+    $("cuts").prepend(box);
+    try {
+      const job = await api("/api/cuts", { json: { clip: S.current.id, start, end, ...chosenMode() } });
+      box.dataset.cut = job.id;
+      S.cuts.push(job);
+      followCut(box, job);
+    } catch (error) {
+      box.classList.add("failed");
+      box.textContent = "Cannot cut: " + error.message;
+    }
+  });
+
+  $("join-button").addEventListener("click", async () => {
+    const ranges = clipRanges().map((r) => ({ start: r.start, end: r.end, label: r.label || null }));
+    if (!ranges.length) { status("add a range first"); return; }
+    const box = document.createElement("div");
+    box.className = "cut join";
+    $("cuts").prepend(box);
+    try {
+      const job = await api("/api/cuts", { json: { clip: S.current.id, ranges, ...chosenMode() } });
+      box.dataset.cut = job.id;
+      S.cuts.push(job);
+      followCut(box, job);
+    } catch (error) {
+      box.classList.add("failed");
+      box.textContent = "Cannot join: " + error.message;
+    }
+  });
+}

@@ -1,0 +1,51 @@
+// vtrim serve's page. The selection's rules (min/max length, the window, the clip's ends) are never
+// computed here: every slider drag and scroll is sent to the server, which replays the operations through
+// TimelineCore — the same code as `vtrim timeline --op …` — so the page can never disagree with it.
+// The entry (index.html loads it; it imports the rest): the playhead loop, then each module's listeners,
+// then the view the address names.
+import { api } from "./api.js";
+import { realignBanner, wireBanner } from "./banner.js";
+import { wireControls } from "./controls.js";
+import { wireCuts } from "./cuts.js";
+import { $, status } from "./dom.js";
+import { loadLibrary, onCardVisibility, pauseFeed, watchFolders } from "./library.js";
+import { wireLists } from "./lists.js";
+import { player, wireMiniPlayer } from "./player.js";
+import { wireRanges } from "./ranges.js";
+import { S } from "./state.js";
+import { refreshTimeline } from "./timeline.js";
+import { openTrimmer, tick } from "./trimmer.js";
+
+// Views: one app, no reloads (#/library, #/trim/<id>).
+
+async function route() {
+  const match = location.hash.match(/^#\/trim\/([0-9a-f]{16})$/);
+  if (match) {
+    $("view-library").hidden = true;
+    $("view-trim").hidden = false;
+    pauseFeed();
+    if (!S.clips.length) S.clips = await api("/api/clips");
+    const clip = S.clips.find((c) => c.id === match[1]);
+    if (!clip) { status("no such clip"); return; }
+    await openTrimmer(clip);
+  } else {
+    $("view-trim").hidden = true;
+    $("view-library").hidden = false;
+    if (!S.docked && !player.paused) player.pause();
+    if (!$("feed").children.length) await loadLibrary();
+    else onCardVisibility([]);
+  }
+}
+
+requestAnimationFrame(tick);
+wireControls();
+wireCuts();
+wireRanges();
+wireLists();
+wireMiniPlayer();
+watchFolders();
+wireBanner();
+window.addEventListener("hashchange", () => route().catch((e) => status(e.message)));
+window.addEventListener("resize", () => { if (S.current && !$("view-trim").hidden) refreshTimeline(); realignBanner(); });
+if (!location.hash) history.replaceState(null, "", "#/library");
+route().catch((e) => status(e.message));
