@@ -135,7 +135,7 @@ public struct OutputCollision: Error, CustomStringConvertible {
     }
 }
 
-/// The names of cut outputs: the containers vtrim writes cuts into (the engine's muxers, `Cutter.extensions`;
+/// The names of cut outputs: the containers vtrim writes cuts into (the engine's muxers, `EditOutput.extensions`;
 /// a test checks the two lists agree), and the extension a cut of a file takes by default.
 public enum CutOutputName {
     public static let extensions = ["mp4", "mov", "m4v", "m4a", "3gp", "3g2", "mkv", "webm", "ts", "m2ts", "mts", "avi"]

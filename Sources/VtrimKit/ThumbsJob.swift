@@ -110,108 +110,15 @@ public enum ThumbsJob {
                 return Outcome(path: path, status: .skipped(reason: "\(target.path) exists (--skip-existing)"),
                                fields: [("output", .string(target.path))])
             }
-            try target.check(input: path, dryRun: request.dryRun)
-            let format = try ThumbsRequest.format(of: target.path, input: path)
-            let trackTarget = request.writesVTT
-                ? OutputTarget(path: trackPath(forSheet: target.path), overwrite: request.overwrite, createsFolder: target.createsFolder) : nil
-            try trackTarget?.check(input: path, dryRun: request.dryRun)
-            let sampler = try FrameSampler(path: path)
-            let info = sampler.info
-            warnings += info.warnings
-            guard let video = info.video else {
-                throw MediaError(.noVideo, path: path, operation: "av_find_best_stream", reason: "has no video stream")
-            }
-            var plan = try ThumbsPlan.make(info: info, video: video, request: request, format: format, path: path)
-            let renderer = request.timestamps || request.header ? TextRenderer() : nil
-            if (request.timestamps || request.header) && renderer == nil {
-                warnings.append(MediaWarning(code: "text_unavailable",
-                                             message: "no font found (install fonts-dejavu-core); timestamps and header are left out"))
-            }
-            let headerLines = request.header ? SheetHeaderText.lines(info: info, video: video) : []
-            if let renderer, request.header {
-                plan = plan.withHeader(height: SheetHeader.height(lines: headerLines, width: plan.widthPixels, renderer: renderer))
-                if plan.heightPixels > min(ThumbsRequest.maximumSidePixels, format.maximumSidePixels) {
-                    throw MediaError(.tooLarge, path: path, operation: "plan",
-                                     reason: "the sheet with its header would be \(plan.heightPixels) px tall, over the limit; use more --columns")
-                }
-            }
-            // Every output of this input is checked before anything is written: an existing cell picture
-            // must not leave a sheet written and the input half done.
-            let framesFormat = request.framesFormat ?? format
-            let frameTargets = try request.framesFolder.map { folder throws(MediaError) in
-                try checkedFrameTargets(count: plan.cells.count, prefix: framesPrefix(for: item, folder: folder), input: path,
-                                        format: framesFormat, request: request)
-            } ?? []
-            if request.dryRun {
-                var fields: [(String, JSON)] = [("dry_run", .bool(true))] + planFields(target: target.path, plan: plan, request: request)
-                fields.insert(("format", .string(format.rawValue)), at: 2)
-                if let trackTarget { fields.insert(("vtt", .string(trackTarget.path)), at: 3) }
-                if !frameTargets.isEmpty { fields.append(("frames", .array(frameTargets.map { .string($0.path) }))) }
-                return Outcome(path: path, status: .succeeded, warnings: warnings, fields: fields,
-                               lines: ["\(path) → \(target.path) (\(plan.widthPixels)x\(plan.heightPixels), \(plan.cells.count) cells, \(request.mode.rawValue), dry run: nothing written)"]
-                                   + plan.cells.enumerated().map { index, cell in
-                                       "  cell \(index)  \(Human.seconds(cell.timeSeconds)) at \(cell.x),\(cell.y) \(cell.width)x\(cell.height)"
-                                   })
-            }
-            var sampleRequest = SampleRequest(
-                timesSeconds: plan.cells.map(\.timeSeconds), mode: request.mode,
-                cellWidthPixels: plan.cellWidthPixels, cellHeightPixels: plan.cellHeightPixels,
-                fit: plan.fit, decoderThreads: request.decoderThreads, shouldStop: { Interrupt.requested })
-            if request.skipDull { sampleRequest.dullSearchEndsSeconds = plan.cells.map(\.windowEndSeconds) }
-            sampleRequest.toneMapsHDR = request.toneMapsHDR
-            let frames = try sampler.sample(sampleRequest, workers: request.workers)
-            warnings += try frameWarnings(frames, video: video, toneMapsHDR: request.toneMapsHDR, path: path)
+            let sheet = try prepare(item, target: target, request: request, warnings: &warnings)
+            if request.dryRun { return dryRunOutcome(sheet, request: request, warnings: warnings) }
+            let frames = try sheet.sampler.sample(sampleRequest(sheet.plan, request: request), workers: request.workers)
+            warnings += try frameWarnings(frames, video: sheet.video, toneMapsHDR: request.toneMapsHDR, path: path)
             if request.strict, !warnings.isEmpty {
                 return Outcome(path: path, status: .succeeded, warnings: warnings).applyingStrict()
             }
-            var strip = Filmstrip.compose(zip(plan.cells, frames).map { cell, frame in
-                Filmstrip.Cell(x: cell.x, y: cell.y, width: cell.width, height: cell.height, image: frame.image)
-            }, width: plan.widthPixels, height: plan.heightPixels)
-            if let renderer {
-                if request.header {
-                    SheetHeader.draw(headerLines, on: &strip, height: plan.headerHeightPixels, renderer: renderer)
-                }
-                if request.timestamps {
-                    let digits = TimeFormatting.fractionDigits(forSpacing: plan.closestSpacingSeconds ?? 1)
-                    for (cell, frame) in zip(plan.cells, frames) where frame.image != nil {
-                        CellLabel.draw(TimeFormatting.truncatedClock(seconds: frame.frameSeconds ?? frame.requestedSeconds, fractionDigits: digits,
-                                                                      hours: info.durationSeconds >= 3600), on: &strip,
-                                       cell: PixelBox(x: cell.x, y: cell.y, width: cell.width, height: cell.height), renderer: renderer)
-                    }
-                }
-            }
-            let text = pngText(path: path, frames: frames)
-            try writeAtomically(target, input: path) { temporary throws(MediaError) in
-                do throws(MediaError) {
-                    try ImageFile.write(strip, to: temporary, format: format, quality: request.quality, text: text)
-                } catch {
-                    throw MediaError(.writeFailed, path: path, operation: error.operation,
-                                     reason: error.reason.replacingOccurrences(of: temporary, with: target.path))
-                }
-            }
-            if let trackTarget {
-                let track = ThumbnailTrack.text(cues: plan.cells.map { cell in
-                    ThumbnailTrack.Cue(startSeconds: cell.windowStartSeconds, endSeconds: cell.windowEndSeconds,
-                                       x: cell.x, y: cell.y, width: cell.width, height: cell.height)
-                }, sheet: (target.path as NSString).lastPathComponent)
-                try writeAtomically(trackTarget, input: path) { temporary throws(MediaError) in
-                    guard FileManager.default.createFile(atPath: temporary, contents: Data(track.utf8)) else {
-                        throw MediaError(.writeFailed, path: path, operation: "write", reason: "cannot write \(trackTarget.path)")
-                    }
-                }
-            }
-            let framePaths = try writeFrames(frames, plan: plan, targets: frameTargets, input: path, format: framesFormat, request: request)
-            var outputFields = fields(target: target.path, plan: plan, frames: frames, request: request, framePaths: framePaths)
-            outputFields.insert(("format", .string(format.rawValue)), at: 1)
-            if let trackTarget { outputFields.insert(("vtt", .string(trackTarget.path)), at: 2) }
-            if frames.contains(where: \.toneMapped) { outputFields.append(("tone_mapped", .bool(true))) }
-            if request.header, renderer != nil {
-                outputFields.append(("header_height", .int(Int64(plan.headerHeightPixels))))
-                outputFields.append(("header", .array(headerLines.map { .string($0) })))
-            }
-            return Outcome(path: path, status: .succeeded, warnings: warnings, fields: outputFields,
-                           lines: ["\(path) → \(target.path) (\(plan.widthPixels)x\(plan.heightPixels), \(plan.cells.count) cells, \(request.mode.rawValue))"]
-                               + (trackTarget.map { ["\(path) → \($0.path) (WebVTT thumbnails track)"] } ?? []))
+            let framePaths = try write(sheet, frames: frames, request: request)
+            return outcome(sheet, frames: frames, framePaths: framePaths, request: request, warnings: warnings)
         } catch {
             // An audio file met in a folder is not what thumbs is for: skipped. Named on the command line: an error.
             if error.code == .noVideo, item.foundInFolder {
@@ -219,6 +126,156 @@ public enum ThumbsJob {
             }
             return .failure(error, warnings: warnings)
         }
+    }
+
+    /// One input's sheet, planned and every output checked, before anything is decoded or written.
+    private struct PreparedSheet {
+        var path: String
+        var target: OutputTarget
+        var format: ImageFormat
+        /// `--vtt`'s track beside the sheet.
+        var trackTarget: OutputTarget?
+        /// `--frames-dir`'s cell pictures and their format.
+        var frameTargets: [OutputTarget]
+        var framesFormat: ImageFormat
+        var sampler: FrameSampler
+        var info: MediaInfo
+        var video: VideoStreamInfo
+        var plan: ThumbsPlan
+        /// Nil when no text is drawn (or no font was found: then a warning says so).
+        var renderer: TextRenderer?
+        var headerLines: [String]
+    }
+
+    /// Checks every output, opens the input and plans the sheet (with its header band, when asked).
+    private static func prepare(_ item: InputItem, target: OutputTarget, request: ThumbsRequest,
+                                warnings: inout [MediaWarning]) throws(MediaError) -> PreparedSheet {
+        let path = item.path
+        try target.check(input: path, dryRun: request.dryRun)
+        let format = try ThumbsRequest.format(of: target.path, input: path)
+        let trackTarget = request.writesVTT
+            ? OutputTarget(path: trackPath(forSheet: target.path), overwrite: request.overwrite, createsFolder: target.createsFolder) : nil
+        try trackTarget?.check(input: path, dryRun: request.dryRun)
+        let sampler = try FrameSampler(path: path)
+        let info = sampler.info
+        warnings += info.warnings
+        guard let video = info.video else {
+            throw MediaError(.noVideo, path: path, operation: "av_find_best_stream", reason: "has no video stream")
+        }
+        var plan = try ThumbsPlan.make(info: info, video: video, request: request, format: format, path: path)
+        let renderer = request.timestamps || request.header ? TextRenderer() : nil
+        if (request.timestamps || request.header) && renderer == nil {
+            warnings.append(MediaWarning(code: "text_unavailable",
+                                         message: "no font found (install fonts-dejavu-core); timestamps and header are left out"))
+        }
+        let headerLines = request.header ? SheetHeaderText.lines(info: info, video: video) : []
+        if let renderer, request.header {
+            plan = plan.withHeader(height: SheetHeader.height(lines: headerLines, width: plan.widthPixels, renderer: renderer))
+            if plan.heightPixels > min(ThumbsRequest.maximumSidePixels, format.maximumSidePixels) {
+                throw MediaError(.tooLarge, path: path, operation: "plan",
+                                 reason: "the sheet with its header would be \(plan.heightPixels) px tall, over the limit; use more --columns")
+            }
+        }
+        // Every output of this input is checked before anything is written: an existing cell picture
+        // must not leave a sheet written and the input half done.
+        let framesFormat = request.framesFormat ?? format
+        let frameTargets = try request.framesFolder.map { folder throws(MediaError) in
+            try checkedFrameTargets(count: plan.cells.count, prefix: framesPrefix(for: item, folder: folder), input: path,
+                                    format: framesFormat, request: request)
+        } ?? []
+        return PreparedSheet(path: path, target: target, format: format, trackTarget: trackTarget, frameTargets: frameTargets,
+                             framesFormat: framesFormat, sampler: sampler, info: info, video: video, plan: plan, renderer: renderer,
+                             headerLines: headerLines)
+    }
+
+    /// `--dry-run`: the plan's report and every output it would write.
+    private static func dryRunOutcome(_ sheet: PreparedSheet, request: ThumbsRequest, warnings: [MediaWarning]) -> Outcome {
+        let plan = sheet.plan
+        var fields: [(String, JSON)] = [("dry_run", .bool(true))] + planFields(target: sheet.target.path, plan: plan, request: request)
+        fields.insert(("format", .string(sheet.format.rawValue)), at: 2)
+        if let trackTarget = sheet.trackTarget { fields.insert(("vtt", .string(trackTarget.path)), at: 3) }
+        if !sheet.frameTargets.isEmpty { fields.append(("frames", .array(sheet.frameTargets.map { .string($0.path) }))) }
+        return Outcome(path: sheet.path, status: .succeeded, warnings: warnings, fields: fields,
+                       lines: ["\(sheet.path) → \(sheet.target.path) (\(plan.widthPixels)x\(plan.heightPixels), \(plan.cells.count) cells, \(request.mode.rawValue), dry run: nothing written)"]
+                           + plan.cells.enumerated().map { index, cell in
+                               "  cell \(index)  \(Human.seconds(cell.timeSeconds)) at \(cell.x),\(cell.y) \(cell.width)x\(cell.height)"
+                           })
+    }
+
+    /// The cells' times and sizes, as the sampler takes them.
+    private static func sampleRequest(_ plan: ThumbsPlan, request: ThumbsRequest) -> SampleRequest {
+        var sampleRequest = SampleRequest(
+            timesSeconds: plan.cells.map(\.timeSeconds), mode: request.mode,
+            cellWidthPixels: plan.cellWidthPixels, cellHeightPixels: plan.cellHeightPixels,
+            fit: plan.fit, decoderThreads: request.decoderThreads, shouldStop: { Interrupt.requested })
+        if request.skipDull { sampleRequest.dullSearchEndsSeconds = plan.cells.map(\.windowEndSeconds) }
+        sampleRequest.toneMapsHDR = request.toneMapsHDR
+        return sampleRequest
+    }
+
+    /// The sheet: the frames in their cells, the header band and each cell's time drawn on it.
+    private static func compose(_ sheet: PreparedSheet, frames: [SampledFrame], request: ThumbsRequest) -> RGBImage {
+        let plan = sheet.plan
+        var strip = Filmstrip.compose(zip(plan.cells, frames).map { cell, frame in
+            Filmstrip.Cell(x: cell.x, y: cell.y, width: cell.width, height: cell.height, image: frame.image)
+        }, width: plan.widthPixels, height: plan.heightPixels)
+        guard let renderer = sheet.renderer else { return strip }
+        if request.header {
+            SheetHeader.draw(sheet.headerLines, on: &strip, height: plan.headerHeightPixels, renderer: renderer)
+        }
+        if request.timestamps {
+            let digits = TimeFormatting.fractionDigits(forSpacing: plan.closestSpacingSeconds ?? 1)
+            for (cell, frame) in zip(plan.cells, frames) where frame.image != nil {
+                CellLabel.draw(TimeFormatting.truncatedClock(seconds: frame.frameSeconds ?? frame.requestedSeconds, fractionDigits: digits,
+                                                              hours: sheet.info.durationSeconds >= 3600), on: &strip,
+                               cell: PixelBox(x: cell.x, y: cell.y, width: cell.width, height: cell.height), renderer: renderer)
+            }
+        }
+        return strip
+    }
+
+    /// Writes the sheet, its WebVTT track and the cells' pictures, each atomically; the cells' paths.
+    private static func write(_ sheet: PreparedSheet, frames: [SampledFrame], request: ThumbsRequest) throws(MediaError) -> [String] {
+        let path = sheet.path, target = sheet.target, plan = sheet.plan
+        let strip = compose(sheet, frames: frames, request: request)
+        let text = pngText(path: path, frames: frames)
+        try writeAtomically(target, input: path) { temporary throws(MediaError) in
+            do throws(MediaError) {
+                try ImageFile.write(strip, to: temporary, format: sheet.format, quality: request.quality, text: text)
+            } catch {
+                throw MediaError(.writeFailed, path: path, operation: error.operation,
+                                 reason: error.reason.replacingOccurrences(of: temporary, with: target.path))
+            }
+        }
+        if let trackTarget = sheet.trackTarget {
+            let track = ThumbnailTrack.text(cues: plan.cells.map { cell in
+                ThumbnailTrack.Cue(startSeconds: cell.windowStartSeconds, endSeconds: cell.windowEndSeconds,
+                                   x: cell.x, y: cell.y, width: cell.width, height: cell.height)
+            }, sheet: (target.path as NSString).lastPathComponent)
+            try writeAtomically(trackTarget, input: path) { temporary throws(MediaError) in
+                guard FileManager.default.createFile(atPath: temporary, contents: Data(track.utf8)) else {
+                    throw MediaError(.writeFailed, path: path, operation: "write", reason: "cannot write \(trackTarget.path)")
+                }
+            }
+        }
+        return try writeFrames(frames, plan: plan, targets: sheet.frameTargets, input: path, format: sheet.framesFormat, request: request)
+    }
+
+    /// A written sheet's report.
+    private static func outcome(_ sheet: PreparedSheet, frames: [SampledFrame], framePaths: [String], request: ThumbsRequest,
+                                warnings: [MediaWarning]) -> Outcome {
+        let path = sheet.path, plan = sheet.plan
+        var outputFields = fields(target: sheet.target.path, plan: plan, frames: frames, request: request, framePaths: framePaths)
+        outputFields.insert(("format", .string(sheet.format.rawValue)), at: 1)
+        if let trackTarget = sheet.trackTarget { outputFields.insert(("vtt", .string(trackTarget.path)), at: 2) }
+        if frames.contains(where: \.toneMapped) { outputFields.append(("tone_mapped", .bool(true))) }
+        if request.header, sheet.renderer != nil {
+            outputFields.append(("header_height", .int(Int64(plan.headerHeightPixels))))
+            outputFields.append(("header", .array(sheet.headerLines.map { .string($0) })))
+        }
+        return Outcome(path: path, status: .succeeded, warnings: warnings, fields: outputFields,
+                       lines: ["\(path) → \(sheet.target.path) (\(plan.widthPixels)x\(plan.heightPixels), \(plan.cells.count) cells, \(request.mode.rawValue))"]
+                           + (sheet.trackTarget.map { ["\(path) → \($0.path) (WebVTT thumbnails track)"] } ?? []))
     }
 
     /// What the sampled frames tell the user (HDR not tone-mapped, cells that failed, stayed dull or show damaged

@@ -64,8 +64,8 @@ final class CutQueue: Sendable {
         let result = await interactive.run(planning)
         let request: WorkerRequest, report: JSON
         switch EngineAnswer.from(result, clip: clip, quarantine: quarantine) {
-        case let .result(dryRun, message):
-            guard let plan = message.member("planned"), case .object = plan else {
+        case let .result(dryRun, reply):
+            guard let plan = reply.planned, case .object = plan else {
                 release(output)
                 throw .engine(.failed(APIError.response(.internalServerError, code: "engine_unavailable",
                                                         message: "the engine's answer holds no plan")))

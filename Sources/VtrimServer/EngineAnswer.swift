@@ -7,7 +7,7 @@ import WorkerProtocol
 /// `engine_crashed`, and the file is quarantined), took too long (504 `engine_timeout`), could not start
 /// (500 `engine_unavailable`) or the server is stopping (503).
 enum EngineAnswer {
-    case result(JSON, message: JSON)
+    case result(JSON, reply: WorkerReply)
     case bytes(Data)
     case refused(JSON)
     case failed(Response)
@@ -25,8 +25,8 @@ enum EngineAnswer {
         switch result {
         case let .reply(message, payload):
             if let payload { return .bytes(payload) }
-            if let value = message.member("result") { return .result(value, message: message) }
-            return .refused(message.member("failure") ?? .null)
+            if let value = message.result { return .result(value, reply: message) }
+            return .refused(message.failure ?? .null)
         case let .crashed(how):
             return .failed(APIError.response(.internalServerError, code: "engine_crashed", message: "the engine crashed on \(subject) (\(how))"))
         case let .timedOut(seconds):
@@ -42,11 +42,5 @@ enum EngineAnswer {
     static func crashed(_ clip: Library.Clip, how: String) -> Response {
         APIError.response(.internalServerError, code: "engine_crashed",
                           message: "the engine crashed on \(clip.relativePath) (\(how)); it is not tried again until the file changes")
-    }
-
-    /// The message of a failure reply's error, for status lines.
-    static func failureMessage(_ message: JSON) -> String? {
-        guard case let .string(text)? = message.member("failure")?.member("error")?.member("message") else { return nil }
-        return text
     }
 }

@@ -70,7 +70,7 @@ final class Previews: Sendable {
             tickets.withLock { _ = $0.removeValue(forKey: name) }
             defer { cache.unpin(name) }
             switch result {
-            case let .reply(message, _) where message.member("result") != nil:
+            case let .reply(message, _) where message.result != nil:
                 guard rename(partial, final) == 0 else {
                     unlink(partial)
                     set(name, .failed("cannot keep the preview in \(cache.folder)"))
@@ -81,7 +81,7 @@ final class Previews: Sendable {
                 set(name, .done)
             case let .reply(message, _):
                 unlink(partial)
-                set(name, .failed(EngineAnswer.failureMessage(message) ?? "the preview could not be made"))
+                set(name, .failed(message.failureMessage ?? "the preview could not be made"))
             case let .crashed(how):
                 set(name, .failed("the engine crashed making it (\(how))"))
             case let .timedOut(seconds):

@@ -217,34 +217,6 @@ public struct WorkerEnvelope: Sendable, Codable {
     }
 }
 
-/// A worker's reply lines, keyed by the request's `id`:
-/// - `{"id", "accepted": true}` first, once it has read the request;
-/// - `{"id", "progress": fraction}` while a cut or preview runs;
-/// - `{"id", "result": object}` when done (`plan` adds `"planned": plan`, the plan as a JSON value);
-/// - `{"id", "failure": object}` when the engine refused (the command line's failure report);
-/// - `{"id", "bytes": n}` followed by n raw bytes (a tile's PNG).
-public enum WorkerReply {
-    public static func accepted(id: Int) -> JSON {
-        .object([("id", .int(Int64(id))), ("accepted", .bool(true))])
-    }
-
-    public static func progress(id: Int, _ fraction: Double) -> JSON {
-        .object([("id", .int(Int64(id))), ("progress", .number(fraction))])
-    }
-
-    public static func result(id: Int, _ value: JSON, extra: [(String, JSON)] = []) -> JSON {
-        .object([("id", .int(Int64(id))), ("result", value)] + extra)
-    }
-
-    public static func failure(id: Int, _ report: JSON) -> JSON {
-        .object([("id", .int(Int64(id))), ("failure", report)])
-    }
-
-    public static func bytes(id: Int, count: Int) -> JSON {
-        .object([("id", .int(Int64(id))), ("bytes", .int(Int64(count)))])
-    }
-}
-
 /// The two ends of a worker: its descriptors and its scratch folder.
 public enum WorkerChannel {
     public static let requestDescriptor: Int32 = 3

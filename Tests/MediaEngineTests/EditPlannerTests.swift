@@ -66,11 +66,11 @@ struct EditPlannerTests {
         #expect(plan.durationMicro == example.durations.reduce(0, +))
         for (range, start) in zip(plan.ranges, example.starts) {
             // Each range's own timeline moved by where it begins (the companions with it).
-            #expect(range.cut.companionsOutputStartMicro == start)
+            #expect(range.cut.companionsZeroOutputMicro == start)
             if let exact = range.cut.video?.exact {
-                #expect(exact.outputStart == Rescale.ticks(start, from: Rational(1, 1_000_000), to: exact.timeBase))
+                #expect(exact.outputStart.value == Rescale.ticks(start, from: Rational(1, 1_000_000), to: exact.timeBase))
             } else {
-                #expect(range.cut.video?.outputStart == start / 1000)
+                #expect(range.cut.video?.outputStart.value == start / 1000)
             }
         }
         if !example.whole.isEmpty { #expect(plan.ranges.map { $0.cut.smart?.reencodesWhole ?? false } == example.whole) }
@@ -99,13 +99,13 @@ struct EditPlannerTests {
         #expect(edits.first?.mediaStart == 0)
         for (before, after) in zip(plan.ranges, plan.ranges.dropFirst()) {
             let early = try #require(before.cut.video), late = try #require(after.cut.video)
-            let writtenEnd = (early.writtenEnd ?? early.presentedEnd).minus(early.shift).plus(early.outputStart)
-            #expect(late.keyframe.dts.minus(late.shift).plus(late.outputStart) >= writtenEnd)
-            #expect(late.keyframe.pts.minus(late.shift).plus(late.outputStart) >= writtenEnd)
+            let writtenEnd = early.output(early.writtenEnd ?? early.presentedEnd)
+            #expect(late.output(late.keyframe.dts) >= writtenEnd)
+            #expect(late.output(late.keyframe.pts) >= writtenEnd)
         }
         for (edit, range) in zip(edits, plan.ranges) {
             let video = try #require(range.cut.video)
-            #expect(edit.mediaStart == video.firstShown.minus(video.shift).plus(video.outputStart))
+            #expect(edit.mediaStart == video.output(video.firstShown).value)
         }
         #expect(plan.warnings.contains { $0.code == "multiple_edits" })
         // Into Matroska: no edits; each range is shown from its keyframe.
@@ -124,7 +124,7 @@ struct EditPlannerTests {
         }
         let plan = try Self.joined(plans)
         #expect(plan.ranges.map(\.outputStartMicro) == [0, 1_500_000])
-        #expect(plan.ranges.map(\.cut.companionsOutputStartMicro) == [0, 1_500_000])
+        #expect(plan.ranges.map(\.cut.companionsZeroOutputMicro) == [0, 1_500_000])
         #expect(plan.durationMicro == 2_100_000)
     }
 

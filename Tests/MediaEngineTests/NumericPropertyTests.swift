@@ -141,8 +141,8 @@ import Testing
             guard plan.output.mode == .copy || plan.output.mode == .keyframe, plan.ranges.count > 1 else { return }
             for index in plan.ranges.indices.dropFirst() {
                 guard let before = plan.ranges[index - 1].cut.video, let after = plan.ranges[index].cut.video else { continue }
-                let lastDecode = before.lastNeeded.dts.minus(before.shift).plus(before.outputStart)
-                let firstDecode = after.keyframeDecodeTime.minus(after.shift).plus(after.outputStart)
+                let lastDecode = before.output(before.lastNeeded.dts)
+                let firstDecode = after.output(after.keyframeDecodeTime)
                 #expect(firstDecode > lastDecode, "decode times go back at seam \(index): \(lastDecode) then \(firstDecode); \(ranges) \(mode) \(container) \(layout)")
             }
         }

@@ -116,6 +116,15 @@ def test_export_list_writes_nothing_in_a_dry_run_and_never_replaces_a_list(tmp_p
     assert listed.read_text().startswith("0.5,1.7,")
 
 
+def test_export_list_is_written_only_with_the_cut_it_describes(tmp_path):
+    """The list says what the output holds: a cut that fails (its output exists) leaves no list behind."""
+    listed, output = tmp_path / "r.csv", tmp_path / "out.mkv"
+    output.write_text("earlier\n")
+    result = vtrim("cut", SOURCE, *keep_arguments(), "--export-list", str(listed), "-o", str(output), check=False)
+    assert result.returncode == 1 and "already exists" in result.stderr, result.stderr
+    assert not listed.exists() and output.read_text() == "earlier\n"
+
+
 @pytest.mark.parametrize("extension", ["otio", "edl"])
 def test_vtrim_joins_what_opentimelineio_writes(tmp_path, extension):
     timeline = otio.schema.Timeline(name="made by OpenTimelineIO")

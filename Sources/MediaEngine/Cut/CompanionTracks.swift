@@ -65,8 +65,8 @@ struct CompanionTracks {
         rangeIndex = index
         startMicro = plan.companionsStartMicro
         endMicro = plan.companionsEndMicro
-        shiftMicro = plan.companionsShiftMicro
-        outputStartMicro = plan.companionsOutputStartMicro
+        shiftMicro = plan.companionsZeroSourceMicro
+        outputStartMicro = plan.companionsZeroOutputMicro
         self.joinsNext = joinsNext
         furthestMicro = .min
         for key in tracks.keys {

@@ -45,7 +45,7 @@ final class CopyVideoWriter: VideoWriter {
         // blocks) is derived from the presentation times, afresh for each range.
         packet.pointer.pointee.pts = timing.pts
         if packet.dts == CAV_NOPTS_VALUE { packet.pointer.pointee.dts = decodeTimes.decodeTime(pts: timing.pts, duration: timing.duration) }
-        packet.shift(by: video.shift.minus(video.outputStart))
+        packet.shift(by: video.packetShift)
         try output.write(packet, stream: outputIndex, timeBase: timeBase)
         if timing.isSame(as: video.lastNeeded) {
             reachedPlannedEnd = true

@@ -43,9 +43,9 @@ public struct CutPlan: Sendable, Equatable, Codable {
     public var companionsStartMicro: Int64
     public var companionsEndMicro: Int64
     /// Subtracted from companion timestamps (container µs): the output's 0.
-    public var companionsShiftMicro: Int64
-    /// Where `companionsShiftMicro` lands on a joined output's timeline (µs); 0 for a single cut.
-    public var companionsOutputStartMicro: Int64 = 0
+    public var companionsZeroSourceMicro: Int64
+    /// Where `companionsZeroSourceMicro` lands on a joined output's timeline (µs); 0 for a single cut.
+    public var companionsZeroOutputMicro: Int64 = 0
     /// Phone and camera metadata copied into an MP4/MOV output's `moov` after FFmpeg has written it.
     public var movieMetadata: MovieMetadata? = nil
     /// The output's chapters, on its own timeline (µs from its start).
@@ -80,7 +80,7 @@ public struct CutPlan: Sendable, Equatable, Codable {
     }
 
     /// An output time plus this is the source time (seconds): how measured times map back.
-    public var sourceOffsetSeconds: Double { seconds(micro: companionsShiftMicro) }
+    public var sourceOffsetSeconds: Double { seconds(micro: companionsZeroSourceMicro) }
 
     func seconds(micro: Int64) -> Double { Micro.seconds(micro.minus(originMicro)) }
 }
@@ -146,12 +146,18 @@ public struct VideoCut: Sendable, Equatable, Codable {
         keyframe.dts != keyframe.pts || decodeDelayFrames == 0 ? keyframe.dts
             : keyframe.pts.minus(Int64(decodeDelayFrames).times(max(0, keyframe.duration)))
     }
-    /// Where this cut begins on a joined output's timeline (ticks; exact cuts: `ExactTiming.outputStart`):
-    /// every output time below is moved this much later. 0 for a single cut.
-    public var outputStart: Int64 = 0
+    /// Where this cut's output zero lands on a joined output's timeline (exact cuts: `ExactTiming.outputStart`);
+    /// zero for a single cut.
+    public var outputStart = OutputTicks.zero
     /// A smart cut's re-encoded tail followed by the next range's head (a join): its decode times are set this
     /// many ticks early, as the head's are, so they stay in order across the seam. 0 for a single cut.
     public var tailDecodeDelay: Int64 = 0
+
+    /// Where a copied packet's source time (pts or dts) lands on the output.
+    public func output(_ sourceTicks: Int64) -> OutputTicks { outputStart.plus(sourceTicks.minus(shift)) }
+
+    /// What copied packets' timestamps move by: source ticks minus this are output ticks.
+    var packetShift: Int64 { shift.minus(outputStart.value) }
 
     public func micro(_ ticks: Int64) -> Int64 {
         guard timeBase.denominator > 0 else { return ticks }
@@ -190,8 +196,14 @@ public struct ExactTiming: Sendable, Equatable, Codable {
     /// The ticks are an AVI source's frame slots, written into AVI: a frame lasts only its own slot, so the
     /// last one is written again in the cut's last slot for the file to last until `end`.
     public var fillsLastSlot = false
-    /// Where this cut begins on a joined output's timeline (these ticks); 0 for a single cut.
-    public var outputStart: Int64 = 0
+    /// Where this cut begins on a joined output's timeline (these ticks); zero for a single cut.
+    public var outputStart = OutputTicks.zero
+
+    /// Where a re-encoded frame after the first (at `fineTicks` of the source, in these ticks) lands on the output.
+    func output(_ fineTicks: Int64) -> OutputTicks { outputStart.plus(fineTicks.minus(shift)) }
+
+    /// Where the cut ends on the output.
+    var outputEnd: OutputTicks { outputStart.plus(end.minus(zero)) }
 }
 
 /// A stream the output keeps, or why one is not kept.

@@ -25,7 +25,7 @@ enum CutPlanner {
     /// The output's chapters: the source's clipped to the part the output shows (from output 0 to its end),
     /// one for the whole range (`ranges`), or none; a container that cannot hold them gets a note.
     private static func planChapters(_ plan: inout CutPlan, facts: CutFacts) {
-        let windowStart = plan.companionsShiftMicro, windowEnd = plan.companionsEndMicro
+        let windowStart = plan.companionsZeroSourceMicro, windowEnd = plan.companionsEndMicro
         let chapters: [Chapter]
         switch facts.chapterPolicy {
         case .none: chapters = []
@@ -113,7 +113,7 @@ enum CutPlanner {
                            crf: facts.crf, preset: facts.preset, faststart: facts.faststart, startMicro: facts.startMicro,
                            endMicro: facts.endMicro, originMicro: facts.originMicro,
                            companionsStartMicro: facts.startMicro, companionsEndMicro: facts.endMicro,
-                           companionsShiftMicro: facts.startMicro)
+                           companionsZeroSourceMicro: facts.startMicro)
         }
 
         try checkVideo(video, facts: facts, mode: mode)
@@ -315,7 +315,7 @@ enum CutPlanner {
                        sampleEntry: sampleEntry, streams: streams, notices: notices, container: container, encoder: encoder, threads: facts.threads,
                        crf: facts.crf, preset: facts.preset, faststart: facts.faststart, startMicro: facts.startMicro,
                        endMicro: facts.endMicro, originMicro: facts.originMicro, companionsStartMicro: companionsStart,
-                       companionsEndMicro: video.micro(cut.presentedEnd), companionsShiftMicro: companionsShift)
+                       companionsEndMicro: video.micro(cut.presentedEnd), companionsZeroSourceMicro: companionsShift)
     }
 
     /// How the re-encoded frames are made: the exact cut's encoder with its options on the picture the

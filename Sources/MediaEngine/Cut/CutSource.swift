@@ -55,7 +55,7 @@ public struct CutRun: Sendable {
 }
 
 /// `vtrim cut` on one file: opened and probed once, planned from the packets around the edges (a value:
-/// what `--dry-run` prints, and what `Cutter.write` executes — in this process or another). Not for use
+/// what `--dry-run` prints, and what `EditOutput.write` executes — in this process or another). Not for use
 /// across threads.
 public final class CutSource {
     public let info: MediaInfo
@@ -142,31 +142,5 @@ public final class CutSource {
             }
             return try CutPlanner.plan(facts)
         }
-    }
-}
-
-public enum Cutter {
-    /// The containers a cut is written to: those whose times vtrim can plan and read back exactly.
-    public static let containers = ["mp4", "mov", "ipod", "3gp", "3g2", "matroska", "webm", "mpegts", "avi"]
-    public static let extensions = ["mp4", "mov", "m4v", "m4a", "3gp", "3g2", "mkv", "webm", "ts", "m2ts", "mts", "avi"]
-
-    /// Writes `plan` of the file at `path` into `temporaryPath` (the muxer chosen from `outputName`): its ranges
-    /// one after another into one file, opening the file afresh (the plan is all the writer needs). `shouldStop` is
-    /// checked as packets go by (an interrupt); `progress` gets the fraction written.
-    public static func write(_ plan: EditPlan, path: String, temporaryPath: String, outputName: String,
-                             shouldStop: @escaping @Sendable () -> Bool = { false },
-                             progress: (@Sendable (Double) -> Void)? = nil) throws(MediaError) -> CutRun {
-        try StageTimes.measure("write") { () throws(MediaError) -> CutRun in
-            _ = try InputCheck.regularFile(path)
-            let input = try InputFile(path: path)
-            let writer = EditWriter(input: input, plan: plan, path: path, temporaryPath: temporaryPath, outputName: outputName,
-                                    shouldStop: shouldStop, progress: progress)
-            return try writer.run()
-        }
-    }
-
-    /// Whether a cut can be written to this output name (by its extension's muxer).
-    public static func canWrite(fileName: String) -> Bool {
-        OutputFormat(fileName: fileName).map { containers.contains($0.name) } ?? false
     }
 }

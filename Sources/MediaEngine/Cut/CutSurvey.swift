@@ -8,9 +8,9 @@ struct CutSurvey {
     let path: String
 
     func facts(_ spec: CutSpec, outputName: String) throws(MediaError) -> CutFacts {
-        guard let muxer = OutputFormat(fileName: outputName), Cutter.containers.contains(muxer.name) else {
+        guard let muxer = OutputFormat(fileName: outputName), EditOutput.containers.contains(muxer.name) else {
             throw MediaError(.unsupportedContainer, path: path, operation: "av_guess_format",
-                             reason: "cuts are written as \(Cutter.extensions.map { "." + $0 }.joined(separator: ", ")), not \(outputName)")
+                             reason: "cuts are written as \(EditOutput.extensions.map { "." + $0 }.joined(separator: ", ")), not \(outputName)")
         }
         let origin = input.originMicro
         // A damaged header can claim a start time near Int64's limits: refuse rather than overflow.

@@ -115,7 +115,7 @@ final class ExactVideoWriter: VideoWriter {
     }
 
     /// Where the current range ends on the output's timeline (encoder ticks).
-    private var endPts: Int64 { timing.end.minus(timing.zero).plus(timing.outputStart) }
+    private var endPts: Int64 { timing.outputEnd.value }
     private var rangeEnded = false
 
     /// Drains the current range's decoder; its last frame lasts until the range's end (the next range's
@@ -126,7 +126,7 @@ final class ExactVideoWriter: VideoWriter {
         if !finished {
             try decoder.decode(nil, into: decoded) { frame throws in try self.handle(frame) }
         }
-        if let held = startFrame.release() { try encode(held, outputPts: timing.outputStart) }
+        if let held = startFrame.release() { try encode(held, outputPts: timing.outputStart.value) }
         if timing.fillsLastSlot, let picture = lastPicture, let last = lastOutputPts, last < endPts.minus(1) {
             try encoder.encode(picture, outputPts: endPts.minus(1))
         }
@@ -180,13 +180,13 @@ final class ExactVideoWriter: VideoWriter {
         }
         lastTimestamp = timestamp
         if try startFrame.take(frame) { return }
-        if let held = startFrame.release() { try encode(held, outputPts: timing.outputStart) }
+        if let held = startFrame.release() { try encode(held, outputPts: timing.outputStart.value) }
         if timestamp >= video.endTicks {
             finished = true
             return
         }
         latestPresentedEnd = max(latestPresentedEnd, timestamp)
-        try encode(frame, outputPts: av_rescale_q(timestamp, sourceTimeBase, timeBase).minus(timing.shift).plus(timing.outputStart))
+        try encode(frame, outputPts: timing.output(av_rescale_q(timestamp, sourceTimeBase, timeBase)).value)
     }
 
     private func encode(_ frame: Frame, outputPts: Int64) throws {

@@ -13,7 +13,7 @@ final class SmartEdge: Sendable {
     enum Part: Sendable { case head, tail }
 
     /// What the edge read and encoded.
-    struct Outcome: Sendable {
+    struct Encoded: Sendable {
         /// False when no seek got back to the edge's keyframe (nothing was encoded).
         var positioned = false
         /// Encoded packets in decode order, output times, length-prefixed like the copied ones.
@@ -43,8 +43,8 @@ final class SmartEdge: Sendable {
     private let cancelled = Atomic<Bool>(false)
     private let done = DispatchSemaphore(value: 0)
     /// The edge's thread puts its outcome here before it signals `done`; `join` takes it after waiting.
-    private let result = Locked<Result<Outcome, any Error>?>(nil)
-    private let joined = Locked<Result<Outcome, any Error>?>(nil)
+    private let result = Locked<Result<Encoded, any Error>?>(nil)
+    private let joined = Locked<Result<Encoded, any Error>?>(nil)
 
     /// Starts the edge's thread, which encodes once `slots` gives it its turn; `join` waits for it.
     init(_ work: Work, slots: EdgeSlots, shouldStop: @escaping @Sendable () -> Bool) {
@@ -52,7 +52,7 @@ final class SmartEdge: Sendable {
         let ticket = slots.ticket()
         let thread = Thread { [self] in
             let stop: @Sendable () -> Bool = { shouldStop() || self.cancelled.load(ordering: .relaxed) }
-            let outcome: Result<Outcome, any Error>
+            let outcome: Result<Encoded, any Error>
             if slots.acquire(ticket, cancelled: stop) {
                 outcome = Result { try StageTimes.measure(stage) { try Self.encode(work, shouldStop: stop) } }
                 slots.release()
@@ -67,7 +67,7 @@ final class SmartEdge: Sendable {
     }
 
     /// Waits for the edge (once); its packets, or why it failed.
-    func join() -> Result<Outcome, any Error> {
+    func join() -> Result<Encoded, any Error> {
         joined.withLock { joined in
             if let joined { return joined }
             StageTimes.measure("waiting for the edges") { done.wait() }
@@ -83,11 +83,11 @@ final class SmartEdge: Sendable {
         _ = join()
     }
 
-    private static func encode(_ work: Work, shouldStop: @escaping @Sendable () -> Bool) throws -> Outcome {
-        var outcome = Outcome()
+    private static func encode(_ work: Work, shouldStop: @escaping @Sendable () -> Bool) throws -> Encoded {
+        var outcome = Encoded()
         let video = work.video, smart = work.smart
         // Output ticks = source ticks − shift (the range's own timeline, moved to where it begins in a join).
-        let shift = video.shift.minus(video.outputStart)
+        let shift = video.packetShift
         let decodeFrom: VideoPacket, first: Int64, end: Int64, decodeDelay: Int64
         switch work.part {
         case .head:
@@ -117,7 +117,7 @@ final class SmartEdge: Sendable {
                 reachedEnd = true
             } else if let startFrame {
                 if try startFrame.take(frame) { return }
-                if let held = startFrame.release() { try encoder.encode(held, outputPts: video.outputStart) }
+                if let held = startFrame.release() { try encoder.encode(held, outputPts: video.outputStart.value) }
                 try encoder.encode(frame, outputPts: timestamp.minus(shift))
             } else if timestamp >= first {
                 try encoder.encode(frame, outputPts: timestamp.minus(shift))
@@ -141,7 +141,7 @@ final class SmartEdge: Sendable {
             if work.part == .tail, timing.isSame(as: video.lastNeeded) { reachedEnd = true }
         }
         try decoder.decode(nil, into: frame) { frame throws in try take(frame) }
-        if let held = startFrame?.release() { try encoder.encode(held, outputPts: video.outputStart) }
+        if let held = startFrame?.release() { try encoder.encode(held, outputPts: video.outputStart.value) }
         try encoder.finish(endPts: end.minus(shift))
         outcome.packets = encoded
         outcome.decodeErrors = decoder.errors

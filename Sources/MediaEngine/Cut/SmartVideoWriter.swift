@@ -226,7 +226,7 @@ final class SmartVideoWriter: VideoWriter {
         }
         copied += 1
         held.pointer.pointee.pts = held.presentationTime
-        held.shift(by: video.shift.minus(video.outputStart))
+        held.shift(by: video.packetShift)
         try output.write(held, stream: outputIndex, timeBase: timeBase)
     }
 }

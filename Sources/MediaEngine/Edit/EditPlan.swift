@@ -1,6 +1,6 @@
 /// An edit of one file, decided before anything is written: what the output holds, and the ranges written into
 /// it one after another — one range for `--start/--end`, several for a join. What `--dry-run` prints and what the
-/// writer (`Cutter.write`) executes without deciding anything again; a value, so a plan made in one `vtrim serve`
+/// writer (`EditOutput.write`) executes without deciding anything again; a value, so a plan made in one `vtrim serve`
 /// worker runs the same in another.
 public struct EditPlan: Sendable, Equatable, Codable {
     public var output: OutputPlan
@@ -15,7 +15,7 @@ public struct EditPlan: Sendable, Equatable, Codable {
 
 /// One range of an edit: its own cut of the source (the video cut, smart record, exact timing and companion
 /// window, output times moved to where the range begins: `VideoCut.outputStart`, `ExactTiming.outputStart`,
-/// `CutPlan.companionsOutputStartMicro`), where it begins on the output and how long it shows there.
+/// `CutPlan.companionsZeroOutputMicro`), where it begins on the output and how long it shows there.
 public struct RangePlan: Sendable, Equatable, Codable {
     public var cut: CutPlan
     public var label: String?

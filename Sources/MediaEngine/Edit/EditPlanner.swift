@@ -42,22 +42,22 @@ enum EditPlanner {
         // Each range's own output timeline shows from `own.start` for `own.length` (in `own.unit` ticks);
         // the join puts it where the one before ends.
         var ranges: [RangePlan] = []
-        var nextStart: Int64?
+        var nextStart: OutputTicks?
         var nextStartMicro: Int64 = 0
         var edits: [MediaEdit] = []
-        var mediaEnd: Int64?
+        var mediaEnd: OutputTicks?
         // Copies into a container without edit lists: where the range before's last packet decodes on the output.
         let copiesWithoutEdits = !first.container.editLists && (mode == .copy || mode == .keyframe)
-        var lastDecode: Int64?
+        var lastDecode: OutputTicks?
         var seamGaps: [CutNotice] = []
         for (index, original) in plans.enumerated() {
             var plan = original
-            let own = ownSpan(plan)
+            let own = rangeSpan(plan)
             var begins = nextStart ?? own.start
             if copiesWithoutEdits, let video = plan.video, let previous = lastDecode {
                 // Decode times rise across the seam: a keyframe decoding (its reorder delay early) at or before the
                 // range before's last packet moves the range later, leaving a gap the plan reports.
-                let firstDecode = video.keyframeDecodeTime.minus(video.shift).plus(begins.minus(own.start))
+                let firstDecode = video.output(video.keyframeDecodeTime).plus(begins.minus(own.start))
                 if firstDecode <= previous {
                     let late = previous.minus(firstDecode).plus(1)
                     let lateMicro = Rescale.ticks(late, from: own.unit, to: Rational(1, 1_000_000))
@@ -68,22 +68,22 @@ enum EditPlanner {
             }
             let moved = begins.minus(own.start)
             if copiesWithoutEdits, let video = plan.video {
-                lastDecode = video.lastNeeded.dts.minus(video.shift).plus(moved)
+                lastDecode = video.output(video.lastNeeded.dts).plus(moved)
             }
             let movedMicro = Rescale.ticks(moved, from: own.unit, to: Rational(1, 1_000_000))
             if plan.video?.exact != nil {
-                plan.video?.exact?.outputStart = moved
+                plan.video?.exact?.outputStart = OutputTicks.zero.plus(moved)
             } else if editsPerRange, let video = plan.video {
                 // In the media, the range's keyframe decodes where the frames written before it end (so decode and
                 // presentation times both stay in order); its edit shows from its first frame for its length.
-                let placed = mediaEnd.map { $0.minus(video.keyframe.dts.minus(video.shift)) } ?? 0
-                plan.video?.outputStart = placed
-                mediaEnd = (video.writtenEnd ?? video.presentedEnd).minus(video.shift).plus(placed)
-                edits.append(MediaEdit(mediaStart: video.firstShown.minus(video.shift).plus(placed), duration: own.length))
+                let placed = mediaEnd.map { $0.minus(video.output(video.keyframe.dts)) } ?? 0
+                plan.video?.outputStart = OutputTicks.zero.plus(placed)
+                mediaEnd = video.output(video.writtenEnd ?? video.presentedEnd).plus(placed)
+                edits.append(MediaEdit(mediaStart: video.output(video.firstShown).plus(placed).value, duration: own.length))
             } else {
-                plan.video?.outputStart = moved
+                plan.video?.outputStart = OutputTicks.zero.plus(moved)
             }
-            plan.companionsOutputStartMicro = movedMicro
+            plan.companionsZeroOutputMicro = movedMicro
             // A smart tail followed by the next range, or a range re-encoded whole after the one before: decode
             // times one reorder delay early, as the copied keyframes' are, so they stay in order across the seam.
             if plan.mode == .smart, plans.count > 1, index < plans.count - 1 || plan.smart?.reencodesWhole == true {
@@ -96,7 +96,7 @@ enum EditPlanner {
                 chapter.endMicro = chapter.endMicro.plus(movedMicro)
                 return chapter
             }
-            let startMicro = Rescale.ticks(begins, from: own.unit, to: Rational(1, 1_000_000))
+            let startMicro = Rescale.ticks(begins.value, from: own.unit, to: Rational(1, 1_000_000))
             let lengthMicro = Rescale.ticks(own.length, from: own.unit, to: Rational(1, 1_000_000))
             if index == 0 { nextStartMicro = startMicro }
             ranges.append(RangePlan(cut: plan, label: labels[safe: index].flatMap { $0 }, outputStartMicro: nextStartMicro,
@@ -105,30 +105,34 @@ enum EditPlanner {
             nextStartMicro = nextStartMicro.plus(lengthMicro)
         }
 
-        var whole = ranges[0].cut
-        whole.notices = joinedNotices(ranges.map(\.cut)) + seamGaps
+        // The output's own facts (container, kept streams, sample entry, encoder, faststart, metadata) are alike in
+        // every range's plan: CutPlanner decides them from the input and the output's name. The timecode is the first
+        // range's: where the output starts.
+        let facts = ranges[0].cut
+        var notices = joinedNotices(ranges.map(\.cut)) + seamGaps
         if copiesWithoutEdits, plans.count > 1 {
             let spans = extraFootage(ranges.map(\.cut))
-            if !spans.isEmpty { whole.notices.append(.joinExtraFootage(spans: spans, container: first.container.formatName)) }
+            if !spans.isEmpty { notices.append(.joinExtraFootage(spans: spans, container: facts.container.formatName)) }
         }
-        var video = whole.video.map { video in
+        var video = facts.video.map { video in
             OutputVideo(streamIndex: video.streamIndex, codec: video.codec, editTimeBase: video.editTimeBase, editDuration: video.editDuration,
                         edits: nil)
         }
-        if video?.editDuration != nil, let total = nextStart, let firstStart = ranges.first.map({ ownSpan($0.cut).start }) {
+        if video?.editDuration != nil, let total = nextStart, let firstStart = ranges.first.map({ rangeSpan($0.cut).start }) {
             video?.editDuration = total.minus(firstStart)
         }
+        var streams = facts.streams
         if ranges.count > 1, mode == .exact || audioSeams == .exact {
-            exactAudio(&whole)
+            exactAudio(&streams, notices: &notices, container: facts.container)
         }
         if editsPerRange {
             video?.edits = edits
-            whole.notices.append(.multipleEdits(ranges: edits.count, container: whole.container.formatName))
+            notices.append(.multipleEdits(ranges: edits.count, container: facts.container.formatName))
         }
-        let output = OutputPlan(requestedMode: requested, mode: mode, smartFallback: first.smartFallback, container: whole.container,
-                                streams: whole.streams, sampleEntry: whole.sampleEntry, encoder: whole.encoder, faststart: whole.faststart,
-                                chapters: merged(ranges.flatMap(\.cut.chapters)), timecode: whole.timecode, movieMetadata: whole.movieMetadata,
-                                video: video, sharesEncoder: mode == .exact && whole.video != nil, notices: whole.notices)
+        let output = OutputPlan(requestedMode: requested, mode: mode, smartFallback: first.smartFallback, container: facts.container,
+                                streams: streams, sampleEntry: facts.sampleEntry, encoder: facts.encoder, faststart: facts.faststart,
+                                chapters: merged(ranges.flatMap(\.cut.chapters)), timecode: facts.timecode, movieMetadata: facts.movieMetadata,
+                                video: video, sharesEncoder: mode == .exact && facts.video != nil, notices: notices)
         return .plan(EditPlan(output: output, ranges: ranges))
     }
 
@@ -159,31 +163,31 @@ enum EditPlanner {
     /// Sample-exact seams: each audio stream re-encoded with its codec's encoder, where the container hides the
     /// encoder's priming (MP4/MOV's edit list) and FFmpeg has an encoder taking the decoder's samples as they are;
     /// elsewhere copied, with a warning.
-    static func exactAudio(_ whole: inout CutPlan) {
-        for index in whole.streams.indices where whole.streams[index].kind == .audio {
-            let stream = whole.streams[index]
-            if !whole.container.editLists {
-                whole.notices.append(.audioSeamsNearest(index: stream.index, codec: stream.codec,
-                                                        why: "\(whole.container.formatName) would play the encoder's priming as a delay"))
+    static func exactAudio(_ streams: inout [KeptStream], notices: inout [CutNotice], container: ContainerFacts) {
+        for index in streams.indices where streams[index].kind == .audio {
+            let stream = streams[index]
+            if !container.editLists {
+                notices.append(.audioSeamsNearest(index: stream.index, codec: stream.codec,
+                                                  why: "\(container.formatName) would play the encoder's priming as a delay"))
             } else if let encoder = stream.exactAudioEncoder {
-                whole.streams[index].audioEncoder = encoder
-                whole.notices.append(.audioReencoded(index: stream.index, codec: stream.codec))
+                streams[index].audioEncoder = encoder
+                notices.append(.audioReencoded(index: stream.index, codec: stream.codec))
             } else {
-                whole.notices.append(.audioSeamsNearest(index: stream.index, codec: stream.codec, why: "no encoder takes its format as it is"))
+                notices.append(.audioSeamsNearest(index: stream.index, codec: stream.codec, why: "no encoder takes its format as it is"))
             }
         }
     }
 
     /// Where a range's own output timeline shows its first frame, and for how long, in `unit` ticks: exact
     /// cuts on their encoder's grid, the rest on the video stream's, audio alone in µs.
-    static func ownSpan(_ plan: CutPlan) -> (start: Int64, length: Int64, unit: Rational) {
+    static func rangeSpan(_ plan: CutPlan) -> (start: OutputTicks, length: Int64, unit: Rational) {
         guard let video = plan.video else {
-            return (0, plan.companionsEndMicro.minus(plan.companionsShiftMicro), Rational(1, 1_000_000))
+            return (.zero, plan.companionsEndMicro.minus(plan.companionsZeroSourceMicro), Rational(1, 1_000_000))
         }
-        if let exact = video.exact { return (0, exact.end.minus(exact.zero), exact.timeBase) }
-        if plan.mode == .smart, let edit = video.editDuration { return (0, edit, video.timeBase) }
-        if let edit = video.editDuration { return (video.firstShown.minus(video.shift), edit, video.timeBase) }
-        return (video.firstShown.minus(video.shift), video.presentedEnd.minus(video.firstShown), video.timeBase)
+        if let exact = video.exact { return (.zero, exact.end.minus(exact.zero), exact.timeBase) }
+        if plan.mode == .smart, let edit = video.editDuration { return (.zero, edit, video.timeBase) }
+        if let edit = video.editDuration { return (video.output(video.firstShown), edit, video.timeBase) }
+        return (video.output(video.firstShown), video.presentedEnd.minus(video.firstShown), video.timeBase)
     }
 
     /// Why smart ranges cannot share one video track: their sample entries (the record every range's samples

@@ -126,11 +126,11 @@ final class EditWriter {
             let segment = range.cut
             let isLast = number == ranges.count - 1
             for reencoder in reencoders {
-                try reencoder.begin(sourceStartMicro: segment.companionsShiftMicro, outputStartMicro: segment.companionsOutputStartMicro,
+                try reencoder.begin(sourceStartMicro: segment.companionsZeroSourceMicro, outputStartMicro: segment.companionsZeroOutputMicro,
                                     durationMicro: range.durationMicro)
             }
             try tracks.begin(segment, index: number, joinsNext: !isLast)
-            try cues?.read(windowStartMicro: segment.companionsShiftMicro, windowEndMicro: segment.companionsEndMicro) { try tracks.consume($0) }
+            try cues?.read(windowStartMicro: segment.companionsZeroSourceMicro, windowEndMicro: segment.companionsEndMicro) { try tracks.consume($0) }
             if number > 0, let stream = videoStream, let writer = videoWriter {
                 if output.sharesEncoder, let exact = writer as? ExactVideoWriter, let video = segment.video {
                     try exact.begin(video)

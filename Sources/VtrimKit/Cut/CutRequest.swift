@@ -151,5 +151,5 @@ public struct CutRequest: Sendable {
 }
 
 /// Whether a cut can be written to an output name (for the command line's checks), and which extensions can.
-public func canWrite(fileName: String) -> Bool { Cutter.canWrite(fileName: fileName) }
-public var cutExtensions: [String] { Cutter.extensions }
+public func canWrite(fileName: String) -> Bool { EditOutput.canWrite(fileName: fileName) }
+public var cutExtensions: [String] { EditOutput.extensions }

@@ -11,19 +11,27 @@ public enum EditJob {
     /// One outcome per output.
     public static func run(item: InputItem, index: Int, request: CutRequest,
                            progress: (@Sendable (Double) -> Void)? = nil) -> [Outcome] {
-        if let export = request.export {
-            do throws(MediaError) { try export.write(for: request, input: item.path) } catch {
-                var outcome = Outcome.failure(error)
-                outcome.path = item.path
-                return [outcome]
-            }
+        var export: PreparedListExport?
+        do throws(MediaError) { export = try request.export?.prepare(for: request, input: item.path) } catch {
+            return [failure(error, path: item.path)]
         }
         let outputs = request.outputCount
-        return (0..<outputs).map { number in
+        var outcomes = (0..<outputs).map { number in
             run(item: item, index: index, output: number, request: request, progress: { fraction in
                 progress?((Double(number) + fraction) / Double(outputs))
             })
         }
+        // `--export-list`: what the outputs hold, so written once none of them failed.
+        if let export, !request.dryRun, !outcomes.contains(where: \.failed) {
+            do throws(MediaError) { try export.write(input: item.path) } catch { outcomes.append(failure(error, path: item.path)) }
+        }
+        return outcomes
+    }
+
+    private static func failure(_ error: MediaError, path: String) -> Outcome {
+        var outcome = Outcome.failure(error)
+        outcome.path = path
+        return outcome
     }
 
     static func run(item: InputItem, index: Int, output: Int, request: CutRequest,
@@ -106,7 +114,7 @@ public enum EditJob {
             try target.check(input: path)
             var written: (run: CutRun, measured: EditReport.Measured)?
             try writeAtomically(target, input: path) { temporary throws(MediaError) in
-                let run = try Cutter.write(planned.plan, path: path, temporaryPath: temporary, outputName: planned.output,
+                let run = try EditOutput.write(planned.plan, path: path, temporaryPath: temporary, outputName: planned.output,
                                            shouldStop: shouldStop, progress: progress)
                 let found = run.notices.filter(\.isWarning).map(\.asWarning)
                 let measured = try EditReport.measure(planned.shape, temporary: temporary, output: planned.output, input: path)

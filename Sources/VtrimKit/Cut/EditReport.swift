@@ -241,7 +241,7 @@ struct EditReport {
             ]
             if let actual {
                 // Output time − where the range was moved + the source time at its own 0 = source time.
-                let toSource = cut.sourceOffsetSeconds - seconds(cut.companionsOutputStartMicro)
+                let toSource = cut.sourceOffsetSeconds - seconds(cut.companionsZeroOutputMicro)
                 let shown = actual.frames.filter { $0 >= outputStart - 0.0015 && $0 < outputEnd - 0.0015 }
                 let next = plan.ranges.indices.contains(index + 1) ? actual.frames.first { $0 >= outputEnd - 0.0015 } : actual.end
                 if let first = shown.first, let end = next {

@@ -16,8 +16,9 @@ public struct ListExport: Sendable {
         self.timing = timing
     }
 
-    /// Writes the list of what `request` keeps of `input` (or, in a dry run, checks that it could).
-    func write(for request: CutRequest, input: String) throws(MediaError) {
+    /// Decides the list of what `request` keeps of `input`: its target checked and its text rendered, before any
+    /// output is written (a list that cannot be written fails the input with nothing written).
+    func prepare(for request: CutRequest, input: String) throws(MediaError) -> PreparedListExport {
         let target = OutputTarget(path: path, overwrite: request.overwrite)
         try target.check(input: input, dryRun: request.dryRun)
         let media = ListMedia(try Probe.probe(path: input))
@@ -25,14 +26,25 @@ public struct ListExport: Sendable {
         do { ranges = try request.keptRanges(durationSeconds: media.durationSeconds ?? 0, path: input) } catch {
             throw MediaError(.invalidRange, path: input, operation: "export list", reason: error.message)
         }
-        let text: String
-        do { text = try CutLists.render(ranges, format: format, media: media, timing: timing) } catch {
+        do {
+            return PreparedListExport(target: target, text: try CutLists.render(ranges, format: format, media: media, timing: timing))
+        } catch {
             throw MediaError(.listUnwritable, path: input, operation: "export list", reason: "--export-list \(path): \(error.message)")
         }
-        guard !request.dryRun else { return }
+    }
+}
+
+/// A cut list decided (`ListExport.prepare`), written once the run's outputs are: the list says what they hold.
+struct PreparedListExport: Sendable {
+    var target: OutputTarget
+    var text: String
+
+    /// Written through a temporary file and renamed, like every output.
+    func write(input: String) throws(MediaError) {
+        let target = self.target, text = self.text
         try writeAtomically(target, input: input) { temporary throws(MediaError) in
             guard FileManager.default.createFile(atPath: temporary, contents: Data(text.utf8)) else {
-                throw MediaError(.writeFailed, path: input, operation: "write", reason: "cannot write the cut list \(path)")
+                throw MediaError(.writeFailed, path: input, operation: "write", reason: "cannot write the cut list \(target.path)")
             }
         }
     }

@@ -74,13 +74,13 @@ public enum EngineWorker {
         let id = envelope.id
         switch envelope.request {
         case let .probe(path):
-            let (outcome, mime) = ServeSupport.probe(path: path)
+            let (outcome, mime) = WorkerTasks.probe(path: path)
             return replies.send(outcome.failed ? WorkerReply.failure(id: id, outcome.json)
-                                               : WorkerReply.result(id: id, outcome.json, extra: [("mime", .optional(mime))]))
+                                               : WorkerReply.result(id: id, outcome.json, mime: mime))
         case let .tile(path, request):
             let file = (scratch as NSString).appendingPathComponent("tile-\(id).png")
             defer { unlink(file) }
-            if let failure = ServeSupport.renderTile(path: path, request: request, output: file) {
+            if let failure = WorkerTasks.renderTile(path: path, request: request, output: file) {
                 return replies.send(WorkerReply.failure(id: id, failure.json))
             }
             guard let bytes = FileManager.default.contents(atPath: file) else {
@@ -89,11 +89,11 @@ public enum EngineWorker {
             }
             return replies.send(WorkerReply.bytes(id: id, count: bytes.count), payload: bytes)
         case let .frames(path):
-            let read = ServeSupport.frameTimes(path: path)
+            let read = WorkerTasks.frameTimes(path: path)
             guard let times = read.times else { return replies.send(WorkerReply.failure(id: id, read.failure?.json ?? .null)) }
             return replies.send(WorkerReply.result(id: id, .object([("times", .array(times.map(JSON.number)))])))
         case let .plan(path, output, ranges, shape, mode, threads):
-            let request = ServeSupport.editRequest(output: output, ranges: ranges, shape: shape, mode: CutMode(mode), threads: ThreadBudget(threads))
+            let request = WorkerTasks.editRequest(output: output, ranges: ranges, shape: shape, mode: CutMode(mode), threads: ThreadBudget(threads))
             switch EditJob.plan(path: path, request: request) {
             case let .finished(outcome): return replies.send(WorkerReply.failure(id: id, outcome.json))
             case let .planned(planned): return sendPlan(planned, id: id, replies: replies)
@@ -103,7 +103,7 @@ public enum EngineWorker {
             return sendRun(id: id, path: planned.path, replies: replies) { progress in EditJob.execute(planned, shouldStop: { Interrupt.requested }, progress: progress) }
         case let .preview(path, output, threads):
             let progress = ProgressSender(id: id, replies: replies)
-            if let error = ServeSupport.preview(path: path, to: output, threads: ThreadBudget(threads).encoder, shouldStop: { Interrupt.requested },
+            if let error = WorkerTasks.preview(path: path, to: output, threads: ThreadBudget(threads).encoder, shouldStop: { Interrupt.requested },
                                                 progress: { progress.send($0) }) {
                 unlink(output)
                 return replies.send(WorkerReply.failure(id: id, Outcome.failure(error).json))
@@ -116,7 +116,7 @@ public enum EngineWorker {
         }
     }
 
-    private static func listReply(id: Int, _ list: ListRequest, _ answer: Result<JSON, CutListError>) -> JSON {
+    private static func listReply(id: Int, _ list: ListRequest, _ answer: Result<JSON, CutListError>) -> WorkerReply {
         switch answer {
         case let .success(value): return WorkerReply.result(id: id, value)
         case let .failure(error):
@@ -125,7 +125,7 @@ public enum EngineWorker {
         }
     }
 
-    private static func unreadablePlan(id: Int, _ plan: JSON) -> JSON {
+    private static func unreadablePlan(id: Int, _ plan: JSON) -> WorkerReply {
         let path = plan.member("path").flatMap { if case let .string(text) = $0 { text } else { nil } } ?? "plan"
         return WorkerReply.failure(id: id, Outcome.failure(MediaError(.decodeFailed, path: path, operation: "plan",
                                                                       reason: "the plan cannot be read back")).json)
@@ -137,7 +137,7 @@ public enum EngineWorker {
             return replies.send(WorkerReply.failure(id: id, Outcome.failure(
                 MediaError(.decodeFailed, path: planned.path, operation: "plan", reason: "the plan cannot be encoded")).json))
         }
-        return replies.send(WorkerReply.result(id: id, planned.dryRunOutcome.json, extra: [("planned", plan)]))
+        return replies.send(WorkerReply.result(id: id, planned.dryRunOutcome.json, planned: plan))
     }
 
     /// Writes a planned edit, with progress lines, and replies with its report.
@@ -158,8 +158,8 @@ private final class ReplyChannel: Sendable {
 
     init(descriptor: Int32) { self.descriptor = Locked(descriptor) }
 
-    func send(_ message: JSON, payload: Data? = nil) -> Bool {
-        var data = Data((message.serialized + "\n").utf8)
+    func send(_ reply: WorkerReply, payload: Data? = nil) -> Bool {
+        var data = reply.line()
         if let payload { data.append(payload) }
         return descriptor.withLock { PipeWrite.all(data, to: $0) }
     }

@@ -50,9 +50,9 @@ struct ClipsController {
     private func probeJSON(_ clip: Library.Clip) async -> Swift.Result<JSON, EngineFailure> {
         if let cached = server.library.cachedProbe(clip) { return .success(cached) }
         switch await server.engine(clip, .probe(path: clip.path), pool: server.interactive) {
-        case let .result(report, message):
+        case let .result(report, reply):
             var members: [(String, JSON)] = [("id", .string(clip.id)), ("name", .string(clip.relativePath)),
-                                             ("mime", message.member("mime") ?? .null)]
+                                             ("mime", reply.mime.map(JSON.string) ?? .null)]
             if case let .object(fields) = report { members += fields.map { $0.0 == "path" ? ("path", .string(clip.relativePath)) : $0 } }
             let json = JSON.object(members)
             server.library.storeProbe(clip, json)

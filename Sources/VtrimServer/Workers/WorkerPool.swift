@@ -22,7 +22,7 @@ final class WorkerPool: @unchecked Sendable {
     /// How a request ended.
     enum Result: Sendable {
         /// The worker answered (a result or the engine's refusal), with a tile's bytes.
-        case reply(JSON, Data?)
+        case reply(WorkerReply, Data?)
         /// The worker died on it.
         case crashed(String)
         case timedOut(seconds: Double)
@@ -256,16 +256,16 @@ final class WorkerPool: @unchecked Sendable {
         var answer: Result?
         if process.send(line) {
             while let (message, payload) = process.nextReply() {
-                guard case let .int(replyId)? = message.member("id"), replyId == id else { break }
-                if message.member("accepted") != nil {
+                guard message.id == id else { break }
+                if message.accepted {
                     taken = true
                     continue
                 }
-                if let progress = message.member("progress") {
+                if let fraction = message.progress {
                     condition.lock()
                     ticket.lastProgress = ProcessInfo.processInfo.systemUptime
                     condition.unlock()
-                    if let fraction = progress.doubleValue { ticket.progress?(fraction) }
+                    ticket.progress?(fraction)
                     continue
                 }
                 condition.lock()

@@ -97,11 +97,11 @@ final class WorkerProcess {
 
     /// The next reply (blocking), or nil when the worker closed its end (it exited or crashed) or sent
     /// something that is not a reply.
-    func nextReply() -> (message: JSON, payload: Data?)? {
-        guard let line = replies.line(), let message = try? JSON(parsing: String(decoding: line, as: UTF8.self)) else { return nil }
-        guard case let .int(count)? = message.member("bytes") else { return (message, nil) }
-        guard count >= 0, count <= ReplyReader.maximumPayloadBytes, let payload = replies.bytes(Int(count)) else { return nil }
-        return (message, payload)
+    func nextReply() -> (reply: WorkerReply, payload: Data?)? {
+        guard let line = replies.line(), let reply = WorkerReply(line: line) else { return nil }
+        guard let count = reply.bytes else { return (reply, nil) }
+        guard count >= 0, count <= ReplyReader.maximumPayloadBytes, let payload = replies.bytes(count) else { return nil }
+        return (reply, payload)
     }
 
     func signal(_ number: Int32) { process.signal(number) }

@@ -3,8 +3,8 @@ import LibraryFiles
 import MediaEngine
 import WorkerProtocol
 
-/// What `vtrim serve` asks of the engine, through VtrimKit (the server never touches the engine itself).
-public enum ServeSupport {
+/// The engine work a `vtrim _worker` does for `vtrim serve` (the server never touches the engine itself).
+public enum WorkerTasks {
     /// `vtrim probe --json`'s object for a file, and the MIME type with RFC 6381 codecs a page passes to
     /// `canPlayType` (nil when the file cannot be probed).
     public static func probe(path: String) -> (outcome: Outcome, mime: String?) {
