@@ -7,6 +7,12 @@ enum API {
     /// At most this many ranges in one join or list (a page's list, not a crafted flood).
     static let maximumRanges = 1000
 
+    /// Why a request's body cannot be served: its 400's message.
+    struct BadBody: Error {
+        let message: String
+        init(_ message: String) { self.message = message }
+    }
+
     /// A JSON request body (at most 64 KiB); anything that is not valid JSON is a 400.
     static func body(_ request: Request) async throws -> Data {
         let buffer = try await request.body.collect(upTo: 64 << 10)

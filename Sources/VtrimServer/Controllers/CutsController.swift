@@ -43,28 +43,23 @@ struct CutsController {
     }
 
     /// The submission a body makes, or the 400 it gets.
-    private static func submission(_ body: CutBody) -> Swift.Result<Submission, BadBody> {
+    private static func submission(_ body: CutBody) -> Swift.Result<Submission, API.BadBody> {
         // No mode: the default for what is written (`EditDefaults`, the command line's rule).
         var mode: EditMode?
         if let asked = body.mode {
-            guard let known = EditMode(rawValue: asked) else { return .failure(BadBody("mode is one of copy, keyframe, exact, smart")) }
+            guard let known = EditMode(rawValue: asked) else { return .failure(API.BadBody("mode is one of copy, keyframe, exact, smart")) }
             mode = known
         }
         if let ranges = body.ranges {
-            guard !ranges.isEmpty, ranges.count <= API.maximumRanges else { return .failure(BadBody("ranges holds 1 to \(API.maximumRanges) ranges")) }
-            guard API.rangesAreValid(ranges) else { return .failure(BadBody("each range is {start, end, label} with 0 ≤ start < end seconds")) }
-            if let problem = RangeOrder.problem(spans: ranges.map { (start: $0.start, end: $0.end) }) { return .failure(BadBody(problem)) }
+            guard !ranges.isEmpty, ranges.count <= API.maximumRanges else { return .failure(API.BadBody("ranges holds 1 to \(API.maximumRanges) ranges")) }
+            guard API.rangesAreValid(ranges) else { return .failure(API.BadBody("each range is {start, end, label} with 0 ≤ start < end seconds")) }
+            if let problem = RangeOrder.problem(spans: ranges.map { (start: $0.start, end: $0.end) }) { return .failure(API.BadBody(problem)) }
             return .success(Submission(ranges: ranges, shape: .join, mode: mode))
         }
         guard let start = body.start, let end = body.end, start.isFinite, end.isFinite, start >= 0, end > start else {
-            return .failure(BadBody("start and end are seconds with start < end"))
+            return .failure(API.BadBody("start and end are seconds with start < end"))
         }
         return .success(Submission(ranges: [ServeRange(start: start, end: end)], shape: .cut, mode: mode))
-    }
-
-    struct BadBody: Error {
-        let message: String
-        init(_ message: String) { self.message = message }
     }
 
     private func submit(_ request: Request) async throws -> Response {

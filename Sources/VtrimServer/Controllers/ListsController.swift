@@ -35,7 +35,7 @@ struct ListsController {
     static let usage = "{\"format\": \"csv|llc|otio|edl|chapters\", \"duration\": seconds, \"fps\": rate, \"name\", \"timecode\", \"list_rate\", \"list_origin\": \"auto|timecode|zero\"}"
 
     /// The list request a body makes, or why it cannot (a 400).
-    private static func listRequest(_ data: Data, reading: Bool) -> Swift.Result<ListRequest, CutsController.BadBody> {
+    private static func listRequest(_ data: Data, reading: Bool) -> Swift.Result<ListRequest, API.BadBody> {
         guard let body = try? JSONDecoder().decode(ListBody.self, from: data), formats.contains(body.format) else {
             return .failure(.init("expected " + usage + (reading ? " with \"text\"" : " with \"ranges\": [{start, end, label}]")))
         }
