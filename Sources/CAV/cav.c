@@ -67,6 +67,12 @@ void cav_transform_plane(const uint8_t *from, int in_stride, uint8_t *to, int ou
     }
 }
 
+int cav_frame_fill_black(AVFrame *frame) {
+    ptrdiff_t linesizes[4];
+    for (int i = 0; i < 4; i++) linesizes[i] = frame->linesize[i];
+    return av_image_fill_black(frame->data, linesizes, frame->format, frame->color_range, frame->width, frame->height);
+}
+
 int cav_frame_transform(const AVFrame *src, AVFrame *dst, int a, int b, int c, int d) {
     const AVPixFmtDescriptor *desc = av_pix_fmt_desc_get(src->format);
     if (!desc || !(desc->flags & AV_PIX_FMT_FLAG_PLANAR) || (desc->flags & AV_PIX_FMT_FLAG_BITSTREAM) ||

@@ -45,8 +45,9 @@ public enum Reference {
     }
 
     public static func videoCodec(_ path: String) throws -> String {
+        // MPEG-TS lists the stream under its program too: the first line.
         try Run.tool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=codec_name", "-of", "csv=p=0", path])
-            .stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            .stdout.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
     }
 
     public static func containerStart(_ path: String) throws -> Double {

@@ -118,9 +118,8 @@ struct TruncationTests {
         #expect(object.codes("warnings").contains("sample_failed") == (failed > 0), "\(result)")
     }
 
-    /// Smart cuts only into MP4 (elsewhere they are exact cuts with a `smart_fallback`).
     static let cutCases: [(String, Int, String)] = cases.flatMap { kind, percent in
-        (kind.hasSuffix("mp4") ? ["copy", "exact", "smart"] : ["copy", "exact"]).map { (kind, percent, $0) }
+        ["copy", "exact", "smart"].map { (kind, percent, $0) }
     }
 
     /// A cut over the readable end warns `truncated` before writing, ends where the data does (never a

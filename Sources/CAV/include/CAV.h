@@ -63,6 +63,9 @@ int cav_sws_scale_to_frame(struct SwsContext *context, const uint8_t *src, int s
 // the same format. Used to bake a display rotation into pixels when the output cannot carry it.
 // Returns 0, or AVERROR(EINVAL) for formats it cannot move (packed, bitstream, odd chroma layouts).
 int cav_frame_transform(const AVFrame *src, AVFrame *dst, int a, int b, int c, int d);
+// Paints an allocated frame black (av_image_fill_black, whose ptrdiff_t line sizes Swift cannot pass from
+// AVFrame's int array): a smart cut's trial frame.
+int cav_frame_fill_black(AVFrame *frame);
 int cav_add_chapter(AVFormatContext *s, int64_t id, int64_t start_us, int64_t end_us, const char *title);
 
 // Sample-exact audio (joins): an encoder set up like a decoder (rate, channel layout, sample format, 1/rate time

@@ -236,7 +236,7 @@ public enum CutNotice: Sendable, Equatable, Codable {
         case let .audioSeamsNearest(index, codec, why):
             return "stream #\(index): the audio (\(codec)) is copied, so its seams are within half an audio frame, not exact to the sample (\(why))"
         case let .multipleEdits(ranges, container):
-            return "the \(ranges) ranges are copied into \(container) with an edit-list entry each: FFmpeg, Chromium and Apple's players show exactly the ranges; GStreamer plays the first range only, and Chromium's duration includes the last range's hidden frames (--mode smart plays the same everywhere)"
+            return "the \(ranges) ranges are copied into \(container) with an edit-list entry each: FFmpeg and Chromium show exactly the ranges (Chromium's duration includes the last range's hidden frames); GStreamer 1.22 shows the first range and at most part of the second, nothing after (--mode smart plays the same everywhere)"
         case let .joinExtraFootage(spans, container):
             let listed = spans.map { "range \($0.range) \(Words.seconds($0.fromSeconds))–\(Words.seconds($0.toSeconds))" }.joined(separator: ", ")
             let total = spans.reduce(0) { $0 + max(0, $1.toSeconds - $1.fromSeconds) }
@@ -300,6 +300,12 @@ public enum SmartFallback: Error, Sendable, Equatable, Codable, CustomStringConv
     case container(String)
     case pixelFormat(String)
     case interlaced
+    /// The output cannot carry the source's display matrix, and a copied middle cannot be turned upright.
+    case orientation(container: String, degrees: Int)
+    /// Matroska stores no decode times, and the source reorders deeper than the edges' encoder can declare.
+    case reorderDepth(frames: Int, encoder: String)
+    /// The edges' encoder, read back, does not write a property of the source's stream.
+    case parameterMismatch(field: String, source: String, edge: String)
     case configurationRecord
     case lengthSize(Int)
     case encoderRefused(encoder: String, detail: String)
@@ -316,6 +322,9 @@ public enum SmartFallback: Error, Sendable, Equatable, Codable, CustomStringConv
         case .container: return "container"
         case .pixelFormat: return "pixel_format"
         case .interlaced: return "interlaced"
+        case .orientation: return "orientation"
+        case .reorderDepth: return "reorder_depth"
+        case .parameterMismatch: return "parameter_mismatch"
         case .configurationRecord: return "configuration_record"
         case .lengthSize: return "nal_length_size"
         case .encoderRefused: return "encoder_refused"
@@ -330,11 +339,17 @@ public enum SmartFallback: Error, Sendable, Equatable, Codable, CustomStringConv
         case let .codec(name):
             return "smart cuts handle H.264 and HEVC (with libx264/libx265); this video is \(name)"
         case let .container(name):
-            return "smart cuts are written to MP4/MOV; \(name) is not"
+            return "smart cuts are written to MP4/MOV, Matroska and MPEG-TS; \(name) is not"
         case let .pixelFormat(name):
             return "the encoder cannot match the pixel format \(name) and profile of the source"
         case .interlaced:
             return "interlaced video cannot be joined seamlessly"
+        case let .orientation(container, degrees):
+            return "\(container) cannot carry the video's rotation (\(degrees)°) and copied frames cannot be turned upright"
+        case let .parameterMismatch(field, source, edge):
+            return "the re-encoded edges would differ from the source in \(field) (\(source) in the source, \(edge) from the encoder)"
+        case let .reorderDepth(frames, encoder):
+            return "the source reorders pictures \(frames) deep and \(encoder) declares at most 2, which Matroska (no stored decode times) needs to match"
         case .configurationRecord:
             return "the source's avcC/hvcC configuration record cannot be read"
         case let .lengthSize(size):

@@ -297,15 +297,16 @@ enum CutPlanner {
         let companionsStart = exactFromStart ? facts.startMicro : video.micro(cut.firstShown)
         let companionsShift = exactFromStart ? facts.startMicro : video.micro(cut.outputZero)
         if container.editLists, video.hasDolbyVision { notices.append(.dolbyVisionDropped(smart: mode == .smart)) }
-        // H.264/HEVC into MP4/MOV: where the parameter sets go.
+        // H.264/HEVC into MP4/MOV, and smart cuts into Matroska and MPEG-TS: where the parameter sets go.
         var sampleEntry: SampleEntryPlan?
-        if container.editLists {
+        if let carriage = container.parameterSetCarriage, container.editLists || mode == .smart {
             let choice = mode == .exact ? SampleEntryPlan.exact(encoder: encoder, requested: facts.sampleEntry)
                 : video.parameterSets.map { sets in
                     // The sets the copied samples see: from the first copied to the last (smart: K1 up to K2).
                     let range = smart.map { sets.restricted(startDts: $0.firstCopied.dts, endDts: $0.copiesToEnd ? nil : $0.copyEnd.dts) }
                         ?? sets.restricted(startDts: cut.keyframe.dts, endDts: cut.lastNeeded.dts.plus(1))
-                    return SampleEntryPlan.choose(sets: range, mode: mode, requested: facts.sampleEntry, trial: video.smartTrial)
+                    return SampleEntryPlan.choose(sets: range, mode: mode, requested: facts.sampleEntry, trial: video.smartTrial,
+                                                  carriage: carriage)
                 }
             sampleEntry = choice?.0
             if let notice = choice?.1 { notices.append(notice) }
@@ -339,7 +340,7 @@ enum CutPlanner {
             guard let match = video.smartMatch, let smart else { return nil }
             let parts = (smart.hasHead ? 1 : 0) + (smart.hasTail ? 1 : 0)
             let threads = max(1, facts.threads.encoder / max(1, parts))
-            let ids = sampleEntry?.placement == .outOfBand ? sampleEntry?.encoderIds : nil
+            let ids = sampleEntry?.encoderIds
             let options = SmartEncoding.options(match, crf: facts.crf, preset: facts.preset, threads: threads,
                                                 spsId: match.encoder == "libx264" ? ids?.sps : nil,
                                                 edgeFrames: max(smart.headFrames, smart.tailFrames))

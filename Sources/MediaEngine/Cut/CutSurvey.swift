@@ -139,18 +139,30 @@ struct CutSurvey {
         facts.decodeDelayFrames = Int(max(0, min(16, parameters.video_delay)))
         facts.startsUnclean = start.startsUnclean
         facts.hasDolbyVision = av_stream_get_side_data(stream, AV_PKT_DATA_DOVI_CONF, nil) != nil
-        if muxer.supportsEditLists {
+        if smart, facts.smartRefusal == nil, bakes {
+            facts.smartRefusal = .orientation(container: muxer.name, degrees: orientation.rotationDegrees)
+        }
+        let carriage = ParameterSetCarriage(muxer: muxer.name)
+        if muxer.supportsEditLists || (smart && carriage != nil) {
             facts.parameterSets = try reader.parameterSets(parameters, mode: spec.mode, from: edge.keyframe, through: end.packets.last,
                                                           origin: input.originMicro)
             // A smart cut needs every set placed in its record (or put back in band): unreadable ones refuse it.
             if smart, facts.smartRefusal == nil, facts.parameterSets == nil { facts.smartRefusal = .configurationRecord }
         }
         if let smartEncoder, facts.smartRefusal == nil, let sets = facts.parameterSets {
-            let match = SmartEncoding.Match(encoder: smartEncoder, source: parameters, stream: stream)
+            var match = SmartEncoding.Match(encoder: smartEncoder, source: parameters, stream: stream)
+            if carriage == .codecPrivate, smartEncoder == "libx264" { match.declaredReorder = facts.decodeDelayFrames }
             facts.smartMatch = match
-            switch StageTimes.measure("trial encoder", { SmartTrial.run(match, source: parameters, stream: stream, settings: spec.settings, sets: sets) }) {
-            case let .success(trial): facts.smartTrial = trial
-            case let .failure(refusal): facts.smartRefusal = refusal
+            if match.declaredReorder > 2 {
+                facts.smartRefusal = .reorderDepth(frames: match.declaredReorder, encoder: smartEncoder)
+            } else {
+                // The source's own picture, as a decoder reports it: what the trial's edge frame must match.
+                let picture = EdgeReadBack.sourcePicture(input, streamIndex: index, keyframe: edge.keyframe)
+                switch StageTimes.measure("trial encoder", { SmartTrial.run(match, source: parameters, stream: stream, settings: spec.settings,
+                                                                           sets: sets, carriage: carriage ?? .sampleEntry, picture: picture) }) {
+                case let .success(trial): facts.smartTrial = trial
+                case let .failure(refusal): facts.smartRefusal = refusal
+                }
             }
         }
         return facts

@@ -22,13 +22,18 @@ enum SmartEncoding {
         var lossless: Bool
         /// x265 parameters carrying the source's HDR10 metadata (empty otherwise).
         var hdrParameters: [String]
+        /// The reorder depth (frames) the edges' SPS must declare though they have no B-frames: the source's for
+        /// x264 edges in Matroska, which stores no decode times — FFmpeg's demuxer derives them with the depth the
+        /// first SPS declares, so a shallower edge there misorders every copied B-frame after it. 0 elsewhere.
+        var declaredReorder = 0
 
-        init(encoder: String, profile: String?, level: Int, lossless: Bool, hdrParameters: [String]) {
+        init(encoder: String, profile: String?, level: Int, lossless: Bool, hdrParameters: [String], declaredReorder: Int = 0) {
             self.encoder = encoder
             self.profile = profile
             self.level = level
             self.lossless = lossless
             self.hdrParameters = hdrParameters
+            self.declaredReorder = declaredReorder
         }
 
         init(encoder: String, source: AVCodecParameters, stream: UnsafeMutablePointer<AVStream>) {
@@ -62,7 +67,10 @@ enum SmartEncoding {
         if let profile = match.profile { options["profile"] = profile }
         if name == "libx264" {
             if match.level > 0 { options["level"] = "\(match.level / 10).\(match.level % 10)" }
-            options["x264-params"] = "bframes=0:keyint=100000:min-keyint=100000:scenecut=0" + (spsId.map { ":sps-id=\($0)" } ?? "")
+            // x264 declares a reorder depth of 1 with B-frames, 2 with a B-pyramid; the edges' frames after the
+            // first are sent as P (`FrameEncoder`), so none is reordered whatever the SPS allows.
+            let bframes = match.declaredReorder <= 0 ? "bframes=0" : match.declaredReorder == 1 ? "bframes=1:b-pyramid=none" : "bframes=3:b-pyramid=normal"
+            options["x264-params"] = "\(bframes):keyint=100000:min-keyint=100000:scenecut=0" + (spsId.map { ":sps-id=\($0)" } ?? "")
                 + (lookahead.map { ":rc-lookahead=\($0)" } ?? "")
         } else {
             // wpp=0: no entry points in slice headers, so their PPS id can be renumbered (HEVCRenumbering).
@@ -126,7 +134,7 @@ enum SmartEncoding {
     /// Why this source cannot be smart-cut into `output`, or nil when it can.
     static func refusal(_ source: AVCodecParameters, output: OutputFormat) -> SmartFallback? {
         guard let name = encoder(for: source.codec_id) else { return .codec(Probe.codecName(source.codec_id)) }
-        guard output.supportsEditLists else { return .container(output.name) }
+        guard ParameterSetCarriage(muxer: output.name) != nil else { return .container(output.name) }
         let format = AVPixelFormat(rawValue: source.format)
         guard Encoder.pixelFormats(name).contains(format), profile(name: name, source: source) != nil else {
             return .pixelFormat(FFmpegText.string(av_get_pix_fmt_name(format)) ?? "?")
@@ -164,7 +172,7 @@ final class SegmentEncoder {
                                                                                     threads: reencoding.threads))
         let sink = Sink(trailer: trailer, lengthSize: lengthSize, write: write)
         self.sink = sink
-        frames = try FrameEncoder(encoder: encoder, shouldStop: shouldStop, rewrite: { packet in
+        frames = try FrameEncoder(encoder: encoder, predictedAfterFirst: true, shouldStop: shouldStop, rewrite: { packet in
             var units = NALUnits.splitAnnexB(packet.bytes)
             if let rewriter { units = try units.compactMap { try rewriter.rewrite($0).map { $0[...] } } }
             try packet.setBytes(NALUnits.lengthPrefixed(units, lengthSize: lengthSize))

@@ -2,7 +2,7 @@ import CAV
 
 /// A smart cut's one trial of its encoder, made while planning (nothing is written yet): whether it opens
 /// with the source's profile and level at its size and rate (x264 and x265 refuse a level the source
-/// mislabels), and — where the parameter sets go into the sample entry — the sets it writes, renumbered into
+/// mislabels), whether one frame it encodes decodes as the source's do (`EdgeReadBack`), and — where the parameter sets go into the sample entry — the sets it writes, renumbered into
 /// ids no source set uses, for the record. The head and tail encoders must write exactly these (the writer
 /// checks, set by set), so a plan made in one process is written the same in another.
 enum SmartTrial {
@@ -10,9 +10,11 @@ enum SmartTrial {
 
     /// The ids and the encoder's sets (nil in band: asked for, or no id left free), or why not smart.
     static func run(_ match: SmartEncoding.Match, source: AVCodecParameters, stream: UnsafeMutablePointer<AVStream>,
-                    settings: CutSettings, sets: SourceParameterSets) -> Result<Sets?, SmartFallback> {
-        // Ids free among all the source's sets are free in any part of them: the planner's range too.
-        let ids = settings.sampleEntry == .outOfBand ? sets.freeEncoderIds : nil
+                    settings: CutSettings, sets: SourceParameterSets, carriage: ParameterSetCarriage,
+                    picture: EdgeReadBack.Decoded?) -> Result<Sets?, SmartFallback> {
+        // Ids free among all the source's sets are free in any part of them: the planner's range too. In an Annex B
+        // stream (MPEG-TS) the encoder's sets stay in band, under ids of their own too.
+        let ids = settings.sampleEntry == .outOfBand || carriage == .annexB ? sets.freeEncoderIds : nil
         var options = SmartEncoding.options(match, crf: settings.crf, preset: settings.preset, threads: settings.threads.encoder,
                                             spsId: match.encoder == "libx264" ? ids?.sps : nil)
         // x265 logs a refusal on its own; here it becomes the fallback's reason instead.
@@ -23,6 +25,10 @@ enum SmartTrial {
                                                                                          threads: settings.threads.encoder, globalHeader: true))
         } catch {
             return .failure(.encoderRefused(encoder: match.encoder, detail: error.text))
+        }
+        // The edges must decode as the copied frames do (depth, chroma, colour, HDR10 metadata).
+        if let picture, let mismatch = StageTimes.measure("trial read-back", { EdgeReadBack.mismatch(encoder: encoder, source: picture) }) {
+            return .failure(mismatch)
         }
         guard let ids else { return .success(nil) }
         guard let encoderSets = EncoderUnitRewriter.encoderSets(extradata: encoder.codecContext.pointee.extradataBytes,

@@ -6,9 +6,11 @@ import CAV
 /// from the plan's keyframe: at K1 it writes the head's packets, then copies the packets from K1 up to K2
 /// (decode order; Annex B repackaged with lengths; K1's leading pictures left out); at K2 it writes the tail's.
 /// Both edges are encoded as the plan's `Reencoding` says; parameter sets follow the plan's sample entry:
-/// out of band (avc1/hvc1) the record holds the source's sets and the encoder's (the plan's trial's) under
-/// ids of their own, and no sample holds any; in band (avc3/hev1) each part carries its own, the source's
-/// put into K1's sample after the head.
+/// out of band (avc1/hvc1, Matroska's CodecPrivate) the record holds the source's sets and the encoder's (the
+/// plan's trial's) under ids of their own, and no sample holds any; in band (avc3/hev1) each part carries its
+/// own, the source's put into K1's sample after the head. MPEG-TS (Annex B) is in band, the encoder's sets
+/// under the trial's ids, and every copied keyframe that carries no sets gets the source's.
+/// Matroska stores no decode times: the edges have no B-frames, so they reorder no deeper than the source.
 final class SmartVideoWriter: VideoWriter {
     let outputIndex: Int
     private let stream: UnsafeMutablePointer<AVStream>
@@ -25,7 +27,9 @@ final class SmartVideoWriter: VideoWriter {
     private let repackager: SampleRepackager
     private let cleanStart: CleanStart
     private let rewriter: EncoderUnitRewriter?
-    private var inBand: Bool { rewriter == nil }
+    private let inBand: Bool
+    /// MPEG-TS: samples are written as an Annex B byte stream (built length-prefixed, converted last).
+    private let annexB: Bool
     private var started = false
     private var finished = false
     private var head: SmartEdge?
@@ -73,6 +77,8 @@ final class SmartVideoWriter: VideoWriter {
         lengthSize = 4
         sourceParameterSets = sets.record.map { $0.unit[...] }
         rewriter = try Self.rewriter(entry, sets: sets)
+        inBand = entry.placement == .inBand
+        annexB = entry.carriage == .annexB
         repackager = SampleRepackager(codec: codec, sourceLengthSize: sets.lengthSize, outputLengthSize: lengthSize,
                                       recordSets: entry.placement == .outOfBand ? sets.all : nil)
         if let joining {
@@ -100,13 +106,16 @@ final class SmartVideoWriter: VideoWriter {
         return Edges(head: smart.hasHead ? start(.head) : nil, tail: smart.hasTail ? start(.tail) : nil)
     }
 
-    /// Out of band: what renumbers the encoder's units to the ids its sets have in the record; nil in band.
+    /// What renumbers the encoder's units to the ids the plan gave its sets (out of band: the record's, the sets
+    /// dropped from the samples; MPEG-TS: kept in band); nil where the encoder's own ids stand (avc3/hev1).
     private static func rewriter(_ entry: SampleEntryPlan, sets: SourceParameterSets) throws -> EncoderUnitRewriter? {
-        guard entry.placement == .outOfBand else { return nil }
         guard let ids = entry.encoderIds, let encoderSets = entry.encoderSets else {
-            throw SampleEntryFailure(reason: "the plan puts the parameter sets out of band without the encoder's sets")
+            guard entry.placement == .inBand else {
+                throw SampleEntryFailure(reason: "the plan puts the parameter sets out of band without the encoder's sets")
+            }
+            return nil
         }
-        return EncoderUnitRewriter(codec: sets.codec, ids: ids, sets: encoderSets)
+        return EncoderUnitRewriter(codec: sets.codec, ids: ids, sets: encoderSets, keepsSets: entry.placement == .inBand)
     }
 
     /// The output's video stream with the planned sample entry. Dolby Vision: the re-encoded edges carry none
@@ -116,7 +125,11 @@ final class SmartVideoWriter: VideoWriter {
                                   sets: SourceParameterSets, codec: NALUnits.Codec, lengthSize: Int) throws -> Int {
         let out = try output.addCopy(of: stream, keepSideData: false)
         try output.copySideData(from: stream, to: out, except: AV_PKT_DATA_DOVI_CONF)
-        if entry.placement == .outOfBand || sets.isAnnexB {
+        if entry.carriage == .annexB {
+            // The muxer puts its extradata before a keyframe without sets: the source's, as a byte stream (the
+            // writer puts them there first, so this is a stand-by).
+            try OutputFile.setExtradata(NALUnits.annexB(sets.all.map { $0.unit[...] }), of: out)
+        } else if entry.placement == .outOfBand || sets.isAnnexB {
             // In band from Annex B (MPEG-TS): a record of the source's sets, which the samples repeat.
             let recordSets = entry.record ?? sets.all
             let extra = codec == .hevc ? sets.recordBytes.map { DecoderConfiguration.extraArrays(ofHEVCRecord: $0) } ?? [] : []
@@ -125,7 +138,8 @@ final class SmartVideoWriter: VideoWriter {
             }
             try OutputFile.setExtradata(record, of: out)
         }
-        out.pointee.codecpar.pointee.codec_tag = Self.tag(entry.type)
+        // Only MP4/MOV name the sample entry; Matroska and MPEG-TS take no tag.
+        out.pointee.codecpar.pointee.codec_tag = entry.carriage == .sampleEntry ? Self.tag(entry.type) : 0
         return Int(out.pointee.index)
     }
 
@@ -184,7 +198,7 @@ final class SmartVideoWriter: VideoWriter {
             throw AVFailure(code: CAV_AVERROR_INVALIDDATA, operation: "seek to the smart cut's tail")
         }
         for packet in outcome.packets {
-            try output.write(try packet.packet(), stream: outputIndex, timeBase: timeBase)
+            try emit(try packet.packet())
         }
         if outcome.reachedEnd { reachedPlannedEnd = true }
         latestPresentedEnd = max(latestPresentedEnd, outcome.latestPresentedEnd)
@@ -200,8 +214,19 @@ final class SmartVideoWriter: VideoWriter {
             throw AVFailure(code: CAV_AVERROR_INVALIDDATA, operation: "seek to the smart cut's head")
         }
         for packet in outcome.packets {
-            try output.write(try packet.packet(), stream: outputIndex, timeBase: timeBase)
+            try emit(try packet.packet())
         }
+    }
+
+    /// Writes a packet in the output's form: length-prefixed, or (MPEG-TS) as a byte stream.
+    private func emit(_ packet: Packet) throws {
+        if annexB {
+            guard let units = NALUnits.splitLengthPrefixed(packet.bytes, lengthSize: lengthSize) else {
+                throw SampleEntryFailure(reason: "a sample's NAL unit lengths do not add up")
+            }
+            try packet.setBytes(NALUnits.annexB(units))
+        }
+        try output.write(packet, stream: outputIndex, timeBase: timeBase)
     }
 
     /// Copies a packet (after the head's).
@@ -211,9 +236,10 @@ final class SmartVideoWriter: VideoWriter {
         // The x264 version SEI goes in while the sample is still in the source's form (Annex B or lengths).
         if copied == 0, video.carriesEncoderInfo { try held.setBytes(video.beginning.carried(into: held.bytes)) }
         if let repackaged = try held.withData({ try repackager.repackage($0) }) { try held.setBytes(repackaged) }
-        if copied == 0, inBand {
-            // Back to the source's parameter sets after the re-encoded head (avc3/hev1 allow in-band ones),
-            // after an access unit delimiter if the sample starts with one (it must come first).
+        if inBand, copied == 0 || (annexB && held.isKeyframe && !carriesSets(held.bytes)) {
+            // Back to the source's parameter sets after the re-encoded head (avc3/hev1 allow in-band ones), and in
+            // a byte stream before every keyframe (a reader may start there), after an access unit delimiter if the
+            // sample starts with one (it must come first).
             let sets = NALUnits.lengthPrefixed(sourceParameterSets, lengthSize: lengthSize)
             let bytes = held.bytes
             let first = NALUnits.splitLengthPrefixed(bytes, lengthSize: lengthSize)?.first
@@ -227,6 +253,11 @@ final class SmartVideoWriter: VideoWriter {
         copied += 1
         held.pointer.pointee.pts = held.presentationTime
         held.shift(by: video.packetShift)
-        try output.write(held, stream: outputIndex, timeBase: timeBase)
+        try emit(held)
+    }
+
+    /// Whether a length-prefixed sample holds a sequence parameter set.
+    private func carriesSets(_ bytes: [UInt8]) -> Bool {
+        (NALUnits.splitLengthPrefixed(bytes, lengthSize: lengthSize) ?? []).contains { NALUnits.type($0, codec: codec) == (codec == .hevc ? 33 : 7) }
     }
 }

@@ -115,8 +115,9 @@ enum EditPlanner {
             if !spans.isEmpty { notices.append(.joinExtraFootage(spans: spans, container: facts.container.formatName)) }
         }
         var video = facts.video.map { video in
-            OutputVideo(streamIndex: video.streamIndex, codec: video.codec, editTimeBase: video.editTimeBase, editDuration: video.editDuration,
-                        edits: nil)
+            // A smart range's length rides in its `editDuration`; only MP4/MOV write it as an edit.
+            OutputVideo(streamIndex: video.streamIndex, codec: video.codec, editTimeBase: video.editTimeBase,
+                        editDuration: facts.container.editLists ? video.editDuration : nil, edits: nil)
         }
         if video?.editDuration != nil, let total = nextStart, let firstStart = ranges.first.map({ rangeSpan($0.cut).start }) {
             video?.editDuration = total.minus(firstStart)

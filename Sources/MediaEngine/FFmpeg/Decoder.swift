@@ -22,10 +22,16 @@ final class Decoder {
 
     /// `threads`: 0 lets FFmpeg choose; frame and slice threading are both allowed. `beginning`: what the
     /// stream's first access unit says, for decoders that start later (`StreamBeginning`).
-    init(stream: UnsafeMutablePointer<AVStream>, threads: Int, beginning: StreamBeginning = .unknown) throws(AVFailure) {
+    convenience init(stream: UnsafeMutablePointer<AVStream>, threads: Int, beginning: StreamBeginning = .unknown) throws(AVFailure) {
         guard let parameters = stream.pointee.codecpar else {
             throw AVFailure(code: CAV_AVERROR_INVALIDDATA, operation: "codecpar")
         }
+        try self.init(parameters: parameters, timeBase: stream.pointee.time_base, threads: threads, beginning: beginning)
+    }
+
+    /// A decoder for packets described by `parameters` (an encoder's, read back), in `timeBase` ticks.
+    init(parameters: UnsafePointer<AVCodecParameters>, timeBase: AVRational, threads: Int,
+         beginning: StreamBeginning = .unknown) throws(AVFailure) {
         guard let codec = avcodec_find_decoder(parameters.pointee.codec_id) else {
             throw AVFailure(code: CAV_AVERROR_DECODER_NOT_FOUND, operation: "avcodec_find_decoder")
         }
@@ -35,7 +41,7 @@ final class Decoder {
         self.context = context
         var status = avcodec_parameters_to_context(context, parameters)
         if status < 0 { throw AVFailure(code: status, operation: "avcodec_parameters_to_context") }
-        context.pointee.pkt_timebase = stream.pointee.time_base
+        context.pointee.pkt_timebase = timeBase
         context.pointee.max_pixels = Int64(Limits.maximumPixels)
         context.pointee.thread_count = Int32(max(0, threads))
         context.pointee.thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE

@@ -2,7 +2,7 @@ import CAV
 
 /// One encoder and its bookkeeping, for every part of vtrim that encodes: an exact cut's video, a smart
 /// cut's head and tail, the serve preview, a still picture. Each frame goes in at the output time it is
-/// given (the picture type left to the encoder); each packet out gets its frame's exact time and duration
+/// given (the picture type left to the encoder, or P after the first); each packet out gets its frame's exact time and duration
 /// (`FrameDurations`, where kept), passes through `rewrite` and is handed to `write`; `shouldStop` is
 /// checked at every packet out, so an encoder's flush stops promptly too.
 final class FrameEncoder {
@@ -12,14 +12,18 @@ final class FrameEncoder {
     private let shouldStop: () -> Bool
     private let rewrite: ((Packet) throws -> Void)?
     private let write: (Packet) throws -> Void
+    /// Every frame after the first is sent as a P picture (a smart cut's edges: nothing reordered, whatever
+    /// reorder depth the encoder's SPS declares).
+    private let predictedAfterFirst: Bool
     private(set) var framesSent = 0
 
     /// - Parameters:
     ///   - keepsDurations: give packets their frames' exact times and durations (cuts); false leaves the
     ///     encoder's (previews, pictures).
-    init(encoder: Encoder, keepsDurations: Bool = true, shouldStop: @escaping () -> Bool = { false },
+    init(encoder: Encoder, keepsDurations: Bool = true, predictedAfterFirst: Bool = false, shouldStop: @escaping () -> Bool = { false },
          rewrite: ((Packet) throws -> Void)? = nil, write: @escaping (Packet) throws -> Void) throws(AVFailure) {
         self.encoder = encoder
+        self.predictedAfterFirst = predictedAfterFirst
         packet = try Packet()
         durations = keepsDurations ? FrameDurations() : nil
         self.shouldStop = shouldStop
@@ -31,7 +35,7 @@ final class FrameEncoder {
     func encode(_ frame: Frame, outputPts: Int64) throws {
         durations?.frameSent(at: outputPts)
         frame.pointer.pointee.pts = outputPts
-        frame.pointer.pointee.pict_type = AV_PICTURE_TYPE_NONE
+        frame.pointer.pointee.pict_type = predictedAfterFirst && framesSent > 0 ? AV_PICTURE_TYPE_P : AV_PICTURE_TYPE_NONE
         frame.pointer.pointee.key_frame = 0
         framesSent += 1
         try encoder.send(frame)

@@ -40,6 +40,13 @@ public enum NALUnits {
         return out
     }
 
+    /// Units as an Annex B byte stream: each after a 4-byte start code.
+    static func annexB<S: Sequence>(_ units: S) -> [UInt8] where S.Element == ArraySlice<UInt8> {
+        var out: [UInt8] = []
+        for unit in units { out += [0, 0, 0, 1] + unit }
+        return out
+    }
+
     /// A NAL unit's payload as its syntax reads it: emulation prevention bytes (00 00 03) removed.
     static func removingEmulationPrevention<C: Collection>(_ bytes: C) -> [UInt8] where C.Element == UInt8 {
         var payload: [UInt8] = []

@@ -1,16 +1,20 @@
-/// Which sample entry an H.264/HEVC video in MP4/MOV gets, and where its parameter sets go — decided
-/// before anything is written.
+/// Which sample entry an H.264/HEVC video in MP4/MOV gets (or, for a smart cut, how Matroska's CodecPrivate or
+/// MPEG-TS's byte stream holds its sets), and where its parameter sets go — decided before anything is written.
 /// - Out of band (`avc1`/`hvc1`, the default): every set in the sample entry's record, none in the
 ///   samples (ISO/IEC 14496-15); what Apple's players and strict consumers need. A smart cut's re-encoded
 ///   parts get set ids no source set uses, so one record holds both.
 /// - In band (`avc3`/`hev1`): sets stay in the samples, and a smart cut puts them there at each seam.
 ///   Asked for with `--sample-entry in-band`, or when the source changes a set's contents under the same
 ///   id inside the range (one record cannot hold both), with a warning.
+/// - Matroska: the same two, the record in CodecPrivate (no sample entry type is written).
+/// - MPEG-TS: always in band, Annex B; a smart cut's re-encoded parts keep their sets in band under the ids the
+///   trial chose, so they never redefine a set the copied pictures use.
 public struct SampleEntryPlan: Sendable, Equatable, Codable {
     public enum Placement: String, Sendable, Codable { case outOfBand = "out_of_band", inBand = "in_band" }
 
     public var type: String
     public var placement: Placement
+    public var carriage: ParameterSetCarriage = .sampleEntry
     /// Copies and smart cuts: the source's sets the output's record holds (record first, then those met in
     /// band); nil for exact cuts, whose sets are the encoder's.
     public var sourceSets: SourceParameterSets?
@@ -37,7 +41,12 @@ public struct SampleEntryPlan: Sendable, Equatable, Codable {
         }
     }
 
-    public static func type(codec: NALUnits.Codec, placement: Placement) -> String {
+    public static func type(codec: NALUnits.Codec, placement: Placement, carriage: ParameterSetCarriage = .sampleEntry) -> String {
+        switch carriage {
+        case .sampleEntry: break
+        case .codecPrivate: return placement == .outOfBand ? "codec_private" : "codec_private_in_band"
+        case .annexB: return "annex_b"
+        }
         switch (codec, placement) {
         case (.h264, .outOfBand): return "avc1"
         case (.h264, .inBand): return "avc3"
@@ -62,24 +71,32 @@ public struct SampleEntryPlan: Sendable, Equatable, Codable {
     /// The plan for a copy or smart cut, or why the sets stay in band. A smart cut's encoder ids and sets are
     /// the survey's trial's (`trial`, chosen from all the source's sets, so free in any part of them).
     static func choose(sets: SourceParameterSets, mode: CutPlan.Mode, requested: Placement,
-                       trial: (ids: HEVCRenumbering.Ids, sets: [ParameterSet])? = nil) -> (SampleEntryPlan, CutNotice?) {
+                       trial: (ids: HEVCRenumbering.Ids, sets: [ParameterSet])? = nil,
+                       carriage: ParameterSetCarriage = .sampleEntry) -> (SampleEntryPlan, CutNotice?) {
+        if carriage == .annexB {
+            // A byte stream has no record: every set in band (the source's as they come, the encoder's renumbered).
+            let ids = mode == .smart ? trial?.ids : nil
+            return (SampleEntryPlan(type: type(codec: sets.codec, placement: .inBand, carriage: carriage), placement: .inBand,
+                                    carriage: carriage, sourceSets: sets, encoderIds: ids, encoderSets: ids == nil ? nil : trial?.sets), nil)
+        }
         var placement = requested
         var notice: CutNotice?
         var ids: HEVCRenumbering.Ids?
         if requested == .outOfBand {
             if let conflict = sets.conflict {
                 placement = .inBand
-                notice = .sampleEntry(type: type(codec: sets.codec, placement: .inBand),
+                notice = .sampleEntry(type: type(codec: sets.codec, placement: .inBand, carriage: carriage),
                                       reason: .setChanges(kind: conflict.kind.rawValue.uppercased(), id: conflict.id, seconds: conflict.seconds))
             } else if mode == .smart {
                 ids = trial?.ids
                 if ids == nil {
                     placement = .inBand
-                    notice = .sampleEntry(type: type(codec: sets.codec, placement: .inBand), reason: .noFreeIds)
+                    notice = .sampleEntry(type: type(codec: sets.codec, placement: .inBand, carriage: carriage), reason: .noFreeIds)
                 }
             }
         }
-        return (SampleEntryPlan(type: type(codec: sets.codec, placement: placement), placement: placement, sourceSets: sets,
+        return (SampleEntryPlan(type: type(codec: sets.codec, placement: placement, carriage: carriage), placement: placement,
+                                carriage: carriage, sourceSets: sets,
                                 encoderIds: ids, encoderSets: ids == nil ? nil : trial?.sets), notice)
     }
 }

@@ -63,14 +63,16 @@ final class SampleRepackager {
     }
 }
 
-/// The re-encoded parts' NAL units in the form a smart cut's out-of-band record wants: their parameter
-/// sets dropped (each must equal the one planned into the record) and, for HEVC, their slices pointed at
-/// the renumbered PPS.
+/// The re-encoded parts' NAL units under the ids the plan gave their parameter sets: the sets dropped where a
+/// record holds them (out of band) or kept renumbered (in band, MPEG-TS) — each must equal the one planned — and,
+/// for HEVC, their slices pointed at the renumbered PPS.
 struct EncoderUnitRewriter {
     let codec: NALUnits.Codec
     let ids: HEVCRenumbering.Ids
-    /// The encoder's sets as the record holds them (renumbered).
+    /// The encoder's sets as planned (renumbered).
     let sets: [ParameterSet]
+    /// In band: the sets stay in the units, renumbered.
+    var keepsSets = false
 
     /// The encoder's sets from its global header (Annex B), renumbered for HEVC; nil when they cannot be read
     /// or do not carry the planned ids (H.264: x264's `sps-id`).
@@ -94,7 +96,7 @@ struct EncoderUnitRewriter {
             guard let renumbered, sets.contains(where: { $0.unit == renumbered }) else {
                 throw SampleEntryFailure(reason: "the encoder wrote a parameter set other than the one planned into the sample entry")
             }
-            return nil
+            return keepsSets ? renumbered : nil
         }
         if codec == .hevc, NALUnits.isSlice(unit, codec: .hevc) {
             guard let slice = HEVCRenumbering.renumber(slice: unit, pps: ids.pps) else {

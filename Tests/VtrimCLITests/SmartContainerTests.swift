@@ -1,0 +1,98 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Smart cuts and joins into every container vtrim writes H.264/HEVC to — MP4, MOV, Matroska (no edit lists, no
+/// stored decode times) and MPEG-TS (Annex B) — from a source in the same container, with B-frames: the mode
+/// stays smart, FFmpeg and GStreamer show exactly the ideal frames, FFmpeg prints nothing decoding or remuxing
+/// it, the copied middle is the source's slices byte for byte, and every set a slice uses is the one a reader
+/// has met (the stored configuration describes every frame; no id is given two contents).
+@Suite(.serialized)
+struct SmartContainerTests {
+    /// 4 s at 30 fps, a clean start every 15 frames, B-frames (x264's pyramid: reorder depth 2).
+    static let sources: [String: String] = {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("vtrim-smart-containers-\(getpid())").path
+        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let input = ["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-f", "lavfi", "-i", "sine=sample_rate=48000", "-t", "4"]
+        let x265 = "log-level=error:keyint=15:min-keyint=15:scenecut=0:open-gop=0:bframes=3"
+        let recipes: [String: [String]] = [
+            "h264": ["-c:v", "libx264", "-bf", "3", "-g", "15", "-keyint_min", "15", "-sc_threshold", "0"],
+            "hevc": ["-c:v", "libx265", "-x265-params", x265, "-tag:v", "hvc1"],
+            "hevc10": ["-c:v", "libx265", "-pix_fmt", "yuv420p10le", "-x265-params", x265, "-tag:v", "hvc1"],
+        ]
+        var paths: [String: String] = [:]
+        for (codec, arguments) in recipes {
+            let master = "\(folder)/\(codec).mp4"
+            _ = try? Run.tool("ffmpeg", ["-v", "error", "-y"] + input + arguments + ["-c:a", "aac", "-shortest", master])
+            for container in ["mp4", "mov", "mkv", "ts"] {
+                let path = "\(folder)/\(codec).\(container)"
+                if container != "mp4" { _ = try? Run.tool("ffmpeg", ["-v", "error", "-y", "-i", master, "-c", "copy", path]) }
+                paths["\(codec).\(container)"] = path
+            }
+        }
+        return paths
+    }()
+
+    struct Case: Sendable, CustomTestStringConvertible {
+        let codec: String
+        let container: String
+        let join: Bool
+        var testDescription: String { "\(codec) → \(container)\(join ? ", 3 ranges" : "")" }
+    }
+
+    static let cases = ["h264", "hevc", "hevc10"].flatMap { codec in
+        ["mp4", "mov", "mkv", "ts"].flatMap { container in [false, true].map { Case(codec: codec, container: container, join: $0) } }
+    }
+
+    /// Source frame indices of each range (start frame, end frame exclusive), each holding two clean starts.
+    static func frameRanges(join: Bool) -> [(Int, Int)] { join ? [(8, 40), (50, 80), (88, 118)] : [(17, 100)] }
+
+    @Test(arguments: cases)
+    func smartIntoEveryContainer(_ example: Case) throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let input = try #require(Self.sources["\(example.codec).\(example.container)"])
+        let times = try Reference.frameTimes(input).sorted()
+        #expect(times.count == 120, "\(input): \(times.count) frames")
+        guard times.count == 120 else { return }
+        // On frame times: a start just after its frame's time, an end just before (both round onto the frame's tick).
+        let spans = Self.frameRanges(join: example.join).map { (times[$0.0] + 5e-7, times[$0.1] - 5e-7) }
+        let output = folder.file("smart.\(example.container)")
+        let arguments = example.join ? spans.flatMap { ["--keep", String(format: "%.7f..%.7f", $0.0, $0.1)] }
+            : ["--start", String(format: "%.7f", spans[0].0), "--end", String(format: "%.7f", spans[0].1)]
+        let result = try Run.vtrim(["cut", "--json", input] + arguments + ["--mode", "smart", "-o", output])
+        #expect(result.status == 0, "\(result)")
+        let report = try #require(result.jsonLines.first)
+        #expect(report["mode"] as? String == "smart", "\(report["warnings"] ?? "")")
+        let label = example.testDescription
+
+        // FFmpeg prints nothing decoding it, nor remuxing it (Matroska: decode times derived from the first SPS's depth).
+        let decode = try Run.tool("ffmpeg", ["-v", "error", "-i", output, "-f", "null", "-"])
+        #expect(decode.stderr.isEmpty, "\(label): \(decode.stderr)")
+        let remux = try Run.tool("ffmpeg", ["-v", "error", "-i", output, "-c", "copy", "-f", "null", "-"])
+        #expect(remux.stderr.isEmpty, "\(label): \(remux.stderr)")
+
+        // Exactly the ideal frames, in FFmpeg and in GStreamer.
+        let ideal = FrameMatch.ideal(spans, times: times)
+        let source = try FrameMatch.frames(input)
+        let ffmpeg = try FrameMatch.frames(output)
+        #expect(FrameMatch.mismatches(ffmpeg, source: source, ideal: ideal).isEmpty, "\(label): FFmpeg shows \(FrameMatch.sourceIndices(ffmpeg, in: source))")
+        if MediaFacts.gstreamerAvailable {
+            let gstreamer = try FrameMatch.frames(output, gstreamer: true)
+            #expect(FrameMatch.mismatches(gstreamer, source: source, ideal: ideal).isEmpty,
+                    "\(label): GStreamer shows \(FrameMatch.sourceIndices(gstreamer, in: source))")
+        }
+
+        // The copied middle is the source's slices byte for byte: each range's whole GOPs (a join's, 15 frames each;
+        // the single range's, 60).
+        let written = try ElementaryStream(output), original = try ElementaryStream(input)
+        let run = written.longestRunOfSlices(in: original)
+        #expect(run == (example.join ? 15 : 60), "\(label): longest copied run \(run)")
+        #expect(written.setProblems.isEmpty, "\(label): \(written.setProblems)")
+        // 10-bit HEVC stays Main 10 in the re-encoded edges.
+        if example.codec == "hevc10" {
+            let profiles = Set(written.units.filter { written.type($0) == 33 }.compactMap { NALSyntax.setIds($0, hevc: true)?.profile?.profile })
+            #expect(profiles == [2], "\(label): SPS profiles \(profiles)")
+        }
+    }
+}
