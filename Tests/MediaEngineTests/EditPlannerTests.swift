@@ -113,6 +113,20 @@ struct EditPlannerTests {
         #expect(mkv.output.video?.edits == nil && !mkv.warnings.contains { $0.code == "multiple_edits" })
     }
 
+    /// A copy join into Matroska names what it shows beyond the ranges: a lead-in from the keyframe that no range
+    /// asked for, and the part of it that the range before asked for (shown twice).
+    @Test func copyJoinIntoMatroskaNamesExtraAndRepeatedFootage() throws {
+        // GOPs start at 0, 480, 960 ms; range 2 (600–1000) starts at the keyframe at 480, inside range 1 (100–520).
+        let plan = try Self.joined(try Self.plans(Self.ibbp, [(100, 520), (600, 1000)], mode: .copy, container: .mkv))
+        let spans = try #require(plan.output.notices.lazy.compactMap { notice -> [JoinExtraSpan]? in
+            if case let .joinExtraFootage(spans, _) = notice { return spans } else { return nil }
+        }.first)
+        let twice = spans.filter(\.repeated), outside = spans.filter { !$0.repeated }
+        #expect(twice.contains { $0.range == 2 && abs($0.fromSeconds - 0.48) < 1e-9 && abs($0.toSeconds - 0.52) < 1e-9 }, "\(spans)")
+        #expect(outside.contains { $0.range == 2 && abs($0.fromSeconds - 0.52) < 1e-9 && abs($0.toSeconds - 0.6) < 1e-9 }, "\(spans)")
+        #expect(plan.warnings.first { $0.code == "join_extra_footage" }?.message.contains("twice") == true)
+    }
+
     /// Audio alone: ranges back to back in µs.
     @Test func audioOnlyRangesLandBackToBack() throws {
         let ranges: [(Int64, Int64)] = [(1000, 2500), (4000, 4600)]

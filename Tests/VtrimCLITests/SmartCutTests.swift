@@ -207,7 +207,21 @@ struct SmartCutTests {
         #expect(smart["head"] as? [Double] == [0.5, 1])
         #expect(smart["copied"] as? [Double] == [1, 3])
         #expect(smart["tail"] as? [Double] == [3, 3.4])
+        // The edges' encoder and its settings, per range of a join too.
+        let edges = try #require(smart["edges"] as? [String: Any])
+        #expect(edges["encoder"] as? String == "libx264" && (edges["options"] as? [String: String])?["crf"] == "16", "\(edges)")
         #expect(!FileManager.default.fileExists(atPath: "/tmp/never-written.mp4"))
+        let join = try Run.vtrim(["cut", "--json", "--dry-run", TestPaths.fixture("h264-aac.ts"), "--keep", "0.5..2.6", "--keep", "2.7..3.9",
+                                  "-o", "/tmp/never-written.ts"])
+        #expect(join.status == 0, "\(join)")
+        let segments = try #require(join.jsonLines.first?["segments"] as? [[String: Any]])
+        #expect(join.jsonLines.first?["mode"] as? String == "smart")
+        #expect(segments.count == 2 && segments.allSatisfy { (($0["smart"] as? [String: Any])?["edges"] as? [String: Any])?["encoder"] as? String == "libx264" },
+                "\(segments)")
+        let human = try Run.vtrim(["cut", "--dry-run", TestPaths.fixture("h264-aac.ts"), "--keep", "0.5..2.6", "--keep", "2.7..3.9",
+                                   "-o", "/tmp/never-written.ts"])
+        #expect(human.stdout.components(separatedBy: "edges     libx264").count == 3, "\(human.stdout)")
+        #expect(!FileManager.default.fileExists(atPath: "/tmp/never-written.ts"))
     }
 }
 

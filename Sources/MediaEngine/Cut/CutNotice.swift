@@ -238,9 +238,15 @@ public enum CutNotice: Sendable, Equatable, Codable {
         case let .multipleEdits(ranges, container):
             return "the \(ranges) ranges are copied into \(container) with an edit-list entry each: FFmpeg and Chromium show exactly the ranges (Chromium's duration includes the last range's hidden frames); GStreamer 1.22 shows the first range and at most part of the second, nothing after (--mode smart plays the same everywhere)"
         case let .joinExtraFootage(spans, container):
-            let listed = spans.map { "range \($0.range) \(Words.seconds($0.fromSeconds))–\(Words.seconds($0.toSeconds))" }.joined(separator: ", ")
-            let total = spans.reduce(0) { $0 + max(0, $1.toSeconds - $1.fromSeconds) }
-            return "the copy join shows \(Words.seconds(total)) of footage outside its ranges (\(listed) of the source): \(container) has no edit lists to hide a copy's lead-in from its keyframe and the frames past its end (--mode smart or exact shows only the ranges)"
+            func listed(_ spans: [JoinExtraSpan]) -> String {
+                spans.map { "range \($0.range) \(Words.seconds($0.fromSeconds))–\(Words.seconds($0.toSeconds))" }.joined(separator: ", ")
+            }
+            func total(_ spans: [JoinExtraSpan]) -> Double { spans.reduce(0) { $0 + max(0, $1.toSeconds - $1.fromSeconds) } }
+            let outside = spans.filter { !$0.repeated }, twice = spans.filter(\.repeated)
+            var parts: [String] = []
+            if !outside.isEmpty { parts.append("\(Words.seconds(total(outside))) of footage outside its ranges (\(listed(outside)) of the source)") }
+            if !twice.isEmpty { parts.append("\(Words.seconds(total(twice))) twice (\(listed(twice)), which another range shows too)") }
+            return "the copy join shows \(parts.joined(separator: " and ")): \(container) has no edit lists to hide a copy's lead-in from its keyframe and the frames past its end (--mode smart or exact shows only the ranges)"
         case let .joinSeamGap(range, seconds):
             return "range \(range) starts \(Words.seconds(seconds)) after the range before ends on the output (the previous frame shows that much longer): its keyframe decodes ahead of its first frame by more than the range before leaves room for"
         case let .setsKeptInSamples(count):
@@ -366,9 +372,11 @@ public enum SmartFallback: Error, Sendable, Equatable, Codable, CustomStringConv
     }
 }
 
-/// Footage a copy join shows outside its ranges: source seconds, and the range (1-based) that shows it.
+/// Footage a copy join shows beyond a range: source seconds, the range (1-based) that shows it, and whether another
+/// range asked for it (so the output shows it twice).
 public struct JoinExtraSpan: Sendable, Equatable, Codable {
     public var range: Int
     public var fromSeconds: Double
     public var toSeconds: Double
+    public var repeated = false
 }

@@ -137,8 +137,9 @@ enum EditPlanner {
         return .plan(EditPlan(output: output, ranges: ranges))
     }
 
-    /// What each range of a copy join without edit lists shows outside the requested ranges (source seconds): its
-    /// lead-in from the keyframe and the frames past its end, less what the requested ranges themselves cover.
+    /// What each range of a copy join without edit lists shows beyond its own requested range (source seconds): its
+    /// lead-in from the keyframe and the frames past its end — footage no range asked for, and footage another
+    /// range asked for, which the output then shows twice (`repeated`).
     static func extraFootage(_ plans: [CutPlan]) -> [JoinExtraSpan] {
         let kept = plans.map { ($0.seconds(micro: $0.startMicro), $0.seconds(micro: $0.endMicro)) }
         var spans: [JoinExtraSpan] = []
@@ -147,15 +148,19 @@ enum EditPlanner {
             let shownFrom = plan.seconds(micro: video.micro(video.firstShown)), shownTo = plan.presentedEndSeconds
             let (start, end) = kept[index]
             for (from, to) in [(shownFrom, min(start, shownTo)), (max(end, shownFrom), shownTo)] where to - from > 0.0005 {
-                // Less the parts of it some requested range covers.
+                // Split into what no requested range covers and what another range's request covers (shown twice).
                 var pieces = [(from, to)]
+                var repeated: [(Double, Double)] = []
                 for (keptStart, keptEnd) in kept {
                     pieces = pieces.flatMap { piece -> [(Double, Double)] in
                         guard keptEnd > piece.0, keptStart < piece.1 else { return [piece] }
+                        let covered = (max(piece.0, keptStart), min(piece.1, keptEnd))
+                        if covered.1 - covered.0 > 0.0005 { repeated.append(covered) }
                         return [(piece.0, keptStart), (keptEnd, piece.1)].filter { $0.1 - $0.0 > 0.0005 }
                     }
                 }
                 spans += pieces.map { JoinExtraSpan(range: index + 1, fromSeconds: $0.0, toSeconds: $0.1) }
+                spans += repeated.map { JoinExtraSpan(range: index + 1, fromSeconds: $0.0, toSeconds: $0.1, repeated: true) }
             }
         }
         return spans

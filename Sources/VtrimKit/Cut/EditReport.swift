@@ -111,20 +111,37 @@ struct EditReport {
         return fields
     }
 
-    /// `{head, copied, tail, sample_entry, fallback}`: `[from, to]` seconds or null; `fallback` is the
-    /// reason code when the cut is made exactly instead.
+    /// `{head, copied, tail, sample_entry, edges, fallback}`: `[from, to]` seconds or null; `edges` the encoder
+    /// of the re-encoded parts and its options; `fallback` is the reason code when the cut is made exactly instead.
     private var smartJSON: JSON {
+        .object(smartFields(cut) + [("fallback", .optional(plan.output.smartFallback?.code))])
+    }
+
+    /// One range's smart parts: `head`, `copied`, `tail` (`[from, to]` seconds or null), `sample_entry`, and `edges`
+    /// `{encoder, options}` (null when nothing is re-encoded smartly).
+    private func smartFields(_ cut: CutPlan) -> [(String, JSON)] {
         func span(_ range: ClosedRange<Double>?) -> JSON {
             range.map { .array([.number(microseconds($0.lowerBound)), .number(microseconds($0.upperBound))]) } ?? .null
         }
         let summary = cut.smartSummary
-        return .object([
+        let edges: JSON = cut.mode == .smart ? cut.video?.reencoding.map { encoding in
+            .object([("encoder", .string(encoding.encoder)),
+                     ("options", .object(encoding.options.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) }))])
+        } ?? .null : .null
+        return [
             ("head", span(summary?.headSeconds)),
             ("copied", span(summary?.copiedSeconds)),
             ("tail", span(summary?.tailSeconds)),
             ("sample_entry", .optional(summary?.sampleEntry)),
-            ("fallback", .optional(plan.output.smartFallback?.code)),
-        ])
+            ("edges", edges),
+        ]
+    }
+
+    /// The dry run's line naming a smart range's edge encoder and its settings.
+    private func edgesLine(_ cut: CutPlan) -> String? {
+        guard cut.mode == .smart, let encoding = cut.video?.reencoding else { return nil }
+        let options = encoding.options.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+        return "  edges     \(encoding.encoder) \(options)"
     }
 
     /// The measured span on the source's timeline. Files that store only decode times (AVI) show the
@@ -169,13 +186,15 @@ struct EditReport {
             let tail = smart.tailSeconds.map { "\(Human.seconds($0.lowerBound))–\(Human.seconds($0.upperBound))" } ?? "nothing"
             lines.append("  smart     re-encode \(head) and \(tail); copy \(Human.seconds(smart.copiedSeconds.lowerBound))–\(Human.seconds(smart.copiedSeconds.upperBound)) (\(smart.sampleEntry))")
         }
+        if let edges = edgesLine(cut) { lines.append(edges) }
         if let entry = plan.output.sampleEntry {
             let sets = entry.recordSummary.map { sets in
                 " (" + sets.map { set in
                     "\(set.kind.rawValue.uppercased()) \(set.id)" + (set.profile.map { profile in " profile \(profile)" + (set.level.map { " level \($0)" } ?? "") } ?? "")
                 }.joined(separator: ", ") + ")"
             } ?? ""
-            lines.append("  entry     \(entry.type): parameter sets \(entry.placement == .outOfBand ? "in the sample entry" : "in the samples")\(sets)")
+            let place = entry.placement == .inBand ? "in the samples" : entry.carriage == .codecPrivate ? "in CodecPrivate" : "in the sample entry"
+            lines.append("  entry     \(entry.type): parameter sets \(place)\(sets)")
         }
         let start = cut.presentedStartSeconds, end = cut.presentedEndSeconds
         lines.append("  shows     \(Human.seconds(start)) to \(Human.seconds(end)), \(Human.seconds(end - start))")
@@ -239,6 +258,7 @@ struct EditReport {
                                      ("duration", .number(round(cut.presentedEndSeconds - cut.presentedStartSeconds)))])),
                 ("output_start", .number(round(outputStart))),
             ]
+            if cut.mode == .smart { fields.append(("smart", .object(smartFields(cut)))) }
             if let actual {
                 // Output time − where the range was moved + the source time at its own 0 = source time.
                 let toSource = cut.sourceOffsetSeconds - seconds(cut.companionsZeroOutputMicro)
@@ -267,8 +287,13 @@ struct EditReport {
     }
 
     private var joinDryRunLines: [String] {
-        ["\(path) → \(output) (\(plan.output.mode.rawValue), \(plan.ranges.count == 1 ? "1 range" : "\(plan.ranges.count) ranges joined"), dry run: nothing written): \(Human.seconds(seconds(plan.durationMicro)))"]
-            + rangeLines + planNotes.map { "  note: \($0.message)" }
+        let ranges = plan.ranges.count == 1 ? "1 range" : "\(plan.ranges.count) ranges joined"
+        var lines = ["\(path) → \(output) (\(plan.output.mode.rawValue), \(ranges), dry run: nothing written): \(Human.seconds(seconds(plan.durationMicro)))"]
+        for (line, range) in zip(rangeLines, plan.ranges) {
+            lines.append(line)
+            if let edges = edgesLine(range.cut) { lines.append("  " + edges) }
+        }
+        return lines + planNotes.map { "  note: \($0.message)" }
     }
 
     /// One line per range: the source span it shows, where it begins in the output, what is copied and re-encoded.
