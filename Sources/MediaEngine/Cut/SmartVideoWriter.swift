@@ -218,14 +218,9 @@ final class SmartVideoWriter: VideoWriter {
         }
     }
 
-    /// Writes a packet in the output's form: length-prefixed, or (MPEG-TS) as a byte stream.
+    /// Writes an edge's packet in the output's form: length-prefixed, or (MPEG-TS) as a byte stream.
     private func emit(_ packet: Packet) throws {
-        if annexB {
-            guard let units = NALUnits.splitLengthPrefixed(packet.bytes, lengthSize: lengthSize) else {
-                throw SampleEntryFailure(reason: "a sample's NAL unit lengths do not add up")
-            }
-            try packet.setBytes(NALUnits.annexB(units))
-        }
+        if annexB { try packet.setBytes(try annexBSample(packet.bytes)) }
         try output.write(packet, stream: outputIndex, timeBase: timeBase)
     }
 
@@ -235,29 +230,49 @@ final class SmartVideoWriter: VideoWriter {
         let held = try packet.clone()
         // The x264 version SEI goes in while the sample is still in the source's form (Annex B or lengths).
         if copied == 0, video.carriesEncoderInfo { try held.setBytes(video.beginning.carried(into: held.bytes)) }
-        if let repackaged = try held.withData({ try repackager.repackage($0) }) { try held.setBytes(repackaged) }
-        if inBand, copied == 0 || (annexB && held.isKeyframe && !carriesSets(held.bytes)) {
-            // Back to the source's parameter sets after the re-encoded head (avc3/hev1 allow in-band ones), and in
-            // a byte stream before every keyframe (a reader may start there), after an access unit delimiter if the
-            // sample starts with one (it must come first).
-            let sets = NALUnits.lengthPrefixed(sourceParameterSets, lengthSize: lengthSize)
-            let bytes = held.bytes
-            let first = NALUnits.splitLengthPrefixed(bytes, lengthSize: lengthSize)?.first
-            if let first, NALUnits.type(first, codec: codec) == (codec == .hevc ? 35 : 9) {
-                let split = lengthSize + first.count
-                try held.setBytes(Array(bytes[..<split]) + sets + Array(bytes[split...]))
-            } else {
-                try held.setBytes(sets + bytes)
-            }
+        // Back to the source's parameter sets after the re-encoded head (avc3/hev1 allow in-band ones), and in a
+        // byte stream before every keyframe without them (a reader may start there).
+        func needsSets(lengthSize: Int?) -> Bool {
+            inBand && (copied == 0 || (annexB && held.isKeyframe && !hasSequenceSet(held, lengthSize: lengthSize)))
+        }
+        if annexB, repackager.sourceLengthSize == nil {
+            // A byte stream into a byte stream: the sample as it is, sets put in where needed.
+            if needsSets(lengthSize: nil) { try held.setBytes(withSourceSets(held.bytes, lengthSize: nil)) }
+        } else {
+            if let repackaged = try held.withData({ try repackager.repackage($0) }) { try held.setBytes(repackaged) }
+            if needsSets(lengthSize: lengthSize) { try held.setBytes(withSourceSets(held.bytes, lengthSize: lengthSize)) }
+            if annexB { try held.setBytes(try annexBSample(held.bytes)) }
         }
         copied += 1
         held.pointer.pointee.pts = held.presentationTime
         held.shift(by: video.packetShift)
-        try emit(held)
+        try output.write(held, stream: outputIndex, timeBase: timeBase)
     }
 
-    /// Whether a length-prefixed sample holds a sequence parameter set.
-    private func carriesSets(_ bytes: [UInt8]) -> Bool {
-        (NALUnits.splitLengthPrefixed(bytes, lengthSize: lengthSize) ?? []).contains { NALUnits.type($0, codec: codec) == (codec == .hevc ? 33 : 7) }
+    /// Whether a sample (length-prefixed, or Annex B when `lengthSize` is nil) holds a sequence parameter set.
+    private func hasSequenceSet(_ packet: Packet, lengthSize: Int?) -> Bool {
+        let sps = codec == .hevc ? 33 : 7
+        return packet.withData { bytes in
+            (NALUnits.unitRanges(bytes, lengthSize: lengthSize) ?? []).contains { NALUnits.type(ofUnitStartingWith: bytes[$0.lowerBound], codec: codec) == sps }
+        }
+    }
+
+    /// The sample with the source's parameter sets first — after an access unit delimiter if it starts with one
+    /// (that must come first) — in its own form (length-prefixed, or Annex B when `lengthSize` is nil).
+    private func withSourceSets(_ bytes: [UInt8], lengthSize: Int?) throws -> [UInt8] {
+        guard let units = lengthSize.map({ NALUnits.splitLengthPrefixed(bytes, lengthSize: $0) }) ?? NALUnits.splitAnnexB(bytes) else {
+            throw SampleEntryFailure(reason: "a sample's NAL unit lengths do not add up")
+        }
+        let delimiter = units.first.map { NALUnits.type($0, codec: codec) == (codec == .hevc ? 35 : 9) } ?? false
+        let ordered = Array(units.prefix(delimiter ? 1 : 0)) + sourceParameterSets + Array(units.dropFirst(delimiter ? 1 : 0))
+        return lengthSize.map { NALUnits.lengthPrefixed(ordered, lengthSize: $0) } ?? NALUnits.annexB(ordered)
+    }
+
+    /// A length-prefixed sample as an Annex B byte stream.
+    private func annexBSample(_ bytes: [UInt8]) throws -> [UInt8] {
+        guard let units = NALUnits.splitLengthPrefixed(bytes, lengthSize: lengthSize) else {
+            throw SampleEntryFailure(reason: "a sample's NAL unit lengths do not add up")
+        }
+        return NALUnits.annexB(units)
     }
 }
