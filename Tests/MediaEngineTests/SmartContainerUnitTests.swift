@@ -17,7 +17,7 @@ struct SmartContainerUnitTests {
     }
 
     /// x264 edges declare the source's reorder depth in Matroska (0: no B-frames; 1: B-frames; 2: a pyramid).
-    @Test(arguments: [(0, "bframes=0:"), (1, "bframes=1:b-pyramid=none:b-adapt=0:"), (2, "bframes=3:b-pyramid=normal:b-adapt=0:")])
+    @Test(arguments: [(0, "bframes=0:"), (1, "bframes=1:b-pyramid=none:"), (2, "bframes=3:b-pyramid=normal:")])
     func x264EdgesDeclareTheSourcesReorderDepth(_ depth: Int, _ expected: String) throws {
         let match = SmartEncoding.Match(encoder: "libx264", profile: "high", level: 31, lossless: false, hdrParameters: [], declaredReorder: depth)
         let parameters = try #require(SmartEncoding.options(match, crf: 16, preset: "veryfast", threads: 1)["x264-params"])

@@ -69,7 +69,7 @@ enum SmartEncoding {
             if match.level > 0 { options["level"] = "\(match.level / 10).\(match.level % 10)" }
             // x264 declares a reorder depth of 1 with B-frames, 2 with a B-pyramid; the edges' frames after the
             // first are sent as P (`FrameEncoder`), so none is reordered whatever the SPS allows.
-            let bframes = match.declaredReorder <= 0 ? "bframes=0" : match.declaredReorder == 1 ? "bframes=1:b-pyramid=none:b-adapt=0" : "bframes=3:b-pyramid=normal:b-adapt=0"
+            let bframes = match.declaredReorder <= 0 ? "bframes=0" : match.declaredReorder == 1 ? "bframes=1:b-pyramid=none" : "bframes=3:b-pyramid=normal"
             options["x264-params"] = "\(bframes):keyint=100000:min-keyint=100000:scenecut=0" + (spsId.map { ":sps-id=\($0)" } ?? "")
                 + (lookahead.map { ":rc-lookahead=\($0)" } ?? "")
         } else {
