@@ -114,6 +114,34 @@ struct SmartCutTests {
         }
     }
 
+    /// The same real files smart-cut into Matroska (no edit lists, no stored decode times), from mid first GOP to
+    /// the end: smart or a known fallback; the frames checked as into MP4, and remuxing prints nothing (Matroska's
+    /// decode times are derived from the reorder depth the first SPS declares).
+    @Test(.enabled(if: TestPaths.sharedMedia != nil, "../shared/media is absent"), arguments: mediaRows)
+    func realWorldFilesIntoMatroska(_ row: ManifestRow) throws {
+        let keyframes = try SmartCutCheck.keyframeTimes(row.path)
+        guard keyframes.count >= 2, let duration = row["format_duration_s"].flatMap(Double.init) else { return }
+        let start = SmartCutCheck.millis(max(keyframes[0] + (keyframes[1] - keyframes[0]) / 2, keyframes[1] - 0.3))
+        let end = SmartCutCheck.millis(duration)
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let output = folder.file("smart.mkv")
+        let result = try Run.vtrim(["cut", "--json", row.path, "--start", String(start), "--end", String(end), "--mode", "smart", "-o", output])
+        #expect(result.status == 0, "\(row.file): \(result)")
+        let object = try #require(result.jsonLines.first)
+        guard object["mode"] as? String == "smart" else {
+            let message = (object["warnings"] as? [[String: Any]] ?? []).first { $0["code"] as? String == "smart_fallback" }?["message"] as? String ?? "?"
+            // A rotated source: Matroska cannot carry the rotation, and copied frames cannot be turned upright.
+            let rotated = (row["displaymatrix_rotation_ccw"].flatMap(Double.init) ?? 0) != 0
+            let expected = rotated ? "cannot carry the video's rotation" : Self.expectedFallbacks[row.file]
+            #expect(expected.map { message.contains($0) } == true, "\(row.file): unexpected fallback: \(message)")
+            return
+        }
+        let remux = try Run.tool("ffmpeg", ["-v", "error", "-i", output, "-c", "copy", "-f", "null", "-"])
+        #expect(remux.stderr.isEmpty, "\(row.file): \(remux.stderr)")
+        try SmartCutCheck.verify(input: row.path, output: output, start: start, end: end, report: object, everyReencodedFrame: false, label: row.file)
+    }
+
     /// The shared-media files smart cuts fall back on, and why (the warning's words). Both are right: the
     /// ranges tested hold no clean random-access point to copy from.
     static let expectedFallbacks: [String: String] = [
