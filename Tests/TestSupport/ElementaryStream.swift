@@ -3,7 +3,7 @@ import Foundation
 /// An H.264/HEVC video stream as the NAL units a reader gets, read independently of vtrim: FFmpeg's
 /// `*_mp4toannexb` filter puts a record's sets (MP4's sample entry, Matroska's CodecPrivate) in band before each
 /// IDR, as players do, and leaves an Annex B stream (MPEG-TS) as it is.
-public struct ElementaryStream {
+public struct ElementaryStream: Sendable {
     public let hevc: Bool
     /// Every NAL unit in decode order (header included, start codes removed).
     public let units: [[UInt8]]
