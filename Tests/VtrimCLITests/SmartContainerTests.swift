@@ -41,9 +41,10 @@ struct SmartContainerTests {
     }
 
     /// MOV shares MP4's muxer and sample entry (SmartCutTests covers it); these are the three ways sets are carried.
+    /// (A single range into MP4 is SmartCutTests' own case.)
     static let cases = ["h264", "hevc", "hevc10"].flatMap { codec in
         ["mp4", "mkv", "ts"].flatMap { container in [false, true].map { Case(codec: codec, container: container, join: $0) } }
-    }
+    }.filter { $0.join || $0.container != "mp4" }
 
     /// What the checks read from a source, read once for its two cases.
     struct SourceFacts: Sendable {
@@ -96,7 +97,8 @@ struct SmartContainerTests {
         let source = known.frames
         let ffmpeg = try FrameMatch.frames(output)
         #expect(FrameMatch.mismatches(ffmpeg, source: source, ideal: ideal).isEmpty, "\(label): FFmpeg shows \(FrameMatch.sourceIndices(ffmpeg, in: source))")
-        if MediaFacts.gstreamerAvailable {
+        // GStreamer on the joins (three seams and six edges each; one range adds nothing a join lacks).
+        if example.join, MediaFacts.gstreamerAvailable {
             let gstreamer = try FrameMatch.frames(output, gstreamer: true)
             #expect(FrameMatch.mismatches(gstreamer, source: source, ideal: ideal).isEmpty,
                     "\(label): GStreamer shows \(FrameMatch.sourceIndices(gstreamer, in: source))")
