@@ -257,7 +257,7 @@ public struct ContainerFacts: Sendable, Equatable, Codable {
 
 /// How an output holds H.264/HEVC parameter sets — what a smart cut's seams must respect.
 public enum ParameterSetCarriage: String, Sendable, Codable {
-    /// MP4/MOV: a sample entry (avc1/hvc1's record, or avc3/hev1 with sets in the samples); length-prefixed samples.
+    /// MP4/MOV (the muxers with edit lists): a sample entry (avc1/hvc1's record, or avc3/hev1 with sets in the samples); length-prefixed samples.
     case sampleEntry = "sample_entry"
     /// Matroska: CodecPrivate holds the same avcC/hvcC record; length-prefixed samples; no decode times stored.
     case codecPrivate = "codec_private"

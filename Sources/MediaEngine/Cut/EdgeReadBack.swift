@@ -65,6 +65,10 @@ enum EdgeReadBack {
 
     private static func readBack(_ encoder: Encoder) throws -> Decoded? {
         let context = encoder.codecContext
+        // The source's size, from its header: no trial picture larger than vtrim decodes (the planner refuses it).
+        guard Int(context.pointee.width) * Int(context.pointee.height) <= Limits.maximumPixels else {
+            throw AVFailure(code: CAV_AVERROR_INVALIDDATA, operation: "trial picture size")
+        }
         let frame = try Frame()
         frame.pointer.pointee.width = context.pointee.width
         frame.pointer.pointee.height = context.pointee.height

@@ -209,7 +209,7 @@ struct OutputFormat {
     var name: String { FFmpegText.string(format.pointee.name) ?? "" }
 
     /// MP4/MOV write edit lists, which can hide a pre-roll; Matroska and the rest cannot.
-    var supportsEditLists: Bool { ["mp4", "mov", "ipod", "3gp", "3g2", "psp", "ismv", "f4v"].contains(name) }
+    var supportsEditLists: Bool { ParameterSetCarriage(muxer: name) == .sampleEntry }
 
     /// Whether the muxer stores a display matrix (only the mov family in FFmpeg 5.1).
     var carriesDisplayMatrix: Bool { supportsEditLists }
