@@ -441,7 +441,7 @@ struct ReaderWindows {
         // never before the cut's keyframe (then one read from it).
         var from = packets.lastIndex { $0.isKeyframe && $0.pts < end } ?? keyframe
         if smart {
-            while from > keyframe, !SmartCutPlan.endWindowSuffices(Array(packets[from...]), end: end) {
+            while from > keyframe, !SmartCutPlan.endWindowSuffices(Array(packets[from...]), end: end, decodeTimesDerived: false) {
                 from = packets[..<from].lastIndex(where: \.isKeyframe) ?? keyframe
             }
         }

@@ -60,6 +60,7 @@ public struct CutRun: Sendable {
 public final class CutSource {
     public let info: MediaInfo
     let input: InputFile
+    private let trials = SmartTrialMemo()
 
     public init(path: String) throws(MediaError) {
         let started = ContinuousClock.now
@@ -136,7 +137,7 @@ public final class CutSource {
     /// One range's plan (`CutPlanner`), from the packets around its edges.
     private func planRange(_ spec: CutSpec, outputName: String) throws(MediaError) -> CutPlan {
         try StageTimes.measure("plan") { () throws(MediaError) -> CutPlan in
-            var facts = try CutSurvey(input: input, path: info.path).facts(spec, outputName: outputName)
+            var facts = try CutSurvey(input: input, path: info.path, trials: trials).facts(spec, outputName: outputName)
             if let why = info.shortfall, let readable = Micro.from(seconds: info.readableDurationSeconds) {
                 facts.readableEnd = (input.originMicro.plus(readable), why)
             }

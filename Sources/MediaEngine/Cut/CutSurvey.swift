@@ -6,6 +6,8 @@ import CAV
 struct CutSurvey {
     let input: InputFile
     let path: String
+    /// The smart trials this source's ranges have run (a join asks each range's).
+    let trials: SmartTrialMemo
 
     func facts(_ spec: CutSpec, outputName: String) throws(MediaError) -> CutFacts {
         guard let muxer = OutputFormat(fileName: outputName), EditOutput.containers.contains(muxer.name) else {
@@ -99,12 +101,13 @@ struct CutSurvey {
         let beginning = StreamBeginning.read(input, streamIndex: index)
         let reader = PacketReader(input: input, index: index, stream: stream, path: path)
         let smart = spec.mode == .smart
-        let start = try reader.startWindow(start: startTicks, end: endTicks, smart: smart)
+        let start = try StageTimes.measure("start window") { () throws(MediaError) in try reader.startWindow(start: startTicks, end: endTicks, smart: smart) }
         guard let edge = start.edge else {
             throw MediaError(.decodeFailed, path: path, operation: "plan", reason: "no keyframe found in the video to start from")
         }
-        let end = try reader.endWindow(end: endTicks, keyframe: edge.keyframe, frameAtStart: edge.frameAtStart, start: start,
-                                       smart: smart)
+        let end = try StageTimes.measure("end window") { () throws(MediaError) in
+            try reader.endWindow(end: endTicks, keyframe: edge.keyframe, frameAtStart: edge.frameAtStart, start: start, smart: smart)
+        }
 
         // What re-encoding would take: the encoder (a smart cut that falls back uses its own family), the
         // pixel format it takes, the picture turned upright where the output cannot carry the display matrix.
@@ -144,28 +147,70 @@ struct CutSurvey {
         }
         let carriage = ParameterSetCarriage(muxer: muxer.name)
         if muxer.supportsEditLists || (smart && carriage != nil) {
-            facts.parameterSets = try reader.parameterSets(parameters, mode: spec.mode, from: edge.keyframe, through: end.packets.last,
-                                                          origin: input.originMicro)
+            let record = SourceRecord(parameters)
+            let origin = input.originMicro
+            var match: SmartEncoding.Match?
+            if let smartEncoder, facts.smartRefusal == nil {
+                var made = SmartEncoding.Match(encoder: smartEncoder, source: parameters, stream: stream)
+                if carriage == .codecPrivate, smartEncoder == "libx264" { made.declaredReorder = facts.decodeDelayFrames }
+                if made.declaredReorder > 2 {
+                    facts.smartMatch = made
+                    facts.smartRefusal = .reorderDepth(frames: made.declaredReorder, encoder: smartEncoder)
+                } else {
+                    match = made
+                }
+            }
+            // A smart cut's trial runs while a demuxer of its own reads the range's sets on another thread (the
+            // trial's set ids chosen from the record's sets, checked against the whole range's once read).
+            var early: (sets: SourceParameterSets, trial: Result<SmartTrial.Sets?, SmartFallback>)?
+            if let match, let recordSets = record.codec.flatMap({ SourceParameterSets.read(extradata: record.extradata, codec: $0, tag: record.tag) }) {
+                let scan = ParameterSetScan(path: path, index: index, streamID: stream.pointee.id, codecID: parameters.codec_id.rawValue,
+                                            record: record, mode: spec.mode, from: edge.keyframe, through: end.packets.last, origin: origin)
+                early = (recordSets, trial(match, parameters: parameters, stream: stream, spec: spec, sets: recordSets,
+                                           carriage: carriage, keyframe: edge.keyframe, index: index))
+                if let scanned = StageTimes.measure("waiting for the parameter sets", { scan.value() }) {
+                    facts.parameterSets = scanned
+                } else {
+                    facts.parameterSets = try reader.parameterSets(record, mode: spec.mode, from: edge.keyframe, through: end.packets.last,
+                                                                   origin: origin)
+                }
+            } else {
+                facts.parameterSets = try StageTimes.measure("parameter sets") { () throws(MediaError) in
+                    try reader.parameterSets(record, mode: spec.mode, from: edge.keyframe, through: end.packets.last, origin: origin)
+                }
+            }
             // A smart cut needs every set placed in its record (or put back in band): unreadable ones refuse it.
             if smart, facts.smartRefusal == nil, facts.parameterSets == nil { facts.smartRefusal = .configurationRecord }
-        }
-        if let smartEncoder, facts.smartRefusal == nil, let sets = facts.parameterSets {
-            var match = SmartEncoding.Match(encoder: smartEncoder, source: parameters, stream: stream)
-            if carriage == .codecPrivate, smartEncoder == "libx264" { match.declaredReorder = facts.decodeDelayFrames }
-            facts.smartMatch = match
-            if match.declaredReorder > 2 {
-                facts.smartRefusal = .reorderDepth(frames: match.declaredReorder, encoder: smartEncoder)
-            } else {
-                // The source's own picture, as a decoder reports it: what the trial's edge frame must match.
-                let picture = EdgeReadBack.sourcePicture(input, streamIndex: index, keyframe: edge.keyframe)
-                switch StageTimes.measure("trial encoder", { SmartTrial.run(match, source: parameters, stream: stream, settings: spec.settings,
-                                                                           sets: sets, carriage: carriage ?? .sampleEntry, picture: picture) }) {
+            if let match, facts.smartRefusal == nil, let sets = facts.parameterSets {
+                facts.smartMatch = match
+                // The early trial holds where the whole range leaves the same ids free (it always does unless a
+                // set inside the range takes the one chosen).
+                let result = early.flatMap { $0.sets.freeEncoderIds == sets.freeEncoderIds ? $0.trial : nil }
+                    ?? trial(match, parameters: parameters, stream: stream, spec: spec, sets: sets, carriage: carriage,
+                             keyframe: edge.keyframe, index: index)
+                switch result {
                 case let .success(trial): facts.smartTrial = trial
                 case let .failure(refusal): facts.smartRefusal = refusal
                 }
             }
         }
         return facts
+    }
+
+    /// The smart encoder's one trial (`SmartTrial`), against the source's own picture as a decoder reports it
+    /// (what the trial's edge frame must match).
+    private func trial(_ match: SmartEncoding.Match, parameters: AVCodecParameters, stream: UnsafeMutablePointer<AVStream>, spec: CutSpec,
+                       sets: SourceParameterSets, carriage: ParameterSetCarriage?, keyframe: VideoPacket,
+                       index: Int) -> Result<SmartTrial.Sets?, SmartFallback> {
+        let picture = StageTimes.measure("source picture") { EdgeReadBack.sourcePicture(input, streamIndex: index, keyframe: keyframe) }
+        let carriage = carriage ?? .sampleEntry
+        let question = SmartTrialMemo.Question(match: match, settings: spec.settings, carriage: carriage,
+                                               ids: SmartTrial.encoderIds(settings: spec.settings, carriage: carriage, sets: sets), picture: picture)
+        return trials.answer(question) {
+            StageTimes.measure("trial encoder") {
+                SmartTrial.run(match, source: parameters, stream: stream, settings: spec.settings, sets: sets, carriage: carriage, picture: picture)
+            }
+        }
     }
 }
 
@@ -185,6 +230,9 @@ struct PacketReader {
         var startsUnclean = false
         /// Start windows: the edge found in them (the window begins at its keyframe).
         var edge: StartEdge?
+        /// Some packets came without a decode time (Matroska): the reader derived theirs, unreliably for the
+        /// first packets after a seek.
+        var decodeTimesDerived = false
     }
 
     private var second: Int64 { stream.secondTicks }
@@ -274,7 +322,7 @@ struct PacketReader {
             }
             guard let window, landing == .usable else { break }
             let packets = Array(window.packets.drop(while: { !$0.isKeyframe }))
-            if smart, !SmartCutPlan.endWindowSuffices(packets, end: end) {
+            if smart, !SmartCutPlan.endWindowSuffices(packets, end: end, decodeTimesDerived: window.decodeTimesDerived) {
                 // K2's leading pictures are decoded from the clean point before it: read from further back.
                 target = (packets.first?.pts ?? target).minus(1)
                 continue
@@ -298,13 +346,12 @@ struct PacketReader {
     /// samples may carry sets of their own (Annex B, or a sample entry other than avc1/hvc1; an avc1/hvc1
     /// copy drops in-band duplicates of its record's sets as it writes, see `CopyVideoWriter`). Nil for
     /// other codecs.
-    func parameterSets(_ parameters: AVCodecParameters, mode: CutPlan.Mode, from keyframe: VideoPacket, through last: VideoPacket?,
+    func parameterSets(_ record: SourceRecord, mode: CutPlan.Mode, from keyframe: VideoPacket, through last: VideoPacket?,
                        origin: Int64) throws(MediaError) -> SourceParameterSets? {
-        guard parameters.codec_id == AV_CODEC_ID_H264 || parameters.codec_id == AV_CODEC_ID_HEVC else { return nil }
-        let codec: NALUnits.Codec = parameters.codec_id == AV_CODEC_ID_HEVC ? .hevc : .h264
-        let extradata = parameters.extradataBytes
-        let tag = parameters.codec_tag == 0 ? nil : Probe.fourCC(parameters.codec_tag)
-        guard let sets = SourceParameterSets.read(extradata: extradata, codec: codec, tag: tag) else { return nil }
+        guard let codec = record.codec, let sets = SourceParameterSets.read(extradata: record.extradata, codec: codec, tag: record.tag) else {
+            return nil
+        }
+        let tag = record.tag
         guard mode != .exact, mode == .smart || sets.isAnnexB || !["avc1", "hvc1"].contains(tag ?? "") else { return sets }
         let timeBase = stream.pointee.time_base
         for target in stream.seekLadder(toReach: keyframe.pts) {
@@ -354,19 +401,25 @@ struct PacketReader {
         var hiddenFrom: Int64?
         var latestShown: Int64?
         var reachedFirst = false
+        var decodeTimesDerived = false
         while true {
             let result: InputFile.ReadResult
             do { result = try input.read(into: packet) } catch {
                 // Data that cannot be read is where this read ends; the writer will meet it too and say so.
-                return Window(packets: packets, reachesEndOfStream: true, hiddenFrom: hiddenFrom)
+                return Window(packets: packets, reachesEndOfStream: true, hiddenFrom: hiddenFrom, decodeTimesDerived: decodeTimesDerived)
             }
-            if result == .endOfFile { return Window(packets: packets, reachesEndOfStream: true, hiddenFrom: hiddenFrom) }
+            if result == .endOfFile {
+                return Window(packets: packets, reachesEndOfStream: true, hiddenFrom: hiddenFrom, decodeTimesDerived: decodeTimesDerived)
+            }
             guard packet.streamIndex == index else { continue }
             var timing = packet.timing
             guard timing.pts != CAV_NOPTS_VALUE else { continue }
             // A missing decode time (Matroska's first blocks) is no later than the one before it: the edge
             // rules, which wait for decode times to pass a point, then wait rather than stop early.
-            if packet.dts == CAV_NOPTS_VALUE, let previous = packets.last { timing.dts = min(timing.pts, previous.dts) }
+            if packet.dts == CAV_NOPTS_VALUE {
+                decodeTimesDerived = true
+                if let previous = packets.last { timing.dts = min(timing.pts, previous.dts) }
+            }
             if !reachedFirst, let first {
                 guard timing.isSame(as: first) else {
                     if timing.dts > first.dts { return nil }
@@ -391,7 +444,7 @@ struct PacketReader {
             packets.append(timing)
             switch verdict(packets, timing) {
             case .more: continue
-            case .done: return Window(packets: packets, reachesEndOfStream: false, hiddenFrom: hiddenFrom)
+            case .done: return Window(packets: packets, reachesEndOfStream: false, hiddenFrom: hiddenFrom, decodeTimesDerived: decodeTimesDerived)
             case .giveUp: return nil
             }
         }

@@ -36,7 +36,7 @@ enum EdgeReadBack {
     }
 
     /// What the decoder reports of the edge's frame.
-    struct Decoded {
+    struct Decoded: Equatable {
         var format: AVPixelFormat
         var range: AVColorRange
         var primaries: AVColorPrimaries
@@ -49,6 +49,11 @@ enum EdgeReadBack {
              matrix: AVColorSpace, masteringDisplay: Bool = false, lightLevel: Bool = false) {
             (self.format, self.range, self.primaries, self.transfer, self.matrix) = (format, range, primaries, transfer, matrix)
             (self.masteringDisplay, self.lightLevel) = (masteringDisplay, lightLevel)
+        }
+
+        static func == (a: Decoded, b: Decoded) -> Bool {
+            a.format == b.format && a.range == b.range && a.primaries == b.primaries && a.transfer == b.transfer
+                && a.matrix == b.matrix && a.masteringDisplay == b.masteringDisplay && a.lightLevel == b.lightLevel
         }
 
         init(_ frame: Frame) {

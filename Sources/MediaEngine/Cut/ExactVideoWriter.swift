@@ -100,6 +100,9 @@ final class ExactVideoWriter: VideoWriter {
             let slot = timing.dts
             unshownSlots.insert(slot, at: unshownSlots.firstIndex { $0 > slot } ?? unshownSlots.endIndex)
         }
+        // Frames before the one shown at `start` are only references: those nothing refers to need no decoding
+        // (not in packed AVI frames, whose packets' times are slots, not the frames').
+        decoder.skipNonReferenceFrames(!video.packedFrames && timing.pts != CAV_NOPTS_VALUE && timing.pts < video.frameAtStart)
         try decoder.decode(input, into: decoded) { frame throws in try self.handle(frame) }
         if timing.isSame(as: video.lastNeeded) {
             fedLastNeeded = true

@@ -87,8 +87,13 @@ public struct SmartCutPlan: Sendable, Equatable, Codable {
     }
 
     /// Whether `packets` (decode order, read backwards from `end` in steps) hold enough for the tail: two
-    /// clean points shown before `end`, so K2's leading pictures can be decoded from the one before it.
-    static func endWindowSuffices(_ packets: [VideoPacket], end: Int64) -> Bool {
-        packets.filter { $0.isKeyframe && $0.isSplicePoint && $0.pts < end }.count >= 2
+    /// clean points shown before `end`, so K2's leading pictures can be decoded from the one before it — or
+    /// one without leading pictures (an IDR: the tail decodes from it), one seek fewer, where the container
+    /// gave decode times (a reader derives them for Matroska, unreliably for the packets just after a seek,
+    /// and a join's seams are planned on K2's).
+    static func endWindowSuffices(_ packets: [VideoPacket], end: Int64, decodeTimesDerived: Bool) -> Bool {
+        let points = packets.indices.filter { packets[$0].isKeyframe && packets[$0].isSplicePoint && packets[$0].pts < end }
+        guard let last = points.last else { return false }
+        return points.count >= 2 || (!decodeTimesDerived && shownFrom(last, in: packets) == packets[last].pts)
     }
 }

@@ -46,11 +46,11 @@ final class SmartEdge: Sendable {
     private let result = Locked<Result<Encoded, any Error>?>(nil)
     private let joined = Locked<Result<Encoded, any Error>?>(nil)
 
-    /// Starts the edge's thread, which encodes once `slots` gives it its turn; `join` waits for it.
+    /// Starts the edge on one of the edit's edge threads (`EdgeSlots`), where it encodes once it is its turn; `join` waits for it.
     init(_ work: Work, slots: EdgeSlots, shouldStop: @escaping @Sendable () -> Bool) {
         let stage = work.part == .head ? "head" : "tail"
         let ticket = slots.ticket()
-        let thread = Thread { [self] in
+        slots.start(named: "vtrim smart edge") { [self] in
             let stop: @Sendable () -> Bool = { shouldStop() || self.cancelled.load(ordering: .relaxed) }
             let outcome: Result<Encoded, any Error>
             if slots.acquire(ticket, cancelled: stop) {
@@ -62,8 +62,6 @@ final class SmartEdge: Sendable {
             result.withLock { $0 = outcome }
             done.signal()
         }
-        thread.name = "vtrim smart \(stage)"
-        thread.start()
     }
 
     /// Waits for the edge (once); its packets, or why it failed.
@@ -98,7 +96,7 @@ final class SmartEdge: Sendable {
             (decodeFrom, first, end) = (smart.tailDecodeFrom, tailStart, smart.end)
             decodeDelay = video.tailDecodeDelay
         }
-        let input = try InputFile(path: work.path)
+        let input = try StageTimes.measure("edge open") { () throws(MediaError) in try InputFile(path: work.path) }
         guard let stream = input.stream(work.streamIndex), let parameters = stream.pointee.codecpar?.pointee else { return outcome }
         guard var pending = try input.position(at: decodeFrom, streamIndex: work.streamIndex) else { return outcome }
         outcome.positioned = true
@@ -137,6 +135,8 @@ final class SmartEdge: Sendable {
             if shouldStop() { throw CutInterrupted() }
             let timing = packet.timing
             outcome.latestPresentedEnd = max(outcome.latestPresentedEnd, timing.pts)
+            // Frames shown before the edge's first are only references: those nothing refers to need no decoding.
+            decoder.skipNonReferenceFrames(timing.pts != CAV_NOPTS_VALUE && timing.pts < first)
             try decoder.decode(packet, into: frame) { frame throws in try take(frame) }
             if work.part == .tail, timing.isSame(as: video.lastNeeded) { reachedEnd = true }
         }
