@@ -387,10 +387,6 @@ int cav_audio_fifo_read_frame(AVAudioFifo *fifo, const AVCodecContext *encoder, 
 
 #include <malloc.h>
 
-int cav_keep_freed_blocks(int bytes) {
-    return mallopt(M_MMAP_THRESHOLD, bytes) == 1 && mallopt(M_TRIM_THRESHOLD, 1 << 30) == 1;
-}
-
-void cav_release_freed_blocks(void) {
-    malloc_trim(0);
+int cav_return_blocks_from(int bytes) {
+    return mallopt(M_MMAP_THRESHOLD, bytes);
 }

@@ -109,6 +109,8 @@ struct SmartCutTests {
                 #expect(expected.map { message.contains($0) } == true, "\(row.file) \(start)–\(end): unexpected fallback: \(message)")
                 continue
             }
+            // The sanitized pass runs vtrim on every file; the normal pass judges the frames it wrote.
+            if TestPaths.sanitized { continue }
             try SmartCutCheck.verify(input: row.path, output: output, start: start, end: end, report: object,
                                      everyReencodedFrame: false, label: row.file)
         }

@@ -120,8 +120,6 @@ int cav_avfilter_graph_config(AVFilterGraph *graph, void *log_context);
 int cav_av_buffersrc_add_frame_flags(AVFilterContext *context, AVFrame *frame, int flags);
 int cav_av_buffersink_get_frame(AVFilterContext *context, AVFrame *frame);
 
-// Blocks up to `bytes` come from malloc's arenas and stay there when freed (glibc's M_MMAP_THRESHOLD fixed at `bytes`,
-// M_TRIM_THRESHOLD at 1 GiB); 1 on success. See FreedBlocks.swift.
-int cav_keep_freed_blocks(int bytes);
-// Gives the free memory malloc's arenas hold back to the system (malloc_trim).
-void cav_release_freed_blocks(void);
+// Frees of blocks of at least `bytes` go back to the system (glibc's M_MMAP_THRESHOLD, fixed: no longer rising to the
+// largest block freed); 1 on success. See LargeBlockReturn.swift.
+int cav_return_blocks_from(int bytes);

@@ -46,11 +46,11 @@ final class SmartEdge: Sendable {
     private let result = Locked<Result<Encoded, any Error>?>(nil)
     private let joined = Locked<Result<Encoded, any Error>?>(nil)
 
-    /// Starts the edge on one of the edit's edge threads (`EdgeSlots`), where it encodes once it is its turn; `join` waits for it.
+    /// Starts the edge's thread, which encodes once `slots` gives it its turn; `join` waits for it.
     init(_ work: Work, slots: EdgeSlots, shouldStop: @escaping @Sendable () -> Bool) {
         let stage = work.part == .head ? "head" : "tail"
         let ticket = slots.ticket()
-        slots.start(named: "vtrim smart edge") { [self] in
+        let thread = Thread { [self] in
             let stop: @Sendable () -> Bool = { shouldStop() || self.cancelled.load(ordering: .relaxed) }
             let outcome: Result<Encoded, any Error>
             if slots.acquire(ticket, cancelled: stop) {
@@ -62,6 +62,8 @@ final class SmartEdge: Sendable {
             result.withLock { $0 = outcome }
             done.signal()
         }
+        thread.name = "vtrim smart \(stage)"
+        thread.start()
     }
 
     /// Waits for the edge (once); its packets, or why it failed.

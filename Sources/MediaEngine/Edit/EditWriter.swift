@@ -38,14 +38,10 @@ final class EditWriter {
         self.progress = progress
         let first = plan.ranges.first?.cut
         edgeSlots = EdgeSlots(encoderThreads: first?.threads.encoder ?? 1, threadsPerEdge: first?.video?.reencoding?.threads ?? 1)
-        if plan.output.mode == .smart { _ = FreedBlocks.kept }
+        if plan.output.mode == .smart { _ = LargeBlockReturn.installed }
     }
 
     func run() throws(MediaError) -> CutRun {
-        defer {
-            edgeSlots.close()
-            if output.mode == .smart { FreedBlocks.release() }
-        }
         do {
             return try write()
         } catch let error as MediaError {
