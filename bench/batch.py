@@ -5,7 +5,6 @@ import argparse
 import os
 import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import benchlib  # noqa: E402
@@ -17,7 +16,7 @@ args = parser.parse_args()
 
 folder = benchlib.generated("make-batch-media.sh")[0]
 clips = sorted(os.path.join(folder, name) for name in os.listdir(folder) if name.endswith(".mp4") and not name.startswith("."))
-work = tempfile.mkdtemp(prefix="vtrim-bench-batch-")
+work = benchlib.work_directory("vtrim-bench-batch-")
 vtrim = os.path.abspath(args.vtrim)
 q = benchlib.quote
 

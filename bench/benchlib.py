@@ -1,13 +1,23 @@
 """Shared helpers for the bench scripts: run commands alternately, measure wall time and peak RSS,
 print a Markdown table of medians with ratios. Peak RSS comes from GNU time (-f %M), which reports
 the largest process of a command's tree (a shell loop's biggest ffmpeg)."""
+import atexit
 import os
 import shlex
+import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+
+
+def work_directory(prefix):
+    """A scratch folder for a bench run's outputs (hundreds of MB at 1080p), removed when the script exits,
+    also after a failed command (SystemExit); a killed run leaves it in the temporary folder."""
+    path = tempfile.mkdtemp(prefix=prefix)
+    atexit.register(shutil.rmtree, path, ignore_errors=True)
+    return path
 
 
 def measure(command, env=None):

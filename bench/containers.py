@@ -9,7 +9,6 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import benchlib  # noqa: E402
@@ -23,7 +22,7 @@ args = parser.parse_args()
 
 media = benchlib.generated("make-media.sh")
 mp4 = next(p for p in media if "1080p" in p)
-work = tempfile.mkdtemp(prefix="vtrim-bench-containers-")
+work = benchlib.work_directory("vtrim-bench-containers-")
 vtrim = os.path.abspath(args.vtrim)
 q = benchlib.quote
 duration = benchlib.probe_duration(mp4)

@@ -5,7 +5,6 @@ import argparse
 import os
 import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import benchlib  # noqa: E402
@@ -21,7 +20,7 @@ args = parser.parse_args()
 
 media = benchlib.generated("make-media.sh")
 path = next(p for p in media if "1080p" in p)
-work = tempfile.mkdtemp(prefix="vtrim-bench-cut-")
+work = benchlib.work_directory("vtrim-bench-cut-")
 vtrim = os.path.abspath(args.vtrim)
 q = benchlib.quote
 duration = benchlib.probe_duration(path)

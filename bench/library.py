@@ -13,7 +13,6 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import benchlib  # noqa: E402
@@ -27,7 +26,7 @@ args = parser.parse_args()
 library = benchlib.generated("make-library-media.sh")[0]
 films = sorted(glob.glob(os.path.join(library, "*.mp4")))
 minutes = sum(benchlib.probe_duration(f) for f in films) / 60
-work = tempfile.mkdtemp(prefix="vtrim-bench-library-")
+work = benchlib.work_directory("vtrim-bench-library-")
 vtrim = os.path.abspath(args.vtrim)
 q = benchlib.quote
 jobs = args.jobs

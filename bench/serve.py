@@ -21,7 +21,6 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -46,7 +45,7 @@ def rss_of(pid):
 
 class Server:
     def __init__(self, folder):
-        self.cache = tempfile.mkdtemp(prefix="vtrim-bench-cache-")
+        self.cache = benchlib.work_directory("vtrim-bench-cache-")
         env = dict(os.environ, XDG_CACHE_HOME=self.cache)
         self.process = subprocess.Popen([args.vtrim, "serve", folder, "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                         text=True, env=env)
@@ -337,7 +336,7 @@ def main():
     duration = server.json(f"/api/clips/{clip}")["duration"]
     start, end = duration / 2 - 29, duration / 2 + 31
     api_times, cli_times = [], []
-    out = tempfile.mkdtemp(prefix="vtrim-bench-serve-cut-")
+    out = benchlib.work_directory("vtrim-bench-serve-cut-")
     for run in range(args.runs):
         mark = time.perf_counter()
         job = server.json("/api/cuts", method="POST", body=json.dumps({"clip": clip, "start": start, "end": end, "mode": "copy"}))

@@ -5,7 +5,6 @@ import argparse
 import os
 import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import benchlib  # noqa: E402
@@ -21,7 +20,7 @@ parser.add_argument("--vtrim", default=benchlib.RELEASE_VTRIM)
 args = parser.parse_args()
 
 media = benchlib.generated("make-media.sh")
-work = tempfile.mkdtemp(prefix="vtrim-bench-thumbs-")
+work = benchlib.work_directory("vtrim-bench-thumbs-")
 vtrim = os.path.abspath(args.vtrim)
 q = benchlib.quote
 
