@@ -33,6 +33,8 @@ struct CutConformanceTests {
         }
         #expect(result.status == 0, "\(result)")
         #expect(try MediaFacts.firstVideoPacketIsKeyframe(ours), "\(row.file)")
+        // The sanitized pass runs vtrim on every file; the normal pass compares what it wrote with FFmpeg's cut.
+        guard !TestPaths.sanitized else { return }
         let reference = try Run.tool("ffmpeg", ["-v", "error", "-ss", start, "-to", end, "-i", row.path, "-c", "copy", theirs])
         let sourceClean = row["damaged"] == "no"
         if sourceClean {

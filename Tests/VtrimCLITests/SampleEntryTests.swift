@@ -228,6 +228,8 @@ struct SampleEntryTests {
             #expect((report["sample_entry"] as? [String: Any])?["type"] as? String == (hevc ? "hvc1" : "avc1"), "\(row.file): \(report)")
             try Self.expectOutOfBand(output, entry: hevc ? "hvc1" : "avc1", row.file)
         }
+        // The sanitized pass runs vtrim on every file; the normal pass decodes what it wrote in both readers.
+        guard !TestPaths.sanitized else { return }
         try Self.expectDecodesCleanly(output, hevc: hevc, row.file)
     }
 
