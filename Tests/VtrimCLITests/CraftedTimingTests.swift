@@ -44,7 +44,8 @@ import Testing
                      ("smart join", ["cut", path, "--keep", "0.2..1", "--keep", "1.5..2.5", "--mode", "smart", "-o", folder.file("join.\(ext)")])]
         }
         for (what, arguments) in runs {
-            let result = try Run.vtrim(arguments)
+            // What is checked is how each run ends, not its pictures: a fast preset (x264's and x265's B-frames kept).
+            let result = try Run.vtrim(arguments + ["--preset", "superfast"])
             #expect(result.status == 0 || result.status == 1, "\(what) of \(field.testDescription): \(result)")
             #expect(result.stderrLines.allSatisfy { $0.hasPrefix("vtrim: ") }, "\(what) of \(field.testDescription): \(result.stderr)")
         }
