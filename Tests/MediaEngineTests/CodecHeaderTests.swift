@@ -1,0 +1,181 @@
+import Foundation
+@testable import MediaEngine
+import PropertyBased
+import PropertySupport
+import TestSupport
+import Testing
+
+/// VP9 frame headers and AV1 sequence headers read from what Debian's encoders write (libvpx, libaom, SVT-AV1),
+/// checked against the settings each was given; and any bytes give a header or nil, never a trap.
+@Suite struct CodecHeaderTests {
+    /// The frames of an IVF stream (the container libvpx and libaom write by default): a 32-byte file header,
+    /// then per frame its size (4 bytes, little-endian), a timestamp (8 bytes) and the data.
+    static func ivfFrames(_ data: Data) -> [[UInt8]] {
+        let bytes = [UInt8](data)
+        guard bytes.count >= 32, bytes[0..<4] == [0x44, 0x4B, 0x49, 0x46] else { return [] }
+        var frames: [[UInt8]] = []
+        var offset = Int(bytes[6]) | Int(bytes[7]) << 8
+        while offset + 12 <= bytes.count {
+            let size = (0..<4).reduce(0) { $0 | Int(bytes[offset + $1]) << (8 * $1) }
+            offset += 12
+            guard size <= bytes.count - offset else { break }
+            frames.append(Array(bytes[offset..<(offset + size)]))
+            offset += size
+        }
+        return frames
+    }
+
+    /// `frames` of testsrc2 at 160x90, encoded with `arguments` into IVF.
+    static func encode(_ arguments: [String], frames: Int = 12) throws -> [[UInt8]] {
+        let run = try Run.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=160x90:rate=30", "-frames:v", "\(frames)"]
+                                   + arguments + ["-f", "ivf", "-"])
+        #expect(run.status == 0, "\(run.stderr)")
+        return ivfFrames(run.stdoutData)
+    }
+
+    struct VP9Case: Sendable, CustomTestStringConvertible {
+        var arguments: [String]
+        var profile: Int
+        var color: VP9FrameHeader.ColorConfig
+        var testDescription: String { arguments.joined(separator: " ") }
+    }
+
+    static let vp9Cases: [VP9Case] = [
+        VP9Case(arguments: ["-pix_fmt", "yuv420p"], profile: 0,
+                color: .init(bitDepth: 8, colorSpace: .unknown, fullRange: false, subsamplingX: 1, subsamplingY: 1)),
+        VP9Case(arguments: ["-pix_fmt", "yuv420p", "-colorspace", "bt709", "-color_range", "pc"], profile: 0,
+                color: .init(bitDepth: 8, colorSpace: .bt709, fullRange: true, subsamplingX: 1, subsamplingY: 1)),
+        VP9Case(arguments: ["-pix_fmt", "yuv444p", "-colorspace", "bt470bg"], profile: 1,
+                color: .init(bitDepth: 8, colorSpace: .bt601, fullRange: false, subsamplingX: 0, subsamplingY: 0)),
+        VP9Case(arguments: ["-pix_fmt", "yuv420p10le", "-colorspace", "bt2020nc"], profile: 2,
+                color: .init(bitDepth: 10, colorSpace: .bt2020, fullRange: false, subsamplingX: 1, subsamplingY: 1)),
+    ]
+
+    @Test(arguments: vp9Cases)
+    func vp9HeadersStateWhatTheEncoderWasGiven(_ example: VP9Case) throws {
+        // Alt-ref frames on (libvpx's default with lag): hidden frames travel in superframes with the shown one.
+        let packets = try Self.encode(["-c:v", "libvpx-vp9", "-deadline", "realtime", "-cpu-used", "8", "-g", "6", "-auto-alt-ref", "1",
+                                       "-lag-in-frames", "8"] + example.arguments)
+        try #require(packets.count == 12)
+        let headers = try packets.map { try #require(VP9Superframe.headers(in: $0), "a packet libvpx wrote did not parse") }
+        let first = try #require(headers.first?.first)
+        #expect(first.kind == .keyframe && first.showFrame && first.isShownKeyframe)
+        #expect(first.profile == example.profile)
+        #expect(first.color == example.color)
+        #expect(first.width == 160 && first.height == 90)
+        // Keyframes every 6 frames: each states the same picture; every frame has the stream's profile.
+        let keyframes = headers.flatMap { $0 }.filter { $0.kind == .keyframe }
+        #expect(keyframes.count >= 2 && keyframes.allSatisfy { $0.color == example.color })
+        #expect(headers.flatMap { $0 }.allSatisfy { $0.profile == example.profile })
+    }
+
+    /// A superframe (Annex B) built from two frames libvpx wrote, with 2-byte sizes: split back into the same two
+    /// frames in order. (libvpx here writes no hidden alt-ref frames in one-pass modes, so none is made to order.)
+    @Test func vp9SuperframesSplitIntoTheirFrames() throws {
+        let packets = try Self.encode(["-c:v", "libvpx-vp9", "-deadline", "realtime", "-cpu-used", "8"], frames: 2)
+        try #require(packets.count == 2 && packets.allSatisfy { $0.count < 65536 })
+        let marker: UInt8 = 0xC0 | 1 << 3 | 1  // two frames, two bytes per size
+        let sizes = packets.flatMap { [UInt8($0.count & 0xFF), UInt8($0.count >> 8)] }
+        let superframe = packets[0] + packets[1] + [marker] + sizes + [marker]
+        #expect(VP9Superframe.frames(in: superframe) == packets)
+        #expect(VP9Superframe.headers(in: superframe)?.map(\.kind) == [.keyframe, .inter])
+        #expect(VP9Superframe.frames(in: packets[1]) == [packets[1]])
+    }
+
+    @Test func vp9SuperframeIndexBeyondThePacketIsRefused() {
+        // Marker 0xC1: two frames, one size byte each; sizes 5 and 9 in a packet of 2 + 4 data bytes.
+        #expect(VP9Superframe.frames(in: [0x82, 0x49, 0x83, 0x42, 0xC1, 5, 9, 0xC1]) == nil)
+        // A last byte that looks like a marker without its twin at the index's start is frame data.
+        #expect(VP9Superframe.frames(in: [0x82, 0x49, 0x83, 0xC1]) == [[0x82, 0x49, 0x83, 0xC1]])
+    }
+
+    struct AV1Case: Sendable, CustomTestStringConvertible {
+        var name: String
+        var arguments: [String]
+        var bitDepth: Int
+        var testDescription: String { name }
+    }
+
+    static let av1Cases: [AV1Case] = [
+        AV1Case(name: "libaom 8-bit", arguments: ["-c:v", "libaom-av1", "-cpu-used", "8", "-g", "6"], bitDepth: 8),
+        AV1Case(name: "libaom 10-bit", arguments: ["-c:v", "libaom-av1", "-cpu-used", "8", "-g", "6", "-pix_fmt", "yuv420p10le"], bitDepth: 10),
+        AV1Case(name: "SVT-AV1 preset 12", arguments: ["-c:v", "libsvtav1", "-preset", "12", "-g", "6"], bitDepth: 8),
+        AV1Case(name: "SVT-AV1 preset 12, 10-bit, BT.709 full range",
+                arguments: ["-c:v", "libsvtav1", "-preset", "12", "-g", "6", "-pix_fmt", "yuv420p10le", "-color_primaries", "bt709",
+                            "-color_trc", "bt709", "-colorspace", "bt709", "-color_range", "pc"], bitDepth: 10),
+    ]
+
+    @Test(arguments: av1Cases)
+    func av1SequenceHeadersStateWhatTheEncoderWasGiven(_ example: AV1Case) throws {
+        let samples = try Self.encode(example.arguments)
+        try #require(!samples.isEmpty)
+        let header = try #require(AV1SequenceHeader.first(in: samples[0]), "no sequence header in the first temporal unit")
+        #expect(header.profile == 0 && header.bitDepth == example.bitDepth)
+        #expect(header.maxWidth >= 160 && header.maxHeight >= 90)
+        #expect(header.subsamplingX == 1 && header.subsamplingY == 1 && !header.monochrome)
+        if example.arguments.contains("bt709") {
+            #expect(header.colorPrimaries == 1 && header.transferCharacteristics == 1 && header.matrixCoefficients == 1 && header.fullRange)
+        }
+        // The fields read account for the whole payload: what follows them is trailing_bits(), a one and zeros.
+        var trailing = RBSPBits(rbsp: header.payload)
+        #expect(trailing.skip(header.trailingBitsStart) && trailing.read(1) == 1)
+        while let bit = trailing.read(1) { #expect(bit == 0) }
+        let start = try #require(AV1FrameStart.first(in: samples[0], sequence: header))
+        #expect(start.isShownKeyframe)
+        // Every temporal unit parses; its frame is a keyframe, an inter frame or one shown again.
+        for sample in samples.dropFirst() {
+            #expect(AV1OBUs.units(in: sample) != nil)
+            if let repeated = AV1SequenceHeader.first(in: sample) { #expect(repeated == header) }
+        }
+    }
+
+    /// The field that tells SVT-AV1's presets apart, as the platform notes measured: `enable_restoration` (1 at
+    /// preset 8, 0 at 12), named by `firstDifference`; the same settings give the same bytes.
+    @Test func av1HeaderDifferenceIsNamedByField() throws {
+        let preset8 = try #require(Self.encode(["-c:v", "libsvtav1", "-preset", "8", "-g", "6"], frames: 2).first.flatMap(AV1SequenceHeader.first(in:)))
+        let preset12 = try #require(Self.encode(["-c:v", "libsvtav1", "-preset", "12", "-g", "6"], frames: 2).first.flatMap(AV1SequenceHeader.first(in:)))
+        let again = try #require(Self.encode(["-c:v", "libsvtav1", "-preset", "12", "-g", "6"], frames: 2).first.flatMap(AV1SequenceHeader.first(in:)))
+        #expect(preset12.firstDifference(from: again) == nil)
+        #expect(preset8.firstDifference(from: preset12) == "enable_restoration")
+        #expect(preset8.fields.first { $0.name == "enable_restoration" }?.value == 1)
+        #expect(preset12.fields.first { $0.name == "enable_restoration" }?.value == 0)
+    }
+
+    @Test func leb128ReadsUpToEightBytesBelowTwoToThe32() {
+        func read(_ bytes: [UInt8]) -> [Int]? { AV1OBUs.leb128(bytes, at: 0).map { [$0.value, $0.length] } }
+        #expect(read([0x05]) == [5, 1])
+        #expect(read([0xE5, 0x8E, 0x26]) == [624_485, 3])
+        #expect(read([0x80, 0x80]) == nil)  // ends mid-value
+        #expect(read([UInt8](repeating: 0xFF, count: 8) + [0x01]) == nil)  // more than 8 bytes
+        #expect(read([0xFF, 0xFF, 0xFF, 0xFF, 0x7F]) == nil)  // 2^35 − 1
+    }
+
+    static let bytes = Gen.int(in: 0...255).map { UInt8($0) }.array(of: 0...48)
+
+    /// Any bytes — and any prefix or one-byte change of a real header — give a header or nil.
+    @Test func anyBytesGiveAHeaderOrNil() async throws {
+        let vp9 = try Self.encode(["-c:v", "libvpx-vp9", "-deadline", "realtime", "-cpu-used", "8"], frames: 1).first ?? []
+        let av1 = try Self.encode(["-c:v", "libsvtav1", "-preset", "12"], frames: 1).first ?? []
+        let sequence = AV1SequenceHeader.first(in: av1)
+        try #require(sequence != nil && !vp9.isEmpty)
+        await propertyCheck(count: 1000, input: Self.bytes, Gen.int(in: 0...4096), Gen.int(in: 0...255), Gen.int(in: 0...2)) { noise, at, value, source in
+            var bytes = noise
+            if source > 0 {
+                // A real header cut at `at` with one byte changed.
+                let real = source == 1 ? vp9 : av1
+                bytes = Array(real.prefix(at % (real.count + 1)))
+                if !bytes.isEmpty { bytes[at % bytes.count] = UInt8(value) }
+            }
+            _ = VP9FrameHeader(bytes)
+            _ = VP9Superframe.headers(in: bytes)
+            if let units = AV1OBUs.units(in: bytes) {
+                #expect(units.reduce(0) { $0 + $1.bytes.count } == bytes.count)
+            }
+            _ = AV1SequenceHeader(bytes)
+            if let parsed = AV1SequenceHeader.first(in: bytes), let sequence {
+                _ = parsed.firstDifference(from: sequence)
+                _ = AV1FrameStart.first(in: bytes, sequence: parsed)
+            }
+        }
+    }
+}
