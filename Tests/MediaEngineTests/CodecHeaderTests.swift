@@ -5,7 +5,7 @@ import PropertySupport
 import TestSupport
 import Testing
 
-/// VP9 frame headers and AV1 sequence headers read from what Debian's encoders write (libvpx, libaom, SVT-AV1),
+/// VP9 frame headers, AV1 sequence headers and MPEG-2 headers read from what Debian's encoders write (libvpx, libaom, SVT-AV1, mpeg2video),
 /// checked against the settings each was given; and any bytes give a header or nil, never a trap.
 @Suite struct CodecHeaderTests {
     /// The frames of an IVF stream (the container libvpx and libaom write by default): a 32-byte file header,
@@ -150,19 +150,84 @@ import Testing
         #expect(read([0xFF, 0xFF, 0xFF, 0xFF, 0x7F]) == nil)  // 2^35 − 1
     }
 
+    struct MPEG2Case: Sendable, CustomTestStringConvertible {
+        var arguments: [String]
+        var width: Int, height: Int, aspect: Int, rateCode: Int, bitRate: Int, vbv: Int, chroma: Int, progressive: Bool
+        var testDescription: String { arguments.joined(separator: " ") }
+    }
+
+    static let mpeg2Cases: [MPEG2Case] = [
+        // 4 Mbit/s = 10000 × 400 bit/s; 1835 kbit = 112 × 16 kbit; 16:9 is code 3, 25 fps code 3.
+        MPEG2Case(arguments: ["-s", "352x288", "-r", "25", "-aspect", "16:9", "-maxrate", "4M", "-bufsize", "1835k", "-b:v", "3M"],
+                  width: 352, height: 288, aspect: 3, rateCode: 3, bitRate: 10000, vbv: 112, chroma: 1, progressive: true),
+        // 4:2:2 interlaced NTSC: 4:3 is code 2, 30000/1001 code 4.
+        MPEG2Case(arguments: ["-s", "720x480", "-r", "30000/1001", "-aspect", "4:3", "-pix_fmt", "yuv422p", "-flags", "+ildct+ilme",
+                              "-maxrate", "8M", "-bufsize", "3670k", "-b:v", "6M"],
+                  width: 720, height: 480, aspect: 2, rateCode: 4, bitRate: 20000, vbv: 224, chroma: 2, progressive: false),
+    ]
+
+    /// An MPEG-2 elementary stream of testsrc2.
+    static func mpeg2(_ arguments: [String], frames: Int = 30) throws -> [UInt8] {
+        let run = try Run.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=352x288:rate=25", "-frames:v", "\(frames)",
+                                          "-c:v", "mpeg2video", "-bf", "2", "-g", "12"] + arguments + ["-f", "mpeg2video", "-"])
+        #expect(run.status == 0, "\(run.stderr)")
+        return [UInt8](run.stdoutData)
+    }
+
+    @Test(arguments: mpeg2Cases)
+    func mpeg2SequenceHeadersStateWhatTheEncoderWasGiven(_ example: MPEG2Case) throws {
+        let header = try #require(MPEG2SequenceHeader.first(in: try Self.mpeg2(example.arguments, frames: 3)))
+        #expect(header.width == example.width && header.height == example.height)
+        #expect(header.aspectRatioInformation == example.aspect && header.frameRateCode == example.rateCode)
+        #expect(header.bitRateValue == example.bitRate && header.vbvBufferSizeValue == example.vbv)
+        #expect(header.chromaFormat == example.chroma && header.progressiveSequence == example.progressive)
+        let other = try #require(MPEG2SequenceHeader.first(in: try Self.mpeg2(["-s", "352x288", "-b:v", "2M"], frames: 3)))
+        #expect(header.firstDifference(from: header) == nil)
+        #expect(other.firstDifference(from: header) != nil)
+    }
+
+    /// FFmpeg's encoder writes open GOPs after the first: the I-frame (temporal_reference 2) is followed in decode order
+    /// by two B-frames shown before it. Marking such a GOP closed changes two bits, and FFmpeg's own header reader
+    /// then reads it closed.
+    @Test func mpeg2OpenGOPIsClosedByTwoBits() throws {
+        let stream = try Self.mpeg2(["-b:v", "2M"])
+        let units = MPEG2Video.units(in: stream)
+        let groups = units.enumerated().filter { $0.element.code == MPEG2Video.groupStart }
+        try #require(groups.count >= 2)
+        #expect(MPEG2Video.GroupHeader(groups[0].element.payload)?.closedGOP == true)
+        let second = groups[1]
+        #expect(MPEG2Video.GroupHeader(second.element.payload) == MPEG2Video.GroupHeader(closed: false, broken: false))
+        let pictures = units[(second.offset + 1)...].filter { $0.code == MPEG2Video.pictureStart }.prefix(3).compactMap { MPEG2Video.PictureHeader($0.payload) }
+        #expect(pictures.map(\.type) == [.intra, .bidirectional, .bidirectional])
+        #expect(pictures.map(\.temporalReference) == [2, 0, 1])
+
+        let head = Array(stream[..<second.element.offset]), rest = Array(stream[second.element.offset...])
+        let closed = try #require(MPEG2Video.closingFirstGOP(rest))
+        #expect(closed.count == rest.count && zip(closed, rest).filter { $0 != $1 }.count == 1)
+        #expect(MPEG2Video.units(in: closed).first.flatMap { MPEG2Video.GroupHeader($0.payload) } == MPEG2Video.GroupHeader(closed: true, broken: false))
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let patched = folder.file("closed.m2v")
+        try Data(head + closed).write(to: URL(fileURLWithPath: patched))
+        let trace = try Run.tool("ffmpeg", ["-i", patched, "-c", "copy", "-bsf:v", "trace_headers", "-f", "null", "-"])
+        let flags = trace.stderrLines.filter { $0.contains(" closed_gop ") }.map { $0.hasSuffix("= 1") }
+        #expect(flags.prefix(3) == [true, true, false], "FFmpeg reads closed_gop \(flags)")
+    }
+
     static let bytes = Gen.int(in: 0...255).map { UInt8($0) }.array(of: 0...48)
 
     /// Any bytes — and any prefix or one-byte change of a real header — give a header or nil.
     @Test func anyBytesGiveAHeaderOrNil() async throws {
         let vp9 = try Self.encode(["-c:v", "libvpx-vp9", "-deadline", "realtime", "-cpu-used", "8"], frames: 1).first ?? []
         let av1 = try Self.encode(["-c:v", "libsvtav1", "-preset", "12"], frames: 1).first ?? []
+        let mpeg2 = try Self.mpeg2(["-b:v", "1M"], frames: 14)
         let sequence = AV1SequenceHeader.first(in: av1)
         try #require(sequence != nil && !vp9.isEmpty)
-        await propertyCheck(count: 1000, input: Self.bytes, Gen.int(in: 0...4096), Gen.int(in: 0...255), Gen.int(in: 0...2)) { noise, at, value, source in
+        await propertyCheck(count: 1000, input: Self.bytes, Gen.int(in: 0...4096), Gen.int(in: 0...255), Gen.int(in: 0...3)) { noise, at, value, source in
             var bytes = noise
             if source > 0 {
                 // A real header cut at `at` with one byte changed.
-                let real = source == 1 ? vp9 : av1
+                let real = [vp9, av1, mpeg2][source - 1]
                 bytes = Array(real.prefix(at % (real.count + 1)))
                 if !bytes.isEmpty { bytes[at % bytes.count] = UInt8(value) }
             }
@@ -172,6 +237,14 @@ import Testing
                 #expect(units.reduce(0) { $0 + $1.bytes.count } == bytes.count)
             }
             _ = AV1SequenceHeader(bytes)
+            _ = MPEG2SequenceHeader.first(in: bytes)
+            for unit in MPEG2Video.units(in: bytes) {
+                _ = MPEG2Video.PictureHeader(unit.payload)
+                _ = MPEG2Video.GroupHeader(unit.payload)
+            }
+            if let closed = MPEG2Video.closingFirstGOP(bytes) {
+                #expect(closed.count == bytes.count && zip(closed, bytes).filter { $0 != $1 }.count <= 1)
+            }
             if let parsed = AV1SequenceHeader.first(in: bytes), let sequence {
                 _ = parsed.firstDifference(from: sequence)
                 _ = AV1FrameStart.first(in: bytes, sequence: parsed)
