@@ -141,6 +141,27 @@ import Testing
         #expect(preset12.fields.first { $0.name == "enable_restoration" }?.value == 0)
     }
 
+    /// AV1's clean starts are keyframes that are shown: a keyframe's temporal unit is one, with its own sequence
+    /// header or the configuration's; an inter frame's is not; nor is a forward keyframe (the same unit with
+    /// `show_frame` 0 — libaom and SVT-AV1 here write none, so the bit is cleared by hand).
+    @Test func av1CleanStartsAreShownKeyframes() throws {
+        let samples = try Self.encode(["-c:v", "libsvtav1", "-preset", "12", "-g", "6"], frames: 3)
+        try #require(samples.count == 3)
+        let sequence = try #require(AV1SequenceHeader.first(in: samples[0]))
+        let rule = CleanStart(codec: nil, lengthSize: nil, av1: .init(configured: nil))
+        #expect(rule.isClean(bytes: samples[0]))
+        #expect(!rule.isClean(bytes: samples[1]))
+        let units = try #require(AV1OBUs.units(in: samples[0]))
+        let withoutHeader = units.filter { $0.kind != .sequenceHeader }.flatMap { Array($0.bytes) }
+        #expect(!rule.isClean(bytes: withoutHeader), "no sequence header to read the frame by")
+        #expect(CleanStart(codec: nil, lengthSize: nil, av1: .init(configured: sequence)).isClean(bytes: withoutHeader))
+        let frame = try #require(units.first { $0.kind == .frame || $0.kind == .frameHeader })
+        var hidden = samples[0]
+        hidden[frame.payload.startIndex] &= ~0x10  // show_frame, after show_existing_frame and frame_type
+        #expect(AV1FrameStart.first(in: hidden, sequence: sequence) == AV1FrameStart(kind: .key, showFrame: false))
+        #expect(!rule.isClean(bytes: hidden))
+    }
+
     @Test func leb128ReadsUpToEightBytesBelowTwoToThe32() {
         func read(_ bytes: [UInt8]) -> [Int]? { AV1OBUs.leb128(bytes, at: 0).map { [$0.value, $0.length] } }
         #expect(read([0x05]) == [5, 1])

@@ -7,19 +7,36 @@ import CAV
 /// random-access indicator, which encoders also set on I pictures that later frames decode across
 /// (ts_sample_h265.ts: B frames after its second I reference the first), and FFmpeg's H.264 parser flags
 /// every recovery point, whatever its count. Decoding from those gives grey, broken pictures that no error
-/// flags. For other codecs the demuxer's keyframe flag is taken as it is.
+/// flags. AV1: a keyframe that is shown — FFmpeg's parser flags a forward keyframe (decoded hidden, shown later by
+/// `show_existing_frame`), from which the frames decoded in between cannot be. For other codecs the demuxer's
+/// keyframe flag is taken as it is.
 struct CleanStart {
     private let codec: NALUnits.Codec?
     /// avcC/hvcC NAL length size; nil for Annex B samples.
     private let lengthSize: Int?
+    /// AV1 streams: the sequence header of the stream's configuration (`av1C`'s configOBUs), for samples that
+    /// carry none of their own.
+    private let av1: AV1Rule?
+
+    struct AV1Rule {
+        var configured: AV1SequenceHeader?
+    }
 
     init(stream: UnsafeMutablePointer<AVStream>) {
         guard let parameters = stream.pointee.codecpar?.pointee,
               parameters.codec_id == AV_CODEC_ID_H264 || parameters.codec_id == AV_CODEC_ID_HEVC else {
             codec = nil
             lengthSize = nil
+            if let parameters = stream.pointee.codecpar?.pointee, parameters.codec_id == AV_CODEC_ID_AV1 {
+                // av1C: 4 bytes (marker and version, profile and level, depth and chroma, delay), then configOBUs.
+                let record = parameters.extradataBytes
+                av1 = AV1Rule(configured: record.first == 0x81 ? AV1SequenceHeader.first(in: Array(record.dropFirst(4))) : nil)
+            } else {
+                av1 = nil
+            }
             return
         }
+        av1 = nil
         let codec: NALUnits.Codec = parameters.codec_id == AV_CODEC_ID_HEVC ? .hevc : .h264
         self.codec = codec
         let record = parameters.extradataBytes
@@ -30,20 +47,28 @@ struct CleanStart {
         }
     }
 
-    init(codec: NALUnits.Codec?, lengthSize: Int?) {
+    init(codec: NALUnits.Codec?, lengthSize: Int?, av1: AV1Rule? = nil) {
         self.codec = codec
         self.lengthSize = lengthSize
+        self.av1 = av1
     }
 
     /// Whether decoding can begin at `packet`: a flagged keyframe that is a clean start.
     func isClean(_ packet: Packet) -> Bool {
         guard packet.isKeyframe else { return false }
-        guard codec != nil else { return true }
+        guard codec != nil || av1 != nil else { return true }
         return isClean(bytes: packet.bytes)
     }
 
-    /// Whether a sample's NAL units make a clean start (H.264/HEVC; true for other codecs).
+    /// Whether a sample makes a clean start (H.264/HEVC by its NAL units, AV1 by its first frame header; true for
+    /// other codecs).
     func isClean(bytes: [UInt8]) -> Bool {
+        if let av1 {
+            // A sample whose header cannot be read (no sequence header to read it by, or damaged) is no known start.
+            guard let sequence = AV1SequenceHeader.first(in: bytes) ?? av1.configured,
+                  let frame = AV1FrameStart.first(in: bytes, sequence: sequence) else { return false }
+            return frame.isShownKeyframe
+        }
         guard let codec else { return true }
         let units = lengthSize.map { NALUnits.splitLengthPrefixed(bytes, lengthSize: $0) ?? [] } ?? NALUnits.splitAnnexB(bytes)
         if NALUnits.isInstantaneousRefresh(units, codec: codec) || NALUnits.isCleanRandomAccessCandidate(units, codec: codec) {

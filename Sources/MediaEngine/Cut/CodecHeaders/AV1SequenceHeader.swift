@@ -299,6 +299,10 @@ struct AV1FrameStart: Equatable, Sendable {
         return AV1FrameStart(Array(unit.payload), sequence: sequence)
     }
 
+    init(kind: Kind?, showFrame: Bool) {
+        (self.kind, self.showFrame) = (kind, showFrame)
+    }
+
     init?(_ payload: [UInt8], sequence: AV1SequenceHeader) {
         if sequence.reducedStillPictureHeader {
             (kind, showFrame) = (.key, true)
