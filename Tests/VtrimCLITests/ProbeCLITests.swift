@@ -173,3 +173,32 @@ struct ProbeCLITests {
         #expect(!((strip["warnings"] as? [[String: Any]]) ?? []).contains { $0["code"] as? String == "sample_failed" })
     }
 }
+
+/// Probing reads a file's ends, not all of it: a finished Matroska file's tail is entered through its cues (FFmpeg's
+/// Matroska demuxer resyncs a byte seek from near the file's start, and read a 10-minute 1080p file whole).
+struct ProbeReadsTests {
+    @Test(.enabled(if: TestPaths.toolExists("strace"), "strace is absent"))
+    func probingAFinishedMatroskaFileReadsItsEndsOnly() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let path = folder.file("long.mkv")
+        // 40 s of lossless 320x240 in ~1 s clusters: tens of MB, with cues at the end.
+        let make = try Run.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-f", "lavfi",
+                                           "-i", "sine=sample_rate=48000", "-t", "40", "-c:v", "libx264", "-preset", "ultrafast",
+                                           "-qp", "0", "-c:a", "aac", path])
+        try #require(make.status == 0, "\(make.stderr)")
+        let size = try #require((try FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue)
+        let log = folder.file("reads.log")
+        let run = try Run.tool("strace", ["-f", "-e", "trace=read,pread64", "-o", log, TestPaths.vtrimBinary, "probe", "--json", path])
+        #expect(run.status == 0, "\(run)")
+        let object = try #require(run.jsonLines.first)
+        #expect(abs((object["readable_duration"] as? Double ?? 0) - 40) < 0.1, "\(object)")
+        // Sum what every read of the file returned (reads of libraries and /proc are small by comparison).
+        let bytesRead = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").reduce(0) { total, line in
+            guard line.contains("read("), let equals = line.range(of: " = ", options: .backwards) else { return total }
+            return total + max(0, Int(line[equals.upperBound...].prefix { $0.isNumber }) ?? 0)
+        }
+        // Its last 10 s and its header: under half of it (the byte seek read all of it).
+        #expect(bytesRead < size / 2, "read \(bytesRead) of \(size) bytes")
+    }
+}

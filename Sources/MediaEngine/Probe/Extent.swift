@@ -89,17 +89,47 @@ struct Extent {
     /// readable up to that packet's decode time, as with MP4's first missing sample.
     private mutating func tail(_ input: InputFile, sizeBytes: Int64, streams: Set<Int>) {
         defer { try? input.seekToStart() }
+        // A finished Matroska file is entered by time, through its cues: FFmpeg 5.1's Matroska demuxer resyncs a
+        // byte seek from the last cluster it parsed, near the file's start, so "the last few MiB" were the whole
+        // file (800 MB read to probe a 10-minute 1080p file). Where that finds nothing, or the file is not
+        // finished (no cues at its end, perhaps), the bytes are read as before.
+        if sizeConfirmed, let target = Self.matroskaTailTime(input),
+           av_seek_frame(input.format, -1, target, AVSEEK_FLAG_BACKWARD) >= 0, readTail(input, streams: streams) {
+            return
+        }
         // A small file is read whole (a byte seek to its start can land before the first cluster).
         let positioned = sizeBytes <= Self.tailBytes ? (try? input.seekToStart()) != nil
             : av_seek_frame(input.format, -1, sizeBytes - Self.tailBytes, AVSEEK_FLAG_BYTE) >= 0
-        guard positioned, let packet = try? Packet() else { return }
+        guard positioned else { return }
+        _ = readTail(input, streams: streams)
+    }
+
+    /// How far before its stated end a finished Matroska file's tail is read from: more than a cluster (a few
+    /// seconds) and than any reorder delay.
+    static let matroskaTailMicro: Int64 = 10_000_000
+
+    /// Where a Matroska file's tail begins (AV_TIME_BASE, its start included); nil for other containers or
+    /// a file without a stated duration.
+    private static func matroskaTailTime(_ input: InputFile) -> Int64? {
+        let format = input.format.pointee
+        guard FFmpegText.string(format.iformat?.pointee.name)?.contains("matroska") == true,
+              format.duration != CAV_NOPTS_VALUE, format.duration > 0 else { return nil }
+        let start = format.start_time == CAV_NOPTS_VALUE ? 0 : format.start_time
+        return max(start, start.plus(format.duration).minus(matroskaTailMicro))
+    }
+
+    /// Reads to the end from where the input is: each stream's end from its last packets. False when no packet
+    /// of the streams was read (nothing is recorded then).
+    private mutating func readTail(_ input: InputFile, streams: Set<Int>) -> Bool {
+        guard let packet = try? Packet() else { return false }
         // Each stream's last packets (file order): its end is the latest of them that is not an outlier, so
         // one damaged timestamp (a PES PTS of 2^33 − 1 in a 4 s TS) cannot make a file hours long.
         var recent: [Int: [Int64]] = [:], lastDecodeTimes: [Int: Int64] = [:]
+        var readError: String?
         while true {
             let result: InputFile.ReadResult
             do { result = try input.read(into: packet) } catch {
-                cutShort = cutShort ?? "its last packets cannot be read"
+                readError = "its last packets cannot be read"
                 break
             }
             guard result == .packet else { break }
@@ -112,10 +142,13 @@ struct Extent {
             recent[packet.streamIndex] = window
             lastDecodeTimes[packet.streamIndex] = stream.micro(timing.dts)
         }
+        guard !recent.isEmpty || readError != nil else { return false }
+        cutShort = cutShort ?? readError
         for (index, window) in recent {
             guard let end = Self.end(of: window) else { continue }
             readableEndMicro[index] = cutShort == nil ? end : min(end, lastDecodeTimes[index] ?? end)
         }
+        return true
     }
 
     /// Packets per stream the end is judged on: more than any reorder delay.
