@@ -162,6 +162,14 @@ import Testing
         #expect(!rule.isClean(bytes: hidden))
     }
 
+    /// A start code beginning in another's code byte (00 00 01 00 00 01 …) is that unit's payload, not a unit with
+    /// none (its payload range ran backwards and trapped).
+    @Test func mpeg2StartCodesBackToBack() {
+        let units = MPEG2Video.units(in: [0, 0, 1, 0, 0, 1, 0xB3, 0])
+        #expect(units.map(\.code) == [0x00] && units.first.map { Array($0.payload) } == [0, 1, 0xB3, 0])
+        #expect(MPEG2Video.units(in: [0, 0, 1, 0xB8]).map(\.payload.count) == [0])
+    }
+
     @Test func leb128ReadsUpToEightBytesBelowTwoToThe32() {
         func read(_ bytes: [UInt8]) -> [Int]? { AV1OBUs.leb128(bytes, at: 0).map { [$0.value, $0.length] } }
         #expect(read([0x05]) == [5, 1])

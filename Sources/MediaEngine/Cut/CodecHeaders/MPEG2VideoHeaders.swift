@@ -26,7 +26,9 @@ enum MPEG2Video {
         while index + 3 < bytes.count {
             if bytes[index] == 0, bytes[index + 1] == 0, bytes[index + 2] == 1 {
                 starts.append(index)
-                index += 3
+                // Past the code byte, which is the unit's: a start code beginning inside it would leave the unit
+                // no payload (its bytes 00 00 01 00 00 01 …).
+                index += 4
             } else {
                 index += 1
             }
