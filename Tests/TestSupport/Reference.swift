@@ -30,7 +30,7 @@ public enum Reference {
     /// Presentation times of the decoded frames, in decode-output order, relative to the container start.
     public static func frameTimes(_ path: String) throws -> [Double] {
         let start = try containerStart(path)
-        if try videoCodec(path) == "av1" {
+        if try videoCodec(path) == "av1", [".mp4", ".mov"].contains(where: { path.lowercased().hasSuffix($0) }) {
             // FFmpeg 5.1's libdav1d wrapper shows the frames an MP4 edit list hides; libaom's decoder does not.
             let run = try Run.tool("ffmpeg", ["-hide_banner", "-nostats", "-c:v", "libaom-av1", "-i", path, "-map", "0:v:0",
                                               "-vf", "showinfo", "-f", "null", "-"])

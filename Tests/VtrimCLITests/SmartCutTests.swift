@@ -224,11 +224,14 @@ struct SmartCutTests {
             #expect(result.status == 1, "\(result)")
             #expect(result.stderr.hasPrefix("vtrim: error: \(huge): "), "\(result.stderr)")
         }
-        // A codec smart cuts do not handle: VP9.
-        let vp9 = try Run.vtrim(["cut", "--json", TestPaths.fixture("vp9-opus.webm"), "--start", "0.5", "--end", "1.5", "--mode", "smart",
-                                 "-o", folder.file("v.webm")])
-        #expect(vp9.status == 0, "\(vp9)")
-        #expect((vp9.jsonLines.first?["warnings"] as? [[String: Any]])?.first?["code"] as? String == "smart_fallback")
+        // A codec smart cuts do not handle: MPEG-4 Part 2.
+        let part2 = folder.file("part2.mkv")
+        #expect(try Run.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=160x90:rate=30", "-t", "2", "-c:v", "mpeg4",
+                                        "-g", "15", part2]).status == 0)
+        let mpeg4 = try Run.vtrim(["cut", "--json", part2, "--start", "0.2", "--end", "1.8", "--mode", "smart", "-o", folder.file("p.mkv")])
+        #expect(mpeg4.status == 0, "\(mpeg4)")
+        let warning = (mpeg4.jsonLines.first?["warnings"] as? [[String: Any]])?.first
+        #expect(warning?["code"] as? String == "smart_fallback" && (warning?["message"] as? String ?? "").contains("this video is mpeg4"), "\(mpeg4)")
     }
 
     @Test func dryRunShowsThePlan() throws {

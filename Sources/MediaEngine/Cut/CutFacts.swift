@@ -138,6 +138,8 @@ struct VideoFacts: Sendable {
     /// the ids and the sets it writes).
     var smartMatch: SmartEncoding.Match?
     var smartTrial: SmartTrial.Sets?
+    /// Frame-spliced codecs (VP8, VP9, AV1): the stream header the source's keyframe states, which the edges match.
+    var smartHeader: StreamHeader?
 
     public init(index: Int, timeBase: Rational, codec: String, width: Int, height: Int, orientation: Orientation,
                 decoderAvailable: Bool, startTicks: Int64, endTicks: Int64,

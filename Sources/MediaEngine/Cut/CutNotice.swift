@@ -321,6 +321,9 @@ public enum SmartFallback: Error, Sendable, Equatable, Codable, CustomStringConv
     case nothingToCopy
     /// A join's ranges cannot share one video track as smart cuts (their sample entries or decode delays differ).
     case rangesDiffer(String)
+    /// The video carries an alpha channel beside its frames (VP8/VP9 in Matroska's BlockAdditional), which
+    /// re-encoded edges would not.
+    case alpha
 
     public var code: String {
         switch self {
@@ -337,15 +340,16 @@ public enum SmartFallback: Error, Sendable, Equatable, Codable, CustomStringConv
         case .noCleanKeyframe: return "no_clean_keyframe"
         case .nothingToCopy: return "nothing_to_copy"
         case .rangesDiffer: return "ranges_differ"
+        case .alpha: return "alpha"
         }
     }
 
     public var description: String {
         switch self {
         case let .codec(name):
-            return "smart cuts handle H.264 and HEVC (with libx264/libx265); this video is \(name)"
+            return "smart cuts handle H.264, HEVC, VP8, VP9 and AV1; this video is \(name)"
         case let .container(name):
-            return "smart cuts are written to MP4/MOV, Matroska and MPEG-TS; \(name) is not"
+            return "smart cuts of this codec are written to MP4/MOV, Matroska/WebM\(name == "mpegts" ? "" : " and MPEG-TS"); \(name) is not one of them"
         case let .pixelFormat(name):
             return "the encoder cannot match the pixel format \(name) and profile of the source"
         case .interlaced:
@@ -363,11 +367,13 @@ public enum SmartFallback: Error, Sendable, Equatable, Codable, CustomStringConv
         case let .encoderRefused(encoder, detail):
             return "\(encoder) will not encode with the source's profile and level at its picture size and rate (\(detail))"
         case .noCleanKeyframe:
-            return "no clean random-access point (IDR, or CRA for HEVC) lies inside the range, so all of it is re-encoded"
+            return "no clean random-access point (IDR, CRA for HEVC, a shown keyframe for VP8/VP9/AV1) lies inside the range, so all of it is re-encoded"
         case let .rangesDiffer(detail):
             return "the ranges cannot be joined in one smart video track (\(detail)), so all of them are re-encoded"
         case .nothingToCopy:
             return "the range holds fewer than two clean random-access points, so there is no whole group of pictures to copy; all of it is re-encoded"
+        case .alpha:
+            return "the video carries an alpha channel (Matroska BlockAdditional), which re-encoded edges would lose"
         }
     }
 }

@@ -23,6 +23,9 @@ public struct CutPlan: Sendable, Equatable, Codable {
     public var smartFallback: SmartFallback?
     /// H.264/HEVC into MP4/MOV: the sample entry written and where the parameter sets go.
     public var sampleEntry: SampleEntryPlan?
+    /// A smart cut of a frame-spliced codec whose output configuration is rewritten from the source's in-stream
+    /// header (AV1: its sequence header OBU, from which the muxer builds `av1C`/CodecPrivate); nil keeps the source's.
+    public var streamConfiguration: [UInt8]? = nil
     public var streams: [KeptStream]
     public var notices: [CutNotice]
     public var container: ContainerFacts

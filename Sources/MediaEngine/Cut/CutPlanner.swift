@@ -312,11 +312,13 @@ enum CutPlanner {
             if let notice = choice?.1 { notices.append(notice) }
         }
         cut.reencoding = reencoding(mode: mode, video: video, facts: facts, smart: smart, sampleEntry: sampleEntry)
-        return CutPlan(requestedMode: facts.requestedMode, mode: mode, video: cut, smart: smart, smartFallback: fallback,
+        var plan = CutPlan(requestedMode: facts.requestedMode, mode: mode, video: cut, smart: smart, smartFallback: fallback,
                        sampleEntry: sampleEntry, streams: streams, notices: notices, container: container, encoder: encoder, threads: facts.threads,
                        crf: facts.crf, preset: facts.preset, faststart: facts.faststart, startMicro: facts.startMicro,
                        endMicro: facts.endMicro, originMicro: facts.originMicro, companionsStartMicro: companionsStart,
                        companionsEndMicro: video.micro(cut.presentedEnd), companionsZeroSourceMicro: companionsShift)
+        if smart != nil { plan.streamConfiguration = video.smartHeader?.configuration }
+        return plan
     }
 
     /// How the re-encoded frames are made: the exact cut's encoder with its options on the picture the

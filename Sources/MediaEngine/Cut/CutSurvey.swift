@@ -145,12 +145,15 @@ struct CutSurvey {
         if smart, facts.smartRefusal == nil, bakes {
             facts.smartRefusal = .orientation(container: muxer.name, degrees: orientation.rotationDegrees)
         }
+        if smart, facts.smartRefusal == nil, SmartEncoding.splicesFrames(parameters.codec_id) {
+            framesTrial(&facts, parameters: parameters, stream: stream, spec: spec, keyframe: edge.keyframe, index: index)
+        }
         let carriage = ParameterSetCarriage(muxer: muxer.name)
         if muxer.supportsEditLists || (smart && carriage != nil) {
             let record = SourceRecord(parameters)
             let origin = input.originMicro
             var match: SmartEncoding.Match?
-            if let smartEncoder, facts.smartRefusal == nil {
+            if let smartEncoder, facts.smartRefusal == nil, !SmartEncoding.splicesFrames(parameters.codec_id) {
                 var made = SmartEncoding.Match(encoder: smartEncoder, source: parameters, stream: stream)
                 if carriage == .codecPrivate, smartEncoder == "libx264" { made.declaredReorder = facts.decodeDelayFrames }
                 if made.declaredReorder > 2 {
@@ -180,7 +183,7 @@ struct CutSurvey {
                 }
             }
             // A smart cut needs every set placed in its record (or put back in band): unreadable ones refuse it.
-            if smart, facts.smartRefusal == nil, facts.parameterSets == nil { facts.smartRefusal = .configurationRecord }
+            if smart, facts.smartRefusal == nil, facts.parameterSets == nil, !SmartEncoding.splicesFrames(parameters.codec_id) { facts.smartRefusal = .configurationRecord }
             if let match, facts.smartRefusal == nil, let sets = facts.parameterSets {
                 facts.smartMatch = match
                 // The early trial holds where the whole range leaves the same ids free (it always does unless a
@@ -195,6 +198,36 @@ struct CutSurvey {
             }
         }
         return facts
+    }
+
+    /// A frame-spliced codec's edges: the source keyframe's stream header, and the first encoder that writes it
+    /// (`FrameSpliceTrial`), or why none can. A VP8/VP9 stream with an alpha channel (Matroska's BlockAdditional,
+    /// which the copied frames keep and the edges would not) falls back.
+    private func framesTrial(_ facts: inout VideoFacts, parameters: AVCodecParameters, stream: UnsafeMutablePointer<AVStream>, spec: CutSpec,
+                             keyframe: VideoPacket, index: Int) {
+        if let alpha = av_dict_get(stream.pointee.metadata, "alpha_mode", nil, 0), FFmpegText.string(alpha.pointee.value) == "1" {
+            facts.smartRefusal = .alpha
+            return
+        }
+        guard let source = StageTimes.measure("source picture", { EdgeReadBack.sourceKeyframe(input, streamIndex: index, keyframe: keyframe) }),
+              let header = StreamHeader.read(codec: parameters.codec_id, keyframe: source.sample) else {
+            facts.smartRefusal = .parameterMismatch(field: "stream header", source: "unreadable", edge: "–")
+            return
+        }
+        let question = SmartTrialMemo.FrameQuestion(header: header, settings: spec.settings, picture: source.decoded)
+        let answer = trials.answer(question) {
+            StageTimes.measure("trial encoder") {
+                FrameSpliceTrial.run(candidates: SmartEncoding.candidates(for: parameters.codec_id), source: parameters, stream: stream,
+                                     settings: spec.settings, header: header, picture: source.decoded)
+            }
+        }
+        switch answer {
+        case let .success(match):
+            facts.smartMatch = match
+            facts.smartHeader = header
+        case let .failure(refusal):
+            facts.smartRefusal = refusal
+        }
     }
 
     /// The smart encoder's one trial (`SmartTrial`), against the source's own picture as a decoder reports it

@@ -10,7 +10,7 @@ import CAV
 enum EdgeReadBack {
     static func mismatch(encoder: Encoder, source: Decoded) -> SmartFallback? {
         do {
-            guard let edge = try readBack(encoder) else { return .parameterMismatch(field: "picture", source: "a frame", edge: "none") }
+            guard let edge = try readBack(encoder).decoded else { return .parameterMismatch(field: "picture", source: "a frame", edge: "none") }
             return compare(edge, source: source)
         } catch {
             return .encoderRefused(encoder: encoder.name, detail: (error as? AVFailure)?.text ?? "\(error)")
@@ -19,9 +19,18 @@ enum EdgeReadBack {
 
     /// What the decoder reports of the source's picture at `keyframe` (nil when it cannot be read there).
     static func sourcePicture(_ input: InputFile, streamIndex: Int, keyframe: VideoPacket) -> Decoded? {
+        sourceKeyframe(input, streamIndex: streamIndex, keyframe: keyframe)?.decoded
+    }
+
+    /// The source's keyframe sample at `keyframe` and what the decoder reports of its picture (nil when it cannot be
+    /// read there).
+    static func sourceKeyframe(_ input: InputFile, streamIndex: Int, keyframe: VideoPacket) -> (sample: [UInt8], decoded: Decoded?)? {
         guard let stream = input.stream(streamIndex),
-              let pending = try? input.position(at: keyframe, streamIndex: streamIndex), let first = pending.last,
-              let decoder = try? Decoder(stream: stream, threads: 1), let frame = try? Frame(), let reader = try? Packet() else { return nil }
+              let pending = try? input.position(at: keyframe, streamIndex: streamIndex), let first = pending.last else { return nil }
+        let sample = first.bytes
+        guard let decoder = try? Decoder(stream: stream, threads: 1), let frame = try? Frame(), let reader = try? Packet() else {
+            return (sample, nil)
+        }
         var decoded: Decoded?
         let take: (Frame) -> Void = { frame in if decoded == nil { decoded = Decoded(frame) } }
         try? decoder.decode(first, into: frame, take)
@@ -32,7 +41,7 @@ enum EdgeReadBack {
             try? decoder.decode(reader, into: frame, take)
         }
         if decoded == nil { try? decoder.decode(nil, into: frame, take) }
-        return decoded
+        return (sample, decoded)
     }
 
     /// What the decoder reports of the edge's frame.
@@ -68,7 +77,8 @@ enum EdgeReadBack {
         }
     }
 
-    private static func readBack(_ encoder: Encoder) throws -> Decoded? {
+    /// The trial encoder's one (black) frame as its first packet holds it, and as the decoder reads it back.
+    static func readBack(_ encoder: Encoder) throws -> (decoded: Decoded?, firstPacket: [UInt8]?) {
         let context = encoder.codecContext
         // The source's size, from its header: no trial picture larger than vtrim decodes (the planner refuses it).
         guard Int(context.pointee.width) * Int(context.pointee.height) <= Limits.maximumPixels else {
@@ -94,12 +104,14 @@ enum EdgeReadBack {
         let decoder = try Decoder(parameters: parameters, timeBase: context.pointee.time_base, threads: 1)
         let packet = try Packet(), picture = try Frame()
         var decoded: Decoded?
+        var firstPacket: [UInt8]?
         func take(_ frame: Frame) { if decoded == nil { decoded = Decoded(frame) } }
         while try encoder.receive(into: packet) {
+            if firstPacket == nil { firstPacket = packet.bytes }
             try decoder.decode(packet, into: picture, take)
         }
         try decoder.decode(nil, into: picture, take)
-        return decoded
+        return (decoded, firstPacket)
     }
 
     /// The first property the edge does not share with the source's picture (left unstated by the source: anything).

@@ -27,8 +27,12 @@ enum EncoderChoice {
         case "libvpx-vp9":
             return ["crf": String(crf + 11), "b": "0", "deadline": "good", "row-mt": "1",
                     "cpu-used": String(speed(preset, slowest: 0, fastest: 8))]
+        case "libvpx":
+            return ["crf": String(min(63, max(4, crf + 11))), "b": "0", "deadline": "good", "cpu-used": String(speed(preset, slowest: 0, fastest: 16))]
         case "libsvtav1":
             return ["crf": String(crf + 10), "preset": String(speed(preset, slowest: 2, fastest: 12))]
+        case "libaom-av1":
+            return ["crf": String(min(63, crf + 10)), "b": "0", "row-mt": "1", "usage": "good", "cpu-used": String(speed(preset, slowest: 2, fastest: 8))]
         default:
             return [:]
         }

@@ -33,7 +33,8 @@ final class SmartEdge: Sendable {
         var smart: SmartCutPlan
         var reencoding: Reencoding
         var decoderThreads: Int
-        var lengthSize: Int
+        /// H.264/HEVC: the NAL length size the packets are written with; nil for frame-spliced codecs (as encoded).
+        var lengthSize: Int?
         var rewriter: EncoderUnitRewriter?
         /// HEVC: an end of sequence closes the head, so the copied CRA starts a new coded video sequence (its POC
         /// and the source's parameter sets begin afresh) rather than continuing x265's.

@@ -2,13 +2,28 @@ import CAV
 
 /// What a smart cut's re-encoded head and tail must match in the source, and whether they can.
 enum SmartEncoding {
-    /// libx264 / libx265 for H.264 / HEVC; nil for anything else (the cut falls back to exact).
-    static func encoder(for codec: AVCodecID) -> String? {
+    /// The encoders that may make a codec's edges, in the order tried: libx264 / libx265 for H.264 / HEVC, libvpx
+    /// for VP8, libvpx-vp9 for VP9, libsvtav1 then libaom-av1 for AV1 (the first whose sequence header matches the
+    /// source's is used: `SmartTrial`); none for anything else (the cut falls back to exact).
+    static func candidates(for codec: AVCodecID) -> [String] {
+        let names: [String]
         switch codec {
-        case AV_CODEC_ID_H264: return avcodec_find_encoder_by_name("libx264") != nil ? "libx264" : nil
-        case AV_CODEC_ID_HEVC: return avcodec_find_encoder_by_name("libx265") != nil ? "libx265" : nil
-        default: return nil
+        case AV_CODEC_ID_H264: names = ["libx264"]
+        case AV_CODEC_ID_HEVC: names = ["libx265"]
+        case AV_CODEC_ID_VP8: names = ["libvpx"]
+        case AV_CODEC_ID_VP9: names = ["libvpx-vp9"]
+        case AV_CODEC_ID_AV1: names = ["libsvtav1", "libaom-av1"]
+        default: names = []
         }
+        return names.filter { avcodec_find_encoder_by_name($0) != nil }
+    }
+
+    static func encoder(for codec: AVCodecID) -> String? { candidates(for: codec).first }
+
+    /// Codecs spliced as whole frames — no parameter sets or NAL units: what a decoder must know comes with each
+    /// keyframe (VP8, VP9) or in a sequence header the edges repeat byte for byte (AV1).
+    static func splicesFrames(_ codec: AVCodecID) -> Bool {
+        [AV_CODEC_ID_VP8, AV_CODEC_ID_VP9, AV_CODEC_ID_AV1].contains(codec)
     }
 
     /// What of the source its edges' encoder must match: read once by the survey, used by the planner.
@@ -26,6 +41,8 @@ enum SmartEncoding {
         /// x264 edges in Matroska, which stores no decode times — FFmpeg's demuxer derives them with the depth the
         /// first SPS declares, so a shallower edge there misorders every copied B-frame after it. 0 elsewhere.
         var declaredReorder = 0
+        /// Options that make the encoder's stream-level header the source's (AV1: its sequence header's tools).
+        var headerOptions: [String: String] = [:]
 
         init(encoder: String, profile: String?, level: Int, lossless: Bool, hdrParameters: [String], declaredReorder: Int = 0) {
             self.encoder = encoder
@@ -53,6 +70,13 @@ enum SmartEncoding {
     static func options(_ match: Match, crf: Int, preset: String, threads: Int, spsId: Int? = nil,
                         edgeFrames: Int? = nil) -> [String: String] {
         let name = match.encoder
+        if !["libx264", "libx265"].contains(name) {
+            // One keyframe at the edge's start (the first frame is sent as I), every other frame predicted.
+            var options = EncoderChoice.options(for: name, crf: crf, preset: preset, threads: threads)
+            options["g"] = "100000"
+            if let edgeFrames, name != "libsvtav1" { options["lag-in-frames"] = String(min(25, max(1, edgeFrames))) }
+            return options.merging(match.headerOptions) { $1 }
+        }
         let lookahead = edgeFrames.flatMap { frames in
             lookaheadFrames(encoder: name, preset: preset).flatMap { frames < $0 ? max(1, frames) : nil }
         }
@@ -134,6 +158,13 @@ enum SmartEncoding {
     /// Why this source cannot be smart-cut into `output`, or nil when it can.
     static func refusal(_ source: AVCodecParameters, output: OutputFormat) -> SmartFallback? {
         guard let name = encoder(for: source.codec_id) else { return .codec(Probe.codecName(source.codec_id)) }
+        if splicesFrames(source.codec_id) {
+            // FFmpeg 5.1's MPEG-TS muxer has no stream type for them.
+            guard output.canHold(source.codec_id), output.name != "mpegts" else { return .container(output.name) }
+            let format = AVPixelFormat(rawValue: source.format)
+            guard Encoder.pixelFormats(name).contains(format) else { return .pixelFormat(FFmpegText.string(av_get_pix_fmt_name(format)) ?? "?") }
+            return nil
+        }
         guard ParameterSetCarriage(muxer: output.name) != nil else { return .container(output.name) }
         let format = AVPixelFormat(rawValue: source.format)
         guard Encoder.pixelFormats(name).contains(format), profile(name: name, source: source) != nil else {
@@ -165,17 +196,20 @@ final class SegmentEncoder {
     /// - Parameters:
     ///   - trailer: a NAL unit appended to the last packet (HEVC's end of sequence after the head), or nil.
     ///   - rewriter: out of band, drops the encoder's parameter sets and renumbers HEVC slices; nil keeps them.
-    init(reencoding: Reencoding, source: AVCodecParameters, stream: UnsafeMutablePointer<AVStream>, lengthSize: Int, decodeDelay: Int64,
+    /// `lengthSize`: H.264/HEVC packets are written with NAL lengths of this size; nil (VP8, VP9, AV1) as encoded.
+    init(reencoding: Reencoding, source: AVCodecParameters, stream: UnsafeMutablePointer<AVStream>, lengthSize: Int?, decodeDelay: Int64,
          trailer: [UInt8]? = nil, rewriter: EncoderUnitRewriter?, shouldStop: @escaping @Sendable () -> Bool,
          write: @escaping (Packet) throws -> Void) throws {
         let encoder = try Encoder(name: reencoding.encoder, settings: Self.settings(source: source, stream: stream, options: reencoding.options,
                                                                                     threads: reencoding.threads))
-        let sink = Sink(trailer: trailer, lengthSize: lengthSize, write: write)
+        let sink = Sink(trailer: lengthSize == nil ? nil : trailer, lengthSize: lengthSize ?? 4, write: write)
         self.sink = sink
         frames = try FrameEncoder(encoder: encoder, predictedAfterFirst: true, shouldStop: shouldStop, rewrite: { packet in
-            var units = NALUnits.splitAnnexB(packet.bytes)
-            if let rewriter { units = try units.compactMap { try rewriter.rewrite($0).map { $0[...] } } }
-            try packet.setBytes(NALUnits.lengthPrefixed(units, lengthSize: lengthSize))
+            if let lengthSize {
+                var units = NALUnits.splitAnnexB(packet.bytes)
+                if let rewriter { units = try units.compactMap { try rewriter.rewrite($0).map { $0[...] } } }
+                try packet.setBytes(NALUnits.lengthPrefixed(units, lengthSize: lengthSize))
+            }
             packet.pointer.pointee.dts = packet.pts.minus(decodeDelay)
         }, write: { packet in try sink.take(packet) })
     }

@@ -43,6 +43,53 @@ enum SmartTrial {
     }
 }
 
+/// A frame-spliced codec's trial (VP8, VP9, AV1): each candidate encoder in turn, set to write the source's stream
+/// header (`StreamHeader.encoderOptions`), encodes one black frame; the first whose frame decodes as the source's
+/// picture does (`EdgeReadBack`) and whose header equals the source keyframe's — AV1's sequence header byte for
+/// byte, VP9's profile, depth, colour space, range and subsampling — makes the edges. None: the last one's reason.
+enum FrameSpliceTrial {
+    static func run(candidates: [String], source: AVCodecParameters, stream: UnsafeMutablePointer<AVStream>, settings: CutSettings,
+                    header: StreamHeader, picture: EdgeReadBack.Decoded?) -> Result<SmartEncoding.Match, SmartFallback> {
+        var reason = SmartFallback.codec(Probe.codecName(source.codec_id))
+        for name in candidates {
+            var match = SmartEncoding.Match(encoder: name, profile: nil, level: 0, lossless: false, hdrParameters: [])
+            match.headerOptions = header.encoderOptions(name)
+            let options = SmartEncoding.options(match, crf: settings.crf, preset: settings.preset, threads: settings.threads.encoder)
+            let encoder: Encoder
+            do {
+                encoder = try Encoder(name: name, settings: SegmentEncoder.settings(source: source, stream: stream, options: options,
+                                                                                    threads: settings.threads.encoder))
+            } catch {
+                reason = .encoderRefused(encoder: name, detail: error.text)
+                continue
+            }
+            let made: (decoded: EdgeReadBack.Decoded?, firstPacket: [UInt8]?)
+            do {
+                made = try StageTimes.measure("trial read-back") { try EdgeReadBack.readBack(encoder) }
+            } catch {
+                reason = .encoderRefused(encoder: name, detail: (error as? AVFailure)?.text ?? "\(error)")
+                continue
+            }
+            if let picture {
+                guard let decoded = made.decoded else {
+                    reason = .parameterMismatch(field: "picture", source: "a frame", edge: "none")
+                    continue
+                }
+                if let mismatch = EdgeReadBack.compare(decoded, source: picture) {
+                    reason = mismatch
+                    continue
+                }
+            }
+            if let mismatch = header.mismatch(edge: made.firstPacket.flatMap { StreamHeader.read(codec: source.codec_id, keyframe: $0) }) {
+                reason = mismatch
+                continue
+            }
+            return .success(match)
+        }
+        return .failure(reason)
+    }
+}
+
 /// A join's ranges share one stream, so their trials ask the same question: the source's match and the settings,
 /// the ids the range's sets leave free and the source picture the edge frame is compared with. Asked again, the
 /// answer is the first trial's (an encoder opened at 1080p and one frame encoded and decoded, per range, was most
@@ -57,6 +104,22 @@ final class SmartTrialMemo {
     }
 
     private var answers: [(question: Question, answer: Result<SmartTrial.Sets?, SmartFallback>)] = []
+
+    /// Frame-spliced codecs: the same header, picture and settings give the same encoder.
+    struct FrameQuestion: Equatable {
+        var header: StreamHeader
+        var settings: CutSettings
+        var picture: EdgeReadBack.Decoded?
+    }
+
+    private var frameAnswers: [(question: FrameQuestion, answer: Result<SmartEncoding.Match, SmartFallback>)] = []
+
+    func answer(_ question: FrameQuestion, trial: () -> Result<SmartEncoding.Match, SmartFallback>) -> Result<SmartEncoding.Match, SmartFallback> {
+        if let known = frameAnswers.first(where: { $0.question == question }) { return known.answer }
+        let answer = trial()
+        frameAnswers.append((question, answer))
+        return answer
+    }
 
     func answer(_ question: Question, trial: () -> Result<SmartTrial.Sets?, SmartFallback>) -> Result<SmartTrial.Sets?, SmartFallback> {
         if let known = answers.first(where: { $0.question == question }) { return known.answer }

@@ -21,15 +21,10 @@ final class SmartVideoWriter: VideoWriter {
     private let smart: SmartCutPlan
     private let reencoding: Reencoding
     private let shouldStop: @Sendable () -> Bool
-    private let codec: NALUnits.Codec
-    private let lengthSize: Int
-    private let sourceParameterSets: [ArraySlice<UInt8>]
-    private let repackager: SampleRepackager
     private let cleanStart: CleanStart
-    private let rewriter: EncoderUnitRewriter?
-    private let inBand: Bool
-    /// MPEG-TS: samples are written as an Annex B byte stream (built length-prefixed, converted last).
-    private let annexB: Bool
+    /// H.264/HEVC: how the samples and the parameter sets are put together; nil for the frame-spliced codecs (VP8,
+    /// VP9, AV1), whose copied and re-encoded packets are written as they are.
+    private let units: NALForm?
     private var started = false
     private var finished = false
     private var head: SmartEdge?
@@ -67,24 +62,20 @@ final class SmartVideoWriter: VideoWriter {
         self.video = video
         self.smart = smart
         timeBase = stream.pointee.time_base
-        guard let reencoding = video.reencoding, let entry = plan.sampleEntry, let sets = entry.sourceSets else {
-            throw SampleEntryFailure(reason: "no \(video.reencoding == nil ? "encoding" : "sample entry") was planned for the smart cut")
+        guard let reencoding = video.reencoding else {
+            throw SampleEntryFailure(reason: "no encoding was planned for the smart cut")
         }
         self.reencoding = reencoding
-        codec = sets.codec
-        // Re-encoded units can outgrow short length fields: 4-byte lengths (the planner refuses other sizes
-        // in a source record; Annex B gets them).
-        lengthSize = 4
-        sourceParameterSets = sets.record.map { $0.unit[...] }
-        rewriter = try Self.rewriter(entry, sets: sets)
-        inBand = entry.placement == .inBand
-        annexB = entry.carriage == .annexB
-        repackager = SampleRepackager(codec: codec, sourceLengthSize: sets.lengthSize, outputLengthSize: lengthSize,
-                                      recordSets: entry.placement == .outOfBand ? sets.all : nil)
-        if let joining {
-            outputIndex = joining
+        if let entry = plan.sampleEntry {
+            guard let sets = entry.sourceSets else { throw SampleEntryFailure(reason: "no parameter sets were planned for the smart cut") }
+            units = NALForm(entry: entry, sets: sets)
+            outputIndex = try joining ?? Self.addStream(stream: stream, output: output, entry: entry, sets: sets, codec: sets.codec, lengthSize: 4)
         } else {
-            outputIndex = try Self.addStream(stream: stream, output: output, entry: entry, sets: sets, codec: codec, lengthSize: lengthSize)
+            guard let codecpar = stream.pointee.codecpar?.pointee, SmartEncoding.splicesFrames(codecpar.codec_id) else {
+                throw SampleEntryFailure(reason: "no sample entry was planned for the smart cut")
+            }
+            units = nil
+            outputIndex = try joining ?? Self.addFramesStream(stream: stream, output: output, configuration: plan.streamConfiguration)
         }
         let edges = try startedEdges ?? Self.startEdges(path: input.path, plan: plan, slots: slots, shouldStop: shouldStop)
         head = edges.head
@@ -94,28 +85,30 @@ final class SmartVideoWriter: VideoWriter {
     /// Starts encoding a range's edges on threads of their own (nil for an edge the range does not have): what
     /// `init` does, and what a join does for the next range while this one is written, so the cores stay busy.
     static func startEdges(path: String, plan: CutPlan, slots: EdgeSlots, shouldStop: @escaping @Sendable () -> Bool) throws -> Edges {
-        guard let video = plan.video, let smart = plan.smart, let reencoding = video.reencoding,
-              let entry = plan.sampleEntry, let sets = entry.sourceSets else { return Edges() }
-        let rewriter = try Self.rewriter(entry, sets: sets)
+        guard let video = plan.video, let smart = plan.smart, let reencoding = video.reencoding else { return Edges() }
+        let units: (sets: SourceParameterSets, rewriter: EncoderUnitRewriter?)?
+        if let entry = plan.sampleEntry {
+            guard let sets = entry.sourceSets else { return Edges() }
+            units = (sets, try NALForm.rewriter(entry, sets: sets))
+        } else {
+            units = nil
+        }
         func start(_ part: SmartEdge.Part) -> SmartEdge {
             SmartEdge(SmartEdge.Work(part: part, path: path, streamIndex: video.streamIndex, video: video, smart: smart, reencoding: reencoding,
-                                     decoderThreads: plan.threads.decoder, lengthSize: 4, rewriter: rewriter,
-                                     trailer: part == .head && sets.codec == .hevc ? [0x48, 0x01] : nil),
+                                     decoderThreads: plan.threads.decoder, lengthSize: units == nil ? nil : 4, rewriter: units?.rewriter,
+                                     trailer: part == .head && units?.sets.codec == .hevc ? [0x48, 0x01] : nil),
                       slots: slots, shouldStop: shouldStop)
         }
         return Edges(head: smart.hasHead ? start(.head) : nil, tail: smart.hasTail ? start(.tail) : nil)
     }
 
-    /// What renumbers the encoder's units to the ids the plan gave its sets (out of band: the record's, the sets
-    /// dropped from the samples; MPEG-TS: kept in band); nil where the encoder's own ids stand (avc3/hev1).
-    private static func rewriter(_ entry: SampleEntryPlan, sets: SourceParameterSets) throws -> EncoderUnitRewriter? {
-        guard let ids = entry.encoderIds, let encoderSets = entry.encoderSets else {
-            guard entry.placement == .inBand else {
-                throw SampleEntryFailure(reason: "the plan puts the parameter sets out of band without the encoder's sets")
-            }
-            return nil
-        }
-        return EncoderUnitRewriter(codec: sets.codec, ids: ids, sets: encoderSets, keepsSets: entry.placement == .inBand)
+
+    /// A frame-spliced codec's output stream: the source's parameters, with the configuration the plan rewrote from
+    /// the in-stream header (AV1's sequence header) where it did.
+    private static func addFramesStream(stream: UnsafeMutablePointer<AVStream>, output: OutputFile, configuration: [UInt8]?) throws -> Int {
+        let out = try output.addCopy(of: stream)
+        if let configuration { try OutputFile.setExtradata(configuration, of: out) }
+        return Int(out.pointee.index)
     }
 
     /// The output's video stream with the planned sample entry. Dolby Vision: the re-encoded edges carry none
@@ -220,7 +213,7 @@ final class SmartVideoWriter: VideoWriter {
 
     /// Writes an edge's packet in the output's form: length-prefixed, or (MPEG-TS) as a byte stream.
     private func emit(_ packet: Packet) throws {
-        if annexB { try packet.setBytes(try annexBSample(packet.bytes)) }
+        if let units, units.annexB { try packet.setBytes(try units.annexBSample(packet.bytes)) }
         try output.write(packet, stream: outputIndex, timeBase: timeBase)
     }
 
@@ -228,12 +221,62 @@ final class SmartVideoWriter: VideoWriter {
     private func copy(_ packet: Packet) throws {
         packet.keepKeyframeFlagOnlyIfClean(cleanStart)
         let held = try packet.clone()
-        // The x264 version SEI goes in while the sample is still in the source's form (Annex B or lengths).
-        if copied == 0, video.carriesEncoderInfo { try held.setBytes(video.beginning.carried(into: held.bytes)) }
-        // Back to the source's parameter sets after the re-encoded head (avc3/hev1 allow in-band ones), and in a
-        // byte stream before every keyframe without them (a reader may start there).
+        if let units {
+            // The x264 version SEI goes in while the sample is still in the source's form (Annex B or lengths).
+            if copied == 0, video.carriesEncoderInfo { try held.setBytes(video.beginning.carried(into: held.bytes)) }
+            try units.prepare(held, first: copied == 0)
+        } else if held.dts == CAV_NOPTS_VALUE {
+            // VP8, VP9, AV1: no reordering in a sample's order (hidden frames travel inside the sample that shows them).
+            held.pointer.pointee.dts = held.presentationTime
+        }
+        copied += 1
+        held.pointer.pointee.pts = held.presentationTime
+        held.shift(by: video.packetShift)
+        try output.write(held, stream: outputIndex, timeBase: timeBase)
+    }
+}
+
+/// How a smart cut's H.264/HEVC samples are put together: the copied ones repackaged with 4-byte lengths (Annex B
+/// ones converted), the source's parameter sets put back in band where the plan places them there, the encoder's
+/// units renumbered to the ids the plan gave its sets; MPEG-TS written as an Annex B byte stream.
+private struct NALForm {
+    let codec: NALUnits.Codec
+    /// Re-encoded units can outgrow short length fields: 4-byte lengths (the planner refuses other sizes in a source
+    /// record; Annex B gets them).
+    let lengthSize = 4
+    let sourceParameterSets: [ArraySlice<UInt8>]
+    let repackager: SampleRepackager
+    let inBand: Bool
+    /// MPEG-TS: samples are written as an Annex B byte stream (built length-prefixed, converted last).
+    let annexB: Bool
+
+    init(entry: SampleEntryPlan, sets: SourceParameterSets) {
+        codec = sets.codec
+        sourceParameterSets = sets.record.map { $0.unit[...] }
+        inBand = entry.placement == .inBand
+        annexB = entry.carriage == .annexB
+        repackager = SampleRepackager(codec: codec, sourceLengthSize: sets.lengthSize, outputLengthSize: lengthSize,
+                                      recordSets: entry.placement == .outOfBand ? sets.all : nil)
+    }
+
+    /// What renumbers the encoder's units to the ids the plan gave its sets (out of band: the record's, the sets
+    /// dropped from the samples; MPEG-TS: kept in band); nil where the encoder's own ids stand (avc3/hev1).
+    static func rewriter(_ entry: SampleEntryPlan, sets: SourceParameterSets) throws -> EncoderUnitRewriter? {
+        guard let ids = entry.encoderIds, let encoderSets = entry.encoderSets else {
+            guard entry.placement == .inBand else {
+                throw SampleEntryFailure(reason: "the plan puts the parameter sets out of band without the encoder's sets")
+            }
+            return nil
+        }
+        return EncoderUnitRewriter(codec: sets.codec, ids: ids, sets: encoderSets, keepsSets: entry.placement == .inBand)
+    }
+
+    /// A copied sample in the output's form. Back to the source's parameter sets after the re-encoded head (avc3/hev1
+    /// allow in-band ones; `first`: the first copied sample), and in a byte stream before every keyframe without
+    /// them (a reader may start there).
+    func prepare(_ held: Packet, first: Bool) throws {
         func needsSets(lengthSize: Int?) -> Bool {
-            inBand && (copied == 0 || (annexB && held.isKeyframe && !hasSequenceSet(held, lengthSize: lengthSize)))
+            inBand && (first || (annexB && held.isKeyframe && !hasSequenceSet(held, lengthSize: lengthSize)))
         }
         if annexB, repackager.sourceLengthSize == nil {
             // A byte stream into a byte stream: the sample as it is, sets put in where needed.
@@ -243,10 +286,6 @@ final class SmartVideoWriter: VideoWriter {
             if needsSets(lengthSize: lengthSize) { try held.setBytes(withSourceSets(held.bytes, lengthSize: lengthSize)) }
             if annexB { try held.setBytes(try annexBSample(held.bytes)) }
         }
-        copied += 1
-        held.pointer.pointee.pts = held.presentationTime
-        held.shift(by: video.packetShift)
-        try output.write(held, stream: outputIndex, timeBase: timeBase)
     }
 
     /// Whether a sample (length-prefixed, or Annex B when `lengthSize` is nil) holds a sequence parameter set.
@@ -269,7 +308,7 @@ final class SmartVideoWriter: VideoWriter {
     }
 
     /// A length-prefixed sample as an Annex B byte stream.
-    private func annexBSample(_ bytes: [UInt8]) throws -> [UInt8] {
+    func annexBSample(_ bytes: [UInt8]) throws -> [UInt8] {
         guard let units = NALUnits.splitLengthPrefixed(bytes, lengthSize: lengthSize) else {
             throw SampleEntryFailure(reason: "a sample's NAL unit lengths do not add up")
         }

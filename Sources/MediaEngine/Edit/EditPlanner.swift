@@ -24,6 +24,7 @@ enum EditPlanner {
             guard let copying = plans.first(where: { $0.smart?.reencodesWhole == false }) else { return .replanExact(.nothingToCopy) }
             for index in plans.indices where plans[index].smart?.reencodesWhole == true {
                 plans[index].sampleEntry = copying.sampleEntry
+                plans[index].streamConfiguration = copying.streamConfiguration
                 plans[index].video?.reencoding = copying.video?.reencoding
             }
         }
@@ -203,6 +204,9 @@ enum EditPlanner {
         let copying = plans.filter { $0.smart?.reencodesWhole != true }
         if let entry = copying.first?.sampleEntry, copying.contains(where: { $0.sampleEntry != entry }) {
             return "the parameter sets differ between ranges"
+        }
+        if let configuration = copying.first?.streamConfiguration, copying.contains(where: { $0.streamConfiguration != configuration }) {
+            return "the sequence headers differ between ranges"
         }
         let delays = Set(copying.compactMap { $0.smart.map { $0.firstCopied.pts.minus($0.firstCopied.dts) } })
         if delays.count > 1 { return "the keyframes' decode delays differ between ranges" }

@@ -8,10 +8,13 @@ import CAV
 /// (ts_sample_h265.ts: B frames after its second I reference the first), and FFmpeg's H.264 parser flags
 /// every recovery point, whatever its count. Decoding from those gives grey, broken pictures that no error
 /// flags. AV1: a keyframe that is shown — FFmpeg's parser flags a forward keyframe (decoded hidden, shown later by
-/// `show_existing_frame`), from which the frames decoded in between cannot be. For other codecs the demuxer's
-/// keyframe flag is taken as it is.
+/// `show_existing_frame`), from which the frames decoded in between cannot be. VP9: a packet whose first frame
+/// is a keyframe (hidden or not: the superframe shows what it holds). For other codecs the demuxer's keyframe flag
+/// is taken as it is.
 struct CleanStart {
     private let codec: NALUnits.Codec?
+    /// VP8 and VP9 streams: their keyframes, which reset every reference, are where a smart cut's copy may start.
+    private let vpx: AVCodecID?
     /// avcC/hvcC NAL length size; nil for Annex B samples.
     private let lengthSize: Int?
     /// AV1 streams: the sequence header of the stream's configuration (`av1C`'s configOBUs), for samples that
@@ -27,6 +30,8 @@ struct CleanStart {
               parameters.codec_id == AV_CODEC_ID_H264 || parameters.codec_id == AV_CODEC_ID_HEVC else {
             codec = nil
             lengthSize = nil
+            let id = stream.pointee.codecpar?.pointee.codec_id
+            vpx = id == AV_CODEC_ID_VP8 || id == AV_CODEC_ID_VP9 ? id : nil
             if let parameters = stream.pointee.codecpar?.pointee, parameters.codec_id == AV_CODEC_ID_AV1 {
                 // av1C: 4 bytes (marker and version, profile and level, depth and chroma, delay), then configOBUs.
                 let record = parameters.extradataBytes
@@ -37,6 +42,7 @@ struct CleanStart {
             return
         }
         av1 = nil
+        vpx = nil
         let codec: NALUnits.Codec = parameters.codec_id == AV_CODEC_ID_HEVC ? .hevc : .h264
         self.codec = codec
         let record = parameters.extradataBytes
@@ -47,10 +53,11 @@ struct CleanStart {
         }
     }
 
-    init(codec: NALUnits.Codec?, lengthSize: Int?, av1: AV1Rule? = nil) {
+    init(codec: NALUnits.Codec?, lengthSize: Int?, av1: AV1Rule? = nil, vpx: AVCodecID? = nil) {
         self.codec = codec
         self.lengthSize = lengthSize
         self.av1 = av1
+        self.vpx = vpx
     }
 
     /// Whether decoding can begin at `packet`: a flagged keyframe that is a clean start.
@@ -81,12 +88,19 @@ struct CleanStart {
     /// Whether a smart cut's copied frames may start at `packet` after re-encoded ones: a clean start that
     /// also begins a new coded video sequence — an H.264 IDR, an HEVC IRAP (a CRA after the head's
     /// end-of-sequence unit). An H.264 recovery point is a clean start but not this: its frame numbers
-    /// continue the source's sequence, which the re-encoded head does not. Other codecs: never.
+    /// continue the source's sequence, which the re-encoded head does not. AV1: a shown keyframe; VP8 and VP9:
+    /// a keyframe (checked in the bitstream, not only flagged). Other codecs: never.
     func isSplicePoint(_ packet: Packet) -> Bool {
         packet.isKeyframe && isSplicePoint(bytes: packet.bytes)
     }
 
     func isSplicePoint(bytes: [UInt8]) -> Bool {
+        if av1 != nil { return isClean(bytes: bytes) }
+        if vpx == AV_CODEC_ID_VP9 {
+            return VP9Superframe.frames(in: bytes)?.first.flatMap(VP9FrameHeader.init)?.kind == .keyframe
+        }
+        // VP8's frame tag: bit 0 clear on a keyframe, followed by its start code 9d 01 2a.
+        if vpx == AV_CODEC_ID_VP8 { return bytes.count >= 6 && bytes[0] & 1 == 0 && bytes[3...5].elementsEqual([0x9D, 0x01, 0x2A]) }
         guard let codec else { return false }
         let units = lengthSize.map { NALUnits.splitLengthPrefixed(bytes, lengthSize: $0) ?? [] } ?? NALUnits.splitAnnexB(bytes)
         return NALUnits.isInstantaneousRefresh(units, codec: codec) || NALUnits.isCleanRandomAccessCandidate(units, codec: codec)

@@ -1,0 +1,150 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Smart cuts and joins of the frame-spliced codecs — VP9 (8- and 10-bit), VP8, AV1 from libsvtav1 at presets 4 and 12
+/// and from libaom — into WebM, Matroska and MP4 (VP8: FFmpeg 5.1 writes it to no MP4): the mode stays smart; FFmpeg
+/// prints nothing decoding or remuxing the output; FFmpeg (and GStreamer, on the joins) show exactly the ideal frames;
+/// the copied middle is the source's packets byte for byte; and every header a reader takes from the stream — AV1's
+/// sequence header in every keyframe and in the stored `av1C`/CodecPrivate, VP9's profile and colour configuration in
+/// every keyframe — is the source's in-stream one.
+@Suite(.serialized)
+struct SmartFrameCodecTests {
+    /// 4 s at 30 fps, 256×144, a keyframe every 15 frames, with Opus audio; made once in Matroska, remuxed.
+    static let recipes: [String: [String]] = [
+        "vp9": ["-c:v", "libvpx-vp9", "-crf", "32", "-b:v", "0", "-deadline", "realtime", "-cpu-used", "8"],
+        "vp9-10bit": ["-c:v", "libvpx-vp9", "-pix_fmt", "yuv420p10le", "-crf", "32", "-b:v", "0", "-deadline", "realtime", "-cpu-used", "8"],
+        "vp8": ["-c:v", "libvpx", "-crf", "20", "-b:v", "1M", "-deadline", "realtime", "-cpu-used", "8"],
+        "av1-svt4": ["-c:v", "libsvtav1", "-preset", "4"],
+        "av1-svt12": ["-c:v", "libsvtav1", "-preset", "12"],
+        "av1-aom": ["-c:v", "libaom-av1", "-cpu-used", "8", "-crf", "40"],
+    ]
+
+    static let sources: [String: String] = {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("vtrim-smart-frames-\(getpid())").path
+        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let input = ["-f", "lavfi", "-i", "testsrc2=size=256x144:rate=30", "-f", "lavfi", "-i", "sine=sample_rate=48000", "-t", "4",
+                     "-g", "15", "-keyint_min", "15"]
+        var paths: [String: String] = [:]
+        for (codec, arguments) in recipes {
+            let master = "\(folder)/\(codec).mkv"
+            setenv("SVT_LOG", "1", 0)
+            _ = try? Run.tool("ffmpeg", ["-v", "error", "-y"] + input + arguments + ["-c:a", "libopus", "-shortest", master])
+            for container in containers(codec) {
+                let path = "\(folder)/\(codec).\(container)"
+                if container != "mkv" { _ = try? Run.tool("ffmpeg", ["-v", "error", "-y", "-i", master, "-c", "copy", path]) }
+                paths["\(codec).\(container)"] = path
+            }
+        }
+        return paths
+    }()
+
+    static func containers(_ codec: String) -> [String] { codec == "vp8" ? ["webm", "mkv"] : ["webm", "mkv", "mp4"] }
+
+    struct Case: Sendable, CustomTestStringConvertible {
+        let codec: String
+        let container: String
+        let join: Bool
+        var testDescription: String { "\(codec) → \(container)\(join ? ", 3 ranges" : "")" }
+    }
+
+    /// Under the sanitizers, each codec's join into Matroska (both edges and the seams of every range run there).
+    static let cases = recipes.keys.sorted().flatMap { codec in
+        containers(codec).flatMap { container in [false, true].map { Case(codec: codec, container: container, join: $0) } }
+    }.filter { !TestPaths.sanitized || ($0.join && $0.container == "mkv") }
+
+    struct SourceFacts: Sendable {
+        let times: [Double]
+        let frames: [[UInt8]]
+        let packets: [String]
+        let headers: Set<[String]>
+    }
+
+    static let facts: [String: SourceFacts] = {
+        var facts: [String: SourceFacts] = [:]
+        for (name, path) in sources {
+            guard let times = try? Reference.frameTimes(path).sorted() else { continue }
+            if TestPaths.sanitized {
+                facts[name] = SourceFacts(times: times, frames: [], packets: [], headers: [])
+                continue
+            }
+            guard let frames = try? FrameMatch.frames(path), let packets = try? FrameCodecStreams.packetHashes(path),
+                  let headers = try? FrameCodecStreams.distinctHeaders(path, av1: name.hasPrefix("av1")) else { continue }
+            facts[name] = SourceFacts(times: times, frames: frames, packets: packets, headers: headers.frames)
+        }
+        return facts
+    }()
+
+    /// Source frame indices of each range (start frame, end frame exclusive), each holding two keyframes.
+    static func frameRanges(join: Bool) -> [(Int, Int)] { join ? [(8, 40), (50, 80), (88, 118)] : [(17, 100)] }
+
+    @Test(arguments: cases)
+    func smartCut(_ example: Case) throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let name = "\(example.codec).\(example.container)"
+        let input = try #require(Self.sources[name])
+        let known = try #require(Self.facts[name], "\(input) could not be read")
+        let times = known.times
+        #expect(times.count == 120, "\(input): \(times.count) frames")
+        guard times.count == 120 else { return }
+        let spans = Self.frameRanges(join: example.join).map { (times[$0.0] + 5e-7, times[$0.1] - 5e-7) }
+        let output = folder.file("smart.\(example.container)")
+        let arguments = example.join ? spans.flatMap { ["--keep", String(format: "%.7f..%.7f", $0.0, $0.1)] }
+            : ["--start", String(format: "%.7f", spans[0].0), "--end", String(format: "%.7f", spans[0].1)]
+        let result = try Run.vtrim(["cut", "--json", input] + arguments + ["--mode", "smart", "-o", output])
+        #expect(result.status == 0, "\(result)")
+        let report = try #require(result.jsonLines.first)
+        let label = example.testDescription
+        #expect(report["mode"] as? String == "smart", "\(label): \(report["warnings"] ?? "")")
+
+        let decode = try Run.tool("ffmpeg", ["-v", "error", "-i", output, "-f", "null", "-"])
+        #expect(decode.stderr.isEmpty, "\(label): \(decode.stderr)")
+        let remux = try Run.tool("ffmpeg", ["-v", "error", "-i", output, "-c", "copy", "-f", "null", "-"])
+        #expect(remux.stderr.isEmpty, "\(label): \(remux.stderr)")
+        guard !TestPaths.sanitized else { return }
+
+        let ideal = FrameMatch.ideal(spans, times: times)
+        let ffmpeg = try FrameMatch.frames(output)
+        #expect(FrameMatch.mismatches(ffmpeg, source: known.frames, ideal: ideal).isEmpty,
+                "\(label): FFmpeg shows \(FrameMatch.sourceIndices(ffmpeg, in: known.frames))")
+        if example.join, MediaFacts.gstreamerAvailable {
+            let gstreamer = try FrameMatch.frames(output, gstreamer: true)
+            #expect(FrameMatch.mismatches(gstreamer, source: known.frames, ideal: ideal).isEmpty,
+                    "\(label): GStreamer shows \(FrameMatch.sourceIndices(gstreamer, in: known.frames))")
+        }
+
+        // The copied middle: each range's whole groups of pictures, byte for byte (a join's 15 frames, the range's 60).
+        let run = FrameCodecStreams.longestCopiedRun(try FrameCodecStreams.packetHashes(output), source: known.packets)
+        #expect(run == (example.join ? 15 : 60), "\(label): longest copied run \(run)")
+
+        // Every header in the output, stored or in a frame, is the source's in-stream one (VP8: the planner's check).
+        if example.codec != "vp8" {
+            let headers = try FrameCodecStreams.distinctHeaders(output, av1: example.codec.hasPrefix("av1"))
+            #expect(known.headers.count == 1, "\(label): the source states \(known.headers.count) headers")
+            #expect(headers.frames == known.headers, "\(label): the frames state \(headers.frames.subtracting(known.headers))")
+            if example.codec.hasPrefix("av1") {
+                #expect(headers.stored == known.headers, "\(label): the stored configuration states \(headers.stored)")
+            }
+        }
+    }
+
+    /// rav1e's sequence header (seq_level_idx 31, its own order hint bits) is one no candidate encoder here writes:
+    /// the cut falls back to exact and says which field differs; where a candidate does match, it stays smart.
+    @Test func rav1eSourceIsSmartOrSaysWhichFieldDiffers() throws {
+        guard TestPaths.toolExists("ffmpeg") else { return }
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let input = folder.file("rav1e.mkv")
+        let made = try Run.tool("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=256x144:rate=30", "-t", "2", "-g", "15",
+                                           "-c:v", "librav1e", "-speed", "10", input])
+        guard made.status == 0 else { return }
+        let result = try Run.vtrim(["cut", "--json", input, "--start", "0.3", "--end", "1.7", "--mode", "smart", "-o", folder.file("out.mkv")])
+        #expect(result.status == 0, "\(result)")
+        let report = try #require(result.jsonLines.first)
+        if report["mode"] as? String != "smart" {
+            let warnings = "\(report["warnings"] ?? "")"
+            #expect(warnings.contains("smart_fallback") && warnings.contains("AV1 sequence header"), "\(warnings)")
+        }
+    }
+}
