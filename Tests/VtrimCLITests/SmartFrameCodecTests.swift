@@ -147,4 +147,51 @@ struct SmartFrameCodecTests {
             #expect(warnings.contains("smart_fallback") && warnings.contains("AV1 sequence header"), "\(warnings)")
         }
     }
+
+    /// ../shared/media's VP8, VP9 and AV1 files with three or more keyframes: from mid first GOP to 0.3 s past the third
+    /// keyframe, into their own container — smart, judged as SmartCutTests judges H.264 (copied frames identical,
+    /// re-encoded ones ≥ 40 dB, audio one contiguous run), or a fallback we know.
+    static let mediaRows = ManifestRow.load().filter {
+        ["vp8", "vp9", "av1"].contains($0["video_codec"] ?? "") && $0["damaged"] == "no" && ($0["keyframes"].flatMap(Int.init) ?? 0) >= 3
+    }
+
+    /// VP8 with an alpha channel (BlockAdditional): the edges would lose it.
+    static let expectedFallbacks = ["imagorvideo/alpha-webm.webm": "alpha channel"]
+
+    @Test(.enabled(if: TestPaths.sharedMedia != nil, "../shared/media is absent"), arguments: mediaRows)
+    func realWorldFiles(_ row: ManifestRow) throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        // A long file's first 20 s, its packets as they are (the checks decode the whole input).
+        var input = row.path
+        if (row["format_duration_s"].flatMap(Double.init) ?? 0) > 30 {
+            input = folder.file("first-20s." + (row.path as NSString).pathExtension)
+            #expect(try Run.tool("ffmpeg", ["-v", "error", "-i", row.path, "-map", "0", "-c", "copy", "-t", "20", input]).status == 0)
+        }
+        // By the packets' flags: FFmpeg's VP9 decoder does not skip inter frames for `-skip_frame nokey`.
+        let probe = try Run.tool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "packet=pts_time,flags", "-of", "csv=p=0", input])
+        let origin = try Reference.containerStart(input)
+        let keyframes = probe.stdoutLines.filter { $0.hasSuffix(",K_") || $0.hasSuffix(",K") }
+            .compactMap { Double($0.split(separator: ",")[0]) }.map { $0 - origin }.sorted()
+        guard keyframes.count >= 3 else { return }
+        let start = SmartCutCheck.millis((keyframes[0] + keyframes[1]) / 2), end = SmartCutCheck.millis(keyframes[2] + 0.3)
+        let output = folder.file("smart." + (row.path as NSString).pathExtension)
+        let result = try Run.vtrim(["cut", "--json", input, "--start", String(start), "--end", String(end), "--mode", "smart", "-o", output])
+        #expect(result.status == 0, "\(row.file): \(result)")
+        let object = try #require(result.jsonLines.first)
+        guard object["mode"] as? String == "smart" else {
+            let message = (object["warnings"] as? [[String: Any]] ?? []).first { $0["code"] as? String == "smart_fallback" }?["message"] as? String ?? "?"
+            #expect(Self.expectedFallbacks[row.file].map { message.contains($0) } == true, "\(row.file): unexpected fallback: \(message)")
+            return
+        }
+        if TestPaths.sanitized { return }
+        try SmartCutCheck.verify(input: input, output: output, start: start, end: end, report: object, everyReencodedFrame: false,
+                                 label: row.file)
+        if row["video_codec"] != "vp8" {
+            let av1 = row["video_codec"] == "av1"
+            let source = try FrameCodecStreams.distinctHeaders(input, av1: av1), written = try FrameCodecStreams.distinctHeaders(output, av1: av1)
+            #expect(written.frames == source.frames && source.frames.count == 1, "\(row.file): \(written.frames.subtracting(source.frames))")
+            if av1 { #expect(written.stored == source.frames, "\(row.file): the stored configuration states \(written.stored)") }
+        }
+    }
 }

@@ -322,12 +322,13 @@ public struct SmartCutSummary: Sendable, Equatable {
     public var headSeconds: ClosedRange<Double>?
     public var copiedSeconds: ClosedRange<Double>
     public var tailSeconds: ClosedRange<Double>?
-    public var sampleEntry: String
+    /// avc1/hvc1/avc3/hev1 (Matroska and MPEG-TS: the record's kind); nil for VP8, VP9 and AV1, which have none.
+    public var sampleEntry: String?
 }
 
 extension CutPlan {
     public var smartSummary: SmartCutSummary? {
-        guard let smart, let video, let entry = sampleEntry?.type else { return nil }
+        guard let smart, let video else { return nil }
         let end = seconds(micro: endMicro)
         func time(_ ticks: Int64) -> Double { min(seconds(micro: video.micro(ticks)), end) }
         func span(_ from: Double, _ to: Double) -> ClosedRange<Double> { min(from, to)...max(from, to) }
@@ -336,6 +337,6 @@ extension CutPlan {
             headSeconds: smart.hasHead ? span(time(smart.frameAtStart), time(smart.firstCopied.pts)) : nil,
             copiedSeconds: span(time(smart.firstCopied.pts), time(copiedUntil)),
             tailSeconds: smart.tailStart.map { span(time($0), time(smart.end)) },
-            sampleEntry: entry)
+            sampleEntry: sampleEntry?.type)
     }
 }

@@ -28,7 +28,8 @@ enum EncoderChoice {
             return ["crf": String(crf + 11), "b": "0", "deadline": "good", "row-mt": "1",
                     "cpu-used": String(speed(preset, slowest: 0, fastest: 8))]
         case "libvpx":
-            return ["crf": String(min(63, max(4, crf + 11))), "b": "0", "deadline": "good", "cpu-used": String(speed(preset, slowest: 0, fastest: 16))]
+            // VP8's constrained quality needs a bitrate ceiling (with none, libvpx aims at its 256 kb/s default).
+            return ["crf": String(min(63, max(4, crf - 6))), "b": "100M", "deadline": "good", "cpu-used": String(speed(preset, slowest: 0, fastest: 16))]
         case "libsvtav1":
             return ["crf": String(crf + 10), "preset": String(speed(preset, slowest: 2, fastest: 12))]
         case "libaom-av1":

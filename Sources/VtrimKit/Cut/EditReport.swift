@@ -184,7 +184,8 @@ struct EditReport {
         if let smart = cut.smartSummary {
             let head = smart.headSeconds.map { "\(Human.seconds($0.lowerBound))–\(Human.seconds($0.upperBound))" } ?? "nothing"
             let tail = smart.tailSeconds.map { "\(Human.seconds($0.lowerBound))–\(Human.seconds($0.upperBound))" } ?? "nothing"
-            lines.append("  smart     re-encode \(head) and \(tail); copy \(Human.seconds(smart.copiedSeconds.lowerBound))–\(Human.seconds(smart.copiedSeconds.upperBound)) (\(smart.sampleEntry))")
+            lines.append("  smart     re-encode \(head) and \(tail); copy \(Human.seconds(smart.copiedSeconds.lowerBound))–\(Human.seconds(smart.copiedSeconds.upperBound))"
+                         + (smart.sampleEntry.map { " (\($0))" } ?? cut.streamConfiguration.map { _ in " (av1C from the in-stream sequence header)" } ?? ""))
         }
         if let edges = edgesLine(cut) { lines.append(edges) }
         if let entry = plan.output.sampleEntry {

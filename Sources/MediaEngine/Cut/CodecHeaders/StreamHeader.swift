@@ -91,14 +91,16 @@ extension AV1SequenceHeader {
     /// A field's value by the specification's name (its first occurrence), or nil when the header has none.
     func value(_ name: String) -> Int? { fields.first { $0.name == name }?.value }
 
-    /// The encoder options that ask for this header's coding tools. libsvtav1 sets most of them by preset and exposes
-    /// loop restoration (`enable-restoration`, 1 at presets 4 and 8, 0 at 12 in SVT-AV1 1.4); libaom-av1 has a switch
-    /// for each. Whatever an option cannot reach, the trial's byte comparison catches.
+    /// The encoder options that ask for this header's coding tools and chroma sample position. libsvtav1 sets most
+    /// tools by preset and exposes loop restoration (`enable-restoration`, 1 at presets 4 and 8, 0 at 12 in SVT-AV1
+    /// 1.4); libaom-av1 has a switch for each. Neither takes the chroma position from FFmpeg's context. Whatever an option cannot reach, the trial's byte comparison catches.
     func encoderOptions(_ encoder: String) -> [String: String] {
         func flag(_ name: String) -> String? { value(name).map(String.init) }
         switch encoder {
         case "libsvtav1":
-            return flag("enable_restoration").map { ["svtav1-params": "enable-restoration=\($0)"] } ?? [:]
+            let parameters = [flag("enable_restoration").map { "enable-restoration=\($0)" },
+                              flag("chroma_sample_position").map { "chroma-sample-position=\($0)" }].compactMap { $0 }
+            return parameters.isEmpty ? [:] : ["svtav1-params": parameters.joined(separator: ":")]
         case "libaom-av1":
             let switches = ["enable_cdef": "enable-cdef", "enable_restoration": "enable-restoration", "enable_filter_intra": "enable-filter-intra",
                             "enable_intra_edge_filter": "enable-intra-edge-filter", "enable_interintra_compound": "enable-interintra-comp",
@@ -110,6 +112,7 @@ extension AV1SequenceHeader {
             if let warped = flag("enable_warped_motion") { parameters.append("enable-warped-motion=\(warped)") }
             if let superblock = value("use_128x128_superblock") { parameters.append("sb-size=\(superblock == 1 ? 128 : 64)") }
             if let orderHint = flag("enable_order_hint") { parameters.append("enable-order-hint=\(orderHint)") }
+            if let position = flag("chroma_sample_position") { parameters.append("chroma-sample-position=\(position)") }
             if !parameters.isEmpty { options["aom-params"] = parameters.joined(separator: ":") }
             return options
         default:
