@@ -73,9 +73,9 @@ public enum EditShape: String, Sendable, Codable {
 
 /// What an edit is made with when the user does not say — one rule for the command line, the API and the page.
 public enum EditDefaults {
-    /// The outputs smart edits are written to (by extension): MP4/MOV, Matroska and MPEG-TS. A join into one of them
-    /// is smart by default (a source whose codec smart cuts do not handle falls back to exact, with a warning).
-    public static let smartExtensions: Set<String> = ["mp4", "mov", "m4v", "mkv", "ts", "mts", "m2ts"]
+    /// The outputs smart edits are written to (by extension): MP4/MOV, Matroska/WebM and MPEG-TS. A join into one of
+    /// them is smart by default (a source whose codec smart cuts do not handle falls back to exact, with a warning).
+    public static let smartExtensions: Set<String> = ["mp4", "mov", "m4v", "mkv", "webm", "ts", "mts", "m2ts"]
 
     /// A join is smart wherever smart is available for its output (copy elsewhere); a single cut is a copy.
     public static func mode(joins: Bool, outputName: String) -> EditMode {

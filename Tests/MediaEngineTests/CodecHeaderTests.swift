@@ -1,3 +1,4 @@
+import CAV
 import Foundation
 @testable import MediaEngine
 import PropertyBased
@@ -274,10 +275,47 @@ import Testing
             if let closed = MPEG2Video.closingFirstGOP(bytes) {
                 #expect(closed.count == bytes.count && zip(closed, bytes).filter { $0 != $1 }.count <= 1)
             }
+            for codec in [AV_CODEC_ID_VP8, AV_CODEC_ID_VP9, AV_CODEC_ID_AV1] {
+                if let header = StreamHeader.read(codec: codec, keyframe: bytes) {
+                    #expect(header.mismatch(edge: header) == nil)
+                    _ = header.configuration
+                }
+            }
             if let parsed = AV1SequenceHeader.first(in: bytes), let sequence {
                 _ = parsed.firstDifference(from: sequence)
                 _ = AV1FrameStart.first(in: bytes, sequence: parsed)
             }
         }
+    }
+
+    /// What a smart cut compares and writes of a frame-spliced stream's header: a 10-bit VP9 keyframe is not an 8-bit
+    /// one's (the field named), an AV1 header's configuration is its OBU with a size field, and its tools become the
+    /// encoders' options.
+    @Test func streamHeadersCompareByTheFieldsDecodersTake() throws {
+        let eight = try #require(Self.encode(["-c:v", "libvpx-vp9", "-deadline", "realtime", "-cpu-used", "8"], frames: 1).first)
+        let ten = try #require(Self.encode(["-c:v", "libvpx-vp9", "-deadline", "realtime", "-cpu-used", "8", "-pix_fmt", "yuv420p10le"], frames: 1).first)
+        let source = try #require(StreamHeader.read(codec: AV_CODEC_ID_VP9, keyframe: eight))
+        let edge = StreamHeader.read(codec: AV_CODEC_ID_VP9, keyframe: ten)
+        #expect(source.mismatch(edge: edge) == .parameterMismatch(field: "VP9 profile", source: "0", edge: "2"))
+        #expect(source.mismatch(edge: source) == nil && source.configuration == nil)
+        #expect(source.mismatch(edge: nil) != nil)
+
+        let av1 = try #require(Self.encode(["-c:v", "libsvtav1", "-preset", "12", "-g", "6"], frames: 1).first)
+        let header = try #require(StreamHeader.read(codec: AV_CODEC_ID_AV1, keyframe: av1))
+        let unit = try #require(header.configuration)
+        // The configuration is one sequence header OBU whose payload is the in-stream one.
+        let units = try #require(AV1OBUs.units(in: unit))
+        #expect(units.count == 1 && units[0].kind == .sequenceHeader && StreamHeader.read(codec: AV_CODEC_ID_AV1, keyframe: unit) == header)
+        #expect(header.encoderOptions("libsvtav1")["svtav1-params"] == "enable-restoration=0:chroma-sample-position=0")
+        let aom = header.encoderOptions("libaom-av1")
+        #expect(aom["enable-cdef"] != nil && aom["aom-params"]?.contains("sb-size=64") == true)
+        #expect(StreamHeader.read(codec: AV_CODEC_ID_VP8, keyframe: av1) == nil)
+        #expect(header.mismatch(edge: source) != nil)
+    }
+
+    /// A 130-byte payload needs a two-byte leb128 size.
+    @Test func sequenceHeaderUnitsCarryTheirSize() {
+        let unit = AV1OBUs.sequenceHeaderUnit(payload: Array(repeating: 7, count: 130))
+        #expect(Array(unit.prefix(3)) == [0x0A, 0x82, 0x01] && unit.count == 133)
     }
 }
