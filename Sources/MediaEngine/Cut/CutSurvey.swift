@@ -209,8 +209,11 @@ struct CutSurvey {
             facts.smartRefusal = .alpha
             return
         }
+        // An AV1 keyframe may leave its sequence header to the stored configuration (av1C's configOBUs).
+        let stored = parameters.codec_id == AV_CODEC_ID_AV1 && parameters.extradataBytes.first == 0x81 ? Array(parameters.extradataBytes.dropFirst(4)) : nil
         guard let source = StageTimes.measure("source picture", { EdgeReadBack.sourceKeyframe(input, streamIndex: index, keyframe: keyframe) }),
-              let header = StreamHeader.read(codec: parameters.codec_id, keyframe: source.sample) else {
+              let header = StreamHeader.read(codec: parameters.codec_id, keyframe: source.sample)
+                ?? stored.flatMap({ StreamHeader.read(codec: parameters.codec_id, keyframe: $0) }) else {
             facts.smartRefusal = .parameterMismatch(field: "stream header", source: "unreadable", edge: "–")
             return
         }

@@ -162,7 +162,9 @@ enum SmartEncoding {
             // FFmpeg 5.1's MPEG-TS muxer has no stream type for them.
             guard output.canHold(source.codec_id), output.name != "mpegts" else { return .container(output.name) }
             let format = AVPixelFormat(rawValue: source.format)
-            guard Encoder.pixelFormats(name).contains(format) else { return .pixelFormat(FFmpegText.string(av_get_pix_fmt_name(format)) ?? "?") }
+            guard candidates(for: source.codec_id).contains(where: { Encoder.pixelFormats($0).contains(format) }) else {
+                return .pixelFormat(FFmpegText.string(av_get_pix_fmt_name(format)) ?? "?")
+            }
             return nil
         }
         guard ParameterSetCarriage(muxer: output.name) != nil else { return .container(output.name) }

@@ -51,7 +51,8 @@ enum FrameSpliceTrial {
     static func run(candidates: [String], source: AVCodecParameters, stream: UnsafeMutablePointer<AVStream>, settings: CutSettings,
                     header: StreamHeader, picture: EdgeReadBack.Decoded?) -> Result<SmartEncoding.Match, SmartFallback> {
         var reason = SmartFallback.codec(Probe.codecName(source.codec_id))
-        for name in candidates {
+        // libsvtav1 takes 4:2:0 only; libaom-av1 4:2:2 and 4:4:4 too.
+        for name in candidates where Encoder.pixelFormats(name).contains(AVPixelFormat(rawValue: source.format)) {
             var match = SmartEncoding.Match(encoder: name, profile: nil, level: 0, lossless: false, hdrParameters: [])
             match.headerOptions = header.encoderOptions(name)
             let options = SmartEncoding.options(match, crf: settings.crf, preset: settings.preset, threads: settings.threads.encoder)
