@@ -13,6 +13,9 @@ struct SmartFrameCodecTests {
     /// 4 s at 30 fps, 256×144, a keyframe every 15 frames, with Opus audio; made once in Matroska, remuxed.
     static let recipes: [String: [String]] = [
         "vp9": ["-c:v", "libvpx-vp9", "-crf", "32", "-b:v", "0", "-deadline", "realtime", "-cpu-used", "8"],
+        // libvpx's good-quality path with alternate reference frames: hidden frames in superframes.
+        "vp9-altref": ["-c:v", "libvpx-vp9", "-crf", "32", "-b:v", "0", "-deadline", "good", "-cpu-used", "8", "-auto-alt-ref", "1",
+                       "-lag-in-frames", "16"],
         "vp9-10bit": ["-c:v", "libvpx-vp9", "-pix_fmt", "yuv420p10le", "-crf", "32", "-b:v", "0", "-deadline", "realtime", "-cpu-used", "8"],
         "vp8": ["-c:v", "libvpx", "-crf", "20", "-b:v", "1M", "-deadline", "realtime", "-cpu-used", "8"],
         "av1-svt4": ["-c:v", "libsvtav1", "-preset", "4"],
@@ -39,7 +42,9 @@ struct SmartFrameCodecTests {
         return paths
     }()
 
-    static func containers(_ codec: String) -> [String] { codec == "vp8" ? ["webm", "mkv"] : ["webm", "mkv", "mp4"] }
+    static func containers(_ codec: String) -> [String] {
+        codec == "vp8" ? ["webm", "mkv"] : codec == "vp9-altref" ? ["webm"] : ["webm", "mkv", "mp4"]
+    }
 
     struct Case: Sendable, CustomTestStringConvertible {
         let codec: String
@@ -52,6 +57,14 @@ struct SmartFrameCodecTests {
     static let cases = recipes.keys.sorted().flatMap { codec in
         containers(codec).flatMap { container in [false, true].map { Case(codec: codec, container: container, join: $0) } }
     }.filter { !TestPaths.sanitized || ($0.join && $0.container == "mkv") }
+
+    /// The altref source does hold hidden frames (a superframe's first frame not shown), or its cases test nothing new.
+    @Test func altrefSourceHoldsHiddenFrames() throws {
+        let path = try #require(Self.sources["vp9-altref.webm"])
+        let trace = try Run.tool("ffmpeg", ["-v", "trace", "-i", path, "-map", "0:v:0", "-c", "copy", "-bsf:v", "trace_headers", "-f", "null", "-"])
+        let hidden = trace.stderrLines.filter { $0.contains(" show_frame ") && $0.hasSuffix("= 0") }.count
+        #expect(hidden > 0, "no hidden frame in \(path)")
+    }
 
     struct SourceFacts: Sendable {
         let times: [Double]
@@ -145,7 +158,25 @@ struct SmartFrameCodecTests {
         if report["mode"] as? String != "smart" {
             let warnings = "\(report["warnings"] ?? "")"
             #expect(warnings.contains("smart_fallback") && warnings.contains("AV1 sequence header"), "\(warnings)")
+        } else {
+            let source = try FrameCodecStreams.distinctHeaders(input, av1: true), written = try FrameCodecStreams.distinctHeaders(folder.file("out.mkv"), av1: true)
+            #expect(written.frames == source.frames && written.stored == source.frames, "\(written)")
         }
+    }
+
+    /// VP8 into MP4 (which FFmpeg 5.1 cannot write): a smart cut is refused with the one-line error that names the
+    /// container and the way out (exit 1, nothing written); the exact cut re-encodes to a codec MP4 holds (VP9).
+    @Test func vp8IntoMP4IsRefusedSmartAndReencodedExact() throws {
+        let input = try #require(Self.sources["vp8.webm"])
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let output = folder.file("out.mp4")
+        let smart = try Run.vtrim(["cut", input, "--start", "0.5", "--end", "1.5", "--mode", "smart", "-o", output])
+        #expect(smart.status == 1 && smart.stderr.contains("cannot hold vp8 video"), "\(smart)")
+        #expect(!FileManager.default.fileExists(atPath: output))
+        let exact = try Run.vtrim(["cut", input, "--start", "0.5", "--end", "1.5", "--mode", "exact", "-o", output])
+        #expect(exact.status == 0, "\(exact)")
+        #expect(try Reference.videoCodec(output) == "vp9")
     }
 
     /// ../shared/media's VP8, VP9 and AV1 files with three or more keyframes: from mid first GOP to 0.3 s past the third

@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <malloc.h>  /* malloc_trim: give an edge encoder's arenas back (SmartEdge) */
 
 #include <libavcodec/avcodec.h>
 #include <libavcodec/bsf.h>

@@ -349,7 +349,7 @@ public enum SmartFallback: Error, Sendable, Equatable, Codable, CustomStringConv
         case let .codec(name):
             return "smart cuts handle H.264, HEVC, VP8, VP9 and AV1; this video is \(name)"
         case let .container(name):
-            return "smart cuts of this codec are written to MP4/MOV, Matroska/WebM\(name == "mpegts" ? "" : " and MPEG-TS"); \(name) is not one of them"
+            return "\(name) cannot take a smart cut of this video (smart cuts write H.264 and HEVC to MP4/MOV, Matroska and MPEG-TS; VP8, VP9 and AV1 to WebM, Matroska and MP4/MOV, VP8 not to MP4)"
         case let .pixelFormat(name):
             return "the encoder cannot match the pixel format \(name) and profile of the source"
         case .interlaced:

@@ -109,10 +109,12 @@ struct CutSurvey {
             try reader.endWindow(end: endTicks, keyframe: edge.keyframe, frameAtStart: edge.frameAtStart, start: start, smart: smart)
         }
 
-        // What re-encoding would take: the encoder (a smart cut that falls back uses its own family), the
+        // What re-encoding would take: the encoder (a smart cut that falls back uses its own family where the output
+        // holds it: VP8 goes into no MP4), the
         // pixel format it takes, the picture turned upright where the output cannot carry the display matrix.
         let smartEncoder = smart ? SmartEncoding.encoder(for: parameters.codec_id) : nil
-        let exactEncoder = smartEncoder ?? EncoderChoice.encoder(for: parameters.codec_id, output: muxer)
+        let exactEncoder = smartEncoder.flatMap { name in Encoder.codecID(name).flatMap { muxer.canHold($0) ? name : nil } }
+            ?? EncoderChoice.encoder(for: parameters.codec_id, output: muxer)
         let sourceFormat = AVPixelFormat(rawValue: parameters.format)
         let orientation = Probe.readOrientation(stream, warnings: &ignored)
         let bakes = !orientation.isUpright && !muxer.carriesDisplayMatrix

@@ -39,6 +39,8 @@ final class SmartEdge: Sendable {
         /// HEVC: an end of sequence closes the head, so the copied CRA starts a new coded video sequence (its POC
         /// and the source's parameter sets begin afresh) rather than continuing x265's.
         var trailer: [UInt8]?
+        /// AV1: the source's sequence header (the plan's trial matched the encoder to it); the edge's must be it.
+        var sequenceHeader: [UInt8]? = nil
     }
 
     private let cancelled = Atomic<Bool>(false)
@@ -56,6 +58,9 @@ final class SmartEdge: Sendable {
             let outcome: Result<Encoded, any Error>
             if slots.acquire(ticket, cancelled: stop) {
                 outcome = Result { try StageTimes.measure(stage) { try Self.encode(work, shouldStop: stop) } }
+                // The edge's encoder is gone: give its memory back. libsvtav1 allocates ~0.5 GiB per 1080p instance from
+                // its own threads' malloc arenas, which glibc otherwise keeps; a 10-range AV1 join held 3.8 GiB.
+                malloc_trim(0)
                 slots.release()
             } else {
                 outcome = .failure(CutInterrupted())
@@ -146,6 +151,14 @@ final class SmartEdge: Sendable {
         try decoder.decode(nil, into: frame) { frame throws in try take(frame) }
         if let held = startFrame?.release() { try encoder.encode(held, outputPts: video.outputStart.value) }
         try encoder.finish(endPts: end.minus(shift))
+        // The trial checked one frame of the same encoder and options; this checks what is spliced.
+        if let expected = work.sequenceHeader.flatMap(AV1SequenceHeader.first(in:)), let first = encoded.first {
+            let made = AV1SequenceHeader.first(in: first.bytes)
+            guard made == expected else {
+                let field = made.flatMap { $0.firstDifference(from: expected) } ?? "missing"
+                throw AVFailure(code: CAV_AVERROR_INVALIDDATA, operation: "the re-encoded \(work.part == .head ? "head" : "tail")'s AV1 sequence header (\(field)) matching the source's")
+            }
+        }
         outcome.packets = encoded
         outcome.decodeErrors = decoder.errors
         outcome.reachedEnd = reachedEnd

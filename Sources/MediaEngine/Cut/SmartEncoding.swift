@@ -73,8 +73,8 @@ enum SmartEncoding {
         if !["libx264", "libx265"].contains(name) {
             // One keyframe at the edge's start (the first frame is sent as I), every other frame predicted.
             var options = EncoderChoice.options(for: name, crf: crf, preset: preset, threads: threads)
+            // The trial's options exactly (its header is the one checked), so no lookahead sized to the edge here.
             options["g"] = "100000"
-            if let edgeFrames, name != "libsvtav1" { options["lag-in-frames"] = String(min(25, max(1, edgeFrames))) }
             return options.merging(match.headerOptions) { $1 }
         }
         let lookahead = edgeFrames.flatMap { frames in

@@ -91,12 +91,14 @@ final class SmartVideoWriter: VideoWriter {
             guard let sets = entry.sourceSets else { return Edges() }
             units = (sets, try NALForm.rewriter(entry, sets: sets))
         } else {
+            guard ["vp8", "vp9", "av1"].contains(video.codec) else { return Edges() }
             units = nil
         }
         func start(_ part: SmartEdge.Part) -> SmartEdge {
             SmartEdge(SmartEdge.Work(part: part, path: path, streamIndex: video.streamIndex, video: video, smart: smart, reencoding: reencoding,
                                      decoderThreads: plan.threads.decoder, lengthSize: units == nil ? nil : 4, rewriter: units?.rewriter,
-                                     trailer: part == .head && units?.sets.codec == .hevc ? [0x48, 0x01] : nil),
+                                     trailer: part == .head && units?.sets.codec == .hevc ? [0x48, 0x01] : nil,
+                                     sequenceHeader: plan.streamConfiguration),
                       slots: slots, shouldStop: shouldStop)
         }
         return Edges(head: smart.hasHead ? start(.head) : nil, tail: smart.hasTail ? start(.tail) : nil)

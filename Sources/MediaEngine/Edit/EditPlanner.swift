@@ -205,7 +205,7 @@ enum EditPlanner {
         if let entry = copying.first?.sampleEntry, copying.contains(where: { $0.sampleEntry != entry }) {
             return "the parameter sets differ between ranges"
         }
-        if let configuration = copying.first?.streamConfiguration, copying.contains(where: { $0.streamConfiguration != configuration }) {
+        if Set(copying.map(\.streamConfiguration)).count > 1 {
             return "the sequence headers differ between ranges"
         }
         let delays = Set(copying.compactMap { $0.smart.map { $0.firstCopied.pts.minus($0.firstCopied.dts) } })
