@@ -2,6 +2,7 @@
 print a Markdown table of medians with ratios. Peak RSS comes from GNU time (-f %M), which reports
 the largest process of a command's tree (a shell loop's biggest ffmpeg)."""
 import atexit
+import json
 import os
 import shlex
 import shutil
@@ -80,3 +81,35 @@ RELEASE_VTRIM = os.path.join(HERE, "..", ".build", "release", "vtrim")
 def generated(script):
     """Runs a bench/make-*.sh generator (it caches what it makes) and returns what it printed, split."""
     return subprocess.run([os.path.join(HERE, script)], capture_output=True, text=True, check=True).stdout.split()
+
+
+def smart_budget_rows(vtrim, path, out, ext, start, end, preset):
+    """A smart cut's budget comparison, planned first (`--dry-run --json`): rows for the copy, the smart cut, and its
+    head and tail each cut exactly alone (the budget: copy + the longer edge), and the exact cut's row. Exits when the
+    plan falls back. Returns (plan, rows, exact rows)."""
+    q = quote
+    s, e = f"{start:.3f}", f"{end:.3f}"
+    plan = json.loads(subprocess.run([vtrim, "cut", path, "--start", s, "--end", e, "--mode", "smart", "--preset", preset,
+                                      "--dry-run", "--json", "-o", f"{out}-plan.{ext}"], capture_output=True, text=True, check=True).stdout)
+    if plan["mode"] != "smart":
+        sys.exit(f"bench: the smart cut of {path} into {ext} falls back: {plan['warnings']}")
+    head, tail = plan["smart"]["head"], plan["smart"]["tail"]
+    cut = f"{q(vtrim)} cut {q(path)}"
+    rows = [
+        ("vtrim cut (copy)", f"rm -f {q(out)}-c.{ext}; {cut} --start {s} --end {e} -o {q(out)}-c.{ext}"),
+        ("vtrim cut --mode smart", f"rm -f {q(out)}-s.{ext}; {cut} --start {s} --end {e} --mode smart --preset {preset} -o {q(out)}-s.{ext}"),
+        (f"head alone: exact {head[0]:.3f}–{head[1]:.3f}",
+         f"rm -f {q(out)}-h.{ext}; {cut} --start {head[0]:.6f} --end {head[1]:.6f} --mode exact --crf 16 --preset {preset} -o {q(out)}-h.{ext}"),
+        (f"tail alone: exact {tail[0]:.3f}–{tail[1]:.3f}",
+         f"rm -f {q(out)}-t.{ext}; {cut} --start {tail[0]:.6f} --end {tail[1]:.6f} --mode exact --crf 16 --preset {preset} -o {q(out)}-t.{ext}"),
+    ]
+    exact = [("vtrim cut --mode exact", f"rm -f {q(out)}-e.{ext}; {cut} --start {s} --end {e} --mode exact --preset {preset} -o {q(out)}-e.{ext}")]
+    return plan, rows, exact
+
+
+def budget_line(label, results, rows, exact):
+    """smart ÷ (copy + longer edge) and exact ÷ smart, with their targets."""
+    copy_s, smart_s, head_s, tail_s = (results[name][0] for name, _ in rows)
+    budget = copy_s + max(head_s, tail_s)
+    return (f"{label}smart {smart_s:.2f} s; copy + longer edge {budget:.2f} s; smart/budget {smart_s / budget:.2f} (target ≤ 1.10);"
+            f" exact/smart {results[exact[0][0]][0] / smart_s:.1f}× (target ≥ 10)")

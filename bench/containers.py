@@ -5,7 +5,6 @@ smart cut against a copy of the same range plus the longer of its two edges cut 
 (copy + longer edge) × 1.10) and against the exact cut (target ≥ 10× faster); then a 10-range smart join into
 MKV against the exact join (target ≥ 10× faster). See BENCHMARKS.md."""
 import argparse
-import json
 import os
 import subprocess
 import sys
@@ -44,30 +43,13 @@ s, e = f"{start:.3f}", f"{end:.3f}"
 for ext in ("mkv", "ts"):
     path = remuxed(ext)
     out = os.path.join(work, "cut")
-    plan = json.loads(subprocess.run([vtrim, "cut", path, "--start", s, "--end", e, "--mode", "smart", "--preset", args.preset,
-                                      "--dry-run", "--json", "-o", f"{out}-plan.{ext}"], capture_output=True, text=True, check=True).stdout)
-    if plan["mode"] != "smart":
-        sys.exit(f"bench: the smart cut into {ext} falls back: {plan['warnings']}")
-    head, tail = plan["smart"]["head"], plan["smart"]["tail"]
-    rows = [
-        ("vtrim cut (copy)", f"rm -f {q(out)}-c.{ext}; {q(vtrim)} cut {q(path)} --start {s} --end {e} -o {q(out)}-c.{ext}"),
-        ("vtrim cut --mode smart", f"rm -f {q(out)}-s.{ext}; {q(vtrim)} cut {q(path)} --start {s} --end {e} --mode smart --preset {args.preset} -o {q(out)}-s.{ext}"),
-        (f"head alone: exact {head[0]:.3f}–{head[1]:.3f}",
-         f"rm -f {q(out)}-h.{ext}; {q(vtrim)} cut {q(path)} --start {head[0]:.6f} --end {head[1]:.6f} --mode exact --crf 16 --preset {args.preset} -o {q(out)}-h.{ext}"),
-        (f"tail alone: exact {tail[0]:.3f}–{tail[1]:.3f}",
-         f"rm -f {q(out)}-t.{ext}; {q(vtrim)} cut {q(path)} --start {tail[0]:.6f} --end {tail[1]:.6f} --mode exact --crf 16 --preset {args.preset} -o {q(out)}-t.{ext}"),
-    ]
-    exact = [("vtrim cut --mode exact", f"rm -f {q(out)}-e.{ext}; {q(vtrim)} cut {q(path)} --start {s} --end {e} --mode exact --preset {args.preset} -o {q(out)}-e.{ext}")]
+    plan, rows, exact = benchlib.smart_budget_rows(vtrim, path, out, ext, start, end, args.preset)
     print(f"bench: 60 s into {ext}, {args.runs} alternating runs", file=sys.stderr, flush=True)
     results = benchlib.run_alternating(rows, args.runs, ext)
     results.update(benchlib.run_alternating(exact, args.runs, ext))
     print(f"\n### 60 s ({s}–{e}) of {os.path.basename(path)} into {ext.upper()}, median of {args.runs} alternating runs\n")
     print(benchlib.table(results, rows + exact, {"vtrim copy": rows[0][0]}))
-    copy_s, smart_s, head_s, tail_s = (results[name][0] for name, _ in rows)
-    exact_s = results[exact[0][0]][0]
-    budget = copy_s + max(head_s, tail_s)
-    print(f"\nsmart {smart_s:.2f} s; copy + longer edge {budget:.2f} s; smart/budget {smart_s / budget:.2f} (target ≤ 1.10);"
-          f" exact/smart {exact_s / smart_s:.1f}× (target ≥ 10)")
+    print("\n" + benchlib.budget_line("", results, rows, exact))
     sys.stdout.flush()
 
 if not args.no_join:
