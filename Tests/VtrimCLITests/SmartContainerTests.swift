@@ -68,8 +68,6 @@ struct SmartContainerTests {
         return facts
     }()
 
-    /// Source frame indices of each range (start frame, end frame exclusive), each holding two clean starts.
-    static func frameRanges(join: Bool) -> [(Int, Int)] { join ? [(8, 40), (50, 80), (88, 118)] : [(17, 100)] }
 
     @Test(arguments: cases)
     func smartIntoEveryContainer(_ example: Case) throws {
@@ -80,11 +78,9 @@ struct SmartContainerTests {
         let times = known.times
         #expect(times.count == 120, "\(input): \(times.count) frames")
         guard times.count == 120 else { return }
-        // On frame times: a start just after its frame's time, an end just before (both round onto the frame's tick).
-        let spans = Self.frameRanges(join: example.join).map { (times[$0.0] + 5e-7, times[$0.1] - 5e-7) }
+        let spans = SmartRanges.spans(join: example.join, times: times)
         let output = folder.file("smart.\(example.container)")
-        let arguments = example.join ? spans.flatMap { ["--keep", String(format: "%.7f..%.7f", $0.0, $0.1)] }
-            : ["--start", String(format: "%.7f", spans[0].0), "--end", String(format: "%.7f", spans[0].1)]
+        let arguments = SmartRanges.arguments(spans, join: example.join)
         let result = try Run.vtrim(["cut", "--json", input] + arguments + ["--mode", "smart", "-o", output])
         #expect(result.status == 0, "\(result)")
         let report = try #require(result.jsonLines.first)

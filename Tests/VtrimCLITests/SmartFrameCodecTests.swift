@@ -13,8 +13,9 @@ struct SmartFrameCodecTests {
     /// 4 s at 30 fps, 256×144, a keyframe every 15 frames, with Opus audio; made once in Matroska, remuxed.
     static let recipes: [String: [String]] = [
         "vp9": ["-c:v", "libvpx-vp9", "-crf", "32", "-b:v", "0", "-deadline", "realtime", "-cpu-used", "8"],
-        // libvpx's good-quality path with alternate reference frames: hidden frames in superframes.
-        "vp9-altref": ["-c:v", "libvpx-vp9", "-crf", "32", "-b:v", "0", "-deadline", "good", "-cpu-used", "8", "-auto-alt-ref", "1",
+        // libvpx's two-pass good-quality path with alternate reference frames: hidden frames in superframes (one pass
+        // writes none here).
+        "vp9-altref": ["-c:v", "libvpx-vp9", "-b:v", "300k", "-deadline", "good", "-cpu-used", "8", "-auto-alt-ref", "1",
                        "-lag-in-frames", "16"],
         "vp9-10bit": ["-c:v", "libvpx-vp9", "-pix_fmt", "yuv420p10le", "-crf", "32", "-b:v", "0", "-deadline", "realtime", "-cpu-used", "8"],
         "vp8": ["-c:v", "libvpx", "-crf", "20", "-b:v", "1M", "-deadline", "realtime", "-cpu-used", "8"],
@@ -32,7 +33,13 @@ struct SmartFrameCodecTests {
         for (codec, arguments) in recipes {
             let master = "\(folder)/\(codec).mkv"
             setenv("SVT_LOG", "1", 0)
-            _ = try? Run.tool("ffmpeg", ["-v", "error", "-y"] + input + arguments + ["-c:a", "libopus", "-shortest", master])
+            var encoding = arguments
+            if codec == "vp9-altref" {
+                let log = ["-passlogfile", "\(folder)/\(codec)"]
+                _ = try? Run.tool("ffmpeg", ["-v", "error", "-y"] + input + arguments + log + ["-pass", "1", "-an", "-f", "null", "-"])
+                encoding += log + ["-pass", "2"]
+            }
+            _ = try? Run.tool("ffmpeg", ["-v", "error", "-y"] + input + encoding + ["-c:a", "libopus", "-shortest", master])
             for container in containers(codec) {
                 let path = "\(folder)/\(codec).\(container)"
                 if container != "mkv" { _ = try? Run.tool("ffmpeg", ["-v", "error", "-y", "-i", master, "-c", "copy", path]) }
@@ -88,8 +95,6 @@ struct SmartFrameCodecTests {
         return facts
     }()
 
-    /// Source frame indices of each range (start frame, end frame exclusive), each holding two keyframes.
-    static func frameRanges(join: Bool) -> [(Int, Int)] { join ? [(8, 40), (50, 80), (88, 118)] : [(17, 100)] }
 
     @Test(arguments: cases)
     func smartCut(_ example: Case) throws {
@@ -101,10 +106,9 @@ struct SmartFrameCodecTests {
         let times = known.times
         #expect(times.count == 120, "\(input): \(times.count) frames")
         guard times.count == 120 else { return }
-        let spans = Self.frameRanges(join: example.join).map { (times[$0.0] + 5e-7, times[$0.1] - 5e-7) }
+        let spans = SmartRanges.spans(join: example.join, times: times)
         let output = folder.file("smart.\(example.container)")
-        let arguments = example.join ? spans.flatMap { ["--keep", String(format: "%.7f..%.7f", $0.0, $0.1)] }
-            : ["--start", String(format: "%.7f", spans[0].0), "--end", String(format: "%.7f", spans[0].1)]
+        let arguments = SmartRanges.arguments(spans, join: example.join)
         let result = try Run.vtrim(["cut", "--json", input] + arguments + ["--mode", "smart", "-o", output])
         #expect(result.status == 0, "\(result)")
         let report = try #require(result.jsonLines.first)
