@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """bench/cut --codecs: smart cuts of the frame-spliced codecs at 1080p30. The first 200 s of the cached 10-minute 1080p
-file is encoded once per family — VP9 into WebM, VP8 into WebM, AV1 (libsvtav1 preset 12) into Matroska, each with a
-keyframe every 2 s and Opus audio — and cached beside it. Per family, alternating runs, medians: a 60 s smart cut against
+file is encoded once per family — VP9 into WebM, VP8 into WebM, AV1 (libsvtav1 preset 12) into Matroska with Opus audio,
+MPEG-2 (15 Mbit/s, at most 20, two B-frames, open GOPs) into MPEG-TS with MP2 audio, each with a keyframe every 2 s —
+and cached beside it. Per family, alternating runs, medians: a 60 s smart cut against
 a copy of the same range plus the longer of its two edges cut exactly alone (target: smart ≤ (copy + longer edge) × 1.10)
-and against the exact cut (target ≥ 10× faster); then, for VP9 and AV1, a 10-range smart join against the exact join
+and against the exact cut (target ≥ 10× faster); then, for VP9, AV1 and MPEG-2, a 10-range smart join against the exact join
 (target ≥ 10× faster). See BENCHMARKS.md."""
 import argparse
 import os
@@ -18,7 +19,7 @@ parser.add_argument("--runs", type=int, default=3)
 parser.add_argument("--exact-runs", type=int, default=1, help="runs of the exact cuts and joins (minutes each)")
 parser.add_argument("--preset", default="veryfast")
 parser.add_argument("--vtrim", default=benchlib.RELEASE_VTRIM)
-parser.add_argument("--families", default="vp9,vp8,av1")
+parser.add_argument("--families", default="vp9,vp8,av1,mpeg2")
 parser.add_argument("--no-join", action="store_true", help="skip the 10-range joins")
 parser.add_argument("--no-single", action="store_true", help="skip the 60 s cuts (joins only)")
 args = parser.parse_args()
@@ -33,7 +34,9 @@ ENCODINGS = {
     "vp9": ("webm", ["-c:v", "libvpx-vp9", "-deadline", "realtime", "-cpu-used", "8", "-row-mt", "1", "-b:v", "6M"]),
     "vp8": ("webm", ["-c:v", "libvpx", "-deadline", "realtime", "-cpu-used", "8", "-b:v", "8M"]),
     "av1": ("mkv", ["-c:v", "libsvtav1", "-preset", "12", "-crf", "35"]),
+    "mpeg2": ("ts", ["-c:v", "mpeg2video", "-b:v", "15M", "-maxrate", "20M", "-bufsize", "9781k", "-bf", "2"]),
 }
+AUDIO = {"mpeg2": ["-c:a", "mp2", "-b:a", "192k"]}
 
 
 def encoded(family):
@@ -44,15 +47,16 @@ def encoded(family):
         print(f"bench: encoding {os.path.basename(path)} (once)", file=sys.stderr, flush=True)
         part = path + ".part." + ext
         subprocess.run(["ffmpeg", "-v", "error", "-y", "-i", mp4, "-t", str(SECONDS), "-map", "0:v:0", "-map", "0:a:0", *arguments,
-                        "-g", "60", "-keyint_min", "60", "-c:a", "libopus", "-b:a", "128k", part], check=True,
+                        "-g", "60", "-keyint_min", "60",
+                        *AUDIO.get(family, ["-c:a", "libopus", "-b:a", "128k"]), part], check=True,
                        env={**os.environ, "SVT_LOG": "1"})
         os.replace(part, path)
     return path
 
 
 def run_join(family, path, ext, out):
-    """A 10-range smart join against the exact join (VP9 and AV1)."""
-    if family not in ("vp9", "av1"):
+    """A 10-range smart join against the exact join (VP9, AV1 and MPEG-2)."""
+    if family not in ("vp9", "av1", "mpeg2"):
         return
     # Ten ranges of 18 s, each edge 1 s into a 2 s GOP: 2 s of every 18 re-encoded (bench/join.py's H.264 ranges
     # re-encode 2 s of every 20).

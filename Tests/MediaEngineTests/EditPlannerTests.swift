@@ -1,4 +1,6 @@
 @testable import MediaEngine
+import PropertyBased
+import PropertySupport
 import Testing
 
 /// Joins planned from synthetic streams (ticks in ms, 40 ms frames, GOPs of 480 ms, two frames of decode
@@ -79,6 +81,46 @@ struct EditPlannerTests {
         if example.container == .mp4, let edit = plan.output.video?.editDuration, let unit = plan.output.video?.editTimeBase {
             #expect(Rescale.ticks(edit, from: unit, to: Rational(1, 1_000_000)) == plan.durationMicro)
         }
+    }
+
+    /// Smart joins of open GOPs whose I-frames are clean starts (MPEG-2, HEVC CRAs): a range that ends after K2's leading
+    /// pictures hands its tail one of them; the next range's head then follows it. Wherever the ranges fall, the planned
+    /// join either writes decode times that rise packet by packet and never pass their presentation times — head frames
+    /// at `pts − head delay`, copied packets at their own, tail frames at `pts − tail delay`, all on the output — or is
+    /// replanned exactly.
+    @Test func openGOPSmartJoinsKeepDecodeTimesInOrder() async {
+        let packets = SyntheticStream.openGOP(gops: 6, cleanPoints: true)
+        let streamEnd: Int64 = (packets.map(\.pts).max() ?? 0) + SyntheticStream.frame
+        var joinedSmartly = 0
+        await propertyCheck(count: 300, input: Gen.int(in: 0...2400), Gen.int(in: 40...1400), Gen.int(in: 0...400), Gen.int(in: 40...1400)) { from, length, gap, second in
+            let first = (Int64(from), min(streamEnd, Int64(from + length)))
+            let next = (first.1 + Int64(gap), min(streamEnd, first.1 + Int64(gap + second)))
+            guard next.0 < next.1, let plans = try? Self.plans(packets, [first, next], mode: .smart),
+                  case let .plan(plan)? = try? Self.join(plans), plan.ranges.allSatisfy({ $0.cut.mode == .smart }) else { return }
+            joinedSmartly += 1
+            var written: [(pts: Int64, dts: Int64)] = []
+            for range in plan.ranges {
+                guard let video = range.cut.video, let smart = range.cut.smart else { continue }
+                let shift = video.packetShift
+                func shown(_ from: Int64, _ to: Int64) -> [Int64] { packets.map(\.pts).filter { $0 >= from && $0 < to }.sorted() }
+                if !smart.reencodesWhole {
+                    let delay = video.headDecodeDelay ?? smart.firstCopied.pts.minus(smart.firstCopied.dts)
+                    // The head's first frame is shown at the range's start on the output (`StartFrameHold`).
+                    let head = shown(smart.frameAtStart, smart.firstCopied.pts).enumerated().map { $0.offset == 0 ? video.outputStart.value : $0.element - shift }
+                    written += head.map { (pts: $0, dts: $0 - delay) }
+                    let start = packets.firstIndex { $0.isSame(as: smart.firstCopied) } ?? 0
+                    let stop = smart.copiesToEnd ? packets.count : packets.firstIndex { $0.isSame(as: smart.copyEnd) } ?? packets.count
+                    written += packets[start..<stop].filter { $0.pts >= smart.firstCopied.pts }.map { (pts: $0.pts - shift, dts: $0.dts - shift) }
+                }
+                if let tail = smart.tailStart {
+                    written += shown(tail, smart.end).map { (pts: $0 - shift, dts: $0 - video.tailDecodeDelay - shift) }
+                }
+            }
+            let order = zip(written, written.dropFirst()).first { $0.1.dts <= $0.0.dts }
+            #expect(order == nil, "\(first), \(next): decode times \(written.map(\.dts))")
+            #expect(written.allSatisfy { $0.dts <= $0.pts }, "\(first), \(next): \(written)")
+        }
+        #expect(joinedSmartly > 50, "only \(joinedSmartly) joins were smart")
     }
 
     /// Every range of a smart join inside one GOP: nothing is copied anywhere, so the join is made exactly.

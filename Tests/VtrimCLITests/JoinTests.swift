@@ -174,8 +174,9 @@ struct JoinTests {
     }
 
     /// HEVC with open GOPs (CRAs with leading pictures, x265's default): a smart join whose range ends among a
-    /// CRA's leading pictures cannot keep decode times in order at the seam, so it is made exactly with a
-    /// `smart_fallback` warning (it failed in the muxer); the frames are the ideal ones.
+    /// CRA's leading pictures once failed in the muxer (decode times out of order at the seam), then fell back to
+    /// exact; its seam's edges now decode faster than the frame rate there (`SeamDecodeTimes`), so it stays smart, and
+    /// the frames are the ideal ones.
     @Test func openGOPHEVCJoinsInOrder() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
@@ -189,6 +190,7 @@ struct JoinTests {
         let shown = FrameMatch.sourceIndices(try FrameMatch.frames(output), in: try FrameMatch.frames(input))
         #expect(shown == FrameMatch.ideal(Self.spans(ranges), times: times), "\(report["mode"] ?? "") \(report["warnings"] ?? "")")
         #expect(try MediaFacts.decodeErrors(output).isEmpty)
+        #expect(report["mode"] as? String == "smart", "\(report["warnings"] ?? "")")
     }
 
     /// Copy joins into MKV and MPEG-TS: each range starts at its keyframe and keeps the frames past its end the

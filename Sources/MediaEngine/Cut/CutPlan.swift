@@ -26,6 +26,9 @@ public struct CutPlan: Sendable, Equatable, Codable {
     /// A smart cut of a frame-spliced codec whose output configuration is rewritten from the source's in-stream
     /// header (AV1: its sequence header OBU, from which the muxer builds `av1C`/CodecPrivate); nil keeps the source's.
     public var streamConfiguration: [UInt8]? = nil
+    /// A smart cut of a frame-spliced codec: the source's stream header as bytes (AV1's sequence header OBU, MPEG-2's
+    /// sequence header and extension) that every re-encoded edge's first packet must state again; nil for VP8/VP9.
+    public var edgeHeader: [UInt8]? = nil
     public var streams: [KeptStream]
     public var notices: [CutNotice]
     public var container: ContainerFacts
@@ -155,6 +158,9 @@ public struct VideoCut: Sendable, Equatable, Codable {
     /// A smart cut's re-encoded tail followed by the next range's head (a join): its decode times are set this
     /// many ticks early, as the head's are, so they stay in order across the seam. 0 for a single cut.
     public var tailDecodeDelay: Int64 = 0
+    /// A join's head after a seam whose tail leaves it less room than the copied keyframe's reorder delay (an open
+    /// GOP's leading pictures on both sides): its decode times are set this many ticks early instead. nil: K1's delay.
+    public var headDecodeDelay: Int64?
 
     /// Where a copied packet's source time (pts or dts) lands on the output.
     public func output(_ sourceTicks: Int64) -> OutputTicks { outputStart.plus(sourceTicks.minus(shift)) }

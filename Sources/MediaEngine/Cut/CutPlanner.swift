@@ -317,7 +317,10 @@ enum CutPlanner {
                        crf: facts.crf, preset: facts.preset, faststart: facts.faststart, startMicro: facts.startMicro,
                        endMicro: facts.endMicro, originMicro: facts.originMicro, companionsStartMicro: companionsStart,
                        companionsEndMicro: video.micro(cut.presentedEnd), companionsZeroSourceMicro: companionsShift)
-        if smart != nil { plan.streamConfiguration = video.smartHeader?.configuration }
+        if smart != nil {
+            plan.streamConfiguration = video.smartHeader?.configuration
+            plan.edgeHeader = video.smartHeader?.units
+        }
         return plan
     }
 

@@ -110,11 +110,13 @@ struct CutSurvey {
         }
 
         // What re-encoding would take: the encoder (a smart cut that falls back uses its own family where the output
-        // holds it: VP8 goes into no MP4), the
-        // pixel format it takes, the picture turned upright where the output cannot carry the display matrix.
+        // holds it: VP8 goes into no MP4; MPEG-2 falls back to what an exact cut uses, libx264, not to the edges'
+        // bit-rate-bound mpeg2video), the pixel format it takes, the picture turned upright where the output cannot
+        // carry the display matrix.
         let smartEncoder = smart ? SmartEncoding.encoder(for: parameters.codec_id) : nil
-        let exactEncoder = smartEncoder.flatMap { name in Encoder.codecID(name).flatMap { muxer.canHold($0) ? name : nil } }
-            ?? EncoderChoice.encoder(for: parameters.codec_id, output: muxer)
+        let exactEncoder = smartEncoder.flatMap { name in
+            Encoder.codecID(name).flatMap { muxer.canHold($0) && name != "mpeg2video" ? name : nil }
+        } ?? EncoderChoice.encoder(for: parameters.codec_id, output: muxer)
         let sourceFormat = AVPixelFormat(rawValue: parameters.format)
         let orientation = Probe.readOrientation(stream, warnings: &ignored)
         let bakes = !orientation.isUpright && !muxer.carriesDisplayMatrix
@@ -211,8 +213,10 @@ struct CutSurvey {
             facts.smartRefusal = .alpha
             return
         }
-        // An AV1 keyframe may leave its sequence header to the stored configuration (av1C's configOBUs).
-        let stored = parameters.codec_id == AV_CODEC_ID_AV1 && parameters.extradataBytes.first == 0x81 ? Array(parameters.extradataBytes.dropFirst(4)) : nil
+        // An AV1 keyframe may leave its sequence header to the stored configuration (av1C's configOBUs); MPEG-2's
+        // is its sequence header (Matroska, MP4).
+        let stored = parameters.codec_id == AV_CODEC_ID_AV1 && parameters.extradataBytes.first == 0x81 ? Array(parameters.extradataBytes.dropFirst(4))
+            : parameters.codec_id == AV_CODEC_ID_MPEG2VIDEO ? parameters.extradataBytes : nil
         guard let source = StageTimes.measure("source picture", { EdgeReadBack.sourceKeyframe(input, streamIndex: index, keyframe: keyframe) }),
               let header = StreamHeader.read(codec: parameters.codec_id, keyframe: source.sample)
                 ?? stored.flatMap({ StreamHeader.read(codec: parameters.codec_id, keyframe: $0) }) else {

@@ -12,6 +12,9 @@ public struct SmartCutPlan: Sendable, Equatable, Codable {
     /// Where copying starts (K1). Its leading pictures (shown before it, decoded after it) are not
     /// copied: the head covers their time.
     public var firstCopied: VideoPacket
+    /// K1's leading pictures, left out of the copy (the head, or the part before `start`, covers their time): an
+    /// MPEG-2 writer marks K1's GOP closed and renumbers its pictures for them.
+    public var leadingDropped = 0
     /// Copying stops before this packet in decode order (K2).
     public var copyEnd: VideoPacket
     /// The tail covers frames shown from here (K2, or its first leading picture) to `end`; nil when `end`
@@ -26,6 +29,12 @@ public struct SmartCutPlan: Sendable, Equatable, Codable {
     /// Frames re-encoded in the head and in the tail.
     public var headFrames = 0
     public var tailFrames = 0
+    /// Where a join's seam needs them (`EditPlanner.seamDelays`): the last head frame's time, the last tail frame's
+    /// time, and — where K2 has leading pictures (the end window then holds the point before K2, so every window gives
+    /// the same) — the decode time of the packet copied last (the one before K2 in decode order).
+    public var headLastShown: Int64?
+    public var tailLastShown: Int64?
+    public var lastCopiedDecode: Int64?
     /// A join's range with no whole group of pictures to copy: all of it is re-encoded like a tail (from the
     /// frame at `start`, decoded from the range's keyframe), nothing copied.
     public var reencodesWhole = false
@@ -46,10 +55,15 @@ public struct SmartCutPlan: Sendable, Equatable, Codable {
             return .failure(.noCleanKeyframe)
         }
         let headFrames = start.filter { $0.pts >= frameAtStart && $0.pts < first.pts }.count
+        let headLast = start.filter { $0.pts >= frameAtStart && $0.pts < first.pts }.map(\.pts).max()
+        let found = start.contains { $0.isSame(as: first) } ? start : endPackets
+        let leading = found.firstIndex { $0.isSame(as: first) }.map { index in
+            found[(index + 1)...].prefix { !$0.isKeyframe }.filter { $0.pts < first.pts }.count
+        } ?? 0
         // The whole rest of the stream is wanted: copy it to the end, no tail.
         if reachesEndOfStream, endPackets.allSatisfy({ $0.pts < end }), let last = endPackets.last {
-            return .success(SmartCutPlan(frameAtStart: frameAtStart, firstCopied: first, copyEnd: last, tailStart: nil,
-                                         tailDecodeFrom: last, end: end, copiesToEnd: true, headFrames: headFrames))
+            return .success(SmartCutPlan(frameAtStart: frameAtStart, firstCopied: first, leadingDropped: leading, copyEnd: last, tailStart: nil,
+                                         tailDecodeFrom: last, end: end, copiesToEnd: true, headFrames: headFrames, headLastShown: headLast))
         }
         let points = endPackets.indices.filter { isPoint(endPackets[$0]) }
         let later = points.filter { endPackets[$0].pts > first.pts && shownFrom($0, in: endPackets) <= end }
@@ -61,18 +75,20 @@ public struct SmartCutPlan: Sendable, Equatable, Codable {
         if tailShown < endPackets[last].pts {
             decodeFrom = points.last(where: { $0 < last && endPackets[$0].pts >= first.pts }).map { endPackets[$0] } ?? first
         }
-        let tailFrames = hasTail ? endPackets.filter { $0.pts >= tailShown && $0.pts < end }.count : 0
-        return .success(SmartCutPlan(frameAtStart: frameAtStart, firstCopied: first, copyEnd: endPackets[last],
+        let tailShownTimes = hasTail ? endPackets.filter { $0.pts >= tailShown && $0.pts < end }.map(\.pts) : []
+        return .success(SmartCutPlan(frameAtStart: frameAtStart, firstCopied: first, leadingDropped: leading, copyEnd: endPackets[last],
                                      tailStart: hasTail ? tailShown : nil, tailDecodeFrom: decodeFrom, end: end,
-                                     headFrames: headFrames, tailFrames: tailFrames))
+                                     headFrames: headFrames, tailFrames: tailShownTimes.count, headLastShown: headLast,
+                                     tailLastShown: tailShownTimes.max(),
+                                     lastCopiedDecode: tailShown < endPackets[last].pts && last > 0 ? endPackets[last - 1].dts : nil))
     }
 
     /// A join's range re-encoded whole with the edges' encoder (it holds no whole group of pictures to copy),
     /// so the rest of the join stays smart: decoded from `keyframe`, frames shown from `frameAtStart` to `end`.
     public static func whole(keyframe: VideoPacket, frameAtStart: Int64, end: Int64, packets: [VideoPacket]) -> SmartCutPlan {
-        let frames = Set(packets.map(\.pts).filter { $0 >= frameAtStart && $0 < end }).count
+        let shown = Set(packets.map(\.pts).filter { $0 >= frameAtStart && $0 < end })
         return SmartCutPlan(frameAtStart: frameAtStart, firstCopied: keyframe, copyEnd: keyframe, tailStart: frameAtStart,
-                            tailDecodeFrom: keyframe, end: end, tailFrames: max(1, frames), reencodesWhole: true)
+                            tailDecodeFrom: keyframe, end: end, tailFrames: max(1, shown.count), tailLastShown: shown.max(), reencodesWhole: true)
     }
 
     /// Where a random-access point's group starts being shown: its first leading picture, or itself.

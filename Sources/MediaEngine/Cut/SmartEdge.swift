@@ -39,8 +39,8 @@ final class SmartEdge: Sendable {
         /// HEVC: an end of sequence closes the head, so the copied CRA starts a new coded video sequence (its POC
         /// and the source's parameter sets begin afresh) rather than continuing x265's.
         var trailer: [UInt8]?
-        /// AV1: the source's sequence header (the plan's trial matched the encoder to it); the edge's must be it.
-        var sequenceHeader: [UInt8]? = nil
+        /// AV1, MPEG-2: the source's sequence header (the plan's trial matched the encoder to it); the edge's must state it.
+        var header: [UInt8]? = nil
     }
 
     private let cancelled = Atomic<Bool>(false)
@@ -98,7 +98,7 @@ final class SmartEdge: Sendable {
         switch work.part {
         case .head:
             (decodeFrom, first, end) = (video.keyframe, smart.frameAtStart, smart.firstCopied.pts)
-            decodeDelay = max(0, smart.firstCopied.pts.minus(smart.firstCopied.dts))
+            decodeDelay = video.headDecodeDelay ?? max(0, smart.firstCopied.pts.minus(smart.firstCopied.dts))
         case .tail:
             guard let tailStart = smart.tailStart else { return outcome }
             (decodeFrom, first, end) = (smart.tailDecodeFrom, tailStart, smart.end)
@@ -152,12 +152,9 @@ final class SmartEdge: Sendable {
         if let held = startFrame?.release() { try encoder.encode(held, outputPts: video.outputStart.value) }
         try encoder.finish(endPts: end.minus(shift))
         // The trial checked one frame of the same encoder and options; this checks what is spliced.
-        if let expected = work.sequenceHeader.flatMap(AV1SequenceHeader.first(in:)), let first = encoded.first {
-            let made = AV1SequenceHeader.first(in: first.bytes)
-            guard made == expected else {
-                let field = made.flatMap { $0.firstDifference(from: expected) } ?? "missing"
-                throw AVFailure(code: CAV_AVERROR_INVALIDDATA, operation: "the re-encoded \(work.part == .head ? "head" : "tail")'s AV1 sequence header (\(field)) matching the source's")
-            }
+        if let expected = work.header.flatMap({ StreamHeader.read(codec: parameters.codec_id, keyframe: $0) }), let first = encoded.first,
+           let mismatch = expected.mismatch(edge: StreamHeader.read(codec: parameters.codec_id, keyframe: first.bytes)) {
+            throw AVFailure(code: CAV_AVERROR_INVALIDDATA, operation: "the re-encoded \(work.part == .head ? "head" : "tail")'s header matching the source's: \(mismatch.description)")
         }
         outcome.packets = encoded
         outcome.decodeErrors = decoder.errors

@@ -4,7 +4,8 @@ import CAV
 enum SmartEncoding {
     /// The encoders that may make a codec's edges, in the order tried: libx264 / libx265 for H.264 / HEVC, libvpx
     /// for VP8, libvpx-vp9 for VP9, libsvtav1 then libaom-av1 for AV1 (the first whose sequence header matches the
-    /// source's is used: `SmartTrial`); none for anything else (the cut falls back to exact).
+    /// source's is used: `SmartTrial`), FFmpeg's mpeg2video for MPEG-2; none for anything else (the cut falls back
+    /// to exact).
     static func candidates(for codec: AVCodecID) -> [String] {
         let names: [String]
         switch codec {
@@ -13,6 +14,7 @@ enum SmartEncoding {
         case AV_CODEC_ID_VP8: names = ["libvpx"]
         case AV_CODEC_ID_VP9: names = ["libvpx-vp9"]
         case AV_CODEC_ID_AV1: names = ["libsvtav1", "libaom-av1"]
+        case AV_CODEC_ID_MPEG2VIDEO: names = ["mpeg2video"]
         default: names = []
         }
         return names.filter { avcodec_find_encoder_by_name($0) != nil }
@@ -21,9 +23,14 @@ enum SmartEncoding {
     static func encoder(for codec: AVCodecID) -> String? { candidates(for: codec).first }
 
     /// Codecs spliced as whole frames — no parameter sets or NAL units: what a decoder must know comes with each
-    /// keyframe (VP8, VP9) or in a sequence header the edges repeat byte for byte (AV1).
+    /// keyframe (VP8, VP9) or in a sequence header the edges repeat field for field (AV1, MPEG-2).
     static func splicesFrames(_ codec: AVCodecID) -> Bool {
-        [AV_CODEC_ID_VP8, AV_CODEC_ID_VP9, AV_CODEC_ID_AV1].contains(codec)
+        [AV_CODEC_ID_VP8, AV_CODEC_ID_VP9, AV_CODEC_ID_AV1, AV_CODEC_ID_MPEG2VIDEO].contains(codec)
+    }
+
+    /// The frame-spliced codecs by the names a plan gives them.
+    static func splicesFrames(named codec: String) -> Bool {
+        ["vp8", "vp9", "av1", "mpeg2video"].contains(codec)
     }
 
     /// What of the source its edges' encoder must match: read once by the survey, used by the planner.
@@ -74,7 +81,8 @@ enum SmartEncoding {
             // One keyframe at the edge's start (the first frame is sent as I), every other frame predicted.
             var options = EncoderChoice.options(for: name, crf: crf, preset: preset, threads: threads)
             // The trial's options exactly (its header is the one checked), so no lookahead sized to the edge here.
-            options["g"] = "100000"
+            // mpeg2video takes no interval over 600 frames (it lowers it, with a warning); an edge is one GOP.
+            options["g"] = name == "mpeg2video" ? "600" : "100000"
             return options.merging(match.headerOptions) { $1 }
         }
         let lookahead = edgeFrames.flatMap { frames in
@@ -159,8 +167,10 @@ enum SmartEncoding {
     static func refusal(_ source: AVCodecParameters, output: OutputFormat) -> SmartFallback? {
         guard let name = encoder(for: source.codec_id) else { return .codec(Probe.codecName(source.codec_id)) }
         if splicesFrames(source.codec_id) {
-            // FFmpeg 5.1's MPEG-TS muxer has no stream type for them.
-            guard output.canHold(source.codec_id), output.name != "mpegts" else { return .container(output.name) }
+            // FFmpeg 5.1's MPEG-TS muxer has no stream type for VP8, VP9 or AV1.
+            guard output.canHold(source.codec_id), output.name != "mpegts" || source.codec_id == AV_CODEC_ID_MPEG2VIDEO else {
+                return .container(output.name)
+            }
             let format = AVPixelFormat(rawValue: source.format)
             guard candidates(for: source.codec_id).contains(where: { Encoder.pixelFormats($0).contains(format) }) else {
                 return .pixelFormat(FFmpegText.string(av_get_pix_fmt_name(format)) ?? "?")
@@ -202,11 +212,13 @@ final class SegmentEncoder {
     init(reencoding: Reencoding, source: AVCodecParameters, stream: UnsafeMutablePointer<AVStream>, lengthSize: Int?, decodeDelay: Int64,
          trailer: [UInt8]? = nil, rewriter: EncoderUnitRewriter?, shouldStop: @escaping @Sendable () -> Bool,
          write: @escaping (Packet) throws -> Void) throws {
-        let encoder = try Encoder(name: reencoding.encoder, settings: Self.settings(source: source, stream: stream, options: reencoding.options,
-                                                                                    threads: reencoding.threads))
+        let settings = Self.settings(encoder: reencoding.encoder, source: source, stream: stream, options: reencoding.options,
+                                     threads: reencoding.threads)
+        let encoder = try Encoder(name: reencoding.encoder, settings: settings)
         let sink = Sink(trailer: lengthSize == nil ? nil : trailer, lengthSize: lengthSize ?? 4, write: write)
         self.sink = sink
-        frames = try FrameEncoder(encoder: encoder, predictedAfterFirst: true, shouldStop: shouldStop, rewrite: { packet in
+        let ticks = av_cmp_q(settings.timeBase, stream.pointee.time_base) == 0 ? nil : stream.pointee.time_base
+        frames = try FrameEncoder(encoder: encoder, predictedAfterFirst: true, callerTimeBase: ticks, shouldStop: shouldStop, rewrite: { packet in
             if let lengthSize {
                 var units = NALUnits.splitAnnexB(packet.bytes)
                 if let rewriter { units = try units.compactMap { try rewriter.rewrite($0).map { $0[...] } } }
@@ -216,12 +228,17 @@ final class SegmentEncoder {
         }, write: { packet in try sink.take(packet) })
     }
 
-    /// The encoder set up like the source (size, SAR, pixel format, colour, frame rate, time base).
-    static func settings(source: AVCodecParameters, stream: UnsafeMutablePointer<AVStream>, options: [String: String], threads: Int,
-                         globalHeader: Bool = false) -> Encoder.Settings {
+    /// The encoder set up like the source (size, SAR, pixel format, colour, frame rate, time base). mpeg2video
+    /// reads its frame rate code from the time base, so it counts frames (1/rate) and the caller's ticks are
+    /// converted (`FrameEncoder.callerTimeBase`).
+    static func settings(encoder: String, source: AVCodecParameters, stream: UnsafeMutablePointer<AVStream>, options: [String: String],
+                         threads: Int, globalHeader: Bool = false) -> Encoder.Settings {
         var settings = Encoder.Settings(source: source, stream: stream, pixelFormat: AVPixelFormat(rawValue: source.format),
                                         threads: threads, globalHeader: globalHeader)
         settings.options = options
+        if encoder == "mpeg2video", settings.frameRate.num > 0, settings.frameRate.den > 0 {
+            settings.timeBase = av_inv_q(settings.frameRate)
+        }
         return settings
     }
 

@@ -25,7 +25,7 @@ enum SmartTrial {
         options["x265-params"] = options["x265-params"]?.replacingOccurrences(of: "log-level=error", with: "log-level=none")
         let encoder: Encoder
         do {
-            encoder = try Encoder(name: match.encoder, settings: SegmentEncoder.settings(source: source, stream: stream, options: options,
+            encoder = try Encoder(name: match.encoder, settings: SegmentEncoder.settings(encoder: match.encoder, source: source, stream: stream, options: options,
                                                                                          threads: settings.threads.encoder, globalHeader: true))
         } catch {
             return .failure(.encoderRefused(encoder: match.encoder, detail: error.text))
@@ -58,7 +58,7 @@ enum FrameSpliceTrial {
             let options = SmartEncoding.options(match, crf: settings.crf, preset: settings.preset, threads: settings.threads.encoder)
             let encoder: Encoder
             do {
-                encoder = try Encoder(name: name, settings: SegmentEncoder.settings(source: source, stream: stream, options: options,
+                encoder = try Encoder(name: name, settings: SegmentEncoder.settings(encoder: name, source: source, stream: stream, options: options,
                                                                                     threads: settings.threads.encoder))
             } catch {
                 reason = .encoderRefused(encoder: name, detail: error.text)

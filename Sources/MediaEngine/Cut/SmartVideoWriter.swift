@@ -32,6 +32,8 @@ final class SmartVideoWriter: VideoWriter {
     private var reachedCopyEnd = false
     private var copying = false
     private var copied = 0
+    /// MPEG-2: K1's temporal_reference while the copy is in K1's GOP and its leading pictures were left out (`closing`).
+    private var renumberingFrom: Int?
     private var decodeErrors = 0
     private(set) var reachedPlannedEnd = false
     private(set) var latestPresentedEnd = Int64.min
@@ -91,14 +93,14 @@ final class SmartVideoWriter: VideoWriter {
             guard let sets = entry.sourceSets else { return Edges() }
             units = (sets, try NALForm.rewriter(entry, sets: sets))
         } else {
-            guard ["vp8", "vp9", "av1"].contains(video.codec) else { return Edges() }
+            guard SmartEncoding.splicesFrames(named: video.codec) else { return Edges() }
             units = nil
         }
         func start(_ part: SmartEdge.Part) -> SmartEdge {
             SmartEdge(SmartEdge.Work(part: part, path: path, streamIndex: video.streamIndex, video: video, smart: smart, reencoding: reencoding,
                                      decoderThreads: plan.threads.decoder, lengthSize: units == nil ? nil : 4, rewriter: units?.rewriter,
                                      trailer: part == .head && units?.sets.codec == .hevc ? [0x48, 0x01] : nil,
-                                     sequenceHeader: plan.streamConfiguration),
+                                     header: plan.edgeHeader),
                       slots: slots, shouldStop: shouldStop)
         }
         return Edges(head: smart.hasHead ? start(.head) : nil, tail: smart.hasTail ? start(.tail) : nil)
@@ -231,10 +233,32 @@ final class SmartVideoWriter: VideoWriter {
             // VP8, VP9, AV1: no reordering in a sample's order (hidden frames travel inside the sample that shows them).
             held.pointer.pointee.dts = held.presentationTime
         }
+        if video.codec == "mpeg2video", smart.leadingDropped > 0 { try closing(held) }
         copied += 1
         held.pointer.pointee.pts = held.presentationTime
         held.shift(by: video.packetShift)
         try output.write(held, stream: outputIndex, timeBase: timeBase)
+    }
+}
+
+extension SmartVideoWriter {
+    /// MPEG-2: K1's GOP lost its leading B-frames (they referred to the GOP before, which the head replaced): its header
+    /// is marked closed (`closed_gop` 1, `broken_link` 0) and its pictures renumbered from 0, so a reader neither
+    /// expects the B-frames nor mis-places the rest. Measured: spliced as they were, the leading B-frames decode without
+    /// an error but wrong; closed, every frame from the I-frame on is the source's.
+    fileprivate func closing(_ held: Packet) throws {
+        var bytes = held.bytes
+        if copied == 0 {
+            guard let closed = MPEG2Video.closingFirstGOP(bytes), let picture = MPEG2Video.firstPicture(in: bytes) else {
+                throw SampleEntryFailure(reason: "the first copied MPEG-2 picture opens no GOP")
+            }
+            bytes = closed
+            renumberingFrom = picture.temporalReference
+        } else if MPEG2Video.units(in: bytes).contains(where: { $0.code == MPEG2Video.groupStart }) {
+            renumberingFrom = nil
+        }
+        guard let base = renumberingFrom else { return }
+        try held.setBytes(MPEG2Video.renumberingPictures(bytes, by: base))
     }
 }
 

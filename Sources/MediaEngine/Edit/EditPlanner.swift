@@ -19,17 +19,15 @@ enum EditPlanner {
         if requested == .smart, plans.count > 1, plans.contains(where: { $0.mode == .smart }) {
             if let fallback = plans.lazy.compactMap(\.smartFallback).first { return .replanExact(fallback) }
             if let why = smartMismatch(plans) { return .replanExact(.rangesDiffer(why)) }
-            if let why = seamOrderProblem(plans) { return .replanExact(.rangesDiffer(why)) }
             // Ranges re-encoded whole share the copied ranges' sample entry and encoding (its parameter set ids).
             guard let copying = plans.first(where: { $0.smart?.reencodesWhole == false }) else { return .replanExact(.nothingToCopy) }
             for index in plans.indices where plans[index].smart?.reencodesWhole == true {
                 plans[index].sampleEntry = copying.sampleEntry
                 plans[index].streamConfiguration = copying.streamConfiguration
+                plans[index].edgeHeader = copying.edgeHeader
                 plans[index].video?.reencoding = copying.video?.reencoding
             }
         }
-        // Smart ranges' re-encoded parts after a seam start decoding one reorder delay early, as copied keyframes do.
-        let delay = plans.lazy.compactMap { plan in plan.smart.flatMap { $0.reencodesWhole ? nil : $0.firstCopied.pts.minus($0.firstCopied.dts) } }.first ?? 0
         let mode = first.mode
         // Copies into MP4/MOV: each range's packets follow the ones before in the media, and an edit per range shows
         // only its own frames.
@@ -85,11 +83,6 @@ enum EditPlanner {
                 plan.video?.outputStart = OutputTicks.zero.plus(moved)
             }
             plan.companionsZeroOutputMicro = movedMicro
-            // A smart tail followed by the next range, or a range re-encoded whole after the one before: decode
-            // times one reorder delay early, as the copied keyframes' are, so they stay in order across the seam.
-            if plan.mode == .smart, plans.count > 1, index < plans.count - 1 || plan.smart?.reencodesWhole == true {
-                plan.video?.tailDecodeDelay = max(0, delay)
-            }
             plan.chapters = plan.chapters.map { chapter in
                 var chapter = chapter
                 if chapterPolicy == .ranges { chapter.title = labels[safe: index].flatMap { $0 } ?? "Part \(index + 1)" }
@@ -104,6 +97,17 @@ enum EditPlanner {
                                          durationMicro: lengthMicro))
             nextStart = begins.plus(own.length)
             nextStartMicro = nextStartMicro.plus(lengthMicro)
+        }
+
+        // A smart join's re-encoded parts: decode times that rise across every seam (`SeamDecodeTimes`).
+        if mode == .smart, ranges.count > 1 {
+            guard let delays = SeamDecodeTimes.delays(ranges.map(\.cut)) else {
+                return .replanExact(.rangesDiffer(SeamDecodeTimes.problem))
+            }
+            for (index, delay) in delays.enumerated() {
+                ranges[index].cut.video?.headDecodeDelay = delay.head
+                ranges[index].cut.video?.tailDecodeDelay = delay.tail
+            }
         }
 
         // The output's own facts (container, kept streams, sample entry, encoder, faststart, metadata) are alike in
@@ -205,7 +209,7 @@ enum EditPlanner {
         if let entry = copying.first?.sampleEntry, copying.contains(where: { $0.sampleEntry != entry }) {
             return "the parameter sets differ between ranges"
         }
-        if Set(copying.map(\.streamConfiguration)).count > 1 {
+        if Set(copying.map(\.edgeHeader)).count > 1 {
             return "the sequence headers differ between ranges"
         }
         let delays = Set(copying.compactMap { $0.smart.map { $0.firstCopied.pts.minus($0.firstCopied.dts) } })
@@ -213,19 +217,6 @@ enum EditPlanner {
         return nil
     }
 
-    /// A tail followed by another range decodes one reorder delay early (as the next range's head and copied
-    /// keyframe do); that stays after the packets copied before it only when its first frame is shown at least
-    /// that long after K2 is decoded — not when K2 (an HEVC CRA) has leading pictures the tail re-encodes.
-    static func seamOrderProblem(_ plans: [CutPlan]) -> String? {
-        let delay = plans.lazy.compactMap { $0.smart.flatMap { $0.reencodesWhole ? nil : $0.firstCopied.pts.minus($0.firstCopied.dts) } }.first ?? 0
-        for plan in plans.dropLast() {
-            guard let smart = plan.smart, !smart.reencodesWhole, let tailStart = smart.tailStart else { continue }
-            if tailStart.minus(smart.copyEnd.dts) < delay {
-                return "a range's end falls among the leading pictures of an open GOP, whose re-encoded frames cannot decode in order after the copied ones"
-            }
-        }
-        return nil
-    }
 
     /// Chapters in time order; pieces of one chapter that meet at a seam become one again.
     static func merged(_ chapters: [Chapter]) -> [Chapter] {

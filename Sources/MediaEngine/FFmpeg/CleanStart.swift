@@ -20,6 +20,8 @@ struct CleanStart {
     /// AV1 streams: the sequence header of the stream's configuration (`av1C`'s configOBUs), for samples that
     /// carry none of their own.
     private let av1: AV1Rule?
+    /// MPEG-2 streams: a smart cut's copy starts at an I-frame that opens a GOP after a sequence header.
+    private var mpeg2 = false
 
     struct AV1Rule {
         var configured: AV1SequenceHeader?
@@ -32,6 +34,7 @@ struct CleanStart {
             lengthSize = nil
             let id = stream.pointee.codecpar?.pointee.codec_id
             vpx = id == AV_CODEC_ID_VP8 || id == AV_CODEC_ID_VP9 ? id : nil
+            mpeg2 = id == AV_CODEC_ID_MPEG2VIDEO
             if let parameters = stream.pointee.codecpar?.pointee, parameters.codec_id == AV_CODEC_ID_AV1 {
                 // av1C: 4 bytes (marker and version, profile and level, depth and chroma, delay), then configOBUs.
                 let record = parameters.extradataBytes
@@ -53,11 +56,12 @@ struct CleanStart {
         }
     }
 
-    init(codec: NALUnits.Codec?, lengthSize: Int?, av1: AV1Rule? = nil, vpx: AVCodecID? = nil) {
+    init(codec: NALUnits.Codec?, lengthSize: Int?, av1: AV1Rule? = nil, vpx: AVCodecID? = nil, mpeg2: Bool = false) {
         self.codec = codec
         self.lengthSize = lengthSize
         self.av1 = av1
         self.vpx = vpx
+        self.mpeg2 = mpeg2
     }
 
     /// Whether decoding can begin at `packet`: a flagged keyframe that is a clean start.
@@ -89,13 +93,15 @@ struct CleanStart {
     /// also begins a new coded video sequence — an H.264 IDR, an HEVC IRAP (a CRA after the head's
     /// end-of-sequence unit). An H.264 recovery point is a clean start but not this: its frame numbers
     /// continue the source's sequence, which the re-encoded head does not. AV1: a shown keyframe; VP8 and VP9:
-    /// a keyframe (checked in the bitstream, not only flagged). Other codecs: never.
+    /// a keyframe (checked in the bitstream, not only flagged); MPEG-2: an I-frame opening a GOP, after a sequence
+    /// header (its leading B-frames go to the edge). Other codecs: never.
     func isSplicePoint(_ packet: Packet) -> Bool {
         packet.isKeyframe && isSplicePoint(bytes: packet.bytes)
     }
 
     func isSplicePoint(bytes: [UInt8]) -> Bool {
         if av1 != nil { return isClean(bytes: bytes) }
+        if mpeg2 { return MPEG2Video.isSplicePoint(bytes) }
         if vpx == AV_CODEC_ID_VP9 {
             return VP9Superframe.frames(in: bytes)?.first.flatMap(VP9FrameHeader.init)?.kind == .keyframe
         }

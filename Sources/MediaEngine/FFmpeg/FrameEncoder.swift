@@ -15,15 +15,20 @@ final class FrameEncoder {
     /// Every frame after the first is sent as a P picture (a smart cut's edges: nothing reordered, whatever
     /// reorder depth the encoder's SPS declares).
     private let predictedAfterFirst: Bool
+    /// The caller's ticks where the encoder counts in others (mpeg2video counts frames): frames are sent and
+    /// packets come back in these; nil when they are the encoder's own.
+    private let callerTimeBase: AVRational?
     private(set) var framesSent = 0
 
     /// - Parameters:
     ///   - keepsDurations: give packets their frames' exact times and durations (cuts); false leaves the
     ///     encoder's (previews, pictures).
-    init(encoder: Encoder, keepsDurations: Bool = true, predictedAfterFirst: Bool = false, shouldStop: @escaping () -> Bool = { false },
+    init(encoder: Encoder, keepsDurations: Bool = true, predictedAfterFirst: Bool = false, callerTimeBase: AVRational? = nil,
+         shouldStop: @escaping () -> Bool = { false },
          rewrite: ((Packet) throws -> Void)? = nil, write: @escaping (Packet) throws -> Void) throws(AVFailure) {
         self.encoder = encoder
         self.predictedAfterFirst = predictedAfterFirst
+        self.callerTimeBase = callerTimeBase
         packet = try Packet()
         durations = keepsDurations ? FrameDurations() : nil
         self.shouldStop = shouldStop
@@ -34,7 +39,7 @@ final class FrameEncoder {
     /// Sends `frame` to be shown at `outputPts` (encoder ticks); its data is released.
     func encode(_ frame: Frame, outputPts: Int64) throws {
         durations?.frameSent(at: outputPts)
-        frame.pointer.pointee.pts = outputPts
+        frame.pointer.pointee.pts = callerTimeBase.map { av_rescale_q(outputPts, $0, encoder.codecContext.pointee.time_base) } ?? outputPts
         frame.pointer.pointee.pict_type = predictedAfterFirst && framesSent > 0 ? AV_PICTURE_TYPE_P : AV_PICTURE_TYPE_NONE
         frame.pointer.pointee.key_frame = 0
         framesSent += 1
@@ -53,8 +58,11 @@ final class FrameEncoder {
     private func drain() throws {
         while try encoder.receive(into: packet) {
             if shouldStop() { throw CutInterrupted() }
-            try rewrite?(packet)
+            if let callerTimeBase { av_packet_rescale_ts(packet.pointer, encoder.codecContext.pointee.time_base, callerTimeBase) }
+            // Exact times first: `rewrite` derives decode times from them (an encoder's own are rounded to its clock —
+            // mpeg2video's frame count, libvpx's 10 MHz — and a join's seams leave less than a frame between decode times).
             durations?.apply(to: packet)
+            try rewrite?(packet)
             try write(packet)
         }
     }

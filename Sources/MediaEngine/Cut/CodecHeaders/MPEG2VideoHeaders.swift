@@ -79,6 +79,36 @@ enum MPEG2Video {
         patched[flags] = (patched[flags] | 0x40) & ~0x20  // closed_gop = 1 (bit 25), broken_link = 0 (bit 26)
         return patched
     }
+
+    /// `bytes` with every picture header's `temporal_reference` lowered by `base` (modulo 1024, its 10 bits): for
+    /// the pictures of a copied GOP whose leading B-frames were dropped, so its first shown picture — the I-frame,
+    /// `base` before — is 0 again, as a closed GOP's first shown picture must be. Unchanged when `base` is 0.
+    static func renumberingPictures(_ bytes: [UInt8], by base: Int) -> [UInt8] {
+        guard base % 1024 != 0 else { return bytes }
+        var patched = bytes
+        for unit in units(in: bytes) where unit.code == pictureStart && unit.payload.count >= 2 {
+            let at = unit.offset + 4
+            let reference = Int(patched[at]) << 2 | Int(patched[at + 1] >> 6)
+            let renumbered = ((reference - base) % 1024 + 1024) % 1024
+            patched[at] = UInt8(renumbered >> 2)
+            patched[at + 1] = UInt8((renumbered & 3) << 6) | patched[at + 1] & 0x3F
+        }
+        return patched
+    }
+
+    /// The first picture's header in `bytes`, or nil.
+    static func firstPicture(in bytes: [UInt8]) -> PictureHeader? {
+        units(in: bytes).first { $0.code == pictureStart }.flatMap { PictureHeader($0.payload) }
+    }
+
+    /// Whether a packet can begin a smart cut's copy after re-encoded frames: it repeats the sequence header, opens a
+    /// group of pictures, and its first picture is an I-frame (its leading B-frames, if any, go to the edge).
+    static func isSplicePoint(_ bytes: [UInt8]) -> Bool {
+        let found = units(in: bytes)
+        guard found.contains(where: { $0.code == sequenceHeaderCode }), found.contains(where: { $0.code == groupStart }),
+              let picture = found.first(where: { $0.code == pictureStart }).flatMap({ PictureHeader($0.payload) }) else { return false }
+        return picture.type == .intra
+    }
 }
 
 /// The sequence header with its extension (MPEG-2; an MPEG-1 stream has none): every field an edge must repeat,
@@ -101,6 +131,8 @@ struct MPEG2SequenceHeader: Equatable, Sendable {
     var nonIntraQuantiserMatrix: [Int]?
     /// Every field read, in coding order (quantiser matrices as one field each).
     var fields: [(name: String, value: Int)]
+    /// The header's units as they were read (start codes included): the sequence header and its extension.
+    var units: [UInt8] = []
 
     static func == (a: MPEG2SequenceHeader, b: MPEG2SequenceHeader) -> Bool {
         a.fields.map(\.name) == b.fields.map(\.name) && a.fields.map(\.value) == b.fields.map(\.value)
@@ -121,7 +153,47 @@ struct MPEG2SequenceHeader: Equatable, Sendable {
         guard let index = units.firstIndex(where: { $0.code == MPEG2Video.sequenceHeaderCode }) else { return nil }
         let following = units.dropFirst(index + 1).first
         let sequenceExtension = following.flatMap { $0.code == MPEG2Video.extensionStart && ($0.payload.first ?? 0) >> 4 == 1 ? $0.payload : nil }
-        return MPEG2SequenceHeader(units[index].payload, extension: sequenceExtension)
+        var header = MPEG2SequenceHeader(units[index].payload, extension: sequenceExtension)
+        let end = sequenceExtension.map { $0.endIndex } ?? units[index].payload.endIndex
+        header?.units = Array(bytes[units[index].offset..<end])
+        return header
+    }
+
+    /// A field's value by the standard's name (its first occurrence), or nil when the header has none.
+    func value(_ name: String) -> Int? { fields.first { $0.name == name }?.value }
+
+    /// The unspecified bit rate (`bit_rate_value` all ones, no extension bits: variable rate with no stated bound).
+    static let unspecifiedBitRate = 0x3FFFF
+
+    /// mpeg2video's options that write this header: the bit-rate bound and VBV size, profile and level, and
+    /// interlaced coding for an interlaced sequence. The size, aspect and frame rate come from the encoder's settings
+    /// (the source's); the quantiser matrices cannot be set through options (FFmpeg's defaults), so a source with its
+    /// own fails the trial's comparison and falls back naming them.
+    /// The quality: at the stated bound the rate control fills it (an edge is at most a GOP, at or above the source's
+    /// quality); with no bound stated, a fixed quantiser of 2.
+    func encoderOptions() -> [String: String] {
+        var options: [String: String] = [:]
+        // The edge's one GOP is closed without `+cgop` (FFmpeg closes the first; +cgop needs scene detection off).
+        var flags: [String] = []
+        if bitRateValue == Self.unspecifiedBitRate {
+            // No bound: a fixed quantiser. FFmpeg takes a buffer size only with a bound, and otherwise derives the VBV
+            // size from the bit rate (20 × rate / 575964 in 8 KiB units, rounded up to 16 KiB): the rate here only
+            // makes that the source's.
+            flags.append("+qscale")
+            options["global_quality"] = String(2 * 118)  // FF_QP2LAMBDA × 2
+            options["b"] = String(Int((Double(vbvBufferSizeValue) * 57596.4).rounded(.up)))
+        } else {
+            let rate = String(bitRateValue * 400)
+            (options["b"], options["maxrate"], options["bufsize"]) = (rate, rate, String(vbvBufferSizeValue * 16384))
+        }
+        if let profileAndLevel {
+            // The escape bit marks the 4:2:2 profile (FFmpeg's profile 0), whose 3 profile bits are 0 too.
+            options["profile"] = String(profileAndLevel >> 4 & 7)
+            options["level"] = String(profileAndLevel & 0xF)
+        }
+        if progressiveSequence == false { flags.append("+ildct+ilme") }
+        if !flags.isEmpty { options["flags"] = flags.joined() }
+        return options
     }
 
     init?(_ payload: ArraySlice<UInt8>, extension sequenceExtension: ArraySlice<UInt8>?) {

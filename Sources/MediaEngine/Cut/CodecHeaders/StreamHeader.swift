@@ -2,13 +2,14 @@ import CAV
 
 /// What a frame-spliced codec's decoder takes from the stream rather than from each frame's data, as a source
 /// keyframe (or an edge's first frame) states it: VP9's profile and colour configuration, VP8's version, AV1's
-/// sequence header. A smart cut's edges must state exactly the source's — decoders do not check (a 10-bit VP9 edge
+/// sequence header, MPEG-2's sequence header and its extension. A smart cut's edges must state exactly the source's — decoders do not check (a 10-bit VP9 edge
 /// before 8-bit frames decodes without an error), and the output's one configuration record (`vpcC`, `av1C`,
 /// CodecPrivate) describes every frame.
 enum StreamHeader: Equatable, Sendable {
     case vp8(version: Int)
     case vp9(profile: Int, color: VP9FrameHeader.ColorConfig)
     case av1(AV1SequenceHeader)
+    case mpeg2(MPEG2SequenceHeader)
 
     /// The header a keyframe sample states; nil when the sample holds none or it is damaged.
     static func read(codec: AVCodecID, keyframe sample: [UInt8]) -> StreamHeader? {
@@ -23,6 +24,8 @@ enum StreamHeader: Equatable, Sendable {
             return .vp9(profile: header.profile, color: color)
         case AV_CODEC_ID_AV1:
             return AV1SequenceHeader.first(in: sample).map { .av1($0) }
+        case AV_CODEC_ID_MPEG2VIDEO:
+            return MPEG2SequenceHeader.first(in: sample).map { .mpeg2($0) }
         default:
             return nil
         }
@@ -52,6 +55,10 @@ enum StreamHeader: Equatable, Sendable {
             guard let field = made.firstDifference(from: source) else { return nil }
             return .parameterMismatch(field: "AV1 sequence header \(field)", source: source.value(field).map(String.init) ?? "?",
                                       edge: made.value(field).map(String.init) ?? "?")
+        case let (.mpeg2(source), .mpeg2(made)):
+            guard let field = made.firstDifference(from: source) else { return nil }
+            return .parameterMismatch(field: "MPEG-2 sequence header \(field)", source: source.value(field).map(String.init) ?? "none",
+                                      edge: made.value(field).map(String.init) ?? "none")
         default:
             return .parameterMismatch(field: "stream header", source: "\(self)", edge: "\(edge)")
         }
@@ -66,10 +73,24 @@ enum StreamHeader: Equatable, Sendable {
         return AV1OBUs.sequenceHeaderUnit(payload: header.payload)
     }
 
-    /// Options that make `encoder` write this header, where it has them (AV1: the sequence header's coding tools).
+    /// The header as bytes that state it, which every edge's first packet must state again (`SmartEdge` checks):
+    /// AV1's sequence header OBU, MPEG-2's sequence header and extension; nil for VP8 and VP9 (each keyframe's own).
+    var units: [UInt8]? {
+        switch self {
+        case .av1: return configuration
+        case let .mpeg2(header): return header.units
+        default: return nil
+        }
+    }
+
+    /// Options that make `encoder` write this header, where it has them (AV1: the sequence header's coding tools;
+    /// MPEG-2: its rate bounds, profile and level, interlacing).
     func encoderOptions(_ encoder: String) -> [String: String] {
-        guard case let .av1(header) = self else { return [:] }
-        return header.encoderOptions(encoder)
+        switch self {
+        case let .av1(header): return header.encoderOptions(encoder)
+        case let .mpeg2(header): return encoder == "mpeg2video" ? header.encoderOptions() : [:]
+        default: return [:]
+        }
     }
 }
 
