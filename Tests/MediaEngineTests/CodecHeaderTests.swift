@@ -216,6 +216,24 @@ import Testing
         #expect(other.firstDifference(from: header) != nil)
     }
 
+    /// mpeg2video's options for a header: its bounds, profile and level, interlacing; a stream without a bound (all
+    /// ones) gets a fixed quantiser and the rate from which FFmpeg derives the same VBV size. Each, given to
+    /// mpeg2video, writes the header back field for field.
+    @Test(arguments: mpeg2Cases + [MPEG2Case(arguments: ["-s", "352x288", "-r", "25", "-b:v", "3M"], width: 352, height: 288, aspect: 1,
+                                             rateCode: 3, bitRate: 0x3FFFF, vbv: 0, chroma: 1, progressive: true)])
+    func mpeg2OptionsWriteTheHeaderBack(_ example: MPEG2Case) throws {
+        let header = try #require(MPEG2SequenceHeader.first(in: try Self.mpeg2(example.arguments, frames: 3)))
+        let options = header.encoderOptions()
+        #expect(options["maxrate"] == (header.bitRateValue == 0x3FFFF ? nil : String(example.bitRate * 400)))
+        #expect((options["flags"] ?? "").contains("+ildct+ilme") == !example.progressive)
+        let size = ["-s", "\(header.width)x\(header.height)", "-r", example.arguments[example.arguments.firstIndex(of: "-r")! + 1]]
+        let extra = example.arguments.contains("-aspect") ? ["-aspect", example.arguments[example.arguments.firstIndex(of: "-aspect")! + 1]] : []
+        let pixels = example.arguments.contains("yuv422p") ? ["-pix_fmt", "yuv422p"] : []
+        let flags = options.sorted { $0.key < $1.key }.flatMap { ["-\($0.key)", $0.value] }
+        let again = try #require(MPEG2SequenceHeader.first(in: try Self.mpeg2(size + extra + pixels + flags, frames: 1)))
+        #expect(again.firstDifference(from: header) == nil, "\(again.firstDifference(from: header) ?? "")")
+    }
+
     /// FFmpeg's encoder writes open GOPs after the first: the I-frame (temporal_reference 2) is followed in decode order
     /// by two B-frames shown before it. Marking such a GOP closed changes two bits, and FFmpeg's own header reader
     /// then reads it closed.
@@ -242,6 +260,18 @@ import Testing
         let trace = try Run.tool("ffmpeg", ["-i", patched, "-c", "copy", "-bsf:v", "trace_headers", "-f", "null", "-"])
         let flags = trace.stderrLines.filter { $0.contains(" closed_gop ") }.map { $0.hasSuffix("= 1") }
         #expect(flags.prefix(3) == [true, true, false], "FFmpeg reads closed_gop \(flags)")
+
+        // The same GOP without its two leading B-frames, renumbered by the I-frame's 2: FFmpeg reads 0, 3, 1, 2, ….
+        let gop = MPEG2Video.units(in: closed)
+        let pictureUnits = gop.filter { $0.code == MPEG2Video.pictureStart }
+        let dropped = pictureUnits.dropFirst().prefix(2)
+        let kept = Array(closed[..<dropped.first!.offset]) + Array(closed[(gop.first { $0.offset > dropped.last!.offset }?.offset ?? closed.count)...])
+        let renumbered = MPEG2Video.renumberingPictures(kept, by: 2)
+        try Data(head + renumbered).write(to: URL(fileURLWithPath: patched))
+        let again = try Run.tool("ffmpeg", ["-v", "trace", "-i", patched, "-c", "copy", "-bsf:v", "trace_headers", "-f", "null", "-"])
+        let references = again.stderrLines.filter { $0.contains(" temporal_reference ") }.compactMap { Int($0.split(separator: " ").last ?? "") }
+        let firstGroupSize = MPEG2Video.units(in: head).filter { $0.code == MPEG2Video.pictureStart }.count
+        #expect(references.dropFirst(firstGroupSize).prefix(4) == [0, 3, 1, 2], "FFmpeg reads \(references)")
     }
 
     static let bytes = Gen.int(in: 0...255).map { UInt8($0) }.array(of: 0...48)
@@ -275,10 +305,17 @@ import Testing
             if let closed = MPEG2Video.closingFirstGOP(bytes) {
                 #expect(closed.count == bytes.count && zip(closed, bytes).filter { $0 != $1 }.count <= 1)
             }
-            for codec in [AV_CODEC_ID_VP8, AV_CODEC_ID_VP9, AV_CODEC_ID_AV1] {
+            // Renumbering touches only pictures' first two payload bytes, and by 0 (or 1024) nothing.
+            let renumbered = MPEG2Video.renumberingPictures(bytes, by: value)
+            let pictureBytes = Set(MPEG2Video.units(in: bytes).filter { $0.code == MPEG2Video.pictureStart }.flatMap { [$0.offset + 4, $0.offset + 5] })
+            #expect(renumbered.count == bytes.count && renumbered.indices.allSatisfy { renumbered[$0] == bytes[$0] || pictureBytes.contains($0) })
+            #expect(MPEG2Video.renumberingPictures(bytes, by: 1024) == bytes)
+            _ = MPEG2Video.isSplicePoint(bytes)
+            for codec in [AV_CODEC_ID_VP8, AV_CODEC_ID_VP9, AV_CODEC_ID_AV1, AV_CODEC_ID_MPEG2VIDEO] {
                 if let header = StreamHeader.read(codec: codec, keyframe: bytes) {
                     #expect(header.mismatch(edge: header) == nil)
                     _ = header.configuration
+                    _ = header.encoderOptions(codec == AV_CODEC_ID_MPEG2VIDEO ? "mpeg2video" : "libaom-av1")
                 }
             }
             if let parsed = AV1SequenceHeader.first(in: bytes), let sequence {
