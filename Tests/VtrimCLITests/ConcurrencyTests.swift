@@ -32,6 +32,22 @@ import Testing
                          "exact join")
     }
 
+    /// The frame-spliced path (VP9 into WebM) and MPEG-2's (its copied GOPs closed, its seams' decode delays chosen) on
+    /// their edge threads: 3-range smart joins.
+    @Test func frameCodecJoinsEncodeEdgesConcurrently() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let sources = [("vp9.webm", ["-c:v", "libvpx-vp9", "-deadline", "realtime", "-cpu-used", "8", "-c:a", "libopus"]),
+                       ("mpeg2.ts", ["-c:v", "mpeg2video", "-bf", "2", "-b:v", "1M", "-maxrate", "2M", "-bufsize", "1M", "-c:a", "mp2"])]
+        for (name, encoding) in sources {
+            let input = folder.file(name)
+            try #require(try Run.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=256x144:rate=30", "-f", "lavfi", "-i",
+                                                 "sine=sample_rate=48000", "-t", "4", "-g", "15"] + encoding + [input]).status == 0)
+            Self.expectClean(try Run.vtrim(["cut", input, "--keep", "0.3..1.3", "--keep", "1.7..2.6", "--keep", "2.95..3.9", "--mode", "smart",
+                                            "-o", folder.file("join-" + name)]), "smart join of \(name)")
+        }
+    }
+
     @Test func samplersAndBatchesRunOnSeveralThreads() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }

@@ -76,4 +76,30 @@ struct HDRCutTests {
                                                 "-of", "default=noprint_wrappers=1:nokey=1", output])
         #expect(transfer.stdout.split(whereSeparator: \.isNewline).first == "smpte2084")
     }
+
+    /// AV1 HDR10 from libsvtav1 (10-bit PQ, the mastering display and light levels as metadata OBUs): a smart cut's
+    /// libsvtav1 edges write the source keyframe's values as metadata OBUs too, so it stays smart (it fell back naming
+    /// the mastering display), and the first frame — re-encoded — states what the source's does.
+    @Test func av1MetadataGoesIntoSmartEdges() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let path = folder.file("hdr10-av1.mkv")
+        // SVT-AV1 takes decimals (chromaticity, cd/m²).
+        let svt = "mastering-display=G(0.17,0.797)B(0.131,0.046)R(0.708,0.292)WP(0.3127,0.329)L(1000,0.005):content-light=1000,400"
+        setenv("SVT_LOG", "1", 0)
+        let run = try Run.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-t", "4", "-pix_fmt", "yuv420p10le",
+                                          "-c:v", "libsvtav1", "-preset", "12", "-g", "30", "-svtav1-params", svt, "-color_primaries", "bt2020",
+                                          "-color_trc", "smpte2084", "-colorspace", "bt2020nc", path])
+        try #require(run.status == 0, "\(run.stderr)")
+        let source = try Self.metadata(path)
+        try #require(source.frame.count == 2, "the source lacks its metadata: \(source)")
+        let output = folder.file("cut.mkv")
+        let cut = try Run.vtrim(["cut", "--json", "--mode", "smart", "--start", "0.5", "--end", "3.5", "-o", output, path])
+        #expect(cut.status == 0, "\(cut)")
+        #expect(cut.jsonLines.first?["mode"] as? String == "smart", "\(cut.stdout)")
+        let written = try Self.metadata(output)
+        #expect(Self.same(written.frame, source.frame), "frame: \(written.frame) vs \(source.frame)")
+        let decode = try Run.tool("ffmpeg", ["-v", "error", "-i", output, "-f", "null", "-"])
+        #expect(decode.stderr.isEmpty, "\(decode.stderr)")
+    }
 }

@@ -367,7 +367,7 @@ public enum SmartFallback: Error, Sendable, Equatable, Codable, CustomStringConv
         case let .encoderRefused(encoder, detail):
             return "\(encoder) will not encode with the source's profile and level at its picture size and rate (\(detail))"
         case .noCleanKeyframe:
-            return "no clean random-access point (IDR, CRA for HEVC, a shown keyframe for VP8/VP9/AV1) lies inside the range, so all of it is re-encoded"
+            return "no clean random-access point (IDR, CRA for HEVC, a shown keyframe for VP8/VP9/AV1, a GOP-opening I-frame for MPEG-2) lies inside the range, so all of it is re-encoded"
         case let .rangesDiffer(detail):
             return "the ranges cannot be joined in one smart video track (\(detail)), so all of them are re-encoded"
         case .nothingToCopy:

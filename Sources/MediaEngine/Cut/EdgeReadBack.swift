@@ -53,6 +53,11 @@ enum EdgeReadBack {
         var matrix: AVColorSpace
         var masteringDisplay: Bool
         var lightLevel: Bool
+        /// Their values as HDR encoders take them (`HDRMetadata`), where the frame carries them.
+        var masteringValues: String?
+        var lightValues: String?
+        /// The mastering display as SVT-AV1 takes it (derived from the same values: not compared).
+        var svtMastering: String?
 
         init(format: AVPixelFormat, range: AVColorRange, primaries: AVColorPrimaries, transfer: AVColorTransferCharacteristic,
              matrix: AVColorSpace, masteringDisplay: Bool = false, lightLevel: Bool = false) {
@@ -63,6 +68,7 @@ enum EdgeReadBack {
         static func == (a: Decoded, b: Decoded) -> Bool {
             a.format == b.format && a.range == b.range && a.primaries == b.primaries && a.transfer == b.transfer
                 && a.matrix == b.matrix && a.masteringDisplay == b.masteringDisplay && a.lightLevel == b.lightLevel
+                && a.masteringValues == b.masteringValues && a.lightValues == b.lightValues
         }
 
         init(_ frame: Frame) {
@@ -72,8 +78,18 @@ enum EdgeReadBack {
             primaries = shown.color_primaries
             transfer = shown.color_trc
             matrix = shown.colorspace
-            masteringDisplay = av_frame_get_side_data(frame.pointer, AV_FRAME_DATA_MASTERING_DISPLAY_METADATA) != nil
-            lightLevel = av_frame_get_side_data(frame.pointer, AV_FRAME_DATA_CONTENT_LIGHT_LEVEL) != nil
+            let mastering = av_frame_get_side_data(frame.pointer, AV_FRAME_DATA_MASTERING_DISPLAY_METADATA)
+            let light = av_frame_get_side_data(frame.pointer, AV_FRAME_DATA_CONTENT_LIGHT_LEVEL)
+            masteringDisplay = mastering != nil
+            lightLevel = light != nil
+            if let data = mastering?.pointee, let bytes = data.data, data.size >= MemoryLayout<AVMasteringDisplayMetadata>.size {
+                let values = UnsafeRawPointer(bytes).loadUnaligned(as: AVMasteringDisplayMetadata.self)
+                masteringValues = HDRMetadata.masteringDisplay(values)
+                svtMastering = HDRMetadata.svtMasteringDisplay(values)
+            }
+            if let data = light?.pointee, let bytes = data.data, data.size >= MemoryLayout<AVContentLightMetadata>.size {
+                lightValues = HDRMetadata.lightLevel(UnsafeRawPointer(bytes).loadUnaligned(as: AVContentLightMetadata.self))
+            }
         }
     }
 
@@ -141,6 +157,12 @@ enum EdgeReadBack {
         }
         if source.lightLevel, !edge.lightLevel {
             return .parameterMismatch(field: "content light level (SEI)", source: "present", edge: "absent")
+        }
+        if let values = source.masteringValues, let made = edge.masteringValues, values != made {
+            return .parameterMismatch(field: "mastering display metadata", source: values, edge: made)
+        }
+        if let values = source.lightValues, let made = edge.lightValues, values != made {
+            return .parameterMismatch(field: "content light level", source: values, edge: made)
         }
         return nil
     }

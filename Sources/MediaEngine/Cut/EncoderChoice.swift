@@ -55,7 +55,7 @@ enum EncoderChoice {
     }
 
     /// x264's preset names mapped onto another encoder's numeric speed scale.
-    private static func speed(_ preset: String, slowest: Int, fastest: Int) -> Int {
+    static func speed(_ preset: String, slowest: Int, fastest: Int) -> Int {
         let names = ["veryslow", "slower", "slow", "medium", "fast", "faster", "veryfast", "superfast", "ultrafast"]
         let position = names.firstIndex(of: preset) ?? 3
         return slowest + (fastest - slowest) * position / (names.count - 1)

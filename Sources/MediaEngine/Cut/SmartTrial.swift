@@ -55,6 +55,11 @@ enum FrameSpliceTrial {
         for name in candidates where Encoder.pixelFormats(name).contains(AVPixelFormat(rawValue: source.format)) {
             var match = SmartEncoding.Match(encoder: name, profile: nil, level: 0, lossless: false, hdrParameters: [])
             match.headerOptions = header.encoderOptions(name)
+            if name == "libsvtav1", let picture {
+                // HDR10: SVT-AV1 writes the source keyframe's mastering display and light levels as metadata OBUs.
+                let hdr = [picture.svtMastering.map { "mastering-display=\($0)" }, picture.lightValues.map { "content-light=\($0)" }].compactMap { $0 }
+                if !hdr.isEmpty { match.headerOptions["svtav1-params"] = ([match.headerOptions["svtav1-params"]].compactMap { $0 } + hdr).joined(separator: ":") }
+            }
             let options = SmartEncoding.options(match, crf: settings.crf, preset: settings.preset, threads: settings.threads.encoder)
             let encoder: Encoder
             do {
