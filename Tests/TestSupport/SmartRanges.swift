@@ -17,4 +17,23 @@ public enum SmartRanges {
         join ? spans.flatMap { ["--keep", String(format: "%.7f..%.7f", $0.0, $0.1)] }
             : ["--start", String(format: "%.7f", spans[0].0), "--end", String(format: "%.7f", spans[0].1)]
     }
+
+    /// A smart cut of `input`'s ranges into `output`, and what FFmpeg prints decoding and remuxing what it wrote.
+    public struct Cut {
+        public let spans: [(Double, Double)]
+        public let result: RunResult
+        public let report: [String: Any]?
+        /// `ffmpeg -v error`'s output decoding, and remuxing, the output: empty when it has nothing to say.
+        public let decodeErrors: String
+        public let remuxErrors: String
+        public var mode: String? { report?["mode"] as? String }
+    }
+
+    public static func cut(_ input: String, output: String, join: Bool, times: [Double]) throws -> Cut {
+        let spans = spans(join: join, times: times)
+        let result = try Run.vtrim(["cut", "--json", input] + arguments(spans, join: join) + ["--mode", "smart", "-o", output])
+        let decode = try Run.tool("ffmpeg", ["-v", "error", "-i", output, "-f", "null", "-"])
+        let remux = try Run.tool("ffmpeg", ["-v", "error", "-i", output, "-c", "copy", "-f", "null", "-"])
+        return Cut(spans: spans, result: result, report: result.jsonLines.first, decodeErrors: decode.stderr, remuxErrors: remux.stderr)
+    }
 }
