@@ -261,7 +261,8 @@ enum CutPlanner {
                 cut.editTimeBase = video.fineTimeBase
             }
         case .smart:
-            encoder = video.exactEncoder
+            // The edges' encoder (MPEG-2's mpeg2video, where an exact cut would use libx264).
+            encoder = video.smartMatch?.encoder ?? video.exactEncoder
             if let smart {
                 if smart.hasHead { notices.append(.headReencoded(frames: smart.headFrames, untilSeconds: seconds(smart.firstCopied.pts))) }
                 if smart.reencodesWhole {

@@ -29,7 +29,7 @@ public struct SmartCutPlan: Sendable, Equatable, Codable {
     /// Frames re-encoded in the head and in the tail.
     public var headFrames = 0
     public var tailFrames = 0
-    /// Where a join's seam needs them (`EditPlanner.seamDelays`): the last head frame's time, the last tail frame's
+    /// Where a join's seam needs them (`SeamDecodeTimes`): the last head frame's time, the last tail frame's
     /// time, and — where K2 has leading pictures (the end window then holds the point before K2, so every window gives
     /// the same) — the decode time of the packet copied last (the one before K2 in decode order).
     public var headLastShown: Int64?

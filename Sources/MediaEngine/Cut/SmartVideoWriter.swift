@@ -34,6 +34,8 @@ final class SmartVideoWriter: VideoWriter {
     private var copied = 0
     /// MPEG-2: K1's temporal_reference while the copy is in K1's GOP and its leading pictures were left out (`closing`).
     private var renumberingFrom: Int?
+    /// MPEG-2 packets without a decode time (Matroska's first after a seek): derived as a copy cut derives them.
+    private var decodeTimes: DecodeTimeFill
     private var decodeErrors = 0
     private(set) var reachedPlannedEnd = false
     private(set) var latestPresentedEnd = Int64.min
@@ -64,6 +66,7 @@ final class SmartVideoWriter: VideoWriter {
         self.video = video
         self.smart = smart
         timeBase = stream.pointee.time_base
+        decodeTimes = DecodeTimeFill(delay: video.decodeDelayFrames)
         guard let reencoding = video.reencoding else {
             throw SampleEntryFailure(reason: "no encoding was planned for the smart cut")
         }
@@ -230,8 +233,10 @@ final class SmartVideoWriter: VideoWriter {
             if copied == 0, video.carriesEncoderInfo { try held.setBytes(video.beginning.carried(into: held.bytes)) }
             try units.prepare(held, first: copied == 0)
         } else if held.dts == CAV_NOPTS_VALUE {
-            // VP8, VP9, AV1: no reordering in a sample's order (hidden frames travel inside the sample that shows them).
-            held.pointer.pointee.dts = held.presentationTime
+            // VP8, VP9, AV1: no reordering in a sample's order (hidden frames travel inside the sample that shows them);
+            // MPEG-2's B-frames reorder.
+            held.pointer.pointee.dts = video.codec == "mpeg2video"
+                ? decodeTimes.decodeTime(pts: held.presentationTime, duration: held.pointer.pointee.duration) : held.presentationTime
         }
         if video.codec == "mpeg2video", smart.leadingDropped > 0 { try closing(held) }
         copied += 1

@@ -31,7 +31,7 @@ enum SeamDecodeTimes {
             if smart.reencodesWhole {
                 guard let first = smart.tailStart, let lastShown = smart.tailLastShown else { return nil }
                 let room = last.map { first.minus(shift).minus($0).minus(1) } ?? Int64.max
-                let delay = min(defaultTail, room)
+                let delay = min(max(0, defaultTail), room)
                 guard delay >= 0 else { return nil }
                 chosen.append(Delays(head: nil, tail: delay))
                 last = lastShown.minus(shift).minus(delay)
@@ -60,7 +60,7 @@ enum SeamDecodeTimes {
             let room = tailStart.minus(shift).minus(copied).minus(1)
             guard room >= 0 else { return nil }
             // The default where the next range can follow it, else as early as it may go (most room for the next).
-            var tail = min(isLast ? 0 : defaultTail, room)
+            var tail = min(isLast ? 0 : max(0, defaultTail), room)
             if !isLast, !canFollow(cuts[index + 1], after: tailLast.minus(shift).minus(tail)) { tail = room }
             chosen.append(Delays(head: head, tail: tail))
             last = tailLast.minus(shift).minus(tail)
@@ -78,10 +78,11 @@ enum SeamDecodeTimes {
         let low = lastShown.minus(smart.firstCopied.dts.minus(shift))  // delay > low: the last decodes before K1
         let high = last.map { firstShown.minus($0) } ?? Int64.max  // delay < high: the first decodes after `last`
         let keyframeDelay = smart.firstCopied.pts.minus(smart.firstCopied.dts)
-        if keyframeDelay > low, keyframeDelay < high { return keyframeDelay }
-        guard high.minus(low) >= 2 else { return nil }
-        let delay = high == Int64.max ? low.plus(1) : low.plus(high.minus(low) / 2)
-        return delay >= 0 ? delay : nil
+        // A delay under 0 would decode a frame after it is shown; SmartEdge clamps K1's own at 0 too.
+        if keyframeDelay >= 0, keyframeDelay > low, keyframeDelay < high { return keyframeDelay }
+        let floor = max(low.plus(1), 0)
+        guard high > floor else { return nil }
+        return high == Int64.max ? floor : max(floor, low.plus(high.minus(low) / 2))
     }
 
     /// Whether the range `cut` can start after a packet decoded at `last` (output ticks).

@@ -19,6 +19,8 @@ final class FrameEncoder {
     /// packets come back in these; nil when they are the encoder's own.
     private let callerTimeBase: AVRational?
     private(set) var framesSent = 0
+    /// The last time sent in the encoder's own ticks (with `callerTimeBase`).
+    private var lastEncoderPts: Int64?
 
     /// - Parameters:
     ///   - keepsDurations: give packets their frames' exact times and durations (cuts); false leaves the
@@ -39,7 +41,16 @@ final class FrameEncoder {
     /// Sends `frame` to be shown at `outputPts` (encoder ticks); its data is released.
     func encode(_ frame: Frame, outputPts: Int64) throws {
         durations?.frameSent(at: outputPts)
-        frame.pointer.pointee.pts = callerTimeBase.map { av_rescale_q(outputPts, $0, encoder.codecContext.pointee.time_base) } ?? outputPts
+        if let callerTimeBase {
+            // Rounded to the encoder's frame count: a frame off the grid (a join's range starting mid-frame, a 1 ms clock
+            // at 29.97 fps) must not take its neighbour's count, which the encoder refuses.
+            var pts = av_rescale_q(outputPts, callerTimeBase, encoder.codecContext.pointee.time_base)
+            if let last = lastEncoderPts, pts <= last { pts = last.plus(1) }
+            lastEncoderPts = pts
+            frame.pointer.pointee.pts = pts
+        } else {
+            frame.pointer.pointee.pts = outputPts
+        }
         frame.pointer.pointee.pict_type = predictedAfterFirst && framesSent > 0 ? AV_PICTURE_TYPE_P : AV_PICTURE_TYPE_NONE
         frame.pointer.pointee.key_frame = 0
         framesSent += 1
