@@ -310,6 +310,9 @@ import Testing
             let pictureBytes = Set(MPEG2Video.units(in: bytes).filter { $0.code == MPEG2Video.pictureStart }.flatMap { [$0.offset + 4, $0.offset + 5] })
             #expect(renumbered.count == bytes.count && renumbered.indices.allSatisfy { renumbered[$0] == bytes[$0] || pictureBytes.contains($0) })
             #expect(MPEG2Video.renumberingPictures(bytes, by: 1024) == bytes)
+            // Bases far outside 10 bits renumber as their remainder does.
+            #expect(MPEG2Video.renumberingPictures(bytes, by: Int.min) == MPEG2Video.renumberingPictures(bytes, by: Int(Int.min % 1024 + 1024)))
+            #expect(MPEG2Video.renumberingPictures(bytes, by: Int.max) == MPEG2Video.renumberingPictures(bytes, by: Int.max % 1024))
             _ = MPEG2Video.isSplicePoint(bytes)
             for codec in [AV_CODEC_ID_VP8, AV_CODEC_ID_VP9, AV_CODEC_ID_AV1, AV_CODEC_ID_MPEG2VIDEO] {
                 if let header = StreamHeader.read(codec: codec, keyframe: bytes) {

@@ -84,12 +84,14 @@ enum MPEG2Video {
     /// the pictures of a copied GOP whose leading B-frames were dropped, so its first shown picture — the I-frame,
     /// `base` before — is 0 again, as a closed GOP's first shown picture must be. Unchanged when `base` is 0.
     static func renumberingPictures(_ bytes: [UInt8], by base: Int) -> [UInt8] {
-        guard base % 1024 != 0 else { return bytes }
+        // Any base, as a count modulo 1024 (no subtraction below can overflow).
+        let shift = (base % 1024 + 1024) % 1024
+        guard shift != 0 else { return bytes }
         var patched = bytes
         for unit in units(in: bytes) where unit.code == pictureStart && unit.payload.count >= 2 {
             let at = unit.offset + 4
             let reference = Int(patched[at]) << 2 | Int(patched[at + 1] >> 6)
-            let renumbered = ((reference - base) % 1024 + 1024) % 1024
+            let renumbered = (reference - shift + 1024) % 1024
             patched[at] = UInt8(renumbered >> 2)
             patched[at + 1] = UInt8((renumbered & 3) << 6) | patched[at + 1] & 0x3F
         }
