@@ -123,6 +123,18 @@ struct EditPlannerTests {
         #expect(joinedSmartly > 50, "only \(joinedSmartly) joins were smart")
     }
 
+    /// A range copied to the stream's end followed by one re-encoding the last frame again (found by the property
+    /// test above): the second decodes after the first's last copied packet, not its own reorder delay early.
+    @Test func rangeAfterACopyToTheEndDecodesAfterIt() throws {
+        let packets = SyntheticStream.openGOP(gops: 6, cleanPoints: true)
+        let plan = try Self.joined(try Self.plans(packets, [(2005, 2841), (2841, 2880)], mode: .smart))
+        let first = try #require(plan.ranges.first?.cut), second = try #require(plan.ranges.last?.cut)
+        #expect(first.smart?.copiesToEnd == true && second.smart?.reencodesWhole == true)
+        let lastCopied = try #require(first.smart?.copyEnd.dts).minus(try #require(first.video?.packetShift))
+        let firstWhole = try #require(second.smart?.tailStart).minus(try #require(second.video?.packetShift))
+        #expect(firstWhole - (second.video?.tailDecodeDelay ?? .max) > lastCopied)
+    }
+
     /// Every range of a smart join inside one GOP: nothing is copied anywhere, so the join is made exactly.
     @Test func smartWithNothingToCopyIsReplannedExact() throws {
         let decision = try Self.join(try Self.plans(Self.ibbp, [(500, 700), (700, 900)], mode: .smart))

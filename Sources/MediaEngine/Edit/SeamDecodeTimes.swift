@@ -47,7 +47,8 @@ enum SeamDecodeTimes {
             }
             guard !smart.copiesToEnd else {
                 chosen.append(Delays(head: head, tail: 0))
-                last = nil
+                // Copied to the stream's end (its last packet in decode order); a range after it (the end again) follows that.
+                last = smart.copyEnd.dts.minus(shift)
                 continue
             }
             // Every copied packet decodes before K2; where K2 has leading pictures, exactly when the one before it does.
