@@ -7,6 +7,8 @@ public struct MediaError: Error, Sendable, Equatable, CustomStringConvertible {
         case unreadable
         case notMedia = "not_media"
         case noVideo = "no_video"
+        /// `vtrim propose --silence`: the file has no audio stream.
+        case noAudio = "no_audio"
         case unsupportedCodec = "unsupported_codec"
         case decodeFailed = "decode_failed"
         case invalidRange = "invalid_range"

@@ -48,8 +48,13 @@ struct CutCommand: ParsableCommand {
             transform: { try RangeArgument(flag: "--remove", text: $0) })
     var remove: [RangeArgument] = []
 
-    @Flag(help: "With --list: join the list's ranges into one output instead of one output per row.")
+    @Flag(help: "With --list: join the list's ranges into one output instead of one output per row (with --propose: the proposed ranges).")
     var join = false
+
+    @Option(help: ArgumentHelp("Keep the ranges `vtrim propose` finds: silence[=DB], black, scenes[=T], separated by commas (with --join).", valueName: "kinds"))
+    var propose: String?
+
+    @OptionGroup(title: "Proposals (--propose)") var proposing: ProposalOptions
 
     @Option(name: .customLong("list-format"),
             help: "How --list (and --export-list) is read: csv (LosslessCut CSV), llc (LosslessCut project), otio (OpenTimelineIO), edl (CMX3600), chapters (YouTube chapter text). Default: by extension, csv for any other.")
@@ -115,12 +120,22 @@ struct CutCommand: ParsableCommand {
         try BatchRun(common: common, batch: batch).validateInputs(inputs)
         try outputs.validate(inputs: inputs, recursive: common.recursive)
         if !keep.isEmpty, !remove.isEmpty { throw ValidationError("--keep and --remove exclude each other; choose one") }
-        if join, list == nil { throw ValidationError("--join joins the ranges of a --list; give --keep to join ranges from the command line") }
+        if let propose {
+            if !join { throw ValidationError("--propose joins the proposed ranges into one output: add --join") }
+            if list != nil || !keep.isEmpty || !remove.isEmpty || start != nil || end != nil || length != nil {
+                throw ValidationError("--propose finds the ranges; drop --list, --keep, --remove, --start, --end and --length")
+            }
+            if case let .failure(error) = proposing.query(kinds: propose) { throw ValidationError("--propose \(propose): \(error.message)") }
+            try proposing.validate()
+        } else if join, list == nil {
+            throw ValidationError("--join joins the ranges of a --list; give --keep to join ranges from the command line")
+        }
         if !keep.isEmpty || !remove.isEmpty {
             if start != nil || end != nil || length != nil || list != nil {
                 throw ValidationError("--\(keep.isEmpty ? "remove" : "keep") gives the ranges; drop --start, --end, --length and --list")
             }
             if let problem = JoinRanges.orderProblem((keep.isEmpty ? remove : keep).map(\.segment)) { throw ValidationError(problem) }
+        } else if propose != nil {
         } else if list != nil {
             if start != nil || end != nil || length != nil { throw ValidationError("--list gives the segments; drop --start, --end and --length") }
             if outputs.output != nil, !join { throw ValidationError("--list writes one output per row; use --output-dir or --name instead of -o (or --join)") }
@@ -189,7 +204,7 @@ struct CutCommand: ParsableCommand {
         let (jobs, _) = runner.parallelism(count: items.count)
         let mode = effectiveMode
         var segments: [CutSegment] = [], listWarnings: [String] = []
-        if keep.isEmpty, remove.isEmpty { (segments, listWarnings) = try self.segments() }
+        if keep.isEmpty, remove.isEmpty, propose == nil { (segments, listWarnings) = try self.segments() }
         if join, let problem = JoinRanges.orderProblem(segments) { throw ValidationError("cut list \(list ?? ""): \(problem)") }
         var request = CutRequest(
             segments: segments, fromList: list != nil && !joins, mode: mode, crf: crf ?? EditDefaults.crf(for: EditMode(mode)), preset: preset,
@@ -203,6 +218,11 @@ struct CutCommand: ParsableCommand {
         if joins {
             let given = keep.isEmpty ? remove : keep
             request.join = JoinRanges(ranges: join ? segments : given.map(\.segment), removes: !remove.isEmpty)
+        }
+        if let propose, case let .success(query) = proposing.query(kinds: propose) {
+            var proposal = ProposeRequest(query: query, settings: proposing.settings)
+            proposal.threads = BatchRunner.threadsPerJob(jobs: jobs)
+            request.propose = proposal
         }
         if let exportList {
             request.export = ListExport(path: exportList, format: listFormat ?? CutListFormat(fileName: exportList),

@@ -15,10 +15,15 @@ struct Vtrim: ParsableCommand {
         subcommands: subcommands
     )
 
+    /// `propose --silence` without a value is rewritten first (`ProposeArguments`).
+    static func main() {
+        main(ProposeArguments.normalized(Array(CommandLine.arguments.dropFirst())))
+    }
+
     #if Serve
-    static let subcommands: [any ParsableCommand.Type] = [ProbeCommand.self, ThumbsCommand.self, CutCommand.self, TimelineCommand.self,
+    static let subcommands: [any ParsableCommand.Type] = [ProbeCommand.self, ThumbsCommand.self, CutCommand.self, ProposeCommand.self, TimelineCommand.self,
                                                           ServeCommand.self, WorkerCommand.self]
     #else
-    static let subcommands: [any ParsableCommand.Type] = [ProbeCommand.self, ThumbsCommand.self, CutCommand.self, TimelineCommand.self]
+    static let subcommands: [any ParsableCommand.Type] = [ProbeCommand.self, ThumbsCommand.self, CutCommand.self, ProposeCommand.self, TimelineCommand.self]
     #endif
 }

@@ -49,6 +49,8 @@ public struct CutRequest: Sendable {
     public var strict: Bool
     /// Ranges joined into one output per input (`--keep`, `--remove`, `--list … --join`); nil: one output per segment.
     public var join: JoinRanges?
+    /// `--propose KINDS`: each input's join keeps the ranges a proposal finds in it (`join` is then replaced per input).
+    public var propose: ProposeRequest?
     /// `--export-list`: the ranges this run keeps, written as a cut list (one input only).
     public var export: ListExport?
     /// What reading `--list` found worth a warning (an EDL read from 0 rather than its clip's timecode): every

@@ -9,16 +9,29 @@ import TimelineCore
 /// executing the plan, read the output back, and judge what the writer found (run-time warnings).
 public enum EditJob {
     /// One outcome per output.
-    public static func run(item: InputItem, index: Int, request: CutRequest,
+    public static func run(item: InputItem, index: Int, request given: CutRequest,
                            progress: (@Sendable (Double) -> Void)? = nil) -> [Outcome] {
+        var request = given
+        if let propose = request.propose {
+            // `--propose`: the input's own ranges, found before anything is planned (a dry run prints them).
+            do throws(MediaError) {
+                let made = try ProposeJob.propose(path: item.path, request: propose) { progress?(0.5 * $0) }
+                request.join = JoinRanges(proposal: made, request: propose)
+            } catch {
+                return [failure(error, path: item.path)]
+            }
+        }
+        let planning = request
+        let analysed = request.propose == nil ? 0.0 : 0.5
+        let report: @Sendable (Double) -> Void = { fraction in progress?(analysed + (1 - analysed) * fraction) }
         var export: PreparedListExport?
         do throws(MediaError) { export = try request.export?.prepare(for: request, input: item.path) } catch {
             return [failure(error, path: item.path)]
         }
         let outputs = request.outputCount
         var outcomes = (0..<outputs).map { number in
-            run(item: item, index: index, output: number, request: request, progress: { fraction in
-                progress?((Double(number) + fraction) / Double(outputs))
+            run(item: item, index: index, output: number, request: planning, progress: { fraction in
+                report((Double(number) + fraction) / Double(outputs))
             })
         }
         // `--export-list`: what the outputs hold, so written once none of them failed.

@@ -8,10 +8,26 @@ public struct JoinRanges: Sendable {
     public var ranges: [CutSegment]
     /// The ranges are what to remove: the join keeps the rest.
     public var removes: Bool
+    /// Said with the first range (where the ranges came from: a proposal).
+    public var notes: [MediaWarning] = []
 
     public init(ranges: [CutSegment], removes: Bool) {
         self.ranges = ranges
         self.removes = removes
+    }
+
+    /// The ranges a proposal keeps, with a note of where they came from and what their seams will need.
+    public init(proposal made: MadeProposal, request: ProposeRequest) {
+        ranges = made.proposal.keep.enumerated().map { index, span in
+            var segment = CutSegment(start: .seconds(Double(span.startMicro) / 1e6), end: .seconds(Double(span.endMicro) / 1e6), lengthSeconds: nil)
+            segment.source = "proposed range \(index + 1)"
+            return segment
+        }
+        removes = false
+        let proposal = made.proposal
+        notes = [MediaWarning(code: "proposed", message: "\(proposal.keep.count) range\(proposal.keep.count == 1 ? "" : "s") proposed from \(request.kindsText); "
+            + "\(proposal.seams) seam\(proposal.seams == 1 ? "" : "s"): \(proposal.copyOnlySeams) copy-only (\(proposal.snappedSeams) snapped onto keyframes), "
+            + "\(proposal.seamsNeedingEdges) need an edge encode")] + made.notes.map { MediaWarning(code: "proposed", message: $0) }
     }
 
     /// `A..B`, any time syntax on either side (`1:02..end-5`).
@@ -45,6 +61,8 @@ public struct JoinRanges: Sendable {
         var resolved: [CutRange] = []
         for range in ranges { resolved.append(try CutRange.resolve(range, request: request, durationSeconds: duration, path: path)) }
         if let problem = Self.orderProblem(spans: resolved.map { ($0.effectiveStart, $0.effectiveEnd) }) { throw invalid(problem) }
+        guard !resolved.isEmpty || removes else { throw invalid("no range is kept (a proposal that finds nothing but gaps keeps nothing)") }
+        if !resolved.isEmpty { resolved[0].notes += notes }
         guard removes else { return resolved }
         var kept: [CutRange] = []
         var from = 0.0

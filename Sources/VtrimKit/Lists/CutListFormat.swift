@@ -18,6 +18,9 @@ public enum CutListFormat: String, CaseIterable, Sendable {
         }
     }
 
+    /// The extension a list of this format is written with.
+    public var fileExtension: String { self == .chapters ? "txt" : rawValue }
+
     /// Reading needs the media's frame rate (an EDL counts frames at the clip's nominal rate).
     public var needsFrameRate: Bool { self == .edl }
 }

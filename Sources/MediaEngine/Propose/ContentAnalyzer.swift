@@ -1,0 +1,156 @@
+import CAV
+
+/// One pass over a file for `vtrim propose`: only the streams a detector needs are decoded (audio alone for
+/// silence; the video's packets are read, not decoded, for its clean starts), every other stream is discarded by the
+/// demuxer. The video decoder uses the thread budget; a scenes-only pass skips the loop filter (deblocking changes
+/// nothing a 256-pixel content score sees, and is a large part of H.264/HEVC decoding).
+public enum ContentAnalyzer {
+    /// `info`: the file's probe (its duration and warnings).
+    public static func analyse(path: String, info: MediaInfo, query: ContentQuery, threads: Int,
+                               progress: ((Double) -> Void)? = nil) throws(MediaError) -> ContentAnalysis {
+        if let problem = query.problem { throw MediaError(.invalidRange, path: path, operation: "propose", reason: problem) }
+        let input = try InputFile(path: path)
+        let origin = input.originMicro
+        let audioIndex = query.silence == nil ? -1 : Int(av_find_best_stream(input.format, AVMEDIA_TYPE_AUDIO, -1, -1, nil, 0))
+        if query.silence != nil, audioIndex < 0 {
+            throw MediaError(.noAudio, path: path, operation: "av_find_best_stream", reason: "has no audio stream to find silences in")
+        }
+        let decodesVideo = query.black != nil || query.scenes != nil
+        let videoIndex = decodesVideo || query.cleanStarts ? info.video?.index ?? -1 : -1
+        if decodesVideo, videoIndex < 0 {
+            throw MediaError(.noVideo, path: path, operation: "av_find_best_stream", reason: "has no video stream to find black or scene cuts in")
+        }
+        for index in 0..<Int(input.format.pointee.nb_streams) where index != audioIndex && index != videoIndex {
+            input.stream(index)?.pointee.discard = AVDISCARD_ALL
+        }
+        let durationMicro = Micro.from(seconds: info.durationSeconds) ?? 0
+        do {
+            var pass = try Pass(input: input, query: query, audioIndex: audioIndex, videoIndex: videoIndex, decodesVideo: decodesVideo,
+                                threads: threads, origin: origin)
+            try pass.run(durationMicro: durationMicro, progress: progress)
+            var warnings = info.warnings
+            if pass.decodeErrors > 0 {
+                warnings.append(MediaWarning(code: "frame_damaged", message: "\(pass.decodeErrors) damaged packets or frames were skipped; what they held was not analysed"))
+            }
+            var detections = pass.silence?.found ?? []
+            detections += pass.black?.found ?? []
+            detections += pass.scenes?.scenes(durationMicro: durationMicro) ?? []
+            return ContentAnalysis(durationMicro: durationMicro, detections: detections,
+                                   cleanStarts: Array(Set(pass.cleanStarts)).sorted(), warnings: warnings)
+        } catch {
+            throw MediaError(.decodeFailed, path: path, operation: error.operation, reason: "cannot be analysed (\(error))")
+        }
+    }
+
+    private struct Pass {
+        let input: InputFile
+        let audioIndex: Int, videoIndex: Int
+        let origin: Int64
+        let audioDecoder: Decoder?, videoDecoder: Decoder?
+        let audioStream: UnsafeMutablePointer<AVStream>?, videoStream: UnsafeMutablePointer<AVStream>?
+        let cleanRule: CleanStart?
+        var silence: SilenceDetector?
+        let black: BlackDetector?
+        let scenes: SceneDetector?
+        var cleanStarts: [CleanPoint] = []
+
+        init(input: InputFile, query: ContentQuery, audioIndex: Int, videoIndex: Int, decodesVideo: Bool, threads: Int, origin: Int64) throws(AVFailure) {
+            self.input = input
+            self.audioIndex = audioIndex
+            self.videoIndex = videoIndex
+            self.origin = origin
+            audioStream = audioIndex >= 0 ? input.stream(audioIndex) : nil
+            videoStream = videoIndex >= 0 ? input.stream(videoIndex) : nil
+            audioDecoder = try audioStream.map { stream throws(AVFailure) in try Decoder(stream: stream, threads: 1) }
+            if decodesVideo, let videoStream {
+                let decoder = try Decoder(stream: videoStream, threads: max(1, threads))
+                if query.black == nil { decoder.codecContext.pointee.skip_loop_filter = AVDISCARD_ALL }
+                videoDecoder = decoder
+            } else {
+                videoDecoder = nil
+            }
+            cleanRule = query.cleanStarts ? videoStream.map { CleanStart(stream: $0) } : nil
+            silence = query.silence.map { SilenceDetector($0) }
+            if let blackQuery = query.black, let stream = input.stream(videoIndex) {
+                black = BlackDetector(blackQuery, timeBase: stream.pointee.time_base, originMicro: origin)
+            } else {
+                black = nil
+            }
+            scenes = query.scenes.map { SceneDetector($0) }
+        }
+
+        var decodeErrors: Int { (audioDecoder?.errors ?? 0) + (videoDecoder?.errors ?? 0) }
+
+        mutating func run(durationMicro: Int64, progress: ((Double) -> Void)?) throws(AVFailure) {
+            let packet = try Packet(), audioFrame = try Frame(), videoFrame = try Frame()
+            var lastReported = -1.0
+            var inGroup = false
+            while try input.read(into: packet) == .packet {
+                let index = packet.streamIndex
+                if index == audioIndex, let audioDecoder, let audioStream {
+                    try decodeAudio(audioDecoder, audioStream, packet, audioFrame)
+                } else if index == videoIndex, let videoStream {
+                    if let cleanRule, packet.pts != CAV_NOPTS_VALUE {
+                        let micro = videoStream.micro(packet.pts).minus(origin)
+                        if packet.isKeyframe {
+                            inGroup = false
+                            if cleanRule.isSplicePoint(packet) {
+                                cleanStarts.append(CleanPoint(micro: micro, shownFromMicro: micro))
+                                inGroup = true
+                            }
+                        } else if inGroup, let last = cleanStarts.last, micro < last.micro {
+                            // A leading picture of the clean start just read (decoded after it, shown before).
+                            cleanStarts[cleanStarts.count - 1] = CleanPoint(micro: last.micro, shownFromMicro: micro)
+                        }
+                    }
+                    if let videoDecoder { try decodeVideo(videoDecoder, videoStream, packet, videoFrame) }
+                }
+                if let progress, durationMicro > 0, packet.pts != CAV_NOPTS_VALUE, let stream = input.stream(index) {
+                    let fraction = min(1, max(0, Double(stream.micro(packet.pts).minus(origin)) / Double(durationMicro)))
+                    if fraction - lastReported >= 0.01 {
+                        lastReported = fraction
+                        progress(fraction)
+                    }
+                }
+                packet.unref()
+            }
+            if let audioDecoder, let audioStream { try decodeAudio(audioDecoder, audioStream, nil, audioFrame) }
+            if let videoDecoder, let videoStream { try decodeVideo(videoDecoder, videoStream, nil, videoFrame) }
+            silence?.finish()
+            try black?.finish()
+        }
+
+        private mutating func decodeAudio(_ decoder: Decoder, _ stream: UnsafeMutablePointer<AVStream>, _ packet: Packet?, _ frame: Frame) throws(AVFailure) {
+            do {
+                try decoder.decode(packet, into: frame) { decoded in
+                    let timestamp = Self.timestamp(decoded)
+                    guard timestamp != CAV_NOPTS_VALUE else { return }
+                    silence?.take(decoded, frameMicro: stream.micro(timestamp).minus(origin))
+                }
+            } catch {
+                throw error as? AVFailure ?? AVFailure(code: CAV_AVERROR_INVALIDDATA, operation: "avcodec_receive_frame")
+            }
+        }
+
+        private func decodeVideo(_ decoder: Decoder, _ stream: UnsafeMutablePointer<AVStream>, _ packet: Packet?, _ frame: Frame) throws(AVFailure) {
+            do {
+                try decoder.decode(packet, into: frame) { decoded in
+                    let timestamp = Self.timestamp(decoded)
+                    guard timestamp != CAV_NOPTS_VALUE else { return }
+                    decoded.pointer.pointee.pts = timestamp
+                    let micro = stream.micro(timestamp).minus(origin)
+                    let duration = decoded.pointer.pointee.pkt_duration > 0 ? stream.micro(decoded.pointer.pointee.pkt_duration) : 0
+                    try black?.take(decoded)
+                    try scenes?.take(decoded, micro: micro, durationMicro: duration)
+                }
+            } catch {
+                throw error as? AVFailure ?? AVFailure(code: CAV_AVERROR_INVALIDDATA, operation: "avcodec_receive_frame")
+            }
+        }
+
+        private static func timestamp(_ frame: Frame) -> Int64 {
+            let f = frame.pointer.pointee
+            return f.best_effort_timestamp != CAV_NOPTS_VALUE ? f.best_effort_timestamp : f.pts
+        }
+    }
+}

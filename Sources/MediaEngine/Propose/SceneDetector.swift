@@ -1,0 +1,133 @@
+import CAV
+
+/// Scene cuts in decoded video by a content measure, as PySceneDetect 0.7's content detector: each frame is scaled
+/// so its longer side is 256 pixels (swscale, area averaging), converted to HSV as OpenCV does for 8-bit pictures
+/// (H 0…179, S and V 0…255), and scored by the mean absolute difference of H, S and V against the frame before,
+/// averaged over the three. Cuts pass its merge filter: a score at or above the threshold is a cut when the minimum
+/// scene length has passed since the last frame above it; within that length, cuts after the first merge until the
+/// scores stay under the threshold for the length, and the merged run's last frame above it is the cut (an animated
+/// shot is one scene). FFmpeg's `scdet` is not used: it fired every 0.2 s on an animated shot and scored a real cut
+/// lower (measured on this platform).
+final class SceneDetector {
+    private let query: ContentQuery.Scenes
+    private let converter = FrameConverter(flags: SWS_AREA)
+    private var previous: [UInt8] = []
+    private var current: [UInt8] = []
+    /// The merge filter's state (PySceneDetect's `FlashFilter`, mode MERGE).
+    private var lastAbove: (micro: Int64, score: Double)?
+    private var mergeEnabled = false
+    private var mergeStart: Int64?
+    /// Cut times (µs) and their scores; the first scene starts at the first frame.
+    private(set) var cuts: [(micro: Int64, score: Double)] = []
+    private(set) var firstMicro: Int64?
+    private(set) var lastEndMicro: Int64?
+
+    init(_ query: ContentQuery.Scenes) {
+        self.query = query
+    }
+
+    /// One decoded frame shown at `micro` (vtrim's timeline), lasting `durationMicro`.
+    func take(_ frame: Frame, micro: Int64, durationMicro: Int64) throws(AVFailure) {
+        let width = Int(frame.pointer.pointee.width), height = Int(frame.pointer.pointee.height)
+        guard width > 0, height > 0 else { return }
+        // PySceneDetect's downscale: the longer side to 256 pixels, never up.
+        let factor = max(1.0, Double(max(width, height)) / 256)
+        let image = try converter.rgbImage(frame, width: max(1, Int((Double(width) / factor).rounded())),
+                                           height: max(1, Int((Double(height) / factor).rounded())))
+        HSV.fill(&current, from: image)
+        if firstMicro == nil { firstMicro = micro }
+        lastEndMicro = micro.plus(max(0, durationMicro))
+        defer { swap(&previous, &current) }
+        // The first frame scores 0 (nothing to compare with), as there.
+        let score = previous.count == current.count && !current.isEmpty ? HSV.meanDifference(previous, current) : 0
+        if let cut = filter(micro: micro, score: score) { cuts.append((cut.micro, (cut.score * 100).rounded() / 100)) }
+    }
+
+    /// PySceneDetect's merge filter on one frame's score; the cut it lets through, if any.
+    private func filter(micro: Int64, score: Double) -> (micro: Int64, score: Double)? {
+        let above = score >= query.threshold
+        // Times in µs may be a rounding short of the frame count they stand for: 1 ms of tolerance.
+        let length = Int64((query.minSeconds * 1e6).rounded()) - 1000
+        if lastAbove == nil { lastAbove = (micro, 0) }
+        let lengthMet = micro.minus(lastAbove?.micro ?? micro) >= length
+        if above { lastAbove = (micro, score) }
+        if let start = mergeStart {
+            if lengthMet, !above, let last = lastAbove, last.micro.minus(start) >= length {
+                mergeStart = nil
+                return last
+            }
+            return nil
+        }
+        guard above else { return nil }
+        if lengthMet {
+            mergeEnabled = true
+            return (micro, score)
+        }
+        if mergeEnabled { mergeStart = micro }
+        return nil
+    }
+
+    /// The scenes: from the first frame to each cut, from the last cut to the end of the last frame.
+    func scenes(durationMicro: Int64) -> [Detection] {
+        guard let first = firstMicro else { return [] }
+        let end = max(lastEndMicro ?? durationMicro, cuts.last?.micro ?? first)
+        var starts: [(Int64, Double?)] = [(first, nil)]
+        starts += cuts.map { ($0.micro, $0.score) }
+        return starts.enumerated().compactMap { index, start in
+            let stop = index + 1 < starts.count ? starts[index + 1].0 : end
+            return stop > start.0 ? Detection(kind: .scene, startMicro: start.0, endMicro: stop, measure: start.1) : nil
+        }
+    }
+}
+
+/// OpenCV's 8-bit RGB → HSV, and the content score between two pictures.
+enum HSV {
+    /// `pixels` as H, S, V bytes per pixel (H 0…179).
+    static func fill(_ out: inout [UInt8], from image: RGBImage) {
+        let count = image.width * image.height
+        if out.count != count * 3 { out = [UInt8](repeating: 0, count: count * 3) }
+        image.pixels.withUnsafeBufferPointer { pixels in
+            out.withUnsafeMutableBufferPointer { hsv in
+                var target = 0
+                for row in 0..<image.height {
+                    var source = row * image.stride
+                    for _ in 0..<image.width {
+                        let r = Int(pixels[source]), g = Int(pixels[source + 1]), b = Int(pixels[source + 2])
+                        source += 3
+                        let value = max(r, g, b), low = min(r, g, b), spread = value - low
+                        var hue = 0
+                        if spread > 0 {
+                            var degrees: Int
+                            if value == r {
+                                degrees = (60 * (g - b) * 2 + spread) / (2 * spread)
+                            } else if value == g {
+                                degrees = 120 + (60 * (b - r) * 2 + spread) / (2 * spread)
+                            } else {
+                                degrees = 240 + (60 * (r - g) * 2 + spread) / (2 * spread)
+                            }
+                            if degrees < 0 { degrees += 360 }
+                            hue = min(179, (degrees + 1) / 2)
+                        }
+                        hsv[target] = UInt8(hue)
+                        hsv[target + 1] = UInt8(value == 0 ? 0 : (255 * spread + value / 2) / value)
+                        hsv[target + 2] = UInt8(value)
+                        target += 3
+                    }
+                }
+            }
+        }
+    }
+
+    /// The mean of |ΔH|, |ΔS| and |ΔV| over every pixel, averaged over the three (equal weights, PySceneDetect's
+    /// default; hue differences are not wrapped, as there).
+    static func meanDifference(_ a: [UInt8], _ b: [UInt8]) -> Double {
+        guard a.count == b.count, !a.isEmpty else { return 0 }
+        var total = 0
+        a.withUnsafeBufferPointer { left in
+            b.withUnsafeBufferPointer { right in
+                for index in 0..<left.count { total += abs(Int(left[index]) - Int(right[index])) }
+            }
+        }
+        return Double(total) / Double(a.count)
+    }
+}

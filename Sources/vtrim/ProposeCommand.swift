@@ -1,0 +1,153 @@
+import ArgumentParser
+import Foundation
+import MediaEngine
+import VtrimKit
+
+struct ProposeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "propose",
+        abstract: "Find the ranges worth keeping in each input: silences, black and scene changes.",
+        discussion: """
+        Silences (--silence, audio only decoded) and black spans (--black) are gaps: everything else is kept, with \
+        --pad around it. Seams are moved inside each gap's slack onto the video's clean starts (--snap keyframes), \
+        so a smart join (vtrim cut --keep … or --list … --join) copies the ranges whole. Scenes (--scenes) split the \
+        kept ranges at each cut. Prints the detections and the ranges; -o writes them as a cut list. \
+        Give values as --silence=-35 and --scenes=30.
+        """
+    )
+
+    @OptionGroup var common: CommonOptions
+    @OptionGroup var batch: BatchOptions
+    @OptionGroup var outputs: OutputOptions
+
+    @Argument(help: "Media files, or folders with -r.")
+    var inputs: [String]
+
+    @Option(help: ArgumentHelp("Find silences: every channel under DB dBFS (--silence alone: \(Int(ProposeDefaults.silenceDB)) dB).", valueName: "DB"))
+    var silence: Level?
+
+    @Flag(help: "Find black spans (libavfilter's blackdetect: 98 % of pixels at or under 10 % luma).")
+    var black = false
+
+    @Option(help: ArgumentHelp("Find scene cuts: HSV content score at or above T (--scenes alone: \(Int(ProposeDefaults.sceneThreshold)), PySceneDetect's).", valueName: "T"))
+    var scenes: Level?
+
+    @OptionGroup var tuning: ProposalOptions
+
+    @Option(help: "keep (the ranges to keep) or remove (what a join of them leaves out).")
+    var ranges: ListedRanges = .keep
+
+    @Option(name: .customLong("list-format"), help: "The list -o writes: csv, llc, otio, edl or chapters (default: by extension, csv).")
+    var listFormat: CutListFormat?
+
+    @Option(name: .customLong("list-rate"), help: ArgumentHelp("EDLs: the SMPTE rate their timecodes count in.", valueName: "rate"))
+    var listRate: SMPTERate?
+
+    @Flag(name: .customLong("dry-run"), help: "Analyse and print; write no list.")
+    var dryRun = false
+
+    var query: ContentQuery {
+        ContentQuery(silence: silence.map { .init(thresholdDB: $0.value ?? ProposeDefaults.silenceDB, minSeconds: tuning.minSilence) },
+                     black: black ? .init(minSeconds: tuning.minBlack) : nil,
+                     scenes: scenes.map { .init(threshold: $0.value ?? ProposeDefaults.sceneThreshold, minSeconds: tuning.minScene) },
+                     cleanStarts: true)
+    }
+
+    func validate() throws {
+        try BatchRun(common: common, batch: batch).validateInputs(inputs)
+        try outputs.validate(inputs: inputs, recursive: common.recursive)
+        if silence == nil, !black, scenes == nil { throw ValidationError("give what to find: --silence, --black and/or --scenes") }
+        if let problem = query.problem { throw ValidationError(problem) }
+        try tuning.validate()
+    }
+
+    func run() throws {
+        let runner = BatchRun(common: common, batch: batch)
+        let items = try runner.items(inputs)
+        let (_, threads) = runner.parallelism(count: items.count)
+        var request = ProposeRequest(query: query, settings: tuning.settings)
+        request.listsRemoved = ranges == .remove
+        let writesList = outputs.output != nil || outputs.outputDir != nil || outputs.name != nil
+        request.output = writesList ? try outputs.namer(creating: !dryRun) : nil
+        request.format = listFormat ?? outputs.output.map { CutListFormat(fileName: $0) } ?? .csv
+        request.timing = ListTiming(rate: listRate)
+        request.overwrite = outputs.overwrite
+        request.skipExisting = outputs.skipExisting
+        request.dryRun = dryRun
+        request.strict = common.strict
+        request.threads = threads
+        let planned = request
+        try runner.run(items, outputs: writesList ? { _, item in [planned.listPath(for: item)].compactMap { $0 } } : nil) { index, item, writer in
+            [ProposeJob.run(item: item, request: planned) { writer.advanced(index, fraction: $0) }]
+        }
+    }
+}
+
+/// How proposals are tuned (`vtrim propose`, `vtrim cut --propose`).
+struct ProposalOptions: ParsableArguments {
+    @Option(name: .customLong("min-silence"), help: "Shortest silence found, seconds.")
+    var minSilence: Double = ProposeDefaults.minSilenceSeconds
+
+    @Option(name: .customLong("min-black"), help: "Shortest black span found, seconds.")
+    var minBlack: Double = ProposeDefaults.minBlackSeconds
+
+    @Option(name: .customLong("min-scene"), help: "Shortest scene, seconds.")
+    var minScene: Double = ProposeDefaults.minSceneSeconds
+
+    @Option(help: "Kept around each speech or picture part, seconds.")
+    var pad: Double = ProposeDefaults.padSeconds
+
+    @Option(help: "keyframes (seams moved onto clean starts inside the slack) or none.")
+    var snap: SnapChoice = .keyframes
+
+    func validate() throws {
+        guard pad.isFinite, (0...60).contains(pad) else { throw ValidationError("--pad must be between 0 and 60 seconds") }
+    }
+
+    var settings: ProposalPlanner.Settings {
+        .init(padMicro: Int64((pad * 1e6).rounded()), snapsToCleanStarts: snap == .keyframes)
+    }
+
+    func query(kinds: String) -> Result<ContentQuery, ProposeKindsError> {
+        ProposeDefaults.query(kinds: kinds, minSilenceSeconds: minSilence, minBlackSeconds: minBlack, minSceneSeconds: minScene)
+    }
+}
+
+/// `--silence[=DB]`, `--scenes[=T]`: a bare flag is rewritten to `=default` before parsing (`ProposeArguments`).
+struct Level: ExpressibleByArgument {
+    /// nil: the default.
+    var value: Double?
+
+    init?(argument: String) {
+        if argument == "default" { value = nil; return }
+        guard let number = Double(argument.lowercased().replacingOccurrences(of: "db", with: "")), number.isFinite else { return nil }
+        value = number
+    }
+}
+
+enum ListedRanges: String, ExpressibleByArgument, CaseIterable {
+    case keep, remove
+}
+
+enum SnapChoice: String, ExpressibleByArgument, CaseIterable {
+    case keyframes, none
+}
+
+/// ArgumentParser's options always take a value; `vtrim propose --silence` (no value) means the default level. Before
+/// parsing, a bare `--silence` or `--scenes` of `propose` becomes `--silence=default`; values are given as `--silence=-35`.
+enum ProposeArguments {
+    static func normalized(_ arguments: [String]) -> [String] {
+        guard arguments.first == "propose" else { return arguments }
+        var result: [String] = []
+        var afterSeparator = false
+        for argument in arguments {
+            if argument == "--" { afterSeparator = true }
+            if !afterSeparator, argument == "--silence" || argument == "--scenes" {
+                result.append(argument + "=default")
+            } else {
+                result.append(argument)
+            }
+        }
+        return result
+    }
+}
