@@ -102,10 +102,13 @@ struct ProposalOptions: ParsableArguments {
 
     func validate() throws {
         guard pad.isFinite, (0...60).contains(pad) else { throw ValidationError("--pad must be between 0 and 60 seconds") }
+        for (name, value) in [("--min-silence", minSilence), ("--min-black", minBlack), ("--min-scene", minScene)] {
+            guard value.isFinite, (0...3600).contains(value) else { throw ValidationError("\(name) must be between 0 and 3600 seconds") }
+        }
     }
 
     var settings: ProposalPlanner.Settings {
-        .init(padMicro: Int64((pad * 1e6).rounded()), snapsToCleanStarts: snap == .keyframes)
+        .init(padMicro: Int64((pad * 1e6).rounded()), snapsToCleanStarts: snap == .keyframes, minSceneMicro: Int64((minScene * 1e6).rounded()))
     }
 
     func query(kinds: String) -> Result<ContentQuery, ProposeKindsError> {

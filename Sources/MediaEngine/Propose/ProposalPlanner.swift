@@ -10,10 +10,14 @@ public enum ProposalPlanner {
     public struct Settings: Sendable, Equatable {
         public var padMicro: Int64
         public var snapsToCleanStarts: Bool
+        /// A scene cut closer than this to a kept range's start or end does not split it (a sliver of the scene before a
+        /// gap's pad is no scene of its own).
+        public var minSceneMicro: Int64
 
-        public init(padMicro: Int64, snapsToCleanStarts: Bool) {
+        public init(padMicro: Int64, snapsToCleanStarts: Bool, minSceneMicro: Int64 = 0) {
             self.padMicro = padMicro
             self.snapsToCleanStarts = snapsToCleanStarts
+            self.minSceneMicro = minSceneMicro
         }
     }
 
@@ -83,7 +87,8 @@ public enum ProposalPlanner {
         var keep = complement(removals, duration: duration)
         let cuts = analysis.detections.filter { $0.kind == .scene && $0.measure != nil }.map(\.startMicro).sorted()
         keep = keep.flatMap { range -> [Span] in
-            let inside = cuts.filter { $0 > range.startMicro && $0 < range.endMicro }
+            let shortest = max(1, settings.minSceneMicro)
+            let inside = cuts.filter { $0.minus(range.startMicro) >= shortest && range.endMicro.minus($0) >= shortest }
             let bounds = [range.startMicro] + inside + [range.endMicro]
             return zip(bounds, bounds.dropFirst()).map { Span($0, $1) }
         }

@@ -1,0 +1,223 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `vtrim propose` and `vtrim cut --propose` on media with known truth: speech made with espeak-ng and sox, with pauses
+/// of known length, over a moving test picture; a clip of distinct shots at known frames after a black lead-in.
+/// Why generated media could not be made.
+struct MediaMade: Error, CustomStringConvertible {
+    let message: String
+    var description: String { message }
+}
+
+struct ProposeTests {
+    struct Talk: Sendable {
+        var path: String
+        /// The digital silences between sentences (seconds); a 0.3 s pause between two of them is no silence at 0.5 s.
+        var silences: [(Double, Double)]
+    }
+
+    /// Four sentences, each trimmed of its own edge silence, joined by pauses of 1.5, 0.3 and 2.0 s; H.264 with a
+    /// keyframe every 0.5 s (so each long pause holds clean starts) and AAC. Made once per test process.
+    static let talk: Result<Talk, MediaMade> = {
+        do {
+            let folder = try TemporaryFolder("vtrim-propose-talk")
+            let sentences = ["The first part of this talk is about trimming video.", "A pause follows, then the second part.",
+                             "This one comes after a short breath.", "And the last sentence closes the talk."]
+            var durations: [Double] = []
+            for (index, text) in sentences.enumerated() {
+                let raw = folder.file("raw\(index).wav"), trimmed = folder.file("s\(index).wav")
+                try check(try Run.tool("espeak-ng", ["-w", raw, "-s", "165", text]), "espeak-ng")
+                try check(try Run.tool("sox", [raw, "-r", "48000", trimmed, "silence", "1", "0.02", "1%", "reverse", "silence", "1", "0.02", "1%", "reverse"]), "sox")
+                let length = try Run.tool("soxi", ["-D", trimmed])
+                guard let seconds = Double(length.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) else { throw ReferenceError(message: "soxi: \(length)") }
+                durations.append(seconds)
+            }
+            let pauses = [1.5, 0.3, 2.0]
+            var parts: [String] = [], silences: [(Double, Double)] = [], time = 0.0
+            for index in sentences.indices {
+                parts.append(folder.file("s\(index).wav"))
+                time += durations[index]
+                guard index < pauses.count else { break }
+                let pause = folder.file("p\(index).wav")
+                try check(try Run.tool("sox", ["-n", "-r", "48000", "-c", "1", pause, "trim", "0", String(pauses[index])]), "sox")
+                parts.append(pause)
+                if pauses[index] >= 0.5 { silences.append((time, time + pauses[index])) }
+                time += pauses[index]
+            }
+            let speech = folder.file("speech.wav"), path = folder.file("talk.mp4")
+            try check(try Run.tool("sox", parts + [speech]), "sox")
+            try check(try Run.tool("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x180:rate=30", "-i", speech, "-shortest",
+                                             "-c:v", "libx264", "-g", "15", "-pix_fmt", "yuv420p", "-c:a", "aac", "-b:a", "96k", path]), "ffmpeg")
+            return .success(Talk(path: path, silences: silences))
+        } catch {
+            return .failure(MediaMade(message: "\(error)"))
+        }
+    }()
+
+    static func check(_ result: RunResult, _ tool: String) throws {
+        guard result.status == 0 else { throw ReferenceError(message: "\(tool) failed: \(result)") }
+    }
+
+    /// Shots of distinct content after 1.2 s of black: cuts at 1.2, 4.2, 6.7, 9.7 and 11.7 s (an animated zoom among them).
+    static let shots: Result<String, MediaMade> = {
+        do {
+            let folder = try TemporaryFolder("vtrim-propose-shots")
+            let path = folder.file("shots.mp4")
+            let sources = ["color=black:s=320x180:r=30:d=1.2", "testsrc2=s=320x180:r=30:d=3", "smptebars=s=320x180:r=30:d=2.5",
+                           "mandelbrot=s=320x180:r=30,trim=duration=3", "rgbtestsrc=s=320x180:r=30:d=2", "testsrc=s=320x180:r=30:d=2"]
+            let inputs = sources.flatMap { ["-f", "lavfi", "-i", $0] }
+            let joined = sources.indices.map { "[\($0)]" }.joined() + "concat=n=\(sources.count):v=1:a=0,format=yuv420p[v]"
+            try check(try Run.tool("ffmpeg", ["-v", "error", "-y"] + inputs + ["-filter_complex", joined, "-map", "[v]", "-c:v", "libx264", "-g", "60", path]), "ffmpeg")
+            return .success(path)
+        } catch {
+            return .failure(MediaMade(message: "\(error)"))
+        }
+    }()
+
+    static let cuts = [1.2, 4.2, 6.7, 9.7, 11.7]
+
+    static func spans(_ object: [String: Any], _ key: String, kind: String? = nil) -> [(Double, Double)] {
+        ((object[key] as? [[String: Any]]) ?? []).filter { kind == nil || $0["kind"] as? String == kind }
+            .compactMap { entry in (entry["start"] as? Double).flatMap { start in (entry["end"] as? Double).map { (start, $0) } } }
+    }
+
+    /// ffmpeg's own silencedetect at the same threshold and length, from its log.
+    static func silencedetect(_ path: String) throws -> [(Double, Double)] {
+        let result = try Run.tool("ffmpeg", ["-hide_banner", "-nostats", "-i", path, "-vn", "-af", "silencedetect=n=-30dB:d=0.5", "-f", "null", "-"])
+        var starts: [Double] = [], ends: [Double] = []
+        for line in result.stderrLines {
+            if let range = line.range(of: "silence_start: ") { starts.append(Double(line[range.upperBound...].trimmingCharacters(in: .whitespaces)) ?? .nan) }
+            if let range = line.range(of: "silence_end: ") {
+                ends.append(Double(line[range.upperBound...].split(separator: " ").first ?? "") ?? .nan)
+            }
+        }
+        return zip(starts, ends).map { ($0, $1) }
+    }
+
+    @Test func silencesMatchTheTruthAndSilencedetect() throws {
+        let talk = try Self.talk.get()
+        let result = try Run.vtrim(["propose", talk.path, "--silence", "--json"])
+        #expect(result.status == 0, "\(result)")
+        let object = try #require(result.jsonLines.first)
+        let found = Self.spans(object, "detections", kind: "silence")
+        let reference = try Self.silencedetect(talk.path)
+        #expect(found.count == talk.silences.count && reference.count == talk.silences.count, "found \(found), silencedetect \(reference), truth \(talk.silences)")
+        for (index, truth) in talk.silences.enumerated() {
+            guard index < found.count, index < reference.count else { break }
+            #expect(abs(found[index].0 - truth.0) <= 0.02 && abs(found[index].1 - truth.1) <= 0.02, "silence \(index + 1): \(found[index]) against the truth \(truth)")
+            #expect(abs(found[index].0 - reference[index].0) <= 0.02 && abs(found[index].1 - reference[index].1) <= 0.02,
+                    "silence \(index + 1): \(found[index]) against silencedetect's \(reference[index])")
+        }
+        // Each seam's gap holds clean starts every 0.5 s: both sides snapped, nothing to re-encode there.
+        let seams = try #require(object["seams"] as? [String: Any])
+        #expect(seams["count"] as? Int == 2 && seams["copy_only"] as? Int == 2 && seams["need_edges"] as? Int == 0, "\(seams)")
+        let kept = Self.spans(object, "ranges")
+        for silence in found {
+            // Nothing of the speech is removed: each removal lies inside a silence, at least the pad away from the speech.
+            let removal = zip(kept, kept.dropFirst()).map { ($0.0.1, $0.1.0) }.first { $0.0 >= silence.0 && $0.1 <= silence.1 }
+            #expect(removal.map { $0.0 >= silence.0 + 0.15 - 1e-6 && $0.1 <= silence.1 - 0.15 + 1e-6 } ?? false, "\(silence): kept \(kept)")
+        }
+    }
+
+    /// Proposing and joining in one run: the join copies every seam (the report's ranges have no head or tail), shows the
+    /// ideal frames (FFmpeg and GStreamer), and its audio meets the video within half an AAC frame at each seam.
+    @Test func oneStepCutCopiesEverySeam() throws {
+        let talk = try Self.talk.get()
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let output = folder.file("talk.cut.mp4")
+        let dry = try Run.vtrim(["cut", talk.path, "--propose", "silence", "--join", "-o", output, "--dry-run", "--json"])
+        #expect(dry.status == 0 && !FileManager.default.fileExists(atPath: output), "\(dry)")
+        let result = try Run.vtrim(["cut", talk.path, "--propose", "silence", "--join", "-o", output, "--json"])
+        #expect(result.status == 0, "\(result)")
+        let object = try #require(result.jsonLines.first)
+        let planned = try #require(dry.jsonLines.first)
+        let segments = try #require(object["segments"] as? [[String: Any]])
+        #expect(segments.count == 3 && (planned["segments"] as? [[String: Any]])?.count == 3, "\(result)")
+        #expect(object["mode"] as? String == "smart")
+        #expect(object.messages("notes").contains { $0.contains("2 seams: 2 copy-only") }, "\(object.messages("notes"))")
+        for (index, segment) in segments.enumerated() {
+            let smart = segment["smart"] as? [String: Any]
+            if index > 0 { #expect(smart?["head"] is NSNull, "range \(index + 1) re-encodes its start: \(segment)") }
+            if index < segments.count - 1 { #expect(smart?["tail"] is NSNull, "range \(index + 1) re-encodes its end: \(segment)") }
+        }
+        let seams = (object["audio_seams"] as? [[String: Any]] ?? []).compactMap { $0["offset"] as? Double }
+        #expect(seams.count == 2 && seams.allSatisfy { abs($0) <= 1024.0 / 48000 / 2 + 1e-3 }, "audio seams \(seams)")
+        #expect(try MediaFacts.decodeErrors(output).isEmpty)
+        guard !TestPaths.sanitized else { return }
+        let ranges = segments.compactMap { segment -> (Double, Double)? in
+            guard let requested = segment["requested"] as? [String: Any], let start = requested["start"] as? Double, let end = requested["end"] as? Double else { return nil }
+            return (start, end)
+        }
+        let source = try FrameMatch.frames(talk.path)
+        let ideal = FrameMatch.ideal(ranges, times: try Reference.frameTimes(talk.path).sorted())
+        let shown = try FrameMatch.frames(output)
+        #expect(FrameMatch.mismatches(shown, source: source, ideal: ideal).isEmpty, "FFmpeg shows \(FrameMatch.sourceIndices(shown, in: source))")
+        if MediaFacts.gstreamerAvailable {
+            let gstreamer = try FrameMatch.frames(output, gstreamer: true)
+            #expect(FrameMatch.mismatches(gstreamer, source: source, ideal: ideal).isEmpty, "GStreamer shows \(FrameMatch.sourceIndices(gstreamer, in: source))")
+        }
+    }
+
+    /// The black lead-in within one frame; scene cuts against the known ones, F1 ≥ 0.95 (a cut counts within one frame).
+    @Test func blackAndScenesAreFoundWhereTheyAre() throws {
+        let path = try Self.shots.get()
+        let result = try Run.vtrim(["propose", path, "--black", "--scenes", "--json"])
+        #expect(result.status == 0, "\(result)")
+        let object = try #require(result.jsonLines.first)
+        let black = Self.spans(object, "detections", kind: "black")
+        #expect(black.count == 1 && abs((black.first?.0 ?? 9)) <= 1.0 / 30 + 1e-6 && abs((black.first?.1 ?? 9) - 1.2) <= 1.0 / 30 + 1e-6, "black \(black)")
+        let found = Self.spans(object, "detections", kind: "scene").map(\.0).filter { $0 > 0 }
+        let hits = Self.cuts.filter { cut in found.contains { abs($0 - cut) <= 1.0 / 30 + 1e-6 } }.count
+        let precision = found.isEmpty ? 0 : Double(hits) / Double(found.count), recall = Double(hits) / Double(Self.cuts.count)
+        let f1 = precision + recall > 0 ? 2 * precision * recall / (precision + recall) : 0
+        #expect(f1 >= 0.95, "scene cuts \(found) against \(Self.cuts): F1 \(f1)")
+        // The black lead-in is removed (its last 0.15 s kept as the pad); the scenes split the rest.
+        let kept = Self.spans(object, "ranges")
+        #expect(abs((kept.first?.0 ?? 0) - 1.05) <= 1e-3 && kept.count == Self.cuts.count, "kept \(kept)")
+    }
+
+    /// `-o` writes the list (here what to remove) in the format its extension names; a dry run writes nothing.
+    @Test func listsAreWrittenLikeEveryOutput() throws {
+        let talk = try Self.talk.get()
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let list = folder.file("remove.csv")
+        let dry = try Run.vtrim(["propose", talk.path, "--silence", "--ranges", "remove", "-o", list, "--dry-run"])
+        #expect(dry.status == 0 && !FileManager.default.fileExists(atPath: list), "\(dry)")
+        let result = try Run.vtrim(["propose", talk.path, "--silence=-30", "--ranges", "remove", "-o", list])
+        #expect(result.status == 0, "\(result)")
+        let rows = try String(contentsOfFile: list, encoding: .utf8).split(separator: "\n")
+        #expect(rows.count == 2, "\(rows)")
+        let again = try Run.vtrim(["propose", talk.path, "--silence", "-o", list])
+        #expect(again.status == 1 && again.stderr.contains("already exists"), "\(again)")
+    }
+
+    /// A file without audio asked for silences fails alone (`no_audio`, naming it; exit 1) while the batch goes on; a
+    /// file where nothing is found keeps the whole file with a note (exit 0); a truncated file says so.
+    @Test func badInputsFailAloneAndSaySo() throws {
+        let talk = try Self.talk.get()
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let silent = folder.file("video-only.mp4"), tone = folder.file("tone.mp4")
+        try Self.check(try Run.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=s=160x90:r=30:d=2", "-c:v", "libx264", silent]), "ffmpeg")
+        try Self.check(try Run.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=s=160x90:r=30:d=2", "-f", "lavfi", "-i", "sine=d=2",
+                                               "-c:v", "libx264", "-c:a", "aac", "-shortest", tone]), "ffmpeg")
+        let result = try Run.vtrim(["propose", "--silence", "--json", silent, talk.path, tone])
+        #expect(result.status == 1, "\(result)")
+        let objects = result.jsonLines
+        #expect(objects.count == 3, "\(result)")
+        let failed = objects.first { ($0["path"] as? String) == silent }
+        #expect((failed?["error"] as? [String: Any])?["code"] as? String == "no_audio", "\(result)")
+        #expect(result.stderr.contains(silent) && result.stderr.contains("no audio"), "\(result.stderr)")
+        #expect(objects.first { ($0["path"] as? String) == talk.path }?["error"] == nil)
+        let quiet = try #require(objects.first { ($0["path"] as? String) == tone })
+        #expect((quiet["detections"] as? [Any])?.isEmpty == true && Self.spans(quiet, "ranges").count == 1, "\(quiet)")
+        #expect((quiet["notes"] as? [String])?.contains { $0.contains("nothing found") } == true, "\(quiet)")
+
+        let truncated = try TruncationTests.file("ts-%d.ts", 66)
+        let damaged = try Run.vtrim(["propose", "--silence", "--json", truncated])
+        #expect(damaged.status == 0 && damaged.jsonLines.first?.codes("warnings").contains("truncated") == true, "\(damaged)")
+    }
+}
