@@ -24,11 +24,14 @@ public enum WorkerRequest: Sendable, Codable {
     case parseList(ListRequest)
     /// Ranges written as a cut list: `{text, file_name}`, or a failure saying why the format cannot hold them.
     case renderList(ListRequest)
+    /// `vtrim propose --json`'s object for the clip (progress lines first): detections, the ranges to keep, seams.
+    case propose(path: String, ask: ProposalAsk, threads: ThreadShare)
 
     /// The media file the request is about (a list's clip name for list requests).
     public var path: String {
         switch self {
-        case let .probe(path), let .tile(path, _), let .frames(path), let .plan(path, _, _, _, _, _), let .preview(path, _, _):
+        case let .probe(path), let .tile(path, _), let .frames(path), let .plan(path, _, _, _, _, _), let .preview(path, _, _),
+             let .propose(path, _, _):
             return path
         case let .write(plan):
             if case let .string(path)? = plan.member("path") { return path }
@@ -48,6 +51,7 @@ public enum WorkerRequest: Sendable, Codable {
         case .write: "cut"
         case .preview: "preview"
         case .parseList, .renderList: "list"
+        case .propose: "propose"
         }
     }
 
@@ -61,6 +65,20 @@ public enum WorkerRequest: Sendable, Codable {
 }
 
 /// How a cut is made (`vtrim cut --mode`).
+/// What the page's Propose menu asks for: `silence[=DB],black,scenes[=T]` (as `vtrim cut --propose`), the pad (seconds)
+/// and whether seams snap onto clean starts. The worker checks the kinds; the server only their size.
+public struct ProposalAsk: Sendable, Codable, Equatable {
+    public var kinds: String
+    public var padSeconds: Double
+    public var snap: Bool
+
+    public init(kinds: String, padSeconds: Double, snap: Bool) {
+        self.kinds = kinds
+        self.padSeconds = padSeconds
+        self.snap = snap
+    }
+}
+
 public enum EditMode: String, Sendable, Codable, CaseIterable {
     case copy, keyframe, exact, smart
 }

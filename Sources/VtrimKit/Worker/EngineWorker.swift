@@ -113,6 +113,10 @@ public enum EngineWorker {
             return replies.send(listReply(id: id, list, ListRequests.parse(list)))
         case let .renderList(list):
             return replies.send(listReply(id: id, list, ListRequests.render(list)))
+        case let .propose(path, ask, threads):
+            return sendRun(id: id, path: path, replies: replies) { progress in
+                WorkerTasks.propose(path: path, ask: ask, threads: ThreadBudget(threads), progress: progress)
+            }
         }
     }
 

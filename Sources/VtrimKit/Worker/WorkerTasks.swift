@@ -77,6 +77,22 @@ public enum WorkerTasks {
         return request
     }
 
+    /// `vtrim propose --json`'s object for the page's Propose menu (the ranges to keep), or the failure report.
+    public static func propose(path: String, ask: ProposalAsk, threads: ThreadBudget, progress: @escaping @Sendable (Double) -> Void) -> Outcome {
+        guard ask.padSeconds.isFinite, (0...60).contains(ask.padSeconds) else {
+            return .failure(MediaError(.invalidRange, path: path, operation: "propose", reason: "the pad must be between 0 and 60 seconds"))
+        }
+        switch ProposeDefaults.query(kinds: ask.kinds) {
+        case let .failure(error):
+            return .failure(MediaError(.invalidRange, path: path, operation: "propose", reason: error.message))
+        case let .success(query):
+            var request = ProposeRequest(query: query, settings: .init(padMicro: Int64((ask.padSeconds * 1e6).rounded()), snapsToCleanStarts: ask.snap,
+                                                                        minSceneMicro: Int64((ProposeDefaults.minSceneSeconds * 1e6).rounded())))
+            request.threads = max(1, threads.encoder)
+            return ProposeJob.run(item: InputItem(path: path, relativePath: (path as NSString).lastPathComponent), request: request, progress: progress)
+        }
+    }
+
     /// Makes a browser-playable preview of `path` into `output` (see `PreviewEncoder`).
     public static func preview(path: String, to output: String, threads: Int, shouldStop: () -> Bool,
                                progress: (Double) -> Void) -> MediaError? {

@@ -19,6 +19,7 @@ struct ClipsController {
         router.get("/api/clips/:id/timeline") { request, context in try await self.timeline(request, context) }
         router.get("/api/clips/:id/filmstrip.png") { request, context in try await self.filmstrip(request, context) }
         router.get("/api/clips/:id/frames") { _, context in try await self.frames(context) }
+        router.get("/api/clips/:id/proposal") { request, context in try await self.proposal(request, context) }
         router.get("/api/clips/:id/preview") { _, context in try self.previewStatus(context, start: false) }
         router.post("/api/clips/:id/preview") { request, context in
             _ = try await API.body(request)
@@ -165,6 +166,35 @@ struct ClipsController {
             return response
         case .bytes:
             return APIError.response(.internalServerError, code: "engine_unavailable", message: "the engine answered frames with bytes")
+        }
+    }
+
+    /// `vtrim propose --json`'s object for the clip: `kinds` (`silence[=DB],black,scenes[=T]`), `pad` (seconds, default 0.15),
+    /// `snap` (`keyframes` or `none`). It decodes the whole clip (audio alone for silence), so it runs in the cut workers,
+    /// whose deadline is progress, not a total.
+    private func proposal(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        guard let clip = try server.currentClip(context) else { return API.notFound("no such clip") }
+        let query = request.uri.queryParameters
+        let kinds = query.get("kinds") ?? ""
+        let allowed = Set("abcdefghijklmnopqrstuvwxyz0123456789=,.-+ ")
+        guard !kinds.isEmpty, kinds.count <= 80, kinds.allSatisfy({ allowed.contains($0) }) else {
+            return API.badRequest("kinds: silence[=DB], black, scenes[=T], separated by commas")
+        }
+        let pad = query.get("pad", as: Double.self) ?? 0.15
+        guard pad.isFinite, (0...60).contains(pad) else { return API.badRequest("pad is seconds between 0 and 60") }
+        let snap = query.get("snap") ?? "keyframes"
+        guard ["keyframes", "none"].contains(snap) else { return API.badRequest("snap is keyframes or none") }
+        let ask = ProposalAsk(kinds: kinds, padSeconds: pad, snap: snap == "keyframes")
+        let cores = max(1, ProcessInfo.processInfo.activeProcessorCount)
+        switch await server.engine(clip, .propose(path: clip.path, ask: ask, threads: ThreadShare(cores: cores, jobs: 1)), pool: server.long) {
+        case let .result(value, _):
+            return API.json(API.relative(value, clip))
+        case let .refused(report):
+            return API.unprocessable(API.relative(report, clip))
+        case let .failed(response):
+            return response
+        case .bytes:
+            return APIError.response(.internalServerError, code: "engine_unavailable", message: "the engine answered a proposal with bytes")
         }
     }
 

@@ -5,6 +5,8 @@ import { S } from "./state.js";
 
 // Cut lists (CSV, LosslessCut, OTIO, EDL, chapters): read and written by the engine (/api/lists/parse and
 // /render), never here; the page sends the ranges (or the selection, where there are none) and the clip's facts.
+// Proposals (/api/clips/{id}/proposal, `vtrim propose` in a worker) arrive the same way: as the clip's ranges,
+// ordinary and editable, joined by Join as any others.
 
 function listMedia() {
   const info = S.current.info;
@@ -29,6 +31,27 @@ export function wireLists() {
     }
   });
 
+  $("propose-button").addEventListener("click", async () => {
+    const clip = S.current;
+    if (!clip) return;
+    const button = $("propose-button");
+    button.disabled = true;
+    status("Proposing ranges from " + $("propose-kinds").selectedOptions[0].textContent.toLowerCase() + "…");
+    try {
+      const made = await api("/api/clips/" + clip.id + "/proposal?kinds=" + encodeURIComponent($("propose-kinds").value));
+      if (S.current !== clip) return;
+      replaceRanges(made.ranges.map((r) => ({ start: r.start, end: r.end, label: "" })));
+      const seams = made.seams;
+      const notes = made.notes.length ? " " + made.notes.join(" ") : "";
+      status(`Proposed ${made.ranges.length} range${made.ranges.length === 1 ? "" : "s"}` +
+        (seams.count ? `: ${seams.copy_only} of ${seams.count} seams copy-only, ${seams.need_edges} need an edge encode.` : ".") + notes);
+    } catch (error) {
+      status("Cannot propose: " + error.message);
+    } finally {
+      button.disabled = false;
+    }
+  });
+
   $("import-input").addEventListener("change", async () => {
     const file = $("import-input").files[0];
     if (!file) return;
@@ -36,13 +59,17 @@ export function wireLists() {
     const format = ["llc", "otio", "edl"].includes(extension) ? extension : $("list-format").value;
     try {
       const read = await api("/api/lists/parse", { json: { format, text: await file.text(), ...listMedia() } });
-      S.ranges = S.ranges.filter((r) => r.clip !== S.current.id).concat(
-        read.ranges.map((r) => ({ clip: S.current.id, start: r.start, end: r.end, label: r.label || "" })));
-      S.editing = null;
-      renderRanges();
+      replaceRanges(read.ranges.map((r) => ({ start: r.start, end: r.end, label: r.label || "" })));
     } catch (error) {
       status("Cannot import: " + error.message);
     }
     $("import-input").value = "";
   });
+}
+
+// The current clip's ranges, all replaced by `rows` ({start, end, label}).
+function replaceRanges(rows) {
+  S.ranges = S.ranges.filter((r) => r.clip !== S.current.id).concat(rows.map((r) => ({ clip: S.current.id, ...r })));
+  S.editing = null;
+  renderRanges();
 }
