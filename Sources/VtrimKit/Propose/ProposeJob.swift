@@ -68,6 +68,9 @@ public enum ProposeJob {
         if analysis.detections.isEmpty {
             notes.append("nothing found (\(request.kindsText)): the proposal keeps the whole file")
         }
+        if proposal.keep.isEmpty {
+            notes.append("the whole file is a gap (\(request.kindsText)): nothing is kept")
+        }
         if request.settings.snapsToCleanStarts, analysis.cleanStarts.isEmpty, proposal.seams > 0 {
             notes.append("no clean starts were found in the video (or it has none vtrim can copy from): seams stay where the pads put them")
         }
