@@ -100,15 +100,19 @@ struct ProposalOptions: ParsableArguments {
     @Option(help: "keyframes (seams moved onto clean starts inside the slack) or none.")
     var snap: SnapChoice = .keyframes
 
+    @Option(name: .customLong("snap-within"), help: "How far a seam may move to reach a clean start (the silence or black it keeps), seconds.")
+    var snapWithin: Double = ProposeDefaults.snapWithinSeconds
+
     func validate() throws {
         guard pad.isFinite, (0...60).contains(pad) else { throw ValidationError("--pad must be between 0 and 60 seconds") }
-        for (name, value) in [("--min-silence", minSilence), ("--min-black", minBlack), ("--min-scene", minScene)] {
+        for (name, value) in [("--min-silence", minSilence), ("--min-black", minBlack), ("--min-scene", minScene), ("--snap-within", snapWithin)] {
             guard value.isFinite, (0...3600).contains(value) else { throw ValidationError("\(name) must be between 0 and 3600 seconds") }
         }
     }
 
     var settings: ProposalPlanner.Settings {
-        .init(padMicro: Int64((pad * 1e6).rounded()), snapsToCleanStarts: snap == .keyframes, minSceneMicro: Int64((minScene * 1e6).rounded()))
+        .init(padMicro: Int64((pad * 1e6).rounded()), snapsToCleanStarts: snap == .keyframes, minSceneMicro: Int64((minScene * 1e6).rounded()),
+              snapWithinMicro: Int64((snapWithin * 1e6).rounded()))
     }
 
     func query(kinds: String) -> Result<ContentQuery, ProposeKindsError> {

@@ -18,6 +18,31 @@ struct ProposalPlannerTests {
 
     static let pad = ProposalPlanner.Settings(padMicro: 150_000, snapsToCleanStarts: true)
 
+    @Test func snappingKeepsAtMostTheReachOfSilence() {
+        // Slack 0.35–9.52 s with clean starts at 4.137 and 8.575 s: the range before would keep 3.8 s of silence to
+        // end at one; only the range after (0.945 s from its pad) snaps.
+        let points = [0, 4_137_000, 8_575_000, 21_654_000].map { CleanPoint(micro: Int64($0), shownFromMicro: Int64($0)) }
+        let analysis = ContentAnalysis(durationMicro: 30_000_000, detections: [Self.silence(0.2, 9.67)], cleanStarts: points, warnings: [])
+        #expect(Self.spans(ProposalPlanner.plan(analysis, settings: Self.pad)) == [[0, 0.35], [8.575, 30]])
+    }
+
+    @Test func aClickBetweenTwoSilencesDoesNotSplitThem() {
+        let analysis = ContentAnalysis(durationMicro: 40_000_000, detections: [Self.silence(0.2, 9.67), Self.silence(9.672, 38.63)],
+                                       cleanStarts: [], warnings: [])
+        var settings = Self.pad
+        settings.snapsToCleanStarts = false
+        #expect(Self.spans(ProposalPlanner.plan(analysis, settings: settings)) == [[0, 0.35], [38.48, 40]])
+    }
+
+    @Test func aRangeShowingNoFrameOfItsOwnJoinsTheOneBefore() {
+        // One frame from 38.0 to 40.5 s: the ranges 0–38.902 and 39.41–40.35 end on it, the second shows nothing new.
+        let analysis = ContentAnalysis(durationMicro: 42_000_000, detections: [Self.silence(38.752, 39.56), Self.silence(40.2, 42)],
+                                       cleanStarts: [], frameStartsMicro: [0, 38_000_000, 40_500_000], warnings: [])
+        var settings = Self.pad
+        settings.snapsToCleanStarts = false
+        #expect(Self.spans(ProposalPlanner.plan(analysis, settings: settings)) == [[0, 40.35]])
+    }
+
     @Test func seamsMoveOntoKeyframesInsideTheSlack() {
         let analysis = ContentAnalysis(durationMicro: 15_100_000, detections: [Self.silence(3.587, 5.087), Self.silence(8.68, 10.68)],
                                        cleanStarts: Self.closedGOPs(every: 0.5, until: 15), warnings: [])
@@ -88,6 +113,20 @@ struct ProposalPlannerTests {
         }
     }
 
+    /// With the video's frame times known, every kept range after the first shows a frame the range before did not:
+    /// a frame starts between the end of the one before and its own end (a join never meets an empty range).
+    @Test func everyKeptRangeShowsAFrameOfItsOwn() async {
+        await propertyCheck(count: 300, input: Self.detection.array(of: 0...12), Gen.int64(in: 20_000...3_000_000), Gen.int64(in: 0...20_000_000)) {
+            detections, frameLength, duration in
+            let frames = Array(stride(from: Int64(0), to: duration + 1, by: Int(frameLength)))
+            let analysis = ContentAnalysis(durationMicro: duration, detections: detections, cleanStarts: [], frameStartsMicro: frames, warnings: [])
+            let keep = ProposalPlanner.plan(analysis, settings: Self.pad).keep
+            for (before, range) in zip(keep, keep.dropFirst()) {
+                #expect(frames.contains { $0 >= before.endMicro && $0 < range.endMicro }, "\(range) after \(before) shows no frame of its own (frames every \(frameLength) µs)")
+            }
+        }
+    }
+
     static func checkKept(_ detections: [Detection], _ points: [CleanPoint], _ duration: Int64, _ pad: Int64, _ snaps: Bool) {
         let analysis = ContentAnalysis(durationMicro: duration, detections: detections, cleanStarts: points.sorted(), warnings: [])
         let settings = ProposalPlanner.Settings(padMicro: pad, snapsToCleanStarts: snaps, minSceneMicro: 600_000)
@@ -98,7 +137,7 @@ struct ProposalPlannerTests {
         #expect(zip(tiles, tiles.dropFirst()).allSatisfy { $0.0.endMicro == $0.1.startMicro })
         #expect((tiles.first?.startMicro ?? 0) == 0 && (tiles.last?.endMicro ?? 0) == end)
         #expect(proposal.seams == max(0, proposal.keep.count - 1) && proposal.copyOnlySeams <= proposal.seams && proposal.snappedSeams <= proposal.seams)
-        let gaps = ProposalPlanner.gaps(detections, duration: end)
+        let gaps = ProposalPlanner.gaps(detections, duration: end, minContentMicro: settings.minContentMicro)
         for removal in proposal.remove {
             let gap = gaps.first { $0.startMicro <= removal.startMicro && removal.endMicro <= $0.endMicro }
             #expect(gap != nil, "\(removal) lies outside every gap \(gaps)")
@@ -109,8 +148,11 @@ struct ProposalPlannerTests {
         guard snaps else { return }
         let closed = points.filter { $0.shownFromMicro == $0.micro }
         for gap in gaps where gap.startMicro > 0 && gap.endMicro < end {
-            let low = gap.startMicro + pad, high = gap.endMicro - pad
-            guard Set(closed.map(\.micro).filter { $0 > low && $0 < high }).count >= 2,
+            let low = gap.startMicro + pad, high = gap.endMicro - pad, reach = settings.snapWithinMicro
+            // Two closed-GOP clean starts, each within the snap's reach of its side of the slack.
+            let times = closed.map(\.micro)
+            guard let first = times.filter({ $0 >= low && $0 < high && $0 - low <= reach }).min(),
+                  let last = times.filter({ $0 > low && $0 <= high && high - $0 <= reach }).max(), first < last,
                   points.allSatisfy({ $0.shownFromMicro == $0.micro || $0.micro < low || $0.shownFromMicro > high }) else { continue }
             let seam = zip(proposal.keep, proposal.keep.dropFirst()).first { $0.0.endMicro >= low && $0.1.startMicro <= high }
             #expect(seam.map { closed.map(\.micro).contains($0.0.endMicro) && closed.map(\.micro).contains($0.1.startMicro) } ?? false,

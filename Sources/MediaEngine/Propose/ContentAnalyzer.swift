@@ -16,7 +16,8 @@ public enum ContentAnalyzer {
             throw MediaError(.noAudio, path: path, operation: "av_find_best_stream", reason: "has no audio stream to find silences in")
         }
         let decodesVideo = query.black != nil || query.scenes != nil
-        let videoIndex = decodesVideo || query.cleanStarts ? info.video?.index ?? -1 : -1
+        // The video's packets are read in any case: their times say which kept ranges would show no frame of their own.
+        let videoIndex = info.video?.index ?? -1
         if decodesVideo, videoIndex < 0 {
             throw MediaError(.noVideo, path: path, operation: "av_find_best_stream", reason: "has no video stream to find black or scene cuts in")
         }
@@ -36,7 +37,8 @@ public enum ContentAnalyzer {
             detections += pass.black?.found ?? []
             detections += pass.scenes?.scenes(durationMicro: durationMicro) ?? []
             return ContentAnalysis(durationMicro: durationMicro, detections: detections,
-                                   cleanStarts: Array(Set(pass.cleanStarts)).sorted(), warnings: warnings)
+                                   cleanStarts: Array(Set(pass.cleanStarts)).sorted(), frameStartsMicro: pass.frameStarts.sorted(),
+                                   warnings: warnings)
         } catch {
             throw MediaError(.decodeFailed, path: path, operation: error.operation, reason: "cannot be analysed (\(error))")
         }
@@ -53,6 +55,8 @@ public enum ContentAnalyzer {
         let black: BlackDetector?
         let scenes: SceneDetector?
         var cleanStarts: [CleanPoint] = []
+        /// Every video packet's presentation time (µs): when each frame starts being shown.
+        var frameStarts: [Int64] = []
 
         init(input: InputFile, query: ContentQuery, audioIndex: Int, videoIndex: Int, decodesVideo: Bool, threads: Int, origin: Int64) throws(AVFailure) {
             self.input = input
@@ -90,6 +94,7 @@ public enum ContentAnalyzer {
                 if index == audioIndex, let audioDecoder, let audioStream {
                     try decodeAudio(audioDecoder, audioStream, packet, audioFrame)
                 } else if index == videoIndex, let videoStream {
+                    if packet.pts != CAV_NOPTS_VALUE, !packet.isDiscarded { frameStarts.append(videoStream.micro(packet.pts).minus(origin)) }
                     if let cleanRule, packet.pts != CAV_NOPTS_VALUE {
                         let micro = videoStream.micro(packet.pts).minus(origin)
                         if packet.isKeyframe {

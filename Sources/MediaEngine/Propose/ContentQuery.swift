@@ -92,12 +92,16 @@ public struct ContentAnalysis: Sendable, Equatable {
     public var detections: [Detection]
     /// The video's clean starts, ascending; empty when not read.
     public var cleanStarts: [CleanPoint]
+    /// When each video frame starts being shown (µs, ascending); empty when not read or the file has no video.
+    public var frameStartsMicro: [Int64]
     public var warnings: [MediaWarning]
 
-    public init(durationMicro: Int64, detections: [Detection], cleanStarts: [CleanPoint], warnings: [MediaWarning]) {
+    public init(durationMicro: Int64, detections: [Detection], cleanStarts: [CleanPoint], frameStartsMicro: [Int64] = [],
+                warnings: [MediaWarning]) {
         self.durationMicro = durationMicro
         self.detections = detections
         self.cleanStarts = cleanStarts
+        self.frameStartsMicro = frameStartsMicro
         self.warnings = warnings
     }
 }

@@ -1,11 +1,13 @@
 /// The ranges a proposal keeps, decided from what the analysis found (pure: a value, nothing read or written).
 ///
-/// Silences and black spans are gaps: what lies outside every gap is content and is always kept, with `pad` more
-/// on each side where the gap allows (none before the first content when a gap opens the file, none after the last
-/// when one ends it). Snapping moves each seam inside its gap's slack onto the video's clean starts: the range before
-/// ends where a clean start begins to be shown and the range after begins at one — with two clean starts in the slack,
-/// a smart join copies both sides of the seam; with one, one side. Scenes split the kept ranges at their cuts (ranges
-/// back to back). Every time is µs on vtrim's timeline.
+/// Silences and black spans are gaps (two of them with less than `minContent` between — a click — are one): what lies
+/// outside every gap is content and is always kept, with `pad` more on each side where the gap allows (none before
+/// the first content when a gap opens the file, none after the last when one ends it). Snapping moves each seam inside
+/// its gap's slack onto the video's clean starts, by at most `snapWithin`: the range before ends where a clean start
+/// begins to be shown and the range after begins at one — with two clean starts in reach, a smart join copies both
+/// sides of the seam; with one, one side. Scenes split the kept ranges at their cuts (ranges back to back). A range
+/// whose video would show no frame the range before did not (a still or slow picture: no frame starts between them)
+/// is merged into it, so the join never holds an empty range. Every time is µs on vtrim's timeline.
 public enum ProposalPlanner {
     public struct Settings: Sendable, Equatable {
         public var padMicro: Int64
@@ -13,11 +15,18 @@ public enum ProposalPlanner {
         /// A scene cut closer than this to a kept range's start or end does not split it (a sliver of the scene before a
         /// gap's pad is no scene of its own).
         public var minSceneMicro: Int64
+        /// How far a seam may move from where the pads put it to reach a clean start: the silence (or black) it keeps.
+        public var snapWithinMicro: Int64
+        /// Content shorter than this between two gaps (a click, a flash) does not split them.
+        public var minContentMicro: Int64
 
-        public init(padMicro: Int64, snapsToCleanStarts: Bool, minSceneMicro: Int64 = 0) {
+        public init(padMicro: Int64, snapsToCleanStarts: Bool, minSceneMicro: Int64 = 0, snapWithinMicro: Int64 = 1_000_000,
+                    minContentMicro: Int64 = 100_000) {
             self.padMicro = padMicro
             self.snapsToCleanStarts = snapsToCleanStarts
             self.minSceneMicro = minSceneMicro
+            self.snapWithinMicro = snapWithinMicro
+            self.minContentMicro = minContentMicro
         }
     }
 
@@ -29,6 +38,8 @@ public enum ProposalPlanner {
             self.startMicro = startMicro
             self.endMicro = endMicro
         }
+
+        var length: Int64 { endMicro.minus(startMicro) }
     }
 
     public struct Proposal: Sendable, Equatable {
@@ -47,13 +58,13 @@ public enum ProposalPlanner {
     }
 
     public static func plan(_ analysis: ContentAnalysis, settings: Settings) -> Proposal {
-        let pad = max(0, settings.padMicro)
+        let pad = max(0, settings.padMicro), reach = max(0, settings.snapWithinMicro)
         let detectionsEnd = analysis.detections.map(\.endMicro).max() ?? 0
         let duration = max(0, analysis.durationMicro, detectionsEnd)
         let clean = settings.snapsToCleanStarts ? analysis.cleanStarts.filter { $0.micro >= 0 && $0.micro <= duration } : []
         var removals: [Span] = []
         var snapped = 0
-        for gap in gaps(analysis.detections, duration: duration) {
+        for gap in gaps(analysis.detections, duration: duration, minContentMicro: settings.minContentMicro) {
             let opensFile = gap.startMicro <= 0, endsFile = gap.endMicro >= duration
             // The slack: from the content before plus its pad to the content after minus its pad.
             let low = opensFile ? 0 : gap.startMicro.plus(pad)
@@ -61,10 +72,11 @@ public enum ProposalPlanner {
             guard high > low else { continue }
             var removal = Span(low, high)
             if !clean.isEmpty {
-                // A range after the gap begins at the last clean start in the slack; one before it ends where the first
-                // one in the slack is first shown. Choices that remove nothing are no choice.
-                let starts = clean.filter { $0.micro > low && $0.micro <= high }.map(\.micro)
-                let ends = clean.filter { $0.shownFromMicro >= low && $0.shownFromMicro < high }.map(\.shownFromMicro)
+                // A range after the gap begins at the last clean start in reach; one before it ends where the first one
+                // in reach is first shown. Choices that remove nothing are no choice.
+                let starts = clean.filter { $0.micro > low && $0.micro <= high && high.minus($0.micro) <= reach }.map(\.micro)
+                let ends = clean.filter { $0.shownFromMicro >= low && $0.shownFromMicro < high && $0.shownFromMicro.minus(low) <= reach }
+                    .map(\.shownFromMicro)
                 var choices: [Span] = []
                 if opensFile {
                     choices = starts.last.map { [Span(0, $0)] } ?? []
@@ -73,9 +85,9 @@ public enum ProposalPlanner {
                 } else if let end = ends.first, let start = starts.last, end < start {
                     choices = [Span(end, start)]
                 } else {
-                    // One clean start in the slack: the side that removes more keeps it.
+                    // One clean start in reach: the side that removes more keeps it.
                     choices = (starts.last.map { [Span(low, $0)] } ?? []) + (ends.first.map { [Span($0, high)] } ?? [])
-                    choices.sort { $0.endMicro.minus($0.startMicro) > $1.endMicro.minus($1.startMicro) }
+                    choices.sort { $0.length > $1.length }
                 }
                 if let chosen = choices.first {
                     removal = chosen
@@ -92,21 +104,48 @@ public enum ProposalPlanner {
             let bounds = [range.startMicro] + inside + [range.endMicro]
             return zip(bounds, bounds.dropFirst()).map { Span($0, $1) }
         }
+        keep = mergingStillRanges(keep, frameStarts: analysis.frameStartsMicro)
         let starts = Set(analysis.cleanStarts.map(\.micro)), ends = Set(analysis.cleanStarts.map(\.shownFromMicro))
         let copyOnly = zip(keep, keep.dropFirst()).filter { ends.contains($0.0.endMicro) && starts.contains($0.1.startMicro) }.count
         return Proposal(keep: keep, remove: complement(keep, duration: duration), seams: max(0, keep.count - 1),
                         copyOnlySeams: copyOnly, snappedSeams: min(snapped, max(0, keep.count - 1)))
     }
 
-    /// Silences and black spans clipped to [0, duration], overlapping ones merged, in time order.
-    static func gaps(_ detections: [Detection], duration: Int64) -> [Span] {
+    /// A join shows each range from the first frame the range before did not show: a range in which no frame starts
+    /// after the range before ends would be empty, so it joins the range before (what lies between is kept).
+    static func mergingStillRanges(_ keep: [Span], frameStarts: [Int64]) -> [Span] {
+        guard !frameStarts.isEmpty else { return keep }
+        var merged: [Span] = []
+        for range in keep {
+            if let last = merged.last, !hasFrameStart(frameStarts, from: last.endMicro, before: range.endMicro) {
+                merged[merged.count - 1].endMicro = range.endMicro
+            } else {
+                merged.append(range)
+            }
+        }
+        return merged
+    }
+
+    /// Whether a time of `sorted` lies in [from, before).
+    static func hasFrameStart(_ sorted: [Int64], from: Int64, before: Int64) -> Bool {
+        var low = 0, high = sorted.count
+        while low < high {
+            let middle = low + (high - low) / 2
+            if sorted[middle] < from { low = middle + 1 } else { high = middle }
+        }
+        return low < sorted.count && sorted[low] < before
+    }
+
+    /// Silences and black spans clipped to [0, duration], overlapping ones (or ones less than `minContentMicro` apart)
+    /// merged, in time order.
+    static func gaps(_ detections: [Detection], duration: Int64, minContentMicro: Int64 = 0) -> [Span] {
         let spans = detections.filter { $0.kind != .scene }
             .map { Span(max(0, $0.startMicro), min(duration, $0.endMicro)) }
             .filter { $0.endMicro > $0.startMicro }
             .sorted { ($0.startMicro, $0.endMicro) < ($1.startMicro, $1.endMicro) }
         var merged: [Span] = []
         for span in spans {
-            if let last = merged.last, span.startMicro <= last.endMicro {
+            if let last = merged.last, span.startMicro.minus(last.endMicro) < max(1, minContentMicro) {
                 merged[merged.count - 1].endMicro = max(last.endMicro, span.endMicro)
             } else {
                 merged.append(span)

@@ -183,6 +183,8 @@ public enum ProposeDefaults {
     /// PySceneDetect's `--min-scene-len` default.
     public static let minSceneSeconds = 0.6
     public static let padSeconds = 0.15
+    /// How far a seam may move to reach a clean start: at most this much more silence or black is kept.
+    public static let snapWithinSeconds = 1.0
 
     /// `silence[=DB],black,scenes[=T]` (the kinds `cut --propose` and the page take) as a query, or why not.
     public static func query(kinds text: String, minSilenceSeconds: Double = minSilenceSeconds, minBlackSeconds: Double = minBlackSeconds,

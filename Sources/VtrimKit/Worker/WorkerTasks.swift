@@ -87,7 +87,8 @@ public enum WorkerTasks {
             return .failure(MediaError(.invalidRange, path: path, operation: "propose", reason: error.message))
         case let .success(query):
             var request = ProposeRequest(query: query, settings: .init(padMicro: Int64((ask.padSeconds * 1e6).rounded()), snapsToCleanStarts: ask.snap,
-                                                                        minSceneMicro: Int64((ProposeDefaults.minSceneSeconds * 1e6).rounded())))
+                                                                        minSceneMicro: Int64((ProposeDefaults.minSceneSeconds * 1e6).rounded()),
+                                                                        snapWithinMicro: Int64((ProposeDefaults.snapWithinSeconds * 1e6).rounded())))
             request.threads = max(1, threads.encoder)
             return ProposeJob.run(item: InputItem(path: path, relativePath: (path as NSString).lastPathComponent), request: request, progress: progress)
         }
