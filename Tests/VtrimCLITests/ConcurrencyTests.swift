@@ -72,4 +72,17 @@ import Testing
             #expect(!result.stderr.contains("ThreadSanitizer") && !result.stderr.contains("Simultaneous accesses"), "\(mode): \(result.stderr)")
         }
     }
+
+    /// Proposals: two inputs at once (-j 2), each decoding its audio and its video (frame threads) in one pass, then the
+    /// one-step cut, which proposes and joins with its edges on their threads.
+    @Test func proposalsRunOnSeveralThreads() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let input = try Self.clip(folder)
+        let other = folder.file("other.mp4")
+        try FileManager.default.copyItem(atPath: input, toPath: other)
+        Self.expectClean(try Run.vtrim(["propose", "-j", "2", "--silence", "--black", "--scenes", input, other]), "proposals")
+        Self.expectClean(try Run.vtrim(["cut", input, "--propose", "scenes,silence", "--join", "--mode", "smart", "-o", folder.file("p.mp4")]),
+                         "proposed join")
+    }
 }
