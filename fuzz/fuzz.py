@@ -932,7 +932,7 @@ def timeline(rng, path):
 
 def commands(rng, index, path, out):
     """One command per case, rotating through probe, thumbs (grid and VideoLine layouts, both modes each),
-    timeline and cuts (copy; now and then exact and smart)."""
+    timeline or propose, and cuts (copy; now and then exact and smart)."""
     kind = index % 8
     if args.exact_every and index % args.exact_every == args.exact_every - 1:
         return ["cut", path, "--start", "0.3", "--end", "1.2", "--mode", "exact", "--preset", "ultrafast", "-o", out + ".mp4"]
@@ -946,7 +946,11 @@ def commands(rng, index, path, out):
     if kind in (3, 4):
         return videoline_thumbs(path, out, fast=kind == 4)
     if kind == 5:
-        return timeline(rng, path)
+        command = timeline(rng, path)
+        # Every other timeline case proposes instead (the generator's draws stay as they were, so other cases do too).
+        if index % 16 == 13:
+            return ["propose", path, "--silence", "--black", "--scenes", "--json", "-o", out + ".csv"]
+        return command
     start = rng.choice(["0", "0.4", "1", "end-1"])
     return ["cut", path, "--start", start, "--end", rng.choice(["end", "2", "9"]), "-o", out + cut_extension(path)]
 
