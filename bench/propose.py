@@ -19,12 +19,18 @@ the true silences and cuts. Alternating runs, medians:
 - agreement with PySceneDetect on the real clips of ../shared/media (video, undamaged, at most 60 s, at most --clips
   of them): cuts found by each and how many agree within ±2 frames.
 
+A cut is matched within ±2 frames: both detectors report the first frame of the new shot, so a correct one lands on
+the frame itself; the slack allows for a decoder or timeline that is a frame off (real clips with edit lists, B-frame
+reordering) without letting a neighbouring cut count. At the defaults a run takes about 25 minutes on 2 cores (the
+chain ~8 minutes, PySceneDetect ~1.5 minutes a run), and the first one about 7 more to generate the talk.
+
 --peers-only runs everything but vtrim (the media, the venv and the peers' rows), for a machine without a release
 build that has `vtrim propose`. See BENCHMARKS.md."""
 import argparse
 import array
 import bisect
 import csv
+import difflib
 import json
 import os
 import random
@@ -118,10 +124,10 @@ def peer_venv():
 # stretches reach 0.4 s are left out of the pool; within a block of ~16–24 s the gaps between sentences are 0.06–0.22
 # s (no silence at a 0.5 s minimum), between blocks a pause of 1.0–2.5 s of digital silence. No pause starts in the
 # last 3 s. Video: shots of lavfi sources, 5–40 s each, never two of one family in a row (bars, test patterns, noisy
-# flat colour, a Mandelbrot zoom, moving gradients; testsrc2 and the zoom are animated, their strongest frame-to-frame
-# content score is under 9 where every cut scores over 60), cut at known frames, with a 16-bit frame number drawn as
-# a black-and-white bar at the bottom left (under 0.3 of a content score per frame; it identifies every frame of an
-# output, copied or re-encoded). H.264 (libx264 veryfast, CRF 23) with a keyframe every 2 s and no scene-cut keyframes,
+# flat colour, a Mandelbrot zoom, moving gradients; testsrc2, the zoom and the gradients are animated: measured with
+# PySceneDetect's stats at 1080p, their strongest frame-to-frame content score was under 9, cuts between families over
+# 60), cut at known frames, with a 16-bit frame number drawn as a black-and-white bar at the bottom left (a fraction of
+# a content score per frame; it identifies every frame of an output, copied or re-encoded). H.264 (libx264 veryfast, CRF 23) with a keyframe every 2 s and no scene-cut keyframes,
 # as a camera writes it and as the project's other bench media are: with pauses of 1.0–2.5 s less 2 × 0.15 s of pad,
 # the slack of a seam (0.7–2.2 s) holds a keyframe only part of the time, so the end-to-end row meets both seams that
 # snap onto keyframes and seams that need their edges re-encoded (with a 1 s GOP nearly every seam would snap).
@@ -311,7 +317,7 @@ def talk():
             handle.setframerate(RATE)
             handle.writeframes(samples.tobytes())
         shots = shot_plan(rng, frames, fps)
-        log(f"{len(silences)} pauses, {len(shots)} shots; encoding (minutes at 1080p)")
+        log(f"{len(silences)} pauses, {len(shots)} shots; encoding (about 7 minutes for 10 minutes of 1080p on 2 cores)")
         encode_talk(path, wav, shots, width, height, fps, frames, rng)
     bit, bar_height = bar_geometry(width, height)
     truth = dict(wanted, duration=frames / fps, gop=2 * fps, silences=[[round(a, 6), round(b, 6)] for a, b in silences],
@@ -502,7 +508,7 @@ if "silence" in sections:
         results.update(benchlib.run_alternating(literal, args.literal_runs, "silence"))
     print(f"\n### Silences in {label}: -30 dB, at least 0.5 s; median of {args.runs} alternating runs"
           + (f" ({args.literal_runs} without -vn)" if literal else "") + "\n")
-    print(benchlib.table(results, rows + literal, {"vtrim": rows[0][0]}))
+    print(benchlib.table(results, rows + literal, {"vtrim" if vtrim else "ffmpeg -vn": rows[0][0]}))
     found_ffmpeg = ffmpeg_silences(open(out + "-ffmpeg.log").read(), duration)
     reference = [tuple(s) for s in truth["silences"]]
     print("\nSilences against each other and the truth (the pauses inserted, to the sample; Δ = found − reference):\n")
@@ -576,6 +582,8 @@ if "join" in sections:
         kept = [(r["start"], r["end"]) for r in report["ranges"]]
         kept_duration = report.get("kept_duration", sum(b - a for a, b in kept))
         out_duration = benchlib.probe_duration(out + "-vtrim.mp4")
+        video_duration = subprocess.run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries", "stream=duration", "-of", "csv=p=0",
+                                         out + "-vtrim.mp4"], capture_output=True, text=True, check=True).stdout.strip()
         seams = report["seams"]
         uncovered = [s for s in speech if not any(a <= s[0] + 1e-6 and s[1] - 1e-6 <= b for a, b in kept)]
         duration_ok = abs(out_duration - kept_duration) <= 1 / fps + 1e-6
@@ -583,18 +591,18 @@ if "join" in sections:
         print(f"\nvtrim's proposal (`vtrim propose --silence={THRESHOLD_DB} --json`): {len(kept)} ranges, {kept_duration:.3f} s kept of {duration:.3f} s;"
               f" seams {seams.get('count')}, snapped onto keyframes {seams.get('snapped')}, needing edges {seams.get('need_edges')};"
               f" the chain kept {len(chain_ranges)} ranges, {sum(b - a for a, b in chain_ranges):.3f} s")
-        print(f"vtrim's output: {out_duration:.3f} s against the {kept_duration:.3f} s its ranges hold"
+        print(f"vtrim's output: {out_duration:.3f} s (its video stream {video_duration} s) against the {kept_duration:.3f} s its ranges hold"
               f" (Δ {1000 * (out_duration - kept_duration):+.1f} ms; within a frame: {'yes' if duration_ok else 'no'});"
               f" true speech spans inside a kept range: {len(speech) - len(uncovered)} of {len(speech)}")
     if not args.no_frames:
         log("join: reading the frame numbers of the outputs")
         frames = truth["frames"]
         speech_frames = set(frames_in(speech, fps, frames))
-        print("\nFrames of the outputs (each frame's number read from its bar): against the frames the tool's own ranges hold"
-              " (in order; extra and missing), and the frames of the true speech (missing):\n")
+        print("\nFrames of the outputs (each frame's number read from its bar) against the frames the tool's own ranges hold, in order"
+              " (a frame is held when the time it is shown overlaps a range; extra and missing), and against the frames of the true"
+              " speech (missing):\n")
         print("| output | frames | its ranges' frames | extra | missing | unreadable | speech frames missing |\n|---|---:|---:|---:|---:|---:|---:|")
         outputs = ([("vtrim smart join", out + "-vtrim.mp4", kept)] if vtrim else []) + [("the chain (re-encoded)", out + "-chain.mp4", chain_ranges)]
-        import difflib
         for name, output, ranges in outputs:
             shown = frame_numbers(output, truth)
             ideal = frames_in(ranges, fps, frames)
