@@ -49,8 +49,7 @@ struct ProposeCommand: ParsableCommand {
     var query: ContentQuery {
         ContentQuery(silence: silence.map { .init(thresholdDB: $0.value ?? ProposeDefaults.silenceDB, minSeconds: tuning.minSilence) },
                      black: black ? .init(minSeconds: tuning.minBlack) : nil,
-                     scenes: scenes.map { .init(threshold: $0.value ?? ProposeDefaults.sceneThreshold, minSeconds: tuning.minScene) },
-                     cleanStarts: true)
+                     scenes: scenes.map { .init(threshold: $0.value ?? ProposeDefaults.sceneThreshold, minSeconds: tuning.minScene) })
     }
 
     func validate() throws {

@@ -78,6 +78,18 @@ def test_propose_puts_ranges_on_the_strip_and_join_cuts_them(browser, talk_serve
     planned = json.loads(vtrim("cut", source, "--propose", "silence", "--join", "-o", "/tmp/unused-proposed.mp4", "--dry-run", "--json").stdout)
     assert [s["requested"] for s in job["segments"]] == [s["requested"] for s in planned["segments"]]
     assert all(s["smart"]["head"] is None for s in job["segments"][1:]) and job["segments"][0]["smart"]["tail"] is None, job["segments"]
+    # The join plays to its end in Chromium.
+    browser.set_script_timeout(60)
+    played = browser.execute_async_script("""
+        const done = arguments[arguments.length - 1];
+        const video = document.createElement('video');
+        video.muted = true; video.src = arguments[0];
+        video.addEventListener('ended', () => done([video.currentTime, video.duration]));
+        video.addEventListener('error', () => done(['error', String(video.error && video.error.message)]));
+        video.play().catch((e) => done(['error', String(e)]));
+    """, job["url"])
+    assert played[0] != "error", played
+    assert abs(played[0] - job["actual"]["duration"]) <= 0.05, (played, job["actual"])
     os.unlink(job["output"])
 
 

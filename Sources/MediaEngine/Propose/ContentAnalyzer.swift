@@ -1,8 +1,8 @@
 import CAV
 
-/// One pass over a file for `vtrim propose`: only the streams a detector needs are decoded (audio alone for
-/// silence; the video's packets are read, not decoded, for its clean starts), every other stream is discarded by the
-/// demuxer. The video decoder uses the thread budget; a scenes-only pass skips the loop filter (deblocking changes
+/// One pass over a file for `vtrim propose`: only the streams a detector needs are decoded, every other stream is
+/// discarded by the demuxer. Silence alone decodes the audio alone; the video's packets are then read, not decoded,
+/// only around the silences found (`VideoWindows`) for its clean starts and frame times. The video decoder uses the thread budget; a scenes-only pass skips the loop filter (deblocking changes
 /// nothing a 256-pixel content score sees, and is a large part of H.264/HEVC decoding).
 public enum ContentAnalyzer {
     /// `info`: the file's probe (its duration and warnings).
@@ -21,14 +21,32 @@ public enum ContentAnalyzer {
         if decodesVideo, videoIndex < 0 {
             throw MediaError(.noVideo, path: path, operation: "av_find_best_stream", reason: "has no video stream to find black or scene cuts in")
         }
-        for index in 0..<Int(input.format.pointee.nb_streams) where index != audioIndex && index != videoIndex {
+        // Silence alone: the audio first, the video around what it finds after.
+        let windowed = !decodesVideo && audioIndex >= 0 && videoIndex >= 0
+        let passVideoIndex = windowed ? -1 : videoIndex
+        for index in 0..<Int(input.format.pointee.nb_streams) where index != audioIndex && index != passVideoIndex {
             input.stream(index)?.pointee.discard = AVDISCARD_ALL
         }
         let durationMicro = Micro.from(seconds: info.durationSeconds) ?? 0
         do {
-            var pass = try Pass(input: input, query: query, audioIndex: audioIndex, videoIndex: videoIndex, decodesVideo: decodesVideo,
+            var pass = try Pass(input: input, query: query, audioIndex: audioIndex, videoIndex: passVideoIndex, decodesVideo: decodesVideo,
                                 threads: threads, origin: origin)
             try pass.run(durationMicro: durationMicro, progress: progress)
+            if windowed, let stream = input.stream(videoIndex), let silences = pass.silence?.found, !silences.isEmpty {
+                input.stream(audioIndex)?.pointee.discard = AVDISCARD_ALL
+                stream.pointee.discard = AVDISCARD_DEFAULT
+                var times = VideoPacketTimes(stream: stream, origin: origin)
+                if !(try VideoWindows.read(input, videoIndex: videoIndex, windows: silences.map { ($0.startMicro, $0.endMicro) }, into: &times)) {
+                    // No seek reaches a window: every packet, from the start.
+                    times = VideoPacketTimes(stream: stream, origin: origin)
+                    try input.seekToStart()
+                    let packet = try Packet()
+                    while try input.read(into: packet) == .packet {
+                        if packet.streamIndex == videoIndex { times.take(packet) }
+                    }
+                }
+                pass.times = times
+            }
             var warnings = info.warnings
             if pass.decodeErrors > 0 {
                 warnings.append(MediaWarning(code: "frame_damaged", message: "\(pass.decodeErrors) damaged packets or frames were skipped; what they held was not analysed"))
@@ -37,7 +55,7 @@ public enum ContentAnalyzer {
             detections += pass.black?.found ?? []
             detections += pass.scenes?.scenes(durationMicro: durationMicro) ?? []
             return ContentAnalysis(durationMicro: durationMicro, detections: detections,
-                                   cleanStarts: Array(Set(pass.cleanStarts)).sorted(), frameStartsMicro: pass.frameStarts.sorted(),
+                                   cleanStarts: pass.times?.sortedCleanStarts ?? [], frameStartsMicro: pass.times?.sortedFrameStarts ?? [],
                                    warnings: warnings)
         } catch {
             throw MediaError(.decodeFailed, path: path, operation: error.operation, reason: "cannot be analysed (\(error))")
@@ -50,13 +68,11 @@ public enum ContentAnalyzer {
         let origin: Int64
         let audioDecoder: Decoder?, videoDecoder: Decoder?
         let audioStream: UnsafeMutablePointer<AVStream>?, videoStream: UnsafeMutablePointer<AVStream>?
-        let cleanRule: CleanStart?
         var silence: SilenceDetector?
         let black: BlackDetector?
         let scenes: SceneDetector?
-        var cleanStarts: [CleanPoint] = []
-        /// Every video packet's presentation time (µs): when each frame starts being shown.
-        var frameStarts: [Int64] = []
+        /// The video's clean starts and frame times, from its packets.
+        var times: VideoPacketTimes?
 
         init(input: InputFile, query: ContentQuery, audioIndex: Int, videoIndex: Int, decodesVideo: Bool, threads: Int, origin: Int64) throws(AVFailure) {
             self.input = input
@@ -73,7 +89,7 @@ public enum ContentAnalyzer {
             } else {
                 videoDecoder = nil
             }
-            cleanRule = query.cleanStarts ? videoStream.map { CleanStart(stream: $0) } : nil
+            times = videoStream.map { VideoPacketTimes(stream: $0, origin: origin) }
             silence = query.silence.map { SilenceDetector($0) }
             if let blackQuery = query.black, let stream = input.stream(videoIndex) {
                 black = BlackDetector(blackQuery, timeBase: stream.pointee.time_base, originMicro: origin)
@@ -88,26 +104,12 @@ public enum ContentAnalyzer {
         mutating func run(durationMicro: Int64, progress: ((Double) -> Void)?) throws(AVFailure) {
             let packet = try Packet(), audioFrame = try Frame(), videoFrame = try Frame()
             var lastReported = -1.0
-            var inGroup = false
             while try input.read(into: packet) == .packet {
                 let index = packet.streamIndex
                 if index == audioIndex, let audioDecoder, let audioStream {
                     try decodeAudio(audioDecoder, audioStream, packet, audioFrame)
                 } else if index == videoIndex, let videoStream {
-                    if packet.pts != CAV_NOPTS_VALUE, !packet.isDiscarded { frameStarts.append(videoStream.micro(packet.pts).minus(origin)) }
-                    if let cleanRule, packet.pts != CAV_NOPTS_VALUE {
-                        let micro = videoStream.micro(packet.pts).minus(origin)
-                        if packet.isKeyframe {
-                            inGroup = false
-                            if cleanRule.isSplicePoint(packet) {
-                                cleanStarts.append(CleanPoint(micro: micro, shownFromMicro: micro))
-                                inGroup = true
-                            }
-                        } else if inGroup, let last = cleanStarts.last, micro < last.micro {
-                            // A leading picture of the clean start just read (decoded after it, shown before).
-                            cleanStarts[cleanStarts.count - 1] = CleanPoint(micro: last.micro, shownFromMicro: micro)
-                        }
-                    }
+                    times?.take(packet)
                     if let videoDecoder { try decodeVideo(videoDecoder, videoStream, packet, videoFrame) }
                 }
                 if let progress, durationMicro > 0, packet.pts != CAV_NOPTS_VALUE, let stream = input.stream(index) {

@@ -33,14 +33,10 @@ public struct ContentQuery: Sendable, Equatable {
     public var silence: Silence?
     public var black: Black?
     public var scenes: Scenes?
-    /// Read the video's clean starts (for seams snapped onto keyframes).
-    public var cleanStarts: Bool
-
-    public init(silence: Silence? = nil, black: Black? = nil, scenes: Scenes? = nil, cleanStarts: Bool = true) {
+    public init(silence: Silence? = nil, black: Black? = nil, scenes: Scenes? = nil) {
         self.silence = silence
         self.black = black
         self.scenes = scenes
-        self.cleanStarts = cleanStarts
     }
 
     /// Whether a threshold or length from outside is one a detector can use (checked where it enters).

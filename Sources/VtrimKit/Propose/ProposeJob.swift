@@ -142,7 +142,6 @@ public enum ProposeJob {
             ("kept_duration", seconds(proposal.keep.reduce(0) { $0 + ($1.endMicro - $1.startMicro) })),
             ("seams", .object([("count", .int(Int64(proposal.seams))), ("snapped", .int(Int64(proposal.snappedSeams))),
                                ("copy_only", .int(Int64(proposal.copyOnlySeams))), ("need_edges", .int(Int64(proposal.seamsNeedingEdges)))])),
-            ("clean_starts", .int(Int64(made.analysis.cleanStarts.count))),
             ("list", list.map { .string($0) } ?? .null),
             ("dry_run", .bool(request.dryRun)),
             ("notes", .array(made.notes.map { .string($0) })),
@@ -188,8 +187,8 @@ public enum ProposeDefaults {
 
     /// `silence[=DB],black,scenes[=T]` (the kinds `cut --propose` and the page take) as a query, or why not.
     public static func query(kinds text: String, minSilenceSeconds: Double = minSilenceSeconds, minBlackSeconds: Double = minBlackSeconds,
-                             minSceneSeconds: Double = minSceneSeconds, cleanStarts: Bool = true) -> Result<ContentQuery, ProposeKindsError> {
-        var query = ContentQuery(cleanStarts: cleanStarts)
+                             minSceneSeconds: Double = minSceneSeconds) -> Result<ContentQuery, ProposeKindsError> {
+        var query = ContentQuery()
         let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
         for part in parts {
             let pieces = part.split(separator: "=", maxSplits: 1).map(String.init)
