@@ -130,6 +130,9 @@ struct CutCommand: ParsableCommand {
         } else if join, list == nil {
             throw ValidationError("--join joins the ranges of a --list; give --keep to join ranges from the command line")
         }
+        if propose == nil, proposing.anyGiven {
+            throw ValidationError("--min-silence, --min-black, --min-scene, --pad, --snap and --snap-within tune --propose; give --propose or drop them")
+        }
         if !keep.isEmpty || !remove.isEmpty {
             if start != nil || end != nil || length != nil || list != nil {
                 throw ValidationError("--\(keep.isEmpty ? "remove" : "keep") gives the ranges; drop --start, --end, --length and --list")

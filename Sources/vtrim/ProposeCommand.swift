@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import MediaEngine
 import VtrimKit
+import WorkerProtocol
 
 struct ProposeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -82,25 +83,36 @@ struct ProposeCommand: ParsableCommand {
     }
 }
 
-/// How proposals are tuned (`vtrim propose`, `vtrim cut --propose`).
+/// How proposals are tuned (`vtrim propose`, `vtrim cut --propose`); nil: the default.
 struct ProposalOptions: ParsableArguments {
-    @Option(name: .customLong("min-silence"), help: "Shortest silence found, seconds.")
-    var minSilence: Double = ProposeDefaults.minSilenceSeconds
+    @Option(name: .customLong("min-silence"), help: "Shortest silence found, seconds (default \(JSON.format(ProposeDefaults.minSilenceSeconds))).")
+    var minSilenceGiven: Double?
 
-    @Option(name: .customLong("min-black"), help: "Shortest black span found, seconds.")
-    var minBlack: Double = ProposeDefaults.minBlackSeconds
+    @Option(name: .customLong("min-black"), help: "Shortest black span found, seconds (default \(JSON.format(ProposeDefaults.minBlackSeconds))).")
+    var minBlackGiven: Double?
 
-    @Option(name: .customLong("min-scene"), help: "Shortest scene, seconds.")
-    var minScene: Double = ProposeDefaults.minSceneSeconds
+    @Option(name: .customLong("min-scene"), help: "Shortest scene, seconds (default \(JSON.format(ProposeDefaults.minSceneSeconds))).")
+    var minSceneGiven: Double?
 
-    @Option(help: "Kept around each speech or picture part, seconds.")
-    var pad: Double = ProposeDefaults.padSeconds
+    @Option(name: .customLong("pad"), help: "Kept around each speech or picture part, seconds (default \(JSON.format(ProposeDefaults.padSeconds))).")
+    var padGiven: Double?
 
-    @Option(help: "keyframes (seams moved onto clean starts inside the slack) or none.")
-    var snap: SnapChoice = .keyframes
+    @Option(name: .customLong("snap"), help: "keyframes (seams moved onto clean starts inside the slack; the default) or none.")
+    var snapGiven: SnapChoice?
 
-    @Option(name: .customLong("snap-within"), help: "How far a seam may move to reach a clean start (the silence or black it keeps), seconds.")
-    var snapWithin: Double = ProposeDefaults.snapWithinSeconds
+    @Option(name: .customLong("snap-within"),
+            help: "How far a seam may move to reach a clean start (the silence or black it keeps), seconds (default \(JSON.format(ProposeDefaults.snapWithinSeconds))).")
+    var snapWithinGiven: Double?
+
+    var minSilence: Double { minSilenceGiven ?? ProposeDefaults.minSilenceSeconds }
+    var minBlack: Double { minBlackGiven ?? ProposeDefaults.minBlackSeconds }
+    var minScene: Double { minSceneGiven ?? ProposeDefaults.minSceneSeconds }
+    var pad: Double { padGiven ?? ProposeDefaults.padSeconds }
+    var snap: SnapChoice { snapGiven ?? .keyframes }
+    var snapWithin: Double { snapWithinGiven ?? ProposeDefaults.snapWithinSeconds }
+
+    /// Whether any of these was given (`vtrim cut` takes them only with `--propose`).
+    var anyGiven: Bool { minSilenceGiven != nil || minBlackGiven != nil || minSceneGiven != nil || padGiven != nil || snapGiven != nil || snapWithinGiven != nil }
 
     func validate() throws {
         guard pad.isFinite, (0...60).contains(pad) else { throw ValidationError("--pad must be between 0 and 60 seconds") }
@@ -140,19 +152,27 @@ enum SnapChoice: String, ExpressibleByArgument, CaseIterable {
 }
 
 /// ArgumentParser's options always take a value; `vtrim propose --silence` (no value) means the default level. Before
-/// parsing, a bare `--silence` or `--scenes` of `propose` becomes `--silence=default`; values are given as `--silence=-35`.
+/// parsing, a bare `--silence` or `--scenes` of `propose` becomes `--silence=default`, and one followed by a number
+/// (`--scenes 30`, `--silence -35`, `--silence -35dB`) takes it: `--scenes=30`.
 enum ProposeArguments {
     static func normalized(_ arguments: [String]) -> [String] {
         guard arguments.first == "propose" else { return arguments }
         var result: [String] = []
-        var afterSeparator = false
-        for argument in arguments {
+        var afterSeparator = false, index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
             if argument == "--" { afterSeparator = true }
             if !afterSeparator, argument == "--silence" || argument == "--scenes" {
+                if index + 1 < arguments.count, Level(argument: arguments[index + 1])?.value != nil {
+                    result.append(argument + "=" + arguments[index + 1])
+                    index += 2
+                    continue
+                }
                 result.append(argument + "=default")
             } else {
                 result.append(argument)
             }
+            index += 1
         }
         return result
     }

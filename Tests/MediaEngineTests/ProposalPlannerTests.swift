@@ -139,15 +139,17 @@ struct ProposalPlannerTests {
         #expect(proposal.seams == max(0, proposal.keep.count - 1) && proposal.copyOnlySeams <= proposal.seams && proposal.snappedSeams <= proposal.seams)
         let gaps = ProposalPlanner.gaps(detections, duration: end, minContentMicro: settings.minContentMicro)
         for removal in proposal.remove {
-            let gap = gaps.first { $0.startMicro <= removal.startMicro && removal.endMicro <= $0.endMicro }
+            // A gap within a click of the file's start or end reaches it.
+            let edge = settings.minContentMicro
+            let gap = gaps.first { ($0.startMicro <= removal.startMicro || $0.startMicro <= edge) && (removal.endMicro <= $0.endMicro || $0.endMicro >= end - edge) }
             #expect(gap != nil, "\(removal) lies outside every gap \(gaps)")
             guard let gap else { continue }
-            if gap.startMicro > 0 { #expect(removal.startMicro >= gap.startMicro + pad, "\(removal) reaches into the pad of \(gap)") }
-            if gap.endMicro < end { #expect(removal.endMicro <= gap.endMicro - pad, "\(removal) reaches into the pad of \(gap)") }
+            if gap.startMicro > settings.minContentMicro { #expect(removal.startMicro >= gap.startMicro + pad, "\(removal) reaches into the pad of \(gap)") }
+            if gap.endMicro < end - settings.minContentMicro { #expect(removal.endMicro <= gap.endMicro - pad, "\(removal) reaches into the pad of \(gap)") }
         }
         guard snaps else { return }
         let closed = points.filter { $0.shownFromMicro == $0.micro }
-        for gap in gaps where gap.startMicro > 0 && gap.endMicro < end {
+        for gap in gaps where gap.startMicro > settings.minContentMicro && gap.endMicro < end - settings.minContentMicro {
             let low = gap.startMicro + pad, high = gap.endMicro - pad, reach = settings.snapWithinMicro
             // Two closed-GOP clean starts, each within the snap's reach of its side of the slack.
             let times = closed.map(\.micro)

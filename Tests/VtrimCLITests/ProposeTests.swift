@@ -192,6 +192,12 @@ struct ProposeTests {
         #expect(rows.count == 2, "\(rows)")
         let again = try Run.vtrim(["propose", talk.path, "--silence", "-o", list])
         #expect(again.status == 1 && again.stderr.contains("already exists"), "\(again)")
+        // A level given apart from its flag is the flag's (`--silence -35`), never an input; tuning without --propose is
+        // a usage error.
+        let spaced = try Run.vtrim(["propose", "--silence", "-35", talk.path, "--json"])
+        #expect(spaced.status == 0 && spaced.jsonLines.count == 1, "\(spaced)")
+        let stray = try Run.vtrim(["cut", talk.path, "--keep", "1..2", "--pad", "2", "-o", folder.file("x.mp4")])
+        #expect(stray.status == 64 && stray.stderr.contains("--propose"), "\(stray)")
     }
 
     /// A file without audio asked for silences fails alone (`no_audio`, naming it; exit 1) while the batch goes on; a

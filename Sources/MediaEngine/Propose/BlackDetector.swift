@@ -14,6 +14,9 @@ final class BlackDetector {
     private var openStart: Int64?
     private var lumaSum = 0.0, lumaFrames = 0
     private var lastEndMicro: Int64?
+    /// A new graph (the picture changed size or format) has handed out no frame yet: a span open before it continues
+    /// only if its first frame is black too.
+    private var freshGraph = false
 
     init(_ query: ContentQuery.Black, timeBase: AVRational, originMicro: Int64) {
         self.query = query
@@ -26,8 +29,10 @@ final class BlackDetector {
         let f = frame.pointer.pointee
         let key = [f.width, f.height, f.format]
         if chain == nil || key != chainKey {
-            // A change of size or format mid-stream: a graph for the new one (a span open across it stays open).
+            // A change of size or format mid-stream: a graph for the new one. Draining ends the old one's run without
+            // marking its end, so the new graph's first frame decides whether a span open across the change continues.
             try drain()
+            freshGraph = true
             chain = try FilterChain(
                 sourceName: "buffer",
                 sourceArguments: "video_size=\(f.width)x\(f.height):pix_fmt=\(f.format):time_base=\(timeBase.num)/\(timeBase.den):pixel_aspect=1/1",
@@ -53,11 +58,19 @@ final class BlackDetector {
         let f = frame.pointer.pointee
         guard f.pts != CAV_NOPTS_VALUE else { return }
         let micro = av_rescale_q(f.pts, timeBase, cav_time_base_q()).minus(originMicro)
+        let starts = av_dict_get(f.metadata, "lavfi.black_start", nil, 0) != nil
+        if freshGraph {
+            freshGraph = false
+            if let start = openStart, !starts {
+                close(start: start, end: micro)
+                openStart = nil
+            }
+        }
         if av_dict_get(f.metadata, "lavfi.black_end", nil, 0) != nil, let start = openStart {
             close(start: start, end: micro)
             openStart = nil
         }
-        if av_dict_get(f.metadata, "lavfi.black_start", nil, 0) != nil {
+        if starts, openStart == nil {
             openStart = micro
             lumaSum = 0
             lumaFrames = 0

@@ -53,6 +53,9 @@ public enum ProposalPlanner {
         public var copyOnlySeams: Int
         /// Seams moved onto clean starts inside a gap's slack (one or both sides).
         public var snappedSeams: Int
+        /// Gaps kept because the ranges around them would show the same frame (a still picture), and their length.
+        public var stillGapsKept = 0
+        public var stillGapsKeptMicro: Int64 = 0
 
         public var seamsNeedingEdges: Int { seams - copyOnlySeams }
     }
@@ -65,7 +68,9 @@ public enum ProposalPlanner {
         var removals: [Span] = []
         var snapped = 0
         for gap in gaps(analysis.detections, duration: duration, minContentMicro: settings.minContentMicro) {
-            let opensFile = gap.startMicro <= 0, endsFile = gap.endMicro >= duration
+            // Less than a click of content before the first gap or after the last (audio that starts a little late) is none.
+            let edge = max(0, settings.minContentMicro)
+            let opensFile = gap.startMicro <= edge, endsFile = gap.endMicro >= duration.minus(edge)
             // The slack: from the content before plus its pad to the content after minus its pad.
             let low = opensFile ? 0 : gap.startMicro.plus(pad)
             let high = endsFile ? duration : gap.endMicro.minus(pad)
@@ -104,26 +109,30 @@ public enum ProposalPlanner {
             let bounds = [range.startMicro] + inside + [range.endMicro]
             return zip(bounds, bounds.dropFirst()).map { Span($0, $1) }
         }
-        keep = mergingStillRanges(keep, frameStarts: analysis.frameStartsMicro)
+        let still = mergingStillRanges(keep, frameStarts: analysis.frameStartsMicro)
+        keep = still.ranges
         let starts = Set(analysis.cleanStarts.map(\.micro)), ends = Set(analysis.cleanStarts.map(\.shownFromMicro))
         let copyOnly = zip(keep, keep.dropFirst()).filter { ends.contains($0.0.endMicro) && starts.contains($0.1.startMicro) }.count
         return Proposal(keep: keep, remove: complement(keep, duration: duration), seams: max(0, keep.count - 1),
-                        copyOnlySeams: copyOnly, snappedSeams: min(snapped, max(0, keep.count - 1)))
+                        copyOnlySeams: copyOnly, snappedSeams: min(snapped, max(0, keep.count - 1)),
+                        stillGapsKept: still.merged, stillGapsKeptMicro: still.keptMicro)
     }
 
     /// A join shows each range from the first frame the range before did not show: a range in which no frame starts
     /// after the range before ends would be empty, so it joins the range before (what lies between is kept).
-    static func mergingStillRanges(_ keep: [Span], frameStarts: [Int64]) -> [Span] {
-        guard !frameStarts.isEmpty else { return keep }
-        var merged: [Span] = []
+    static func mergingStillRanges(_ keep: [Span], frameStarts: [Int64]) -> (ranges: [Span], merged: Int, keptMicro: Int64) {
+        guard !frameStarts.isEmpty else { return (keep, 0, 0) }
+        var ranges: [Span] = [], merged = 0, kept: Int64 = 0
         for range in keep {
-            if let last = merged.last, !hasFrameStart(frameStarts, from: last.endMicro, before: range.endMicro) {
-                merged[merged.count - 1].endMicro = range.endMicro
+            if let last = ranges.last, !hasFrameStart(frameStarts, from: last.endMicro, before: range.endMicro) {
+                merged += 1
+                kept = kept.plus(range.startMicro.minus(last.endMicro))
+                ranges[ranges.count - 1].endMicro = range.endMicro
             } else {
-                merged.append(range)
+                ranges.append(range)
             }
         }
-        return merged
+        return (ranges, merged, kept)
     }
 
     /// Whether a time of `sorted` lies in [from, before).

@@ -80,8 +80,13 @@ final class SceneDetector {
     }
 }
 
-/// OpenCV's 8-bit RGB → HSV, and the content score between two pictures.
+/// OpenCV's 8-bit RGB → HSV (its fixed-point tables, so the scores are PySceneDetect's), and the content score between
+/// two pictures.
 enum HSV {
+    /// round(255·4096 / v) and round(180·4096 / (6·d)), as OpenCV's RGB2HSV_b builds them.
+    static let saturationDivisors: [Int] = (0...255).map { $0 == 0 ? 0 : Int((Double(255 << 12) / Double($0)).rounded()) }
+    static let hueDivisors: [Int] = (0...255).map { $0 == 0 ? 0 : Int((Double(180 << 12) / Double(6 * $0)).rounded()) }
+
     /// `pixels` as H, S, V bytes per pixel (H 0…179).
     static func fill(_ out: inout [UInt8], from image: RGBImage) {
         let count = image.width * image.height
@@ -92,30 +97,34 @@ enum HSV {
                 for row in 0..<image.height {
                     var source = row * image.stride
                     for _ in 0..<image.width {
-                        let r = Int(pixels[source]), g = Int(pixels[source + 1]), b = Int(pixels[source + 2])
+                        let (h, s, v) = pixel(Int(pixels[source]), Int(pixels[source + 1]), Int(pixels[source + 2]))
                         source += 3
-                        let value = max(r, g, b), low = min(r, g, b), spread = value - low
-                        var hue = 0
-                        if spread > 0 {
-                            var degrees: Int
-                            if value == r {
-                                degrees = (60 * (g - b) * 2 + spread) / (2 * spread)
-                            } else if value == g {
-                                degrees = 120 + (60 * (b - r) * 2 + spread) / (2 * spread)
-                            } else {
-                                degrees = 240 + (60 * (r - g) * 2 + spread) / (2 * spread)
-                            }
-                            if degrees < 0 { degrees += 360 }
-                            hue = min(179, (degrees + 1) / 2)
-                        }
-                        hsv[target] = UInt8(hue)
-                        hsv[target + 1] = UInt8(value == 0 ? 0 : (255 * spread + value / 2) / value)
-                        hsv[target + 2] = UInt8(value)
+                        hsv[target] = h
+                        hsv[target + 1] = s
+                        hsv[target + 2] = v
                         target += 3
                     }
                 }
             }
         }
+    }
+
+    /// One pixel, as OpenCV computes it: hue from the channel that is the maximum, scaled by the table and shifted with
+    /// rounding (an arithmetic shift: floor), wrapped into 0…179.
+    static func pixel(_ r: Int, _ g: Int, _ b: Int) -> (UInt8, UInt8, UInt8) {
+        let value = max(r, g, b), spread = value - min(r, g, b)
+        let saturation = (spread * saturationDivisors[value] + (1 << 11)) >> 12
+        var hue: Int
+        if value == r {
+            hue = g - b
+        } else if value == g {
+            hue = b - r + 2 * spread
+        } else {
+            hue = r - g + 4 * spread
+        }
+        hue = (hue * hueDivisors[spread] + (1 << 11)) >> 12
+        if hue < 0 { hue += 180 }
+        return (UInt8(clamping: hue), UInt8(clamping: saturation), UInt8(clamping: value))
     }
 
     /// The mean of |ΔH|, |ΔS| and |ΔV| over every pixel, averaged over the three (equal weights, PySceneDetect's

@@ -81,14 +81,17 @@ enum AudioMagnitudes {
                 case AV_SAMPLE_FMT_FLT, AV_SAMPLE_FMT_FLTP:
                     let values = raw.assumingMemoryBound(to: Float.self)
                     for index in 0..<samples {
+                        // NaN and infinity are loud, as silencedetect's comparisons make them.
                         let value = abs(values[first + index * step])
-                        if value.isFinite, value > out[index] { out[index] = min(1, value) }
+                        let magnitude: Float = value.isFinite ? min(1, value) : 1
+                        if magnitude > out[index] { out[index] = magnitude }
                     }
                 case AV_SAMPLE_FMT_DBL, AV_SAMPLE_FMT_DBLP:
                     let values = raw.assumingMemoryBound(to: Double.self)
                     for index in 0..<samples {
-                        let value = Float(min(1, abs(values[first + index * step])))
-                        if value.isFinite, value > out[index] { out[index] = value }
+                        let value = abs(values[first + index * step])
+                        let magnitude: Float = value.isFinite ? Float(min(1, value)) : 1
+                        if magnitude > out[index] { out[index] = magnitude }
                     }
                 case AV_SAMPLE_FMT_S16, AV_SAMPLE_FMT_S16P:
                     let values = raw.assumingMemoryBound(to: Int16.self)

@@ -8,8 +8,9 @@ public struct JoinRanges: Sendable {
     public var ranges: [CutSegment]
     /// The ranges are what to remove: the join keeps the rest.
     public var removes: Bool
-    /// Said with the first range (where the ranges came from: a proposal).
+    /// Said with the first range (where the ranges came from: a proposal, and what its analysis warned of).
     public var notes: [MediaWarning] = []
+    public var warnings: [MediaWarning] = []
 
     public init(ranges: [CutSegment], removes: Bool) {
         self.ranges = ranges
@@ -28,6 +29,8 @@ public struct JoinRanges: Sendable {
         notes = [MediaWarning(code: "proposed", message: "\(proposal.keep.count) range\(proposal.keep.count == 1 ? "" : "s") proposed from \(request.kindsText); "
             + "\(proposal.seams) seam\(proposal.seams == 1 ? "" : "s"): \(proposal.copyOnlySeams) copy-only (\(proposal.snappedSeams) snapped onto keyframes), "
             + "\(proposal.seamsNeedingEdges) need an edge encode")] + made.notes.map { MediaWarning(code: "proposed", message: $0) }
+        // The probe's own warnings come with the cut's source; the analysis's (damaged frames) are the proposal's.
+        warnings = made.analysis.warnings.filter { !made.info.warnings.contains($0) }
     }
 
     /// `A..B`, any time syntax on either side (`1:02..end-5`).
@@ -62,7 +65,10 @@ public struct JoinRanges: Sendable {
         for range in ranges { resolved.append(try CutRange.resolve(range, request: request, durationSeconds: duration, path: path)) }
         if let problem = Self.orderProblem(spans: resolved.map { ($0.effectiveStart, $0.effectiveEnd) }) { throw invalid(problem) }
         guard !resolved.isEmpty || removes else { throw invalid("no range is kept (a proposal that finds nothing but gaps keeps nothing)") }
-        if !resolved.isEmpty { resolved[0].notes += notes }
+        if !resolved.isEmpty {
+            resolved[0].notes += notes
+            resolved[0].warnings += warnings
+        }
         guard removes else { return resolved }
         var kept: [CutRange] = []
         var from = 0.0

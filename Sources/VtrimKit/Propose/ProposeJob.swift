@@ -68,6 +68,10 @@ public enum ProposeJob {
         if analysis.detections.isEmpty {
             notes.append("nothing found (\(request.kindsText)): the proposal keeps the whole file")
         }
+        if proposal.stillGapsKept > 0 {
+            notes.append("\(proposal.stillGapsKept) gap\(proposal.stillGapsKept == 1 ? "" : "s") (\(Human.seconds(Double(proposal.stillGapsKeptMicro) / 1e6))) kept: "
+                + "the picture does not change across \(proposal.stillGapsKept == 1 ? "it" : "them"), so the ranges around would show the same frame")
+        }
         if proposal.keep.isEmpty {
             notes.append("the whole file is a gap (\(request.kindsText)): nothing is kept")
         }

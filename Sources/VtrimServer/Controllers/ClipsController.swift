@@ -180,7 +180,7 @@ struct ClipsController {
         guard !kinds.isEmpty, kinds.count <= 80, kinds.allSatisfy({ allowed.contains($0) }) else {
             return API.badRequest("kinds: silence[=DB], black, scenes[=T], separated by commas")
         }
-        let pad = query.get("pad", as: Double.self) ?? 0.15
+        let pad = query.get("pad").map { Double($0) ?? .nan } ?? 0.15
         guard pad.isFinite, (0...60).contains(pad) else { return API.badRequest("pad is seconds between 0 and 60") }
         let snap = query.get("snap") ?? "keyframes"
         guard ["keyframes", "none"].contains(snap) else { return API.badRequest("snap is keyframes or none") }

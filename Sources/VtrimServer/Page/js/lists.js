@@ -40,6 +40,17 @@ export function wireLists() {
     try {
       const made = await api("/api/clips/" + clip.id + "/proposal?kinds=" + encodeURIComponent($("propose-kinds").value));
       if (S.current !== clip) return;
+      // Never behind the user's back: a proposal that keeps nothing changes nothing, and ranges already made are
+      // replaced only when the user says so.
+      if (!made.ranges.length) {
+        status("The proposal keeps nothing of this clip; your ranges are unchanged. " + made.notes.join(" "));
+        return;
+      }
+      const own = clipRanges().length;
+      if (own && !window.confirm(`Replace your ${own} range${own === 1 ? "" : "s"} with the ${made.ranges.length} proposed?`)) {
+        status("Proposal not applied; your ranges are unchanged.");
+        return;
+      }
       replaceRanges(made.ranges.map((r) => ({ start: r.start, end: r.end, label: "" })));
       const seams = made.seams;
       const notes = made.notes.length ? " " + made.notes.join(" ") : "";
