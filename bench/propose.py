@@ -586,13 +586,15 @@ if "join" in sections:
                                          out + "-vtrim.mp4"], capture_output=True, text=True, check=True).stdout.strip()
         seams = report["seams"]
         uncovered = [s for s in speech if not any(a <= s[0] + 1e-6 and s[1] - 1e-6 <= b for a, b in kept)]
-        duration_ok = abs(out_duration - kept_duration) <= 1 / fps + 1e-6
+        # The ideal join shows whole frames: each range lasts from its start to the end of the last frame that begins before
+        # its end, so each may run up to a frame past its own length.
+        duration_ok = -1 / fps - 1e-6 <= out_duration - kept_duration <= len(kept) / fps + 1e-6
         checks.append(duration_ok and not uncovered)
         print(f"\nvtrim's proposal (`vtrim propose --silence={THRESHOLD_DB} --json`): {len(kept)} ranges, {kept_duration:.3f} s kept of {duration:.3f} s;"
               f" seams {seams.get('count')}, snapped onto keyframes {seams.get('snapped')}, needing edges {seams.get('need_edges')};"
               f" the chain kept {len(chain_ranges)} ranges, {sum(b - a for a, b in chain_ranges):.3f} s")
         print(f"vtrim's output: {out_duration:.3f} s (its video stream {video_duration} s) against the {kept_duration:.3f} s its ranges hold"
-              f" (Δ {1000 * (out_duration - kept_duration):+.1f} ms; within a frame: {'yes' if duration_ok else 'no'});"
+              f" (Δ {1000 * (out_duration - kept_duration):+.1f} ms; within a frame per range: {'yes' if duration_ok else 'no'});"
               f" true speech spans inside a kept range: {len(speech) - len(uncovered)} of {len(speech)}")
     if not args.no_frames:
         log("join: reading the frame numbers of the outputs")

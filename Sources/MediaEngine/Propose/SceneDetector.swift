@@ -1,7 +1,7 @@
 import CAV
 
 /// Scene cuts in decoded video by a content measure, as PySceneDetect 0.7's content detector: each frame is scaled
-/// so its longer side is 256 pixels (swscale, area averaging), converted to HSV as OpenCV does for 8-bit pictures
+/// so its longer side is 256 pixels (swscale, bilinear), converted to HSV as OpenCV does for 8-bit pictures
 /// (H 0…179, S and V 0…255), and scored by the mean absolute difference of H, S and V against the frame before,
 /// averaged over the three. Cuts pass its merge filter: a score at or above the threshold is a cut when the minimum
 /// scene length has passed since the last frame above it; within that length, cuts after the first merge until the
@@ -10,7 +10,9 @@ import CAV
 /// lower (measured on this platform).
 final class SceneDetector {
     private let query: ContentQuery.Scenes
-    private let converter = FrameConverter(flags: SWS_AREA)
+    /// Bilinear, as PySceneDetect's resize (OpenCV's INTER_LINEAR); swscale's fast variant costs a fraction of area
+    /// averaging at these ratios.
+    private let converter = FrameConverter(flags: SWS_FAST_BILINEAR)
     private var previous: [UInt8] = []
     private var current: [UInt8] = []
     /// The merge filter's state (PySceneDetect's `FlashFilter`, mode MERGE).
@@ -91,29 +93,38 @@ enum HSV {
     static func fill(_ out: inout [UInt8], from image: RGBImage) {
         let count = image.width * image.height
         if out.count != count * 3 { out = [UInt8](repeating: 0, count: count * 3) }
-        image.pixels.withUnsafeBufferPointer { pixels in
-            out.withUnsafeMutableBufferPointer { hsv in
-                var target = 0
-                for row in 0..<image.height {
-                    var source = row * image.stride
-                    for _ in 0..<image.width {
-                        let (h, s, v) = pixel(Int(pixels[source]), Int(pixels[source + 1]), Int(pixels[source + 2]))
-                        source += 3
-                        hsv[target] = h
-                        hsv[target + 1] = s
-                        hsv[target + 2] = v
-                        target += 3
+        saturationDivisors.withUnsafeBufferPointer { sdiv in
+            hueDivisors.withUnsafeBufferPointer { hdiv in
+                image.pixels.withUnsafeBufferPointer { pixels in
+                    out.withUnsafeMutableBufferPointer { hsv in
+                        var target = 0
+                        for row in 0..<image.height {
+                            var source = row * image.stride
+                            for _ in 0..<image.width {
+                                let (h, s, v) = pixel(Int(pixels[source]), Int(pixels[source + 1]), Int(pixels[source + 2]), sdiv, hdiv)
+                                source += 3
+                                hsv[target] = h
+                                hsv[target + 1] = s
+                                hsv[target + 2] = v
+                                target += 3
+                            }
+                        }
                     }
                 }
             }
         }
     }
 
+    static func pixel(_ r: Int, _ g: Int, _ b: Int) -> (UInt8, UInt8, UInt8) {
+        saturationDivisors.withUnsafeBufferPointer { sdiv in hueDivisors.withUnsafeBufferPointer { hdiv in pixel(r, g, b, sdiv, hdiv) } }
+    }
+
     /// One pixel, as OpenCV computes it: hue from the channel that is the maximum, scaled by the table and shifted with
     /// rounding (an arithmetic shift: floor), wrapped into 0…179.
-    static func pixel(_ r: Int, _ g: Int, _ b: Int) -> (UInt8, UInt8, UInt8) {
+    @inline(__always)
+    static func pixel(_ r: Int, _ g: Int, _ b: Int, _ sdiv: UnsafeBufferPointer<Int>, _ hdiv: UnsafeBufferPointer<Int>) -> (UInt8, UInt8, UInt8) {
         let value = max(r, g, b), spread = value - min(r, g, b)
-        let saturation = (spread * saturationDivisors[value] + (1 << 11)) >> 12
+        let saturation = (spread * sdiv[value] + (1 << 11)) >> 12
         var hue: Int
         if value == r {
             hue = g - b
@@ -122,7 +133,7 @@ enum HSV {
         } else {
             hue = r - g + 4 * spread
         }
-        hue = (hue * hueDivisors[spread] + (1 << 11)) >> 12
+        hue = (hue * hdiv[spread] + (1 << 11)) >> 12
         if hue < 0 { hue += 180 }
         return (UInt8(clamping: hue), UInt8(clamping: saturation), UInt8(clamping: value))
     }
