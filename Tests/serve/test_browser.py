@@ -32,6 +32,19 @@ def clip_of(driver, name):
                     message=f"clip {name}")
 
 
+def play_to_end(driver, url):
+    """Plays `url` muted in a fresh video element of the page: [currentTime, duration] when it ends, or ['error', why]."""
+    driver.set_script_timeout(60)
+    return driver.execute_async_script("""
+        const done = arguments[arguments.length - 1];
+        const video = document.createElement('video');
+        video.muted = true; video.src = arguments[0];
+        video.addEventListener('ended', () => done([video.currentTime, video.duration]));
+        video.addEventListener('error', () => done(['error', String(video.error && video.error.message)]));
+        video.play().catch((e) => done(['error', String(e)]));
+    """, url)
+
+
 def shot(driver, name):
     driver.save_screenshot(os.path.join(SCREENSHOTS, name + ".png"))
 
@@ -310,15 +323,7 @@ def test_three_ranges_edited_and_joined_are_what_vtrim_cut_keeps(browser, server
     assert job["actual"] == cli["actual"]
     assert frame_times(job["output"]) == frame_times(str(reference))
     # The join plays to its end in the page's own video element.
-    browser.set_script_timeout(60)
-    played = browser.execute_async_script("""
-        const done = arguments[arguments.length - 1];
-        const video = document.createElement('video');
-        video.muted = true; video.src = arguments[0];
-        video.addEventListener('ended', () => done([video.currentTime, video.duration]));
-        video.addEventListener('error', () => done(['error', String(video.error && video.error.message)]));
-        video.play().catch((e) => done(['error', String(e)]));
-    """, job["url"])
+    played = play_to_end(browser, job["url"])
     assert played[0] != "error", played
     assert abs(played[0] - job["actual"]["duration"]) <= 0.05 and abs(played[1] - job["actual"]["duration"]) <= 0.05, played
     # Export, clear, import: the same ranges.

@@ -12,7 +12,7 @@ import pytest
 from selenium.webdriver.common.by import By
 
 from conftest import Server, vtrim, wait_for
-from test_browser import clip_of, js, open_page, shot
+from test_browser import clip_of, js, open_page, play_to_end, shot
 
 
 def make_talk(path):
@@ -79,15 +79,7 @@ def test_propose_puts_ranges_on_the_strip_and_join_cuts_them(browser, talk_serve
     assert [s["requested"] for s in job["segments"]] == [s["requested"] for s in planned["segments"]]
     assert all(s["smart"]["head"] is None for s in job["segments"][1:]) and job["segments"][0]["smart"]["tail"] is None, job["segments"]
     # The join plays to its end in Chromium.
-    browser.set_script_timeout(60)
-    played = browser.execute_async_script("""
-        const done = arguments[arguments.length - 1];
-        const video = document.createElement('video');
-        video.muted = true; video.src = arguments[0];
-        video.addEventListener('ended', () => done([video.currentTime, video.duration]));
-        video.addEventListener('error', () => done(['error', String(video.error && video.error.message)]));
-        video.play().catch((e) => done(['error', String(e)]));
-    """, job["url"])
+    played = play_to_end(browser, job["url"])
     assert played[0] != "error", played
     assert abs(played[0] - job["actual"]["duration"]) <= 0.05, (played, job["actual"])
     os.unlink(job["output"])
