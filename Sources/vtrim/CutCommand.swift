@@ -125,8 +125,9 @@ struct CutCommand: ParsableCommand {
             if list != nil || !keep.isEmpty || !remove.isEmpty || start != nil || end != nil || length != nil {
                 throw ValidationError("--propose finds the ranges; drop --list, --keep, --remove, --start, --end and --length")
             }
-            if case let .failure(error) = proposing.query(kinds: propose) { throw ValidationError("--propose \(propose): \(error.message)") }
-            try proposing.validate()
+            if case let .failure(error) = ProposeRequest.make(kinds: propose, tuning: proposing.tuning) {
+                throw ValidationError("--propose \(propose): \(error.message)")
+            }
         } else if join, list == nil {
             throw ValidationError("--join joins the ranges of a --list; give --keep to join ranges from the command line")
         }
@@ -222,8 +223,7 @@ struct CutCommand: ParsableCommand {
             let given = keep.isEmpty ? remove : keep
             request.join = JoinRanges(ranges: join ? segments : given.map(\.segment), removes: !remove.isEmpty)
         }
-        if let propose, case let .success(query) = proposing.query(kinds: propose) {
-            var proposal = ProposeRequest(query: query, settings: proposing.settings)
+        if let propose, case var .success(proposal) = ProposeRequest.make(kinds: propose, tuning: proposing.tuning) {
             proposal.threads = BatchRunner.threadsPerJob(jobs: jobs)
             request.propose = proposal
         }

@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import MediaEngine
 import VtrimKit
 import WorkerProtocol
 
@@ -47,25 +46,31 @@ struct ProposeCommand: ParsableCommand {
     @Flag(name: .customLong("dry-run"), help: "Analyse and print; write no list.")
     var dryRun = false
 
-    var query: ContentQuery {
-        ContentQuery(silence: silence.map { .init(thresholdDB: $0.value ?? ProposeDefaults.silenceDB, minSeconds: tuning.minSilence) },
-                     black: black ? .init(minSeconds: tuning.minBlack) : nil,
-                     scenes: scenes.map { .init(threshold: $0.value ?? ProposeDefaults.sceneThreshold, minSeconds: tuning.minScene) })
+    /// The kinds as `vtrim cut --propose` takes them: `silence=-30,black,scenes=27`.
+    var kinds: String {
+        var parts: [String] = []
+        if let silence { parts.append("silence=" + JSON.format(silence.value ?? ProposeDefaults.silenceDB)) }
+        if black { parts.append("black") }
+        if let scenes { parts.append("scenes=" + JSON.format(scenes.value ?? ProposeDefaults.sceneThreshold)) }
+        return parts.joined(separator: ",")
     }
 
     func validate() throws {
         try BatchRun(common: common, batch: batch).validateInputs(inputs)
         try outputs.validate(inputs: inputs, recursive: common.recursive)
         if silence == nil, !black, scenes == nil { throw ValidationError("give what to find: --silence, --black and/or --scenes") }
-        if let problem = query.problem { throw ValidationError(problem) }
-        try tuning.validate()
+        if case let .failure(error) = ProposeRequest.make(kinds: kinds, tuning: tuning.tuning) { throw ValidationError(error.message) }
     }
 
     func run() throws {
         let runner = BatchRun(common: common, batch: batch)
         let items = try runner.items(inputs)
         let (_, threads) = runner.parallelism(count: items.count)
-        var request = ProposeRequest(query: query, settings: tuning.settings)
+        var request: ProposeRequest
+        switch ProposeRequest.make(kinds: kinds, tuning: tuning.tuning) {
+        case let .success(made): request = made
+        case let .failure(error): throw ValidationError(error.message)
+        }
         request.listsRemoved = ranges == .remove
         let writesList = outputs.output != nil || outputs.outputDir != nil || outputs.name != nil
         request.output = writesList ? try outputs.namer(creating: !dryRun) : nil
@@ -115,19 +120,18 @@ struct ProposalOptions: ParsableArguments {
     var anyGiven: Bool { minSilenceGiven != nil || minBlackGiven != nil || minSceneGiven != nil || padGiven != nil || snapGiven != nil || snapWithinGiven != nil }
 
     func validate() throws {
-        guard pad.isFinite, (0...60).contains(pad) else { throw ValidationError("--pad must be between 0 and 60 seconds") }
-        for (name, value) in [("--min-silence", minSilence), ("--min-black", minBlack), ("--min-scene", minScene), ("--snap-within", snapWithin)] {
-            guard value.isFinite, (0...3600).contains(value) else { throw ValidationError("\(name) must be between 0 and 3600 seconds") }
-        }
+        if let problem = tuning.problem { throw ValidationError(problem) }
     }
 
-    var settings: ProposalPlanner.Settings {
-        .init(padMicro: Int64((pad * 1e6).rounded()), snapsToCleanStarts: snap == .keyframes, minSceneMicro: Int64((minScene * 1e6).rounded()),
-              snapWithinMicro: Int64((snapWithin * 1e6).rounded()))
-    }
-
-    func query(kinds: String) -> Result<ContentQuery, ProposeKindsError> {
-        ProposeDefaults.query(kinds: kinds, minSilenceSeconds: minSilence, minBlackSeconds: minBlack, minSceneSeconds: minScene)
+    var tuning: ProposalTuning {
+        var made = ProposalTuning()
+        made.minSilenceSeconds = minSilence
+        made.minBlackSeconds = minBlack
+        made.minSceneSeconds = minScene
+        made.padSeconds = pad
+        made.snapsToKeyframes = snap == .keyframes
+        made.snapWithinSeconds = snapWithin
+        return made
     }
 }
 

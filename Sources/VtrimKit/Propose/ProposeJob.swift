@@ -216,3 +216,43 @@ public enum ProposeDefaults {
 public struct ProposeKindsError: Error, Sendable {
     public var message: String
 }
+
+/// How a proposal is tuned, in the command line's units (seconds); the engine's settings are made here, so the command
+/// line never names an engine type.
+public struct ProposalTuning: Sendable {
+    public var minSilenceSeconds = ProposeDefaults.minSilenceSeconds
+    public var minBlackSeconds = ProposeDefaults.minBlackSeconds
+    public var minSceneSeconds = ProposeDefaults.minSceneSeconds
+    public var padSeconds = ProposeDefaults.padSeconds
+    public var snapsToKeyframes = true
+    public var snapWithinSeconds = ProposeDefaults.snapWithinSeconds
+
+    public init() {}
+
+    /// Why these values cannot be used, or nil (checked before any of them becomes µs).
+    public var problem: String? {
+        guard padSeconds.isFinite, (0...60).contains(padSeconds) else { return "--pad must be between 0 and 60 seconds" }
+        for (name, value) in [("--min-silence", minSilenceSeconds), ("--min-black", minBlackSeconds), ("--min-scene", minSceneSeconds),
+                              ("--snap-within", snapWithinSeconds)] {
+            guard value.isFinite, (0...3600).contains(value) else { return "\(name) must be between 0 and 3600 seconds" }
+        }
+        return nil
+    }
+
+    var settings: ProposalPlanner.Settings {
+        .init(padMicro: Int64((padSeconds * 1e6).rounded()), snapsToCleanStarts: snapsToKeyframes,
+              minSceneMicro: Int64((minSceneSeconds * 1e6).rounded()), snapWithinMicro: Int64((snapWithinSeconds * 1e6).rounded()))
+    }
+}
+
+extension ProposeRequest {
+    /// The request for `silence[=DB],black,scenes[=T]` tuned so, or why there is none.
+    public static func make(kinds: String, tuning: ProposalTuning) -> Result<ProposeRequest, ProposeKindsError> {
+        if let problem = tuning.problem { return .failure(ProposeKindsError(message: problem)) }
+        switch ProposeDefaults.query(kinds: kinds, minSilenceSeconds: tuning.minSilenceSeconds, minBlackSeconds: tuning.minBlackSeconds,
+                                     minSceneSeconds: tuning.minSceneSeconds) {
+        case let .failure(error): return .failure(error)
+        case let .success(query): return .success(ProposeRequest(query: query, settings: tuning.settings))
+        }
+    }
+}

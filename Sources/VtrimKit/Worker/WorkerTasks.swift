@@ -79,16 +79,13 @@ public enum WorkerTasks {
 
     /// `vtrim propose --json`'s object for the page's Propose menu (the ranges to keep), or the failure report.
     public static func propose(path: String, ask: ProposalAsk, threads: ThreadBudget, progress: @escaping @Sendable (Double) -> Void) -> Outcome {
-        guard ask.padSeconds.isFinite, (0...60).contains(ask.padSeconds) else {
-            return .failure(MediaError(.invalidRange, path: path, operation: "propose", reason: "the pad must be between 0 and 60 seconds"))
-        }
-        switch ProposeDefaults.query(kinds: ask.kinds) {
+        var tuning = ProposalTuning()
+        tuning.padSeconds = ask.padSeconds
+        tuning.snapsToKeyframes = ask.snap
+        switch ProposeRequest.make(kinds: ask.kinds, tuning: tuning) {
         case let .failure(error):
             return .failure(MediaError(.invalidRange, path: path, operation: "propose", reason: error.message))
-        case let .success(query):
-            var request = ProposeRequest(query: query, settings: .init(padMicro: Int64((ask.padSeconds * 1e6).rounded()), snapsToCleanStarts: ask.snap,
-                                                                        minSceneMicro: Int64((ProposeDefaults.minSceneSeconds * 1e6).rounded()),
-                                                                        snapWithinMicro: Int64((ProposeDefaults.snapWithinSeconds * 1e6).rounded())))
+        case var .success(request):
             request.threads = max(1, threads.encoder)
             return ProposeJob.run(item: InputItem(path: path, relativePath: (path as NSString).lastPathComponent), request: request, progress: progress)
         }
