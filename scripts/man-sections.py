@@ -7,7 +7,7 @@ Usage: man-sections.py PAGE.1"""
 import os
 import sys
 
-COMMANDS = ["cut", "probe", "serve", "thumbs", "timeline"]  # the user-facing subcommands
+COMMANDS = ["cut", "probe", "propose", "serve", "thumbs", "timeline"]  # the user-facing subcommands
 # A page's SEE ALSO unless its entry says otherwise (its own name is left out; sorted, as mdoc(7) asks).
 SEE_ALSO = ["ffmpeg", "ffprobe", "vtrim"] + [f"vtrim.{command}" for command in COMMANDS]
 
@@ -192,6 +192,23 @@ PAGES = {
             ("Every clip in a folder tree, as JSON Lines:", "vtrim probe -r --json ~/Videos"),
             ("Only the MOV files of a folder; exit 1 if any of them has a warning (truncated, suspect "
              "duration):", "vtrim probe -r --include '*.mov' --strict ~/Videos"),
+        ],
+    ),
+    "vtrim.propose.1": dict(
+        batch=dict(
+            ok="every input was analysed (and its list written, unless --dry-run)",
+            failed="a file that cannot be read, no audio for --silence (no_audio), no video for --black or --scenes, "
+                   "a list that exists or its format cannot hold",
+            usage="nothing to find (none of --silence, --black, --scenes), a value out of range, a folder given without -r",
+            interrupted="temporary files are removed, inputs not started are reported as skipped",
+        ),
+        examples=[
+            ("The silences of a talk and the ranges to keep, seams on keyframes:", "vtrim propose talk.mp4 --silence"),
+            ("Silences under -35 dBFS, written as a LosslessCut CSV of what to remove:",
+             "vtrim propose talk.mp4 --silence=-35 --ranges remove -o talk.remove.csv"),
+            ("Black lead-ins and scene cuts of every clip in a folder tree, as JSON:",
+             "vtrim propose -r ~/Videos --black --scenes --json"),
+            ("Propose and join in one run:", "vtrim cut talk.mp4 --propose silence --join -o talk.cut.mp4"),
         ],
     ),
     "vtrim.timeline.1": dict(
