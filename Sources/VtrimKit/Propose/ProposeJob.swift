@@ -122,7 +122,7 @@ public enum ProposeJob {
         }
     }
 
-    static func seconds(_ micro: Int64) -> JSON { .number((Double(micro) / 1e6 * 1e6).rounded() / 1e6) }
+    static func seconds(_ micro: Int64) -> JSON { .number(Double(micro) / 1e6) }
 
     public static func detectionJSON(_ detection: Detection) -> JSON {
         var fields: [(String, JSON)] = [("kind", .string(detection.kind.rawValue)), ("start", seconds(detection.startMicro)),
