@@ -237,7 +237,7 @@ def serve_cases(root):
     findings, statuses = [], {}
     try:
         status, data = server.request("GET", "/api/clips")
-        clips = [clip["id"] for clip in json.loads(data)]
+        clips = [clip["id"] for clip in json.loads(data)["items"]]
         edl = "TITLE: x\nFCM: NON-DROP FRAME\n\n001  AX V C 00:00:00:15 00:00:01:15 00:00:00:00 00:00:01:00\n"
         valid = [
             ("POST", "/api/cuts", {"clip": clips[0], "start": 0.5, "end": 2, "mode": "copy"}),

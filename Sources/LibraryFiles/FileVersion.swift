@@ -15,11 +15,16 @@ public struct FileVersion: Sendable, Hashable, Codable, CustomStringConvertible 
     public static func of(_ path: String) -> FileVersion? {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
+        return FileVersion(info)
+    }
+
+    /// The version a `stat` result gives.
+    public init(_ info: stat) {
         let seconds = Int64(info.st_mtim.tv_sec)
         let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
         let (sum, sumOverflow) = scaled.addingReportingOverflow(Int64(info.st_mtim.tv_nsec))
         let nanoseconds = overflow || sumOverflow ? (seconds < 0 ? Int64.min : Int64.max) : sum
-        return FileVersion(sizeBytes: Int64(info.st_size), modifiedNanoseconds: nanoseconds)
+        self.init(sizeBytes: Int64(info.st_size), modifiedNanoseconds: nanoseconds)
     }
 
     /// For cache keys and file names: "size-mtime".

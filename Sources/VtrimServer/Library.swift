@@ -3,12 +3,16 @@ import LibraryFiles
 import Locking
 import WorkerProtocol
 
-/// The clips `vtrim serve` offers: the media files under its folders (the walker and filters of
-/// `vtrim … -r`, vtrim's own outputs left out; a file given instead of a folder is served alone), each
-/// with a stable id derived from its folder and relative path — the client never sends a path. The walk is cached and repeated at most every `refreshSeconds` (a request for an id the
-/// last walk did not see walks at once, at most once a second), so files that appear or vanish show up
-/// without every request — a player's Range reads above all — stat'ing the whole library. Probes are
-/// cached per file version (size and modification time) and dropped when the walk sees a new version.
+/// The clips `vtrim serve` offers: the media files under its folders (the walker's rules, vtrim's own outputs
+/// listed under their sources; a file given instead of a folder is served alone), each with a stable id derived
+/// from its folder and relative path — the client never sends a path.
+///
+/// The folders are walked on a thread of their own, never on a request: first the on-disk index of the last run is
+/// listed (a large library shows at once), then a walk checks it, then inotify names each folder that changes and
+/// only that folder is listed again (where inotify is missing or out of watches, a full walk every
+/// `fallbackRescanSeconds`). Each walk publishes an immutable snapshot with its orders made; a request takes the
+/// snapshot and pages through it. Probe summaries (duration, codec) come from the background prober and from
+/// requests, are kept per file version, and go to the index too.
 final class Library: Sendable {
     struct Clip: Sendable {
         let id: String
@@ -19,108 +23,227 @@ final class Library: Sendable {
         /// vtrim's outputs beside it made from it (serve's `{stem}.{start}-{end}.cut.{ext}`, the CLI's
         /// `{stem}.cut.{ext}`): listed under their source, never as clips of their own.
         var cuts: [Clip] = []
+        /// Why its folder cannot be listed now (the clip is as last seen), or nil.
+        var folderProblem: String?
 
         var size: Int64 { version.sizeBytes }
         var modifiedSeconds: Double { Double(version.modifiedNanoseconds) / 1e9 }
     }
 
-    static let refreshSeconds = 2.0
+    static let fallbackRescanSeconds = 10.0
+    /// Changes are applied once the folders are quiet this long, or at the latest after `latestApplySeconds`.
+    static let quietMilliseconds: Int32 = 200
+    static let latestApplySeconds = 1.0
+    static let saveEverySeconds = 5.0
+    static let fullProbeCacheEntries = 256
+
     let roots: [String]
     private let resolvedRoots: [String]
-    private struct Snapshot {
+    private let indexPath: String?
+
+    struct Snapshot: Sendable {
         var clips: [Clip] = []
         var byID: [String: Clip] = [:]
-        var walkedAt = -Double.infinity
+        /// Lower-cased UTF-8 of each clip's relative path, for search and the path order; the name's, a 0 byte, then
+        /// the path's, for the name order; the id as a number (ids are 16 lower-case hex digits: the same order).
+        var lowerPaths: [[UInt8]] = []
+        var nameKeys: [[UInt8]] = []
+        var idNumbers: [UInt64] = []
+        /// Each clip's summary as of `epoch` (probed clips), aligned with `clips`.
+        var summaries: [ClipSummary?] = []
+        var probedCount = 0
+        /// Every order, made by the scanning thread when the snapshot is (never on a request).
+        var orders: [OrderKey: [Int]] = [:]
+        var generation = 0
+        var epoch = 0
+        /// A walk has finished (before, the clips are the on-disk index's).
+        var walked = false
+        /// Every folder is watched (false: full rescans every `fallbackRescanSeconds`).
+        var watching = false
+        /// Folders that could not be listed, with why.
+        var problems: [(folder: String, reason: String)] = []
     }
+
+    struct OrderKey: Hashable, Sendable {
+        let sort: ClipQuery.Sort
+        let order: ClipQuery.Order
+    }
+
     private let snapshot = Locked(Snapshot())
-    private let walking = Locked(false)
+    private let summaries = Locked<[String: (version: FileVersion, summary: ClipSummary)]>([:])
+    private let summariesChanged = Locked(false)
+    private let derived = Locked<[DerivedKey: [Int]]>([:])
     private let probes = Locked<[String: (version: FileVersion, json: JSON)]>([:])
+    private let stopped = Locked(false)
+    private let started = Locked(false)
+    private let finished = DispatchSemaphore(value: 0)
 
-    init(folders: [String]) {
+    private struct DerivedKey: Hashable {
+        let generation: Int
+        let epoch: Int
+        let sort: ClipQuery.Sort
+        let order: ClipQuery.Order
+        let search: String
+        let filters: ClipQuery.Filters
+    }
+
+    /// `indexFolder`: where the on-disk index lives (the cache folder), nil for none.
+    init(folders: [String], indexFolder: String?) {
         roots = folders
-        resolvedRoots = folders.map { URL(fileURLWithPath: $0).resolvingSymlinksInPath().standardizedFileURL.path }
+        let resolved = folders.map { URL(fileURLWithPath: $0).resolvingSymlinksInPath().standardizedFileURL.path }
+        resolvedRoots = resolved
+        indexPath = indexFolder.map { folder in
+            // One index per set of folders.
+            (folder as NSString).appendingPathComponent("library-\(Library.identifier(root: resolved.joined(separator: "\u{0}"), relative: "index")).tsv")
+        }
     }
 
-    /// Every clip, sorted by relative path, as of a walk at most `refreshSeconds` old.
-    func clips() -> [Clip] {
-        refreshIfOlder(than: Self.refreshSeconds)
-        return snapshot.withLock { $0.clips }
+    /// Starts the scanning thread (once).
+    func start() {
+        guard !started.withLock({ flag in defer { flag = true }; return flag }) else { return }
+        let thread = Thread { [self] in
+            scanLoop()
+            finished.signal()
+        }
+        thread.name = "vtrim-library"
+        thread.start()
     }
+
+    /// Stops the scanning thread, which saves the index (with the probes made since the last save) before it ends;
+    /// waits for it at most a few seconds.
+    func stop() {
+        guard !stopped.withLock({ flag in defer { flag = true }; return flag }) else { return }
+        if started.withLock({ $0 }) { _ = finished.wait(timeout: .now() + 5) }
+    }
+
+    var current: Snapshot { snapshot.withLock { $0 } }
 
     func clip(id: String) -> Clip? {
         guard id.count == 16, id.allSatisfy(\.isHexDigit) else { return nil }
-        if let known = snapshot.withLock({ $0.byID[id] }) { return known }
-        refreshIfOlder(than: 1)
         return snapshot.withLock { $0.byID[id] }
     }
 
-    private func refreshIfOlder(than seconds: Double) {
-        let now = ProcessInfo.processInfo.systemUptime
-        guard snapshot.withLock({ now - $0.walkedAt >= seconds }) else { return }
-        // One walk at a time; callers meanwhile use the last one.
-        guard walking.withLock({ busy -> Bool in
-            if busy { return false }
-            busy = true
-            return true
-        }) else { return }
-        defer { walking.withLock { $0 = false } }
-        let clips = walk()
-        let versions = Dictionary(clips.map { ($0.path, $0.version) }, uniquingKeysWith: { a, _ in a })
-        probes.withLock { table in table = table.filter { versions[$0.key] == $0.value.version } }
-        snapshot.withLock { state in
-            state.clips = clips
-            // Outputs are addressable (to play them) but not listed as clips.
-            state.byID = Dictionary((clips + clips.flatMap(\.cuts)).map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
-            state.walkedAt = ProcessInfo.processInfo.systemUptime
+    // MARK: Pages
+
+    struct Listing {
+        let snapshot: Snapshot
+        let page: ClipPager.Page
+    }
+
+    /// A page of clips for `query`, from the last snapshot: its orders are made, so a request costs a binary search
+    /// and, for a search or filters not asked for just before, one pass over the clips.
+    func page(_ query: ClipQuery) -> Listing {
+        let snap = current
+        let ordered = ordered(snap, query: query)
+        let page = ClipPager.page(ordered: ordered, query: query, value: { Self.sortValue(snap, $0, query.sort) }, id: { snap.clips[$0].id })
+        return Listing(snapshot: snap, page: page)
+    }
+
+    /// The summary of the clip's listed version, if probed.
+    func summary(_ clip: Clip) -> ClipSummary? {
+        summaries.withLock { $0[clip.path].flatMap { $0.version == clip.version ? $0.summary : nil } }
+    }
+
+    private func ordered(_ snap: Snapshot, query: ClipQuery) -> [Int] {
+        let key = OrderKey(sort: query.sort, order: query.order)
+        let base = snap.orders[key] ?? []
+        if query.search.isEmpty, query.filters.isEmpty { return base }
+        let derivedKey = DerivedKey(generation: snap.generation, epoch: snap.epoch, sort: query.sort, order: query.order,
+                                    search: query.search, filters: query.filters)
+        if let cached = derived.withLock({ $0[derivedKey] }) { return cached }
+        var found = base
+        if !query.search.isEmpty {
+            let needle = Array(query.search.utf8)
+            found = found.filter { Self.contains(snap.lowerPaths[$0], needle) }
+        }
+        if !query.filters.isEmpty {
+            found = found.filter { snap.summaries[$0]?.passes(query.filters) ?? false }
+        }
+        derived.withLock { cache in
+            // A handful of recent listings (the page asks for the same one page after page).
+            if cache.count >= 16 { cache.removeAll() }
+            cache[derivedKey] = found
+        }
+        return found
+    }
+
+    static func sortValue(_ snap: Snapshot, _ position: Int, _ sort: ClipQuery.Sort) -> SortValue {
+        let clip = snap.clips[position]
+        switch sort {
+        case .path: return .text(snap.lowerPaths[position])
+        case .name: return .text(snap.nameKeys[position])
+        case .date: return .integer(clip.version.modifiedNanoseconds)
+        case .size: return .integer(clip.version.sizeBytes)
+        case .duration: return snap.summaries[position]?.durationSeconds.map(SortValue.number) ?? .missing
         }
     }
 
-    /// Files whose real location is outside the served folders (reached through a symlink) are not offered.
-    private func walk() -> [Clip] {
-        var clips: [Clip] = []
-        var outputs: [Clip] = []
-        // Outputs are walked too, to be listed under their source clip.
-        let walker = InputWalker(recursive: true, includeOutputs: true)
-        for (index, root) in roots.enumerated() {
-            // A file given on the command line is served alone (`vtrim serve clip.mp4`).
-            let isFile = !InputWalker.isDirectory(root)
-            guard let items = try? walker.items([root]) else { continue }
-            let prefix = roots.count > 1 && !isFile ? (root as NSString).lastPathComponent + "/" : ""
-            for item in items {
-                guard isFile ? FileManager.default.fileExists(atPath: item.path) : isInside(item.path, root: resolvedRoots[index]),
-                      let version = FileVersion.of(item.path) else { continue }
-                let clip = Clip(id: Self.identifier(root: resolvedRoots[index], relative: item.relativePath),
-                                relativePath: prefix + item.relativePath, path: item.path, version: version)
-                if InputWalker.isVtrimOutput((item.path as NSString).lastPathComponent) { outputs.append(clip) } else { clips.append(clip) }
-            }
+    /// Every order of the snapshot's clips, as `SortValue.precedes` orders them (asserted by the tests): typed keys,
+    /// ties by id; descending is ascending reversed, except that clips without a duration stay last.
+    static func orders(_ snap: Snapshot) -> [OrderKey: [Int]] {
+        let ids = snap.idNumbers
+        func sorted(_ positions: [Int], _ before: (Int, Int) -> Bool?) -> [Int] {
+            positions.sorted { a, b in before(a, b) ?? (ids[a] < ids[b]) }
         }
-        // Each output under the clip in its folder whose name it was made from.
-        var bySource: [String: Int] = [:]
-        for (position, clip) in clips.enumerated() {
-            bySource[(clip.path as NSString).deletingPathExtension] = position
+        let all = Array(snap.clips.indices)
+        var made: [OrderKey: [Int]] = [:]
+        func both(_ sort: ClipQuery.Sort, _ ascending: [Int]) {
+            made[OrderKey(sort: sort, order: .asc)] = ascending
+            made[OrderKey(sort: sort, order: .desc)] = ascending.reversed()
         }
-        for output in outputs {
-            let name = (output.path as NSString).lastPathComponent
-            guard let stem = InputWalker.sourceStem(ofOutput: name) else { continue }
-            let folder = (output.path as NSString).deletingLastPathComponent
-            // A named output (`x.intro.cut.mkv` from a cut list's label) belongs to the longest stem that is a clip.
-            var candidate = stem
-            while true {
-                if let position = bySource[(folder as NSString).appendingPathComponent(candidate)] {
-                    clips[position].cuts.append(output)
-                    break
-                }
-                guard let dot = candidate.lastIndex(of: ".") else { break }
-                candidate = String(candidate[..<dot])
-            }
+        both(.path, sorted(all) { a, b in compareBytes(snap.lowerPaths[a], snap.lowerPaths[b]).map { $0 < 0 } })
+        both(.name, sorted(all) { a, b in compareBytes(snap.nameKeys[a], snap.nameKeys[b]).map { $0 < 0 } })
+        let dates = snap.clips.map(\.version.modifiedNanoseconds), sizes = snap.clips.map(\.version.sizeBytes)
+        both(.date, sorted(all) { a, b in dates[a] == dates[b] ? nil : dates[a] < dates[b] })
+        both(.size, sorted(all) { a, b in sizes[a] == sizes[b] ? nil : sizes[a] < sizes[b] })
+        let durations = snap.summaries.map { $0?.durationSeconds }
+        let present = sorted(all.filter { durations[$0] != nil }) { a, b in
+            guard let x = durations[a], let y = durations[b], x != y else { return nil }
+            return x < y
         }
-        return clips
+        let missing = all.filter { durations[$0] == nil }.sorted { ids[$0] < ids[$1] }
+        made[OrderKey(sort: .duration, order: .asc)] = present + missing
+        made[OrderKey(sort: .duration, order: .desc)] = present.reversed() + missing.reversed()
+        return made
     }
+
+    /// memcmp's order of two byte strings (a prefix first), nil when equal.
+    private static func compareBytes(_ a: [UInt8], _ b: [UInt8]) -> Int32? {
+        let common = min(a.count, b.count)
+        let result = a.withUnsafeBufferPointer { x in
+            b.withUnsafeBufferPointer { y -> Int32 in
+                guard common > 0, let left = x.baseAddress, let right = y.baseAddress else { return 0 }
+                return memcmp(left, right, common)
+            }
+        }
+        if result != 0 { return result }
+        return a.count == b.count ? nil : (a.count < b.count ? -1 : 1)
+    }
+
+    private static func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
+        guard !needle.isEmpty else { return true }
+        guard haystack.count >= needle.count else { return false }
+        let first = needle[0]
+        var index = 0
+        let last = haystack.count - needle.count
+        while index <= last {
+            if haystack[index] == first {
+                var matched = 1
+                while matched < needle.count, haystack[index + matched] == needle[matched] { matched += 1 }
+                if matched == needle.count { return true }
+            }
+            index += 1
+        }
+        return false
+    }
+
+    // MARK: Probes
 
     /// The clip as it is on disk now (its current version), for work that must see a change at once.
     func current(_ clip: Clip) -> Clip {
         guard let version = FileVersion.of(clip.path), version != clip.version else { return clip }
-        return Clip(id: clip.id, relativePath: clip.relativePath, path: clip.path, version: version)
+        return Clip(id: clip.id, relativePath: clip.relativePath, path: clip.path, version: version, cuts: clip.cuts,
+                    folderProblem: clip.folderProblem)
     }
 
     /// The cached probe of a clip's version, if any.
@@ -129,13 +252,228 @@ final class Library: Sendable {
     }
 
     func storeProbe(_ clip: Clip, _ json: JSON) {
-        probes.withLock { $0[clip.path] = (clip.version, json) }
+        probes.withLock { table in
+            // Whole probes are kept for the clips in use only; the summary of every clip is kept below.
+            if table.count >= Self.fullProbeCacheEntries { table.removeAll(keepingCapacity: true) }
+            table[clip.path] = (clip.version, json)
+        }
+        storeSummary(clip, ClipSummary(probe: json))
     }
 
-    /// Whether `path`'s real location is below `root` (already resolved).
-    func isInside(_ path: String, root: String) -> Bool {
-        let real = URL(fileURLWithPath: path).resolvingSymlinksInPath().standardizedFileURL.path
-        return real.hasPrefix(root.hasSuffix("/") ? root : root + "/")
+    func storeSummary(_ clip: Clip, _ summary: ClipSummary) {
+        summaries.withLock { $0[clip.path] = (clip.version, summary) }
+        summariesChanged.withLock { $0 = true }
+    }
+
+    /// Up to `limit` listed clips without a summary of their current version, from `start` on in path order, and
+    /// where the search ended.
+    func unprobed(from start: Int, limit: Int) -> (clips: [Clip], next: Int, generation: Int) {
+        let snap = current
+        let known = summaries.withLock { $0 }
+        var found: [Clip] = []
+        let inPathOrder = snap.orders[OrderKey(sort: .path, order: .asc)] ?? []
+        var position = min(max(0, start), inPathOrder.count)
+        while position < inPathOrder.count, found.count < limit {
+            let clip = snap.clips[inPathOrder[position]]
+            if known[clip.path]?.version != clip.version, clip.folderProblem == nil { found.append(clip) }
+            position += 1
+        }
+        return (found, position, snap.generation)
+    }
+
+    // MARK: Scanning (its own thread)
+
+    private func scanLoop() {
+        var tree = LibraryTree(roots: roots)
+        var watch = FolderWatch()
+        if let indexPath {
+            let entries = LibraryIndexFile.load(indexPath, roots: roots)
+            if !entries.isEmpty {
+                summaries.withLock { table in
+                    for entry in entries {
+                        guard let summary = entry.summary else { continue }
+                        table[path(root: entry.root, relative: entry.relative)] = (entry.version, summary)
+                    }
+                }
+                publish(files: entries.map { ($0.root, $0.relative, LibraryTree.File(version: $0.version, isOutput: $0.isOutput), nil) },
+                        walked: false, watching: false, problems: [])
+            }
+        }
+        tree.scanAll()
+        watch.watch(tree.folders.filter { $0.value.unreadable == nil }.keys)
+        publish(tree, watching: watch.isComplete)
+        save(tree)
+        var lastFullScan = ProcessInfo.processInfo.systemUptime
+        var lastSave = lastFullScan
+        var lastEpoch = lastFullScan
+        var dirty = Set<String>()
+        var firstDirty: Double?
+        var unsaved = false
+        while !stopped.withLock({ $0 }) {
+            let changes = watch.changes(waitingMilliseconds: Self.quietMilliseconds)
+            let now = ProcessInfo.processInfo.systemUptime
+            var changed = false
+            switch changes {
+            case .none:
+                if !dirty.isEmpty {
+                    for folder in dirty { tree.rescan(folder: folder) }
+                    dirty = []
+                    firstDirty = nil
+                    changed = true
+                }
+            case let .folders(folders):
+                dirty.formUnion(folders)
+                firstDirty = firstDirty ?? now
+                if let first = firstDirty, now - first >= Self.latestApplySeconds {
+                    for folder in dirty { tree.rescan(folder: folder) }
+                    dirty = []
+                    firstDirty = nil
+                    changed = true
+                }
+            case .everything:
+                tree.scanAll()
+                dirty = []
+                firstDirty = nil
+                changed = true
+                lastFullScan = now
+            }
+            if !watch.isComplete, now - lastFullScan >= Self.fallbackRescanSeconds {
+                tree.scanAll()
+                changed = true
+                lastFullScan = now
+            }
+            if tree.restatFiles() { changed = true }
+            if changed {
+                watch.watch(tree.folders.filter { $0.value.unreadable == nil }.keys)
+                publish(tree, watching: watch.isComplete)
+                unsaved = true
+            }
+            if now - lastEpoch >= 2, summariesChanged.withLock({ flag in defer { flag = false }; return flag }) {
+                // New probes reach the listing (and its duration orders and filters) at most every 2 s.
+                var next = current
+                Self.summarize(&next, summaries.withLock { $0 })
+                next.epoch += 1
+                snapshot.withLock { $0 = next }
+                lastEpoch = now
+                unsaved = true
+            }
+            if unsaved, now - lastSave >= Self.saveEverySeconds {
+                save(tree)
+                lastSave = now
+                unsaved = false
+            }
+        }
+        if unsaved || summariesChanged.withLock({ $0 }) { save(tree) }
+    }
+
+    private func path(root: Int, relative: String) -> String {
+        let base = roots[root]
+        return base.hasSuffix("/") ? base + relative : base + "/" + relative
+    }
+
+    private func publish(_ tree: LibraryTree, watching: Bool) {
+        var files: [(Int, String, LibraryTree.File, String?)] = []
+        var problems: [(folder: String, reason: String)] = []
+        for folder in tree.folders.values {
+            if let reason = folder.unreadable { problems.append((folder.relative.isEmpty ? "." : folder.relative, reason)) }
+            for (name, file) in folder.files {
+                files.append((folder.root, folder.relative.isEmpty ? name : folder.relative + "/" + name, file, folder.unreadable))
+            }
+        }
+        for (root, file) in tree.singleFiles {
+            files.append((root, (roots[root] as NSString).lastPathComponent, file, nil))
+        }
+        publish(files: files, walked: true, watching: watching, problems: problems.sorted { $0.folder < $1.folder })
+    }
+
+    private func publish(files: [(root: Int, relative: String, file: LibraryTree.File, problem: String?)], walked: Bool, watching: Bool,
+                         problems: [(folder: String, reason: String)]) {
+        var clips: [(root: Int, clip: Clip)] = []
+        var outputs: [Clip] = []
+        let rootIsFile = roots.map { !InputWalker.isDirectory($0) }
+        for entry in files {
+            let isFile = rootIsFile[entry.root]
+            let prefix = roots.count > 1 && !isFile ? (roots[entry.root] as NSString).lastPathComponent + "/" : ""
+            let clip = Clip(id: Self.identifier(root: resolvedRoots[entry.root], relative: entry.relative),
+                            relativePath: prefix + entry.relative, path: isFile ? roots[entry.root] : path(root: entry.root, relative: entry.relative),
+                            version: entry.file.version, folderProblem: entry.problem)
+            if entry.file.isOutput { outputs.append(clip) } else { clips.append((entry.root, clip)) }
+        }
+        // In no order: the snapshot's orders are made below.
+        var listed = clips.map(\.clip)
+        // Each output under the clip in its folder whose name it was made from.
+        var bySource: [String: Int] = [:]
+        if !outputs.isEmpty {
+            for (position, clip) in listed.enumerated() { bySource[(clip.path as NSString).deletingPathExtension] = position }
+        }
+        for output in outputs.sorted(by: { $0.relativePath < $1.relativePath }) {
+            let name = (output.path as NSString).lastPathComponent
+            guard let stem = InputWalker.sourceStem(ofOutput: name) else { continue }
+            let folder = (output.path as NSString).deletingLastPathComponent
+            // A named output (`x.intro.cut.mkv` from a cut list's label) belongs to the longest stem that is a clip.
+            var candidate = stem
+            while true {
+                if let position = bySource[(folder as NSString).appendingPathComponent(candidate)] {
+                    listed[position].cuts.append(output)
+                    break
+                }
+                guard let dot = candidate.lastIndex(of: ".") else { break }
+                candidate = String(candidate[..<dot])
+            }
+        }
+        var next = Self.indexed(listed, outputs: outputs)
+        next.walked = walked
+        next.watching = watching
+        next.problems = problems
+        // Summaries of files that are gone or changed are dropped.
+        if walked {
+            let versions = Dictionary(listed.map { ($0.path, $0.version) }, uniquingKeysWith: { a, _ in a })
+            summaries.withLock { table in table = table.filter { versions[$0.key] == $0.value.version } }
+        }
+        Self.summarize(&next, summaries.withLock { $0 })
+        snapshot.withLock { state in
+            next.generation = state.generation + 1
+            next.epoch = state.epoch
+            state = next
+        }
+        derived.withLock { $0.removeAll() }
+    }
+
+    /// A snapshot of `listed` with its search and sort keys (summaries and orders still to make).
+    static func indexed(_ listed: [Clip], outputs: [Clip] = []) -> Snapshot {
+        var next = Snapshot()
+        next.clips = listed
+        // Outputs are addressable (to play them) but not listed as clips.
+        next.byID = Dictionary((listed + outputs).map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        next.lowerPaths = listed.map { Array($0.relativePath.lowercased().utf8) }
+        next.nameKeys = next.lowerPaths.map { path in
+            let name = path.lastIndex(of: UInt8(ascii: "/")).map { path[($0 + 1)...] } ?? path[...]
+            return Array(name) + [0] + path
+        }
+        next.idNumbers = listed.map { UInt64($0.id, radix: 16) ?? 0 }
+        return next
+    }
+
+    /// The snapshot's summaries of its clips' versions, and its orders.
+    static func summarize(_ snap: inout Snapshot, _ known: [String: (version: FileVersion, summary: ClipSummary)]) {
+        snap.summaries = snap.clips.map { clip in known[clip.path].flatMap { $0.version == clip.version ? $0.summary : nil } }
+        snap.probedCount = snap.summaries.reduce(0) { $0 + ($1 == nil ? 0 : 1) }
+        snap.orders = orders(snap)
+    }
+
+    private func save(_ tree: LibraryTree) {
+        guard let indexPath else { return }
+        let known = summaries.withLock { $0 }
+        var entries: [LibraryIndexFile.Entry] = []
+        for (folderPath, folder) in tree.folders {
+            for (name, file) in folder.files {
+                let path = folderPath.hasSuffix("/") ? folderPath + name : folderPath + "/" + name
+                let summary = known[path].flatMap { $0.version == file.version ? $0.summary : nil }
+                entries.append(LibraryIndexFile.Entry(root: folder.root, relative: folder.relative.isEmpty ? name : folder.relative + "/" + name,
+                                                      version: file.version, isOutput: file.isOutput, summary: summary))
+            }
+        }
+        LibraryIndexFile.save(entries, roots: roots, to: indexPath)
     }
 
     /// 16 hex digits of FNV-1a over the folder and the relative path: stable across runs and restarts.

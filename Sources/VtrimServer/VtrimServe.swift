@@ -80,6 +80,9 @@ final class Server: Sendable {
     let interactive: WorkerPool
     /// Cuts and previews: at most cores − 1 workers.
     let long: WorkerPool
+    /// The library's probes in the background (durations and codecs for the list): one worker of its own, so a file
+    /// that hangs the engine there never holds up a page.
+    let background: WorkerPool
     let cuts: CutQueue
     let previews: Previews
     let cache: DiskCache
@@ -93,7 +96,10 @@ final class Server: Sendable {
     init(options: ServeOptions) {
         self.options = options
         security = Security(token: options.token ?? Security.newToken(), host: options.host)
-        library = Library(folders: options.folders)
+        let environment = ProcessInfo.processInfo.environment
+        let base = environment["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? (NSHomeDirectory() + "/.cache")
+        let cacheFolder = options.cacheFolder ?? base + "/vtrim/serve"
+        library = Library(folders: options.folders, indexFolder: cacheFolder)
         let cores = max(1, ProcessInfo.processInfo.activeProcessorCount)
         let cutWorkers = options.cutWorkers ?? Self.defaultCutWorkers(cores: cores)
         let executable = options.workerExecutable ?? WorkerProcess.ownExecutable
@@ -101,13 +107,14 @@ final class Server: Sendable {
                                  deadline: .total(seconds: options.workerTimeoutSeconds), executable: executable, verbose: options.verbose)
         long = WorkerPool(name: "vtrim-cuts", size: cutWorkers, deadline: .progress(seconds: 60), executable: executable,
                           verbose: options.verbose)
-        let environment = ProcessInfo.processInfo.environment
-        let base = environment["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? (NSHomeDirectory() + "/.cache")
-        cache = DiskCache(folder: options.cacheFolder ?? base + "/vtrim/serve", limitBytes: options.cacheSizeBytes)
+        background = WorkerPool(name: "vtrim-probes", size: 1, deadline: .total(seconds: options.workerTimeoutSeconds),
+                                executable: executable, verbose: options.verbose)
+        cache = DiskCache(folder: cacheFolder, limitBytes: options.cacheSizeBytes)
         // Each cut worker's share of the cores (an encoder's threads, its decoder half of them).
         let share = ThreadShare(cores: cores, jobs: cutWorkers)
         cuts = CutQueue(outputFolder: options.outputFolder, interactive: interactive, pool: long, quarantine: quarantine, threads: share)
         previews = Previews(cache: cache, pool: long, threads: share)
+        library.start()
     }
 
     func run() async -> Int32 {
@@ -130,9 +137,12 @@ final class Server: Sendable {
         let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
         running.withLock { $0 = group }
         let signals = options.standalone ? watchSignals(group) : []
+        let prober = Task { await BackgroundProber.run(self) }
         do {
             try await group.run()
+            prober.cancel()
         } catch {
+            prober.cancel()
             FileHandle.standardError.write(Data("vtrim: error: serve: \(Self.describe(error, options: options))\n".utf8))
             signals.forEach { $0.cancel() }
             return 1
@@ -155,6 +165,7 @@ final class Server: Sendable {
                 if stoppedBy.compareExchange(expected: 0, desired: number, ordering: .acquiringAndReleasing).exchanged {
                     interactive.shutdown()
                     long.shutdown()
+                    background.shutdown()
                     Task { await group.triggerGracefulShutdown() }
                 } else {
                     _exit(number == SIGTERM ? 143 : 130)
@@ -174,10 +185,13 @@ final class Server: Sendable {
     /// Stops the workers: queued work is withdrawn, running work is stopped (workers remove their temporary
     /// files; a worker that does not end within two seconds is killed and its files removed for it).
     private func stopEngine() {
+        library.stop()
         interactive.shutdown()
         long.shutdown()
+        background.shutdown()
         interactive.waitUntilIdle()
         long.waitUntilIdle()
+        background.waitUntilIdle()
     }
 
     /// The first stdout line: the address to open (with the token), or `{"url","port","token"}` with --json.

@@ -35,7 +35,7 @@ struct ServerTests {
             try #require(server.security.boundPort > 0, "the server did not start")
             http = PlainHTTP(port: server.security.boundPort)
             let list = try http.request("GET", "/api/clips", headers: ServerTests.auth)
-            clip = ((try JSONSerialization.jsonObject(with: list.body) as? [[String: Any]])?.first?["id"] as? String) ?? ""
+            clip = (((try JSONSerialization.jsonObject(with: list.body) as? [String: Any])?["items"] as? [[String: Any]])?.first?["id"] as? String) ?? ""
         }
 
         func stop() async {

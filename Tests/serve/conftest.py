@@ -32,11 +32,11 @@ def ffprobe(path, *entries):
 class Server:
     """`vtrim serve` on a folder, started with --json so the first stdout line gives url, port and token."""
 
-    def __init__(self, folder, *extra, env=None):
+    def __init__(self, folder, *extra, env=None, prefix=()):
         self.folder = folder
         # stderr to a file: a pipe nobody reads would fill up (crashing workers print backtraces) and stall it.
         self.log = tempfile.NamedTemporaryFile(prefix="vtrim-serve-", suffix=".log", delete=False)
-        self.process = subprocess.Popen([VTRIM, "serve", folder, "--json", *extra], stdout=subprocess.PIPE,
+        self.process = subprocess.Popen([*prefix, VTRIM, "serve", folder, "--json", *extra], stdout=subprocess.PIPE,
                                         stderr=self.log, text=True, env=dict(os.environ, **(env or {})))
         line = self.process.stdout.readline()
         if not line:

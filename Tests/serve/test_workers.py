@@ -14,7 +14,7 @@ import time
 import pytest
 
 from conftest import FIXTURES, Server, wait_for
-from test_http import request, api, clip_id, assert_alive
+from test_http import request, api, clip_id, assert_alive, listed
 
 TILE = "strip_width=600&thumb_width=40&thumb_height=50&max=2"
 
@@ -66,19 +66,23 @@ def test_a_crashing_worker_costs_only_its_request(folder, cache):
         response, data = request(server, "GET", f"/api/clips/{good}/filmstrip.png?{TILE}&first=0&count=4")
         assert response.status == 200 and data[:8] == b"\x89PNG\r\n\x1a\n"
         assert api(server, f"/api/clips/{good}")["duration"] == 4
-        # Swift's crash report (under ThreadSanitizer its backtracer cannot start, so none is printed).
+        # The background probes reach it too: once they have (the list marks it), nothing more crashes.
+        marked = lambda: next(c for c in listed(server) if c["id"] == bad)["unreadable"] == "engine_crashed"
+        wait_for(marked, timeout=30, message="the list marking the clip")
+        # Swift's crash report (under ThreadSanitizer its backtracer cannot start, so none is printed). One crash,
+        # or two where the background probe was already running when the request crashed.
         sanitized = bool(os.environ.get("VTRIM_SANITIZED"))
         crashes = server.stderr().count("Program crashed")
-        assert sanitized or crashes == 1, server.stderr()[-2000:]
+        assert sanitized or crashes in (1, 2), server.stderr()[-2000:]
         # The file is not handed to the engine again until it changes…
         for path in (f"/api/clips/{bad}", f"/api/clips/{bad}/frames"):
             response, data = request(server, "GET", path)
             assert response.status == 500 and json.loads(data)["error"]["code"] == "engine_crashed"
-        assert sanitized or server.stderr().count("Program crashed") == 1
+        assert sanitized or server.stderr().count("Program crashed") == crashes
         # …then it is (and crashes again: it is still marked).
         stamp = time.time() + 5
         os.utime(os.path.join(folder, "crash-marker.mp4"), (stamp, stamp))
-        wait_for(lambda: request(server, "GET", f"/api/clips/{bad}")[0].status == 500 and (sanitized or server.stderr().count("Program crashed") == 2),
+        wait_for(lambda: request(server, "GET", f"/api/clips/{bad}")[0].status == 500 and (sanitized or server.stderr().count("Program crashed") > crashes),
                  message="a retry after the file changed")
         assert_alive(server)
     finally:

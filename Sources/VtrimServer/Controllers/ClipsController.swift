@@ -14,7 +14,7 @@ struct ClipsController {
     static let maximumTimelineCells = 100_000
 
     func register(on router: Router<BasicRequestContext>) {
-        router.get("/api/clips") { _, _ in self.clips() }
+        router.get("/api/clips") { request, _ in await self.clips(request) }
         router.get("/api/clips/:id") { _, context in try await self.probe(context) }
         router.get("/api/clips/:id/timeline") { request, context in try await self.timeline(request, context) }
         router.get("/api/clips/:id/filmstrip.png") { request, context in try await self.filmstrip(request, context) }
@@ -27,23 +27,63 @@ struct ClipsController {
         }
     }
 
-    private func clips() -> Response {
-        API.json(.array(server.library.clips().map { clip in
-            let probe = server.library.cachedProbe(clip)
-            return .object([
+    /// A page of the library: `{items, total, next, offset, …}` (`ClipQuery` says what a request may ask). Each
+    /// item has the walk's facts (name, size, date), the probe's summary once the background prober (or a page) has
+    /// probed it (`probed` false: pending), and its cuts.
+    private func clips(_ request: Request) async -> Response {
+        var parameters: [String: String] = [:]
+        for (key, value) in request.uri.queryParameters {
+            guard parameters[String(key)] == nil else { return API.badRequest("\(key) is given twice") }
+            parameters[String(key)] = String(value)
+        }
+        let query: ClipQuery
+        switch ClipQuery.parse(parameters) {
+        case let .success(parsed): query = parsed
+        case let .failure(problem): return API.badRequest(problem.message)
+        }
+        // The first walk of a server just started with no index: a moment's wait answers a small library whole (a
+        // large one answers with what it has, `walked` false, and the page asks again; with an index, at once).
+        for _ in 0..<40 where !server.library.current.walked && server.library.current.clips.isEmpty {
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        let listing = server.library.page(query)
+        let snap = listing.snapshot
+        let items = listing.page.positions.map { position -> JSON in
+            let clip = snap.clips[position]
+            let summary = snap.summaries[position]
+            var members: [(String, JSON)] = [
                 ("id", .string(clip.id)),
                 ("path", .string(clip.relativePath)),
                 ("name", .string((clip.relativePath as NSString).lastPathComponent)),
                 ("size", .int(clip.size)),
                 ("modified", .number(clip.modifiedSeconds)),
-                ("duration", probe?.member("duration") ?? .null),
-                ("probed", .bool(probe != nil)),
-                ("cuts", .array(clip.cuts.map { cut in
-                    .object([("id", .string(cut.id)), ("name", .string((cut.relativePath as NSString).lastPathComponent)),
-                             ("size", .int(cut.size)), ("modified", .number(cut.modifiedSeconds)), ("url", .string("/media/\(cut.id)"))])
-                })),
-            ])
-        }))
+                ("probed", .bool(summary != nil)),
+            ]
+            members += (summary ?? ClipSummary(durationSeconds: nil, codec: nil, hasVideo: false, displayWidth: nil, displayHeight: nil,
+                                               failure: nil)).jsonFields.map { field in
+                summary == nil && field.0 == "has_video" ? (field.0, .null) : field
+            }
+            members.append(("folder_problem", clip.folderProblem.map(JSON.string) ?? .null))
+            members.append(("cuts", .array(clip.cuts.map { cut in
+                .object([("id", .string(cut.id)), ("name", .string((cut.relativePath as NSString).lastPathComponent)),
+                         ("size", .int(cut.size)), ("modified", .number(cut.modifiedSeconds)), ("url", .string("/media/\(cut.id)"))])
+            })))
+            return .object(members)
+        }
+        return API.json(.object([
+            ("items", .array(items)),
+            ("total", .int(Int64(listing.page.total))),
+            ("next", listing.page.next.map { .string($0.text) } ?? .null),
+            ("offset", .int(Int64(listing.page.offset))),
+            ("clips", .int(Int64(snap.clips.count))),
+            ("probed", .int(Int64(snap.probedCount))),
+            ("version", .int(Int64(snap.generation))),
+            // Advances when new probes reach the listing (at most every 2 s).
+            ("probes_version", .int(Int64(snap.epoch))),
+            ("walked", .bool(snap.walked)),
+            ("watching", .bool(snap.watching)),
+            ("problems", .array(snap.problems.map { .object([("folder", .string($0.folder)), ("reason", .string($0.reason))]) })),
+        ]))
     }
 
     /// `vtrim probe --json`'s object, with the clip's id, relative path and the MIME type for `canPlayType`;
@@ -159,7 +199,9 @@ struct ClipsController {
         guard let clip = try server.currentClip(context) else { return API.notFound("no such clip") }
         switch await server.engine(clip, .frames(path: clip.path), pool: server.interactive) {
         case let .result(value, _):
-            return API.json(.object([("id", .string(clip.id)), ("times", value.member("times") ?? .array([]))]))
+            // `keyframes`: the clean starts among the frames (where a copy may begin), the strip's ticks.
+            return API.json(.object([("id", .string(clip.id)), ("times", value.member("times") ?? .array([])),
+                                     ("keyframes", value.member("keyframes") ?? .array([]))]))
         case let .refused(report):
             return API.unprocessable(API.relative(report, clip))
         case let .failed(response):

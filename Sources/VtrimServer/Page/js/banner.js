@@ -1,4 +1,4 @@
-import { probe } from "./api.js";
+import { api, probe } from "./api.js";
 import { $ } from "./dom.js";
 import { S } from "./state.js";
 
@@ -10,7 +10,8 @@ const banner = { count: 0, index: 1, timer: null, settle: null };
 // The banner's clips: the most recent ones that have pictures (probed first; an unreadable or audio-only
 // clip is left out, and nothing more is asked of it).
 async function bannerClips() {
-  const recent = [...S.clips].sort((a, b) => b.modified - a.modified);
+  const recent = (await api("/api/clips?sort=date&order=desc&limit=18")).items;
+  for (const clip of recent) if (!S.clipById.has(clip.id)) S.clipById.set(clip.id, clip);
   const chosen = [];
   for (let i = 0; i < recent.length && chosen.length < 6 && i < 18; i += 6) {
     const batch = recent.slice(i, i + 6);

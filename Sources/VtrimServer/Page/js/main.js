@@ -8,7 +8,7 @@ import { realignBanner, wireBanner } from "./banner.js";
 import { wireControls } from "./controls.js";
 import { wireCuts } from "./cuts.js";
 import { $, status } from "./dom.js";
-import { loadLibrary, onCardVisibility, pauseFeed, watchFolders } from "./library.js";
+import { libraryState, loadLibrary, onCardVisibility, pauseFeed, watchFolders, wireLibrary } from "./library.js";
 import { wireLists } from "./lists.js";
 import { player, wireMiniPlayer } from "./player.js";
 import { wireRanges } from "./ranges.js";
@@ -24,15 +24,20 @@ async function route() {
     $("view-library").hidden = true;
     $("view-trim").hidden = false;
     pauseFeed();
-    if (!S.clips.length) S.clips = await api("/api/clips");
-    const clip = S.clips.find((c) => c.id === match[1]);
-    if (!clip) { status("no such clip"); return; }
+    // A clip the list has not loaded (an address opened directly): its probe names it.
+    let clip = S.clipById.get(match[1]);
+    if (!clip) {
+      const info = await api("/api/clips/" + match[1]).catch(() => null);
+      if (!info) { status("no such clip"); return; }
+      clip = { id: info.id, path: info.name, name: info.name.split("/").pop(), size: info.size, cuts: [] };
+      S.clipById.set(clip.id, clip);
+    }
     await openTrimmer(clip);
   } else {
     $("view-trim").hidden = true;
     $("view-library").hidden = false;
     if (!S.docked && !player.paused) player.pause();
-    if (!$("feed").children.length) await loadLibrary();
+    if (!libraryState.loaded) { libraryState.loaded = true; await loadLibrary(); }
     else onCardVisibility([]);
   }
 }
@@ -45,6 +50,7 @@ wireLists();
 wireMiniPlayer();
 watchFolders();
 wireBanner();
+wireLibrary();
 window.addEventListener("hashchange", () => route().catch((e) => status(e.message)));
 window.addEventListener("resize", () => { if (S.current && !$("view-trim").hidden) refreshTimeline(); realignBanner(); });
 if (!location.hash) history.replaceState(null, "", "#/library");

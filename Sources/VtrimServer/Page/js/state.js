@@ -1,7 +1,7 @@
 // What the page holds, in one object: every module reads and changes its properties (an imported binding
 // cannot be assigned; an imported object's properties can).
 export const S = {
-  clips: [], probes: new Map(), current: null, timeline: null, ops: [], opsSent: "", frames: null,
+  clips: [], clipById: new Map(), probes: new Map(), current: null, timeline: null, ops: [], opsSent: "", frames: null,
   ranges: [], editing: null, previewing: false, cuts: [], docked: false, pending: null, inFlight: false, playerClip: null,
 };
 window.vtrim = S; // for tests and the curious

@@ -1,0 +1,41 @@
+import Foundation
+
+/// Probes the library's clips in the background, in path order, one at a time in the server's background worker, so
+/// the list can sort and filter by duration and codec and show which clips cannot be read. Each result (or refusal)
+/// goes to the library's summaries, and from there to the on-disk index: a clip is probed once per file version.
+enum BackgroundProber {
+    static func run(_ server: Server) async {
+        var position = 0
+        var generation = -1
+        while !Task.isCancelled {
+            let (batch, next, seen) = server.library.unprobed(from: generation == server.library.current.generation ? position : 0, limit: 16)
+            generation = seen
+            position = next
+            if batch.isEmpty {
+                position = 0
+                try? await Task.sleep(for: .seconds(1))
+                continue
+            }
+            for clip in batch where !Task.isCancelled {
+                if server.quarantine.reason(clip) != nil {
+                    server.library.storeSummary(clip, ClipSummary(failure: "engine_crashed"))
+                    continue
+                }
+                switch await server.engine(clip, .probe(path: clip.path), pool: server.background) {
+                case let .result(report, _):
+                    server.library.storeSummary(clip, ClipSummary(probe: report))
+                case let .refused(report):
+                    let code: String
+                    if case let .string(text)? = report.member("error")?.member("code") { code = text } else { code = "unreadable" }
+                    server.library.storeSummary(clip, ClipSummary(failure: code))
+                case .failed:
+                    // Crashed (now quarantined), timed out or the server is stopping: marked, not retried until it changes.
+                    if server.quarantine.reason(clip) != nil { server.library.storeSummary(clip, ClipSummary(failure: "engine_crashed")) }
+                    else if !Task.isCancelled { server.library.storeSummary(clip, ClipSummary(failure: "engine_timeout")) }
+                case .bytes:
+                    break
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,165 @@
+import Foundation
+import Glibc
+import LibraryFiles
+
+/// The served folders as the last scans saw them, folder by folder, so one folder that changed is listed again
+/// alone (an inotify event names the folder) instead of walking the whole library. Owned by the library's scanning
+/// thread; the request side sees only the snapshots built from it.
+///
+/// The rules are `vtrim … -r`'s walk with vtrim's outputs kept (listed under their sources): media files by
+/// extension, hidden names and storyboard folders skipped, a symlink followed only where its real location is
+/// inside the served folder (one `realpath` per symlink, not per file: a plain entry of a folder inside the root is
+/// inside it), and a folder reached twice (a symlink loop) listed once.
+struct LibraryTree {
+    struct File: Equatable {
+        var version: FileVersion
+        var isOutput: Bool
+    }
+
+    struct Folder {
+        let root: Int
+        /// Below the root ("trip/day1"), "" for the root itself.
+        let relative: String
+        var files: [String: File] = [:]
+        /// The absolute paths of the folders below it that are listed.
+        var subfolders: Set<String> = []
+        /// Its last listing failed (it became unreadable): its files are the last ones seen, marked.
+        var unreadable: String?
+        let identity: FolderIdentity?
+    }
+
+    struct FolderIdentity: Hashable {
+        let device: UInt64
+        let inode: UInt64
+    }
+
+    let roots: [String]
+    /// The roots' real locations, for the symlink rule and the clips' ids.
+    let resolvedRoots: [String]
+    private(set) var folders: [String: Folder] = [:]
+    /// Roots that are files (`vtrim serve clip.mp4`): their version, nil while they cannot be stat'ed.
+    private(set) var singleFiles: [Int: File] = [:]
+    private var identities: [FolderIdentity: String] = [:]
+
+    init(roots: [String]) {
+        self.roots = roots
+        resolvedRoots = roots.map { URL(fileURLWithPath: $0).resolvingSymlinksInPath().standardizedFileURL.path }
+    }
+
+    /// Every root from scratch. Returns the folders now listed (to watch).
+    mutating func scanAll() {
+        folders = [:]
+        identities = [:]
+        singleFiles = [:]
+        for (index, root) in roots.enumerated() {
+            if InputWalker.isDirectory(root) {
+                list(folder: root, root: index, relative: "")
+            } else if let version = FileVersion.of(root) {
+                singleFiles[index] = File(version: version, isOutput: false)
+            }
+        }
+    }
+
+    /// Lists `folder` again (after a change in it): files added, changed or removed there, folders below it
+    /// that appeared (listed whole) or went (dropped with everything under them). Returns the folders added.
+    @discardableResult
+    mutating func rescan(folder path: String) -> [String] {
+        guard let known = folders[path] else { return [] }
+        let before = Set(folders.keys)
+        list(folder: path, root: known.root, relative: known.relative, previous: known)
+        return Array(Set(folders.keys).subtracting(before))
+    }
+
+    /// Single-file roots are stat'ed again (cheap; they have no folder to watch).
+    mutating func restatFiles() -> Bool {
+        var changed = false
+        for (index, root) in roots.enumerated() where !InputWalker.isDirectory(root) {
+            let now = FileVersion.of(root).map { File(version: $0, isOutput: false) }
+            if singleFiles[index] != now {
+                singleFiles[index] = now
+                changed = true
+            }
+        }
+        return changed
+    }
+
+    private mutating func list(folder path: String, root: Int, relative: String, previous: Folder? = nil) {
+        let identity = Self.identity(of: path)
+        if let identity, let owner = identities[identity], owner != path { return }
+        guard let directory = opendir(path) else {
+            let reason = String(cString: strerror(errno))
+            if var kept = previous {
+                // Unreadable now: what it held stays listed, marked, rather than vanishing.
+                kept.unreadable = reason
+                folders[path] = kept
+                markUnreadable(below: kept, reason: reason)
+            } else {
+                folders[path] = Folder(root: root, relative: relative, unreadable: reason, identity: identity)
+            }
+            return
+        }
+        defer { closedir(directory) }
+        if let identity { identities[identity] = path }
+        var folder = Folder(root: root, relative: relative, identity: identity)
+        var subfolders: [(path: String, relative: String)] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafePointer(to: entry.pointee.d_name) { pointer in
+                pointer.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { String(cString: $0) }
+            }
+            if name.hasPrefix(".") { continue }
+            let child = path.hasSuffix("/") ? path + name : path + "/" + name
+            let below = relative.isEmpty ? name : relative + "/" + name
+            var info = stat()
+            guard lstat(child, &info) == 0 else { continue }
+            var kind = info.st_mode & S_IFMT
+            if kind == S_IFLNK {
+                guard stat(child, &info) == 0, isInside(child, root: resolvedRoots[root]) else { continue }
+                kind = info.st_mode & S_IFMT
+            }
+            if kind == S_IFDIR {
+                if InputWalker.isStoryboardFolder(name) { continue }
+                subfolders.append((child, below))
+            } else if kind == S_IFREG, InputWalker.mediaExtensions.contains((name as NSString).pathExtension.lowercased()) {
+                folder.files[name] = File(version: FileVersion(info), isOutput: InputWalker.isVtrimOutput(name))
+            }
+        }
+        folder.subfolders = Set(subfolders.map(\.path))
+        // Folders that went away take everything under them along.
+        for gone in (previous?.subfolders ?? []).subtracting(folder.subfolders) { drop(folder: gone) }
+        folders[path] = folder
+        for (child, below) in subfolders where folders[child] == nil {
+            list(folder: child, root: root, relative: below)
+        }
+        // A subfolder skipped as a second way into a folder already listed is not one of ours.
+        let listed = Set(folder.subfolders.filter { folders[$0] != nil })
+        folders[path]?.subfolders = listed
+    }
+
+    private mutating func drop(folder path: String) {
+        guard let folder = folders.removeValue(forKey: path) else { return }
+        if let identity = folder.identity, identities[identity] == path { identities[identity] = nil }
+        for below in folder.subfolders { drop(folder: below) }
+    }
+
+    private mutating func markUnreadable(below folder: Folder, reason: String) {
+        for path in folder.subfolders {
+            guard var child = folders[path] else { continue }
+            child.unreadable = child.unreadable ?? reason
+            folders[path] = child
+            markUnreadable(below: child, reason: reason)
+        }
+    }
+
+    private func isInside(_ path: String, root: String) -> Bool {
+        guard let real = realpath(path, nil) else { return false }
+        defer { free(real) }
+        let text = String(cString: real)
+        return text == root || text.hasPrefix(root.hasSuffix("/") ? root : root + "/")
+    }
+
+    private static func identity(of path: String) -> FolderIdentity? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return FolderIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+    }
+}
