@@ -66,6 +66,7 @@ let package = Package(
                 .embedInCode("Page/js/library.js"),
                 .embedInCode("Page/js/lists.js"),
                 .embedInCode("Page/js/main.js"),
+                .embedInCode("Page/js/plan.js"),
                 .embedInCode("Page/js/playback.js"),
                 .embedInCode("Page/js/player.js"),
                 .embedInCode("Page/js/ranges.js"),

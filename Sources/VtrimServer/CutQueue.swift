@@ -24,6 +24,25 @@ final class CutQueue: Sendable {
         var progress: Double
         /// The plan's report, then the run's (`vtrim cut --json`'s object), or an engine error.
         var report: JSON
+        /// The shown plan (`POST /api/plans`) this cut runs as it was shown; nil when the cut was planned for itself.
+        var planID: String? = nil
+    }
+
+    /// A plan the page was shown (`POST /api/plans`: the dry run, nothing queued or written), kept so a cut posted
+    /// with its id and the same inputs runs exactly that plan instead of planning again.
+    struct ShownPlan: Sendable {
+        let id: String
+        let clip: String
+        let version: FileVersion
+        let ranges: [ServeRange]
+        let shape: EditShape
+        /// As asked (nil: the default, resolved into the plan).
+        let mode: EditMode?
+        /// The output the plan writes (a free name when planned; reserved only when a cut takes the plan).
+        let output: String
+        /// `planned` of the worker's reply (what a writing worker executes) and the dry run's report.
+        let plan: JSON
+        let report: JSON
     }
 
     enum SubmitError: Error {
@@ -45,6 +64,11 @@ final class CutQueue: Sendable {
     private let runs = Locked<[String: Task<Void, Never>]>([:])
     private let reserved = Locked<Set<String>>([])
     private let counter = Atomic<Int>(0)
+    private let shown = Locked<[String: ShownPlan]>([:])
+    private let shownOrder = Locked<[String]>([])
+    private let planCounter = Atomic<Int>(0)
+    /// Shown plans kept for cuts to take: the newest ones (a page plans on every handle move, debounced).
+    static let shownKept = 200
 
     init(outputFolder: String?, interactive: WorkerPool, pool: WorkerPool, quarantine: Quarantine, threads: ThreadShare) {
         self.outputFolder = outputFolder
@@ -57,29 +81,72 @@ final class CutQueue: Sendable {
     /// Plans the edit of `ranges` (one range, or several joined, in time order) and queues it; the plan's report is
     /// the answer (or why there is no plan). The plan comes back as a value the server keeps as it is and hands to
     /// the worker that writes it. `mode` nil: the default for what is written (`EditDefaults`).
-    func submit(clip: Library.Clip, ranges: [ServeRange], shape: EditShape, mode: EditMode?) async throws(SubmitError) -> Job {
+    /// `planID`: a plan shown by `preview`; when its clip (unchanged), ranges, shape and mode are these and its output
+    /// name is still free, that plan is queued as it is — the cut the page showed — otherwise the edit is planned afresh.
+    func submit(clip: Library.Clip, ranges: [ServeRange], shape: EditShape, mode: EditMode?, planID: String? = nil) async throws(SubmitError) -> Job {
+        if let planID, let taken = shownPlan(planID), taken.clip == clip.id, taken.version == clip.version, taken.ranges == ranges,
+           taken.shape == shape, taken.mode == mode, reserve(exactly: taken.output) {
+            return enqueue(clip: clip, output: taken.output, plan: taken.plan, report: taken.report, planID: taken.id)
+        }
         let output = reserveName(for: clip, ranges: ranges, shape: shape)
+        let made: (plan: JSON, report: JSON)
+        do throws(SubmitError) {
+            made = try await plan(clip: clip, ranges: ranges, shape: shape, mode: mode, output: output)
+        } catch {
+            release(output)
+            throw error
+        }
+        return enqueue(clip: clip, output: output, plan: made.plan, report: made.report, planID: nil)
+    }
+
+    /// The plan of an edit as `submit` would make it (the same worker request, into the output name `submit` would
+    /// take now), without queueing or writing anything; kept for a cut to take by its id (`ShownPlan`).
+    func preview(clip: Library.Clip, ranges: [ServeRange], shape: EditShape, mode: EditMode?) async throws(SubmitError) -> ShownPlan {
+        let output = reserveName(for: clip, ranges: ranges, shape: shape, reserving: false)
+        let made = try await plan(clip: clip, ranges: ranges, shape: shape, mode: mode, output: output)
+        let id = String(format: "p%04d", planCounter.add(1, ordering: .relaxed).newValue)
+        let kept = ShownPlan(id: id, clip: clip.id, version: clip.version, ranges: ranges, shape: shape, mode: mode, output: output,
+                             plan: made.plan, report: made.report)
+        shown.withLock { $0[id] = kept }
+        let dropped: [String] = shownOrder.withLock { order in
+            order.append(id)
+            let excess = max(0, order.count - Self.shownKept)
+            let old = Array(order.prefix(excess))
+            order.removeFirst(excess)
+            return old
+        }
+        if !dropped.isEmpty { shown.withLock { table in for old in dropped { table[old] = nil } } }
+        return kept
+    }
+
+    func shownPlan(_ id: String) -> ShownPlan? { shown.withLock { $0[id] } }
+
+    /// The worker's plan of an edit into `output` (mode nil: `EditDefaults` for that output): the plan a writing worker
+    /// executes and the dry run's report — one function for `submit` and `preview`, so what is shown is what runs.
+    private func plan(clip: Library.Clip, ranges: [ServeRange], shape: EditShape, mode: EditMode?,
+                      output: String) async throws(SubmitError) -> (plan: JSON, report: JSON) {
         let mode = mode ?? EditDefaults.mode(joins: shape == .join, outputName: output)
         let planning = WorkerRequest.plan(path: clip.path, output: output, ranges: ranges, shape: shape, mode: mode, threads: threads)
         let result = await interactive.run(planning)
-        let request: WorkerRequest, report: JSON
         switch EngineAnswer.from(result, clip: clip, quarantine: quarantine) {
         case let .result(dryRun, reply):
             guard let plan = reply.planned, case .object = plan else {
-                release(output)
                 throw .engine(.failed(APIError.response(.internalServerError, code: "engine_unavailable",
                                                         message: "the engine's answer holds no plan")))
             }
-            (request, report) = (.write(plan: plan), dryRun)
+            return (plan, dryRun)
         case let .refused(report):
-            release(output)
             throw .refused(report)
         case let answer:
-            release(output)
             throw .engine(answer)
         }
+    }
+
+    /// Queues a planned edit whose output name is reserved.
+    private func enqueue(clip: Library.Clip, output: String, plan: JSON, report: JSON, planID: String?) -> Job {
+        let request = WorkerRequest.write(plan: plan)
         let id = String(format: "c%04d", counter.add(1, ordering: .relaxed).newValue)
-        let job = Job(id: id, clip: clip.id, output: output, status: .queued, progress: 0, report: report)
+        let job = Job(id: id, clip: clip.id, output: output, status: .queued, progress: 0, report: report, planID: planID)
         jobs.withLock { $0[id] = job }
         order.withLock { $0.append(id) }
         pruneFinished()
@@ -186,7 +253,8 @@ final class CutQueue: Sendable {
     /// `{stem}.{start}-{end}.cut.{ext}` for a cut, `{stem}.join-{ranges}.{ext}` for a join (named for what it holds,
     /// not as one span), beside the input (or in --output-dir); then `-2`, `-3`… past names that exist or that a
     /// queued edit holds.
-    private func reserveName(for clip: Library.Clip, ranges: [ServeRange], shape: EditShape) -> String {
+    /// `reserving` false: the name it would take now, left free (a shown plan's).
+    private func reserveName(for clip: Library.Clip, ranges: [ServeRange], shape: EditShape, reserving: Bool = true) -> String {
         let folder = outputFolder ?? (clip.path as NSString).deletingLastPathComponent
         let name = (clip.path as NSString).lastPathComponent
         let ext = CutOutputName.outputExtension(for: name)
@@ -199,11 +267,20 @@ final class CutQueue: Sendable {
             while true {
                 let candidate = (folder as NSString).appendingPathComponent(attempt == 1 ? "\(base).\(ext)" : "\(base)-\(attempt).\(ext)")
                 if !taken.contains(candidate), !FileManager.default.fileExists(atPath: candidate) {
-                    taken.insert(candidate)
+                    if reserving { taken.insert(candidate) }
                     return candidate
                 }
                 attempt += 1
             }
+        }
+    }
+
+    /// Reserves `output` itself (a shown plan's name); false when it exists or a queued edit holds it.
+    private func reserve(exactly output: String) -> Bool {
+        reserved.withLock { taken in
+            guard !taken.contains(output), !FileManager.default.fileExists(atPath: output) else { return false }
+            taken.insert(output)
+            return true
         }
     }
 

@@ -89,9 +89,10 @@ public enum EngineWorker {
             }
             return replies.send(WorkerReply.bytes(id: id, count: bytes.count), payload: bytes)
         case let .frames(path):
-            let read = WorkerTasks.frameTimes(path: path)
-            guard let times = read.times else { return replies.send(WorkerReply.failure(id: id, read.failure?.json ?? .null)) }
-            return replies.send(WorkerReply.result(id: id, .object([("times", .array(times.map(JSON.number)))])))
+            let read = WorkerTasks.framesAndCleanStarts(path: path)
+            guard let frames = read.frames else { return replies.send(WorkerReply.failure(id: id, read.failure?.json ?? .null)) }
+            return replies.send(WorkerReply.result(id: id, .object([("times", .array(frames.times.map(JSON.number))),
+                                                                    ("keyframes", .array(frames.cleanStarts.map(JSON.number)))])))
         case let .plan(path, output, ranges, shape, mode, threads):
             let request = WorkerTasks.editRequest(output: output, ranges: ranges, shape: shape, mode: CutMode(mode), threads: ThreadBudget(threads))
             switch EditJob.plan(path: path, request: request) {

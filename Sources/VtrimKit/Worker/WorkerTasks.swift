@@ -48,8 +48,14 @@ public enum WorkerTasks {
 
     /// The presentation times (seconds) of a file's video frames, for frame stepping; or the failure report.
     public static func frameTimes(path: String) -> (times: [Double]?, failure: Outcome?) {
+        let read = framesAndCleanStarts(path: path)
+        return (read.frames?.times, read.failure)
+    }
+
+    /// The frames' presentation times and the clean starts among them (the strip's keyframe ticks); or the failure report.
+    public static func framesAndCleanStarts(path: String) -> (frames: (times: [Double], cleanStarts: [Double])?, failure: Outcome?) {
         do throws(MediaError) {
-            return (try FrameTimes.read(path: path), nil)
+            return (try FrameTimes.readWithCleanStarts(path: path), nil)
         } catch {
             return (nil, .failure(error))
         }

@@ -4,12 +4,13 @@ import TimelineCore
 import WorkerProtocol
 
 /// `/api/cuts`: a cut or join posted as JSON runs in a cut worker (`CutQueue`); its state is polled, and a running
-/// one can be cancelled.
+/// one can be cancelled. `/api/plans`: the same body's plan alone (the strip shows it), which a cut can then run.
 struct CutsController {
     let server: Server
 
     func register(on router: Router<BasicRequestContext>) {
         router.post("/api/cuts") { request, _ in try await self.submit(request) }
+        router.post("/api/plans") { request, _ in try await self.plan(request) }
         router.get("/api/cuts") { _, _ in API.json(.array(self.server.cuts.all().map(Self.cutJSON))) }
         router.get("/api/cuts/:id") { _, context in
             guard let job = self.server.cuts.job(try context.parameters.require("id")) else { return API.notFound("no such cut") }
@@ -33,6 +34,8 @@ struct CutsController {
         /// Several ranges joined into one output (in time order, not overlapping).
         let ranges: [ServeRange]?
         let mode: String?
+        /// `POST /api/cuts`: the id of a plan `POST /api/plans` showed for the same body, to run as it was shown.
+        let plan: String?
     }
 
     /// What a body asks for once validated: the ranges, the edit's shape, and the mode (nil: `EditDefaults`).
@@ -62,6 +65,40 @@ struct CutsController {
         return .success(Submission(ranges: [ServeRange(start: start, end: end)], shape: .cut, mode: mode))
     }
 
+    /// `POST /api/plans`: the plan `POST /api/cuts` would make for the same body (the worker's dry run, what
+    /// `vtrim cut --dry-run --json` prints) as `{plan_id, clip, …report}`; nothing is queued or written. A cut posted
+    /// with `"plan": plan_id` and the same body runs that plan.
+    private func plan(_ request: Request) async throws -> Response {
+        let data = try await API.body(request)
+        guard let body = try? JSONDecoder().decode(CutBody.self, from: data) else {
+            return APIError.response(.badRequest, code: "bad_json", message: "expected the body of POST /api/cuts: {\"clip\": id, \"start\": seconds, \"end\": seconds, \"mode\"} or {\"clip\": id, \"ranges\": [{\"start\", \"end\", \"label\"}], \"mode\"}")
+        }
+        guard let known = server.library.clip(id: body.clip) else { return API.notFound("no such clip") }
+        let clip = server.library.current(known)
+        let submission: Submission
+        switch Self.submission(body) {
+        case let .success(made): submission = made
+        case let .failure(bad): return API.badRequest(bad.message)
+        }
+        if let how = server.quarantine.reason(clip) { return EngineAnswer.crashed(clip, how: how) }
+        do throws(CutQueue.SubmitError) {
+            let shown = try await server.cuts.preview(clip: clip, ranges: submission.ranges, shape: submission.shape, mode: submission.mode)
+            var members: [(String, JSON)] = [("plan_id", .string(shown.id)), ("clip", .string(clip.id))]
+            if case let .object(fields) = shown.report { members += fields.filter { !["plan_id", "clip"].contains($0.0) } }
+            return API.json(.object(members))
+        } catch {
+            return Self.response(error)
+        }
+    }
+
+    private static func response(_ error: CutQueue.SubmitError) -> Response {
+        switch error {
+        case let .refused(report): return API.unprocessable(report)
+        case .engine(.failed(let response)): return response
+        case .engine: return APIError.response(.internalServerError, code: "engine_unavailable", message: "no plan")
+        }
+    }
+
     private func submit(_ request: Request) async throws -> Response {
         let data = try await API.body(request)
         guard let body = try? JSONDecoder().decode(CutBody.self, from: data) else {
@@ -75,15 +112,13 @@ struct CutsController {
         case let .failure(bad): return API.badRequest(bad.message)
         }
         if let how = server.quarantine.reason(clip) { return EngineAnswer.crashed(clip, how: how) }
+        if let plan = body.plan, plan.isEmpty || plan.count > 32 { return API.badRequest("plan is the plan_id of POST /api/plans") }
         do throws(CutQueue.SubmitError) {
-            let job = try await server.cuts.submit(clip: clip, ranges: submission.ranges, shape: submission.shape, mode: submission.mode)
+            let job = try await server.cuts.submit(clip: clip, ranges: submission.ranges, shape: submission.shape, mode: submission.mode,
+                                                   planID: body.plan)
             return API.json(Self.cutJSON(job), status: .accepted)
         } catch {
-            switch error {
-            case let .refused(report): return API.unprocessable(report)
-            case .engine(.failed(let response)): return response
-            case .engine: return APIError.response(.internalServerError, code: "engine_unavailable", message: "no plan")
-            }
+            return Self.response(error)
         }
     }
 
@@ -91,6 +126,8 @@ struct CutsController {
     static func cutJSON(_ job: CutQueue.Job) -> JSON {
         var members: [(String, JSON)] = [("id", .string(job.id)), ("status", .string(job.status.rawValue)),
                                          ("progress", .number(job.progress)), ("clip", .string(job.clip))]
+        // The shown plan (`POST /api/plans`) the cut runs as it is; absent when it was planned for itself.
+        if let plan = job.planID { members.append(("plan_id", .string(plan))) }
         if case let .object(fields) = job.report { members += fields.filter { !["id", "status", "progress"].contains($0.0) } }
         if job.status == .done { members.append(("url", .string("/media/cuts/\(job.id)"))) }
         return .object(members)

@@ -17,6 +17,7 @@ enum PageAssets {
         "lists.js": String(decoding: PackageResources.lists_js, as: UTF8.self),
         "main.js": String(decoding: PackageResources.main_js, as: UTF8.self),
         "playback.js": String(decoding: PackageResources.playback_js, as: UTF8.self),
+        "plan.js": String(decoding: PackageResources.plan_js, as: UTF8.self),
         "player.js": String(decoding: PackageResources.player_js, as: UTF8.self),
         "ranges.js": String(decoding: PackageResources.ranges_js, as: UTF8.self),
         "state.js": String(decoding: PackageResources.state_js, as: UTF8.self),

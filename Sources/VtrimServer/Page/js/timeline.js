@@ -103,6 +103,8 @@ function renderTimeline() {
     drawBands();
   }
   drawPlayhead();
+  // For what draws over the strip from the selection (plan.js: the true cut): the strip has been laid out anew.
+  strip.dispatchEvent(new Event("timeline"));
 }
 
 // The start, duration and end labels: milliseconds (tenths where the selection is narrow), the start at the
