@@ -1,7 +1,9 @@
 import { api } from "./api.js";
+import { settledSelection } from "./controls.js";
 import { $, status } from "./dom.js";
 import { seconds } from "./format.js";
-import { clipRanges } from "./ranges.js";
+import { shownPlan, wirePlan } from "./plan.js";
+import { clipRanges, showProblem } from "./ranges.js";
 import { S } from "./state.js";
 
 // Cuts: the plan at once (as --dry-run gives it), then progress, then what `vtrim cut` reports.
@@ -67,19 +69,27 @@ async function followCut(box, job) {
       result.textContent = "failed: " + job.error.message;
       box.append(result);
     }
+    // The result where the user is looking, however far down the list of ranges pushed it.
+    box.scrollIntoView({ block: "nearest" });
     return;
   }
 }
 
 export function wireCuts() {
+  wirePlan();
   $("cut-button").addEventListener("click", async () => {
-    if (!S.timeline) return;
-    const { start, end } = S.timeline.selection;
+    // What the fields show, once the server has it (nothing while a typed time is not applied: controls.js).
+    const selection = await settledSelection();
+    if (!selection) return;
+    const { start, end } = selection;
     const box = document.createElement("div");
     box.className = "cut";
     $("cuts").prepend(box);
+    box.scrollIntoView({ block: "nearest" });
     try {
-      const job = await api("/api/cuts", { json: { clip: S.current.id, start, end, ...chosenMode() } });
+      // The plan the strip shows for exactly this body, which the cut then runs as it is (plan.js).
+      const body = { clip: S.current.id, start, end, ...chosenMode() };
+      const job = await api("/api/cuts", { json: { ...body, ...shownPlan(body) } });
       box.dataset.cut = job.id;
       S.cuts.push(job);
       followCut(box, job);
@@ -91,10 +101,11 @@ export function wireCuts() {
 
   $("join-button").addEventListener("click", async () => {
     const ranges = clipRanges().map((r) => ({ start: r.start, end: r.end, label: r.label || null }));
-    if (!ranges.length) { status("add a range first"); return; }
+    if (!ranges.length) { showProblem("Add a range first: choose its start and end, then Add range.", "add"); return; }
     const box = document.createElement("div");
     box.className = "cut join";
     $("cuts").prepend(box);
+    box.scrollIntoView({ block: "nearest" });
     try {
       const job = await api("/api/cuts", { json: { clip: S.current.id, ranges, ...chosenMode() } });
       box.dataset.cut = job.id;

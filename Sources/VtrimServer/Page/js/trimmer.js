@@ -1,5 +1,5 @@
 import { api, probe } from "./api.js";
-import { setCutControls } from "./controls.js";
+import { clearTyped, setCutControls } from "./controls.js";
 import { $, status } from "./dom.js";
 import { bytes, seconds } from "./format.js";
 import { attachPlayer, emptyPlayers, player, undock } from "./player.js";
@@ -17,6 +17,7 @@ function resetTrimmer() {
   clearStrip();
   for (const id of ["label-start", "label-duration", "label-end", "trim-facts"]) $(id).textContent = "";
   for (const id of ["start-time", "end-time", "min-duration", "max-duration"]) $(id).value = "";
+  clearTyped();
   $("preview-note").hidden = true;
   $("trim-error").hidden = true;
   $("strip").hidden = false;
