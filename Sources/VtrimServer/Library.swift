@@ -39,6 +39,7 @@ final class Library: Sendable {
 
     let roots: [String]
     private let resolvedRoots: [String]
+    private let rootIsFile: [Bool]
     private let indexPath: String?
 
     struct Snapshot: Sendable {
@@ -89,9 +90,18 @@ final class Library: Sendable {
 
     /// `indexFolder`: where the on-disk index lives (the cache folder), nil for none.
     init(folders: [String], indexFolder: String?) {
-        roots = folders
-        let resolved = folders.map { URL(fileURLWithPath: $0).resolvingSymlinksInPath().standardizedFileURL.path }
+        // A folder given twice (or by two names) is served once.
+        var seen = Set<String>()
+        var unique: [(given: String, real: String)] = []
+        for folder in folders {
+            let real = URL(fileURLWithPath: folder).resolvingSymlinksInPath().standardizedFileURL.path
+            if seen.insert(real).inserted { unique.append((folder, real)) }
+        }
+        roots = unique.map(\.given)
+        let resolved = unique.map(\.real)
         resolvedRoots = resolved
+        // Whether each root is a file (`vtrim serve clip.mp4`), decided once: a folder that goes away stays a folder.
+        rootIsFile = roots.map { !InputWalker.isDirectory($0) }
         indexPath = indexFolder.map { folder in
             // One index per set of folders.
             (folder as NSString).appendingPathComponent("library-\(Library.identifier(root: resolved.joined(separator: "\u{0}"), relative: "index")).tsv")
@@ -284,7 +294,7 @@ final class Library: Sendable {
     // MARK: Scanning (its own thread)
 
     private func scanLoop() {
-        var tree = LibraryTree(roots: roots)
+        var tree = LibraryTree(roots: roots, rootIsFile: rootIsFile)
         var watch = FolderWatch()
         if let indexPath {
             let entries = LibraryIndexFile.load(indexPath, roots: roots)
@@ -321,6 +331,15 @@ final class Library: Sendable {
                     firstDirty = nil
                     changed = true
                 }
+            case let .folders(folders) where folders.contains(where: { folder in
+                tree.folders[folder] == nil && roots.contains { ($0 as NSString).deletingLastPathComponent == folder }
+            }):
+                // A served folder itself went away or was moved (its parent is not ours): everything is listed again.
+                tree.scanAll()
+                dirty = []
+                firstDirty = nil
+                changed = true
+                lastFullScan = now
             case let .folders(folders):
                 dirty.formUnion(folders)
                 firstDirty = firstDirty ?? now
@@ -337,7 +356,9 @@ final class Library: Sendable {
                 changed = true
                 lastFullScan = now
             }
-            if !watch.isComplete, now - lastFullScan >= Self.fallbackRescanSeconds {
+            // Without inotify, or with a served folder missing (nothing to watch until it is back), full rescans.
+            let rootMissing = roots.indices.contains { !rootIsFile[$0] && tree.folders[roots[$0]] == nil }
+            if !watch.isComplete || rootMissing, now - lastFullScan >= Self.fallbackRescanSeconds {
                 tree.scanAll()
                 changed = true
                 lastFullScan = now
@@ -390,7 +411,6 @@ final class Library: Sendable {
                          problems: [(folder: String, reason: String)]) {
         var clips: [(root: Int, clip: Clip)] = []
         var outputs: [Clip] = []
-        let rootIsFile = roots.map { !InputWalker.isDirectory($0) }
         for entry in files {
             let isFile = rootIsFile[entry.root]
             let prefix = roots.count > 1 && !isFile ? (roots[entry.root] as NSString).lastPathComponent + "/" : ""
@@ -420,6 +440,19 @@ final class Library: Sendable {
                 guard let dot = candidate.lastIndex(of: ".") else { break }
                 candidate = String(candidate[..<dot])
             }
+        }
+        // Nothing changed (an event about a file being read or touched, a fallback rescan): the listing and its
+        // version stay, so the page keeps what it shows.
+        let old = current
+        if old.generation > 0, old.walked == walked, old.watching == watching, old.clips.count == listed.count,
+           old.byID.count == Set(listed.map(\.id) + outputs.map(\.id)).count,
+           old.problems.map(\.folder) == problems.map(\.folder), old.problems.map(\.reason) == problems.map(\.reason),
+           outputs.allSatisfy({ old.byID[$0.id]?.version == $0.version }),
+           listed.allSatisfy({ clip in
+               old.byID[clip.id].map { $0.version == clip.version && $0.relativePath == clip.relativePath && $0.folderProblem == clip.folderProblem
+                   && $0.cuts.map(\.id) == clip.cuts.map(\.id) } ?? false
+           }) {
+            return
         }
         var next = Self.indexed(listed, outputs: outputs)
         next.walked = walked

@@ -164,6 +164,10 @@ def test_a_folder_that_becomes_unreadable_is_marked_and_the_rest_served():
         opened = next(i for i in listing["items"] if i["path"] == "open/clip.mp4")
         assert opened["folder_problem"] is None
         assert api(server, f"/api/clips/{opened['id']}")["duration"] > 0
+        # Readable again: listed again, unmarked.
+        os.chmod(folder / "closed", 0o777)
+        wait_for(lambda: not api(server, "/api/clips")["problems"], timeout=5, message="the folder readable again")
+        assert all(i["folder_problem"] is None for i in api(server, "/api/clips")["items"])
     finally:
         os.chmod(folder / "closed", 0o755)
         server.stop()

@@ -7,11 +7,15 @@ enum BackgroundProber {
     static func run(_ server: Server) async {
         var position = 0
         var generation = -1
+        // Timed out here (or stopped by the server stopping): not written down as unreadable — a slow disk or a
+        // shutdown says nothing about the file — but not tried again in this run either.
+        var deferred = Set<String>()
         while !Task.isCancelled {
-            let (batch, next, seen) = server.library.unprobed(from: generation == server.library.current.generation ? position : 0, limit: 16)
+            let (found, next, seen) = server.library.unprobed(from: generation == server.library.current.generation ? position : 0, limit: 16)
             generation = seen
             position = next
-            if batch.isEmpty {
+            let batch = found.filter { !deferred.contains("\($0.path)\u{0}\($0.version)") }
+            if found.isEmpty {
                 position = 0
                 try? await Task.sleep(for: .seconds(1))
                 continue
@@ -29,9 +33,9 @@ enum BackgroundProber {
                     if case let .string(text)? = report.member("error")?.member("code") { code = text } else { code = "unreadable" }
                     server.library.storeSummary(clip, ClipSummary(failure: code))
                 case .failed:
-                    // Crashed (now quarantined), timed out or the server is stopping: marked, not retried until it changes.
+                    // Crashed (now quarantined): marked, not tried again until it changes. Otherwise deferred.
                     if server.quarantine.reason(clip) != nil { server.library.storeSummary(clip, ClipSummary(failure: "engine_crashed")) }
-                    else if !Task.isCancelled { server.library.storeSummary(clip, ClipSummary(failure: "engine_timeout")) }
+                    else { deferred.insert("\(clip.path)\u{0}\(clip.version)") }
                 case .bytes:
                     break
                 }

@@ -95,7 +95,7 @@ enum LibraryIndexFile {
         var entries: [Entry] = []
         while let line = lines.next() {
             let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
-            guard fields.count == 11, let root = Int(fields[0]), roots.indices.contains(root), !fields[1].isEmpty,
+            guard fields.count == 11, let root = Int(fields[0]), roots.indices.contains(root), isRelativeMediaPath(fields[1]),
                   let size = Int64(fields[2]), size >= 0, let modified = Int64(fields[3]) else { continue }
             var summary: ClipSummary?
             if fields[5] == "1" {
@@ -133,6 +133,14 @@ enum LibraryIndexFile {
         let temporary = path + ".tmp-\(getpid())"
         guard FileManager.default.createFile(atPath: temporary, contents: Data(text.utf8)) else { return }
         if rename(temporary, path) != 0 { unlink(temporary) }
+    }
+
+    /// What a walk could have listed: a relative path of visible parts (no `..`, no leading `/`) naming a media
+    /// file. The index is a file on disk like any other: what it says is checked before it is served.
+    static func isRelativeMediaPath(_ text: Substring) -> Bool {
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+        guard !parts.isEmpty, parts.allSatisfy({ !$0.isEmpty && !$0.hasPrefix(".") }), let name = parts.last else { return false }
+        return InputWalker.mediaExtensions.contains((String(name) as NSString).pathExtension.lowercased())
     }
 
     private static func rootsLine(_ roots: [String]) -> String {

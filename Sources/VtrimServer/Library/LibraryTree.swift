@@ -41,8 +41,11 @@ struct LibraryTree {
     private(set) var singleFiles: [Int: File] = [:]
     private var identities: [FolderIdentity: String] = [:]
 
-    init(roots: [String]) {
+    let rootIsFile: [Bool]
+
+    init(roots: [String], rootIsFile: [Bool]) {
         self.roots = roots
+        self.rootIsFile = rootIsFile
         resolvedRoots = roots.map { URL(fileURLWithPath: $0).resolvingSymlinksInPath().standardizedFileURL.path }
     }
 
@@ -52,7 +55,7 @@ struct LibraryTree {
         identities = [:]
         singleFiles = [:]
         for (index, root) in roots.enumerated() {
-            if InputWalker.isDirectory(root) {
+            if !rootIsFile[index] {
                 list(folder: root, root: index, relative: "")
             } else if let version = FileVersion.of(root) {
                 singleFiles[index] = File(version: version, isOutput: false)
@@ -73,7 +76,7 @@ struct LibraryTree {
     /// Single-file roots are stat'ed again (cheap; they have no folder to watch).
     mutating func restatFiles() -> Bool {
         var changed = false
-        for (index, root) in roots.enumerated() where !InputWalker.isDirectory(root) {
+        for (index, root) in roots.enumerated() where rootIsFile[index] {
             let now = FileVersion.of(root).map { File(version: $0, isOutput: false) }
             if singleFiles[index] != now {
                 singleFiles[index] = now
@@ -101,7 +104,7 @@ struct LibraryTree {
         defer { closedir(directory) }
         if let identity { identities[identity] = path }
         var folder = Folder(root: root, relative: relative, identity: identity)
-        var subfolders: [(path: String, relative: String)] = []
+        var subfolders: [(path: String, relative: String, identity: FolderIdentity)] = []
         while let entry = readdir(directory) {
             let name = withUnsafePointer(to: entry.pointee.d_name) { pointer in
                 pointer.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { String(cString: $0) }
@@ -118,7 +121,7 @@ struct LibraryTree {
             }
             if kind == S_IFDIR {
                 if InputWalker.isStoryboardFolder(name) { continue }
-                subfolders.append((child, below))
+                subfolders.append((child, below, FolderIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))))
             } else if kind == S_IFREG, InputWalker.mediaExtensions.contains((name as NSString).pathExtension.lowercased()) {
                 folder.files[name] = File(version: FileVersion(info), isOutput: InputWalker.isVtrimOutput(name))
             }
@@ -127,7 +130,13 @@ struct LibraryTree {
         // Folders that went away take everything under them along.
         for gone in (previous?.subfolders ?? []).subtracting(folder.subfolders) { drop(folder: gone) }
         folders[path] = folder
-        for (child, below) in subfolders where folders[child] == nil {
+        for (child, below, identity) in subfolders {
+            if let known = folders[child] {
+                // Listed before: again only if it could not be read then, or is another folder now (deleted and made
+                // again between two events).
+                guard known.unreadable != nil || known.identity != identity else { continue }
+                drop(folder: child)
+            }
             list(folder: child, root: root, relative: below)
         }
         // A subfolder skipped as a second way into a folder already listed is not one of ours.

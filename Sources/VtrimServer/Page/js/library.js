@@ -14,7 +14,7 @@ import { S } from "./state.js";
 const PAGE = 100;
 const GRID_CELL = { width: 232, height: 212 };
 const L = {
-  total: 0, version: -1, probesVersion: -1, query: "", sort: "path", order: "asc", view: "feed",
+  total: 0, version: -1, probesVersion: -1, listing: "", query: "", sort: "path", order: "asc", view: "feed",
   pages: new Map(), loading: new Map(), cards: new Map(), generation: 0, walked: true,
   // Below Chromium's 16,777,216 px; tests lower it to see the mapping at 10,000 clips.
   maxScrollPixels: 8_000_000,
@@ -36,14 +36,22 @@ function loadPage(page) {
   if (L.loading.has(page)) return L.loading.get(page);
   const generation = L.generation;
   const promise = api(`/api/clips?${listQuery()}&offset=${page * PAGE}&limit=${PAGE}`).then((answer) => {
-    L.loading.delete(page);
+    if (L.loading.get(page) === promise) L.loading.delete(page);
     if (generation !== L.generation) return null;
+    // Pages of one listing only: an answer from a newer listing (files came or went, or, sorted by duration, new
+    // probes reordered it) drops the pages held, which would otherwise skip or repeat clips at their edges.
+    const listing = answer.version + ":" + (L.sort === "duration" ? answer.probes_version : "");
+    if (L.pages.size && L.listing !== listing) {
+      L.generation++;
+      L.pages.clear(); L.loading.clear();
+    }
+    L.listing = listing;
     L.pages.set(page, answer.items);
     for (const item of answer.items) S.clipById.set(item.id, item);
     S.clips = [...L.pages.keys()].sort((a, b) => a - b).flatMap((p) => L.pages.get(p));
     noteListing(answer);
     return answer.items;
-  }, (error) => { L.loading.delete(page); throw error; });
+  }, (error) => { if (L.loading.get(page) === promise) L.loading.delete(page); throw error; });
   L.loading.set(page, promise);
   return promise;
 }
@@ -77,7 +85,11 @@ export async function loadLibrary() {
 function reset() {
   L.generation++;
   L.pages.clear(); L.loading.clear();
-  for (const card of L.cards.values()) card.remove();
+  L.listing = "";
+  for (const card of L.cards.values()) {
+    if (feedObserver) feedObserver.unobserve(card);
+    card.remove();
+  }
   L.cards.clear();
   visibility.clear();
   currentFeedCard = null;
@@ -94,7 +106,7 @@ function geometry() {
   const shownHeight = Math.min(realHeight, L.maxScrollPixels);
   // Past the cap a scroll position maps linearly onto the real offsets, end to end.
   const scale = realHeight > shownHeight && shownHeight > viewHeight ? (realHeight - viewHeight) / (shownHeight - viewHeight) : 1;
-  return { viewHeight, columns, rowHeight, rows, shownHeight, scale };
+  return { viewHeight, columns, rowHeight, rows, realHeight, shownHeight, scale };
 }
 
 let layoutQueued = false;
@@ -111,18 +123,23 @@ function renderWindow() {
   $("feed-space").style.height = g.shownHeight + "px";
   // Snapping to cards works only where cards sit at their true offsets.
   feed.classList.toggle("scaled", g.scale !== 1);
-  const offset = feed.scrollTop * g.scale;
+  // The real offset the scroll position stands for (never past the last row's end).
+  const offset = Math.min(feed.scrollTop * g.scale, Math.max(0, g.realHeight - g.viewHeight));
   const overscan = 2;
   const firstRow = Math.max(0, Math.floor(offset / g.rowHeight) - overscan);
   const lastRow = Math.min(g.rows - 1, Math.floor((offset + g.viewHeight) / g.rowHeight) + overscan);
   const wanted = new Set();
   const pages = new Set();
-  for (let row = firstRow; row <= lastRow; row++) {
+  // A card below the spacer's end would lengthen the scroll (past the cap, cards sit near the scroll position).
+  const lastShownRow = g.scale === 1 ? lastRow
+    : Math.min(lastRow, firstRow + Math.floor((g.shownHeight - feed.scrollTop + (offset - firstRow * g.rowHeight)) / g.rowHeight) - 1);
+  for (let row = firstRow; row <= lastShownRow; row++) {
     for (let column = 0; column < g.columns; column++) {
       const index = row * g.columns + column;
       if (index >= L.total) break;
       wanted.add(index);
-      if (!item(index)) pages.add(Math.floor(index / PAGE));
+      // A page held but shorter than the total says: the listing changed; the next check reloads it.
+      if (!item(index) && !L.pages.has(Math.floor(index / PAGE))) pages.add(Math.floor(index / PAGE));
     }
   }
   for (const page of pages) loadPage(page).then(layout, (e) => status(e.message));
@@ -134,12 +151,12 @@ function renderWindow() {
       L.cards.delete(index);
     }
   }
-  // At most a dozen new cards a frame: a long jump lays out over a few frames, never in one long task.
+  // At most six new cards a frame: a long jump lays out over a few frames, never in one long task.
   let made = 0;
   for (const index of [...wanted].sort((a, b) => a - b)) {
     const clip = item(index);
     if (!clip || L.cards.has(index)) continue;
-    if (made++ >= 12) { layout(); break; }
+    if (made++ >= 6) { layout(); break; }
     const card = makeCard(clip, index);
     L.cards.set(index, card);
     feed.append(card);
@@ -309,11 +326,12 @@ function restart() {
 // the listing's version every few seconds and, when it moved, drops the pages it holds.
 async function refreshListing() {
   const answer = await api(`/api/clips?${listQuery()}&limit=1`);
-  if (answer.version === L.version && answer.total === L.total) {
+  if (answer.version === L.version && answer.total === L.total && !(L.sort === "duration" && answer.probes_version !== L.probesVersion)) {
     noteListing(answer);
     if (answer.probes_version !== L.probesVersion) await refreshProbed(answer.probes_version);
     return;
   }
+  L.probesVersion = answer.probes_version;
   L.generation++;
   L.pages.clear(); L.loading.clear();
   noteListing(answer);
