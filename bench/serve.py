@@ -25,11 +25,15 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+import benchlib  # noqa: E402
+
 parser = argparse.ArgumentParser(description=__doc__)
 parser.add_argument("--runs", type=int, default=3)
 parser.add_argument("--vtrim", default=os.path.join(ROOT, ".build", "release", "vtrim"))
 parser.add_argument("--load-seconds", type=float, default=60)
 parser.add_argument("--load-only", action="store_true", help="run only the mixed load")
+parser.add_argument("--library", type=int, metavar="N", help="run only the library mode over N clips (hard links, scripts/make-test-library.py)")
 args = parser.parse_args()
 
 media = subprocess.run([os.path.join(HERE, "make-media.sh")], capture_output=True, text=True, check=True).stdout.split()
@@ -110,7 +114,7 @@ def first_tile(folder):
     server = Server(folder)
     try:
         started = time.perf_counter()
-        clip = server.json("/api/clips")[0]["id"]
+        clip = server.json("/api/clips")["items"][0]["id"]
         info = server.json(f"/api/clips/{clip}")
         video = info["video"]
         thumb = round(50 * video["display_width"] / video["display_height"])
@@ -188,7 +192,7 @@ def mixed_load(folder, seconds):
     lock = threading.Lock()
     started = time.time()
     stop = started + seconds
-    clips = server.json("/api/clips")
+    clips = server.json("/api/clips?limit=500")["items"]
     big_clip = next(c for c in clips if c["name"] == os.path.basename(big))
     size = big_clip["size"]
     infos = {c["id"]: server.json(f"/api/clips/{c['id']}") for c in clips}
@@ -301,7 +305,102 @@ def load_folder():
     return folder
 
 
+def library_mode(count, seconds):
+    """The list over a library of `count` clips: the first walk, a restart from the on-disk index, 8 clients paging,
+    sorting and searching for `seconds` while the background probes run, the server's RSS, and how soon a file
+    added or removed shows."""
+    import random
+    import threading
+    folder = os.path.join(cache, f"serve-library-{count}", "clips")
+    subprocess.run([os.path.join(ROOT, "scripts", "make-test-library.py"), str(count), folder], check=True, capture_output=True)
+    server = Server(folder)
+    mark = time.perf_counter()
+    while not server.json("/api/clips?limit=1")["walked"]:
+        time.sleep(0.01)
+    walked = time.perf_counter() - mark
+    latencies, lock = {}, threading.Lock()
+    stop = time.time() + seconds
+
+    def timed(kind, path):
+        connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=60)
+        connection.request("GET", path, headers={"Host": f"127.0.0.1:{server.port}", "Authorization": f"Bearer {server.token}"})
+        began = time.perf_counter()
+        response = connection.getresponse()
+        data = response.read()
+        elapsed = time.perf_counter() - began
+        connection.close()
+        if response.status != 200:
+            raise SystemExit(f"bench: {path} -> {response.status} {data[:200]!r}")
+        with lock:
+            latencies.setdefault(kind, []).append(elapsed)
+        return json.loads(data)
+
+    def client(seed):
+        generator = random.Random(seed)
+        while time.time() < stop:
+            sort = generator.choice(["path", "name", "date", "size", "duration"])
+            order = generator.choice(["asc", "desc"])
+            page = timed("first page", f"/api/clips?sort={sort}&order={order}&limit=100")
+            for _ in range(3):
+                if not page["next"]:
+                    break
+                page = timed("next page (cursor)", f"/api/clips?sort={sort}&order={order}&limit=100&after={page['next']}")
+            timed("jump (offset)", f"/api/clips?offset={generator.randrange(count)}&limit=100")
+            timed("search", f"/api/clips?q=clip-{generator.randrange(count // 10):05d}&limit=100")
+
+    rss = []
+    threads = [threading.Thread(target=client, args=(seed,)) for seed in range(8)]
+    for thread in threads:
+        thread.start()
+    while any(thread.is_alive() for thread in threads):
+        rss.append(server.rss_mib())
+        time.sleep(0.5)
+    probed = server.json("/api/clips?limit=1")["probed"]
+    # A file added, then removed: how soon the list shows it.
+    added = os.path.join(folder, "a000", "b0", "zz-bench-new.mp4")
+    os.link(os.path.join(ROOT, "fixtures", "h264-aac-nob.mp4"), added)
+    mark = time.perf_counter()
+    while server.json("/api/clips?q=zz-bench-new")["total"] != 1:
+        time.sleep(0.02)
+    appeared = time.perf_counter() - mark
+    os.unlink(added)
+    mark = time.perf_counter()
+    while server.json("/api/clips?q=zz-bench-new")["total"] != 0:
+        time.sleep(0.02)
+    vanished = time.perf_counter() - mark
+    cache_folder = server.cache
+    server.process.terminate()
+    server.process.wait(30)
+    # A restart over the same cache: the index answers before the walk.
+    env = dict(os.environ, XDG_CACHE_HOME=cache_folder)
+    mark = time.perf_counter()
+    process = subprocess.Popen([args.vtrim, "serve", folder, "--json"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
+    info = json.loads(process.stdout.readline())
+    connection = http.client.HTTPConnection("127.0.0.1", info["port"], timeout=60)
+    connection.request("GET", "/api/clips?limit=100", headers={"Host": f"127.0.0.1:{info['port']}", "Authorization": f"Bearer {info['token']}"})
+    first = json.loads(connection.getresponse().read())
+    restarted = time.perf_counter() - mark
+    process.terminate()
+    process.wait(30)
+    shutil.rmtree(cache_folder, ignore_errors=True)
+
+    def p95(values):
+        return sorted(values)[max(0, int(len(values) * 0.95) - 1)] * 1000
+
+    print(f"\n### vtrim serve, a library of {count:,} clips\n")
+    print("| measure | result | target |\n|---|---:|---|")
+    print(f"| first walk (fresh cache, no index), server start to the full list | {walked:.2f} s | off the event loop |")
+    print(f"| restart with the on-disk index: process start to the first page ({first['total']:,} clips, {first['probed']:,} probed) | {restarted:.2f} s | |")
+    for kind, values in sorted(latencies.items()):
+        print(f"| GET /api/clips {kind}: p50 / p95 over {len(values)} requests, 8 clients | {statistics.median(values) * 1000:.1f} / {p95(values):.1f} ms | p95 ≤ 50 ms |")
+    print(f"| server RSS during the load (start / peak), background probes running ({probed:,} probed by the end) | {rss[0]:.0f} / {max(rss):.0f} MiB | ≤ 300 MiB |")
+    print(f"| a file added / removed: listed / gone after | {appeared:.2f} / {vanished:.2f} s | ≤ 5 s |")
+
+
 def main():
+    if args.library:
+        library_mode(args.library, args.load_seconds)
+        return
     if args.load_only:
         print_load(*mixed_load(load_folder(), args.load_seconds), args.load_seconds)
         return
@@ -321,7 +420,7 @@ def main():
         screens.append(elapsed)
         if run == 0:
             # RSS while every clip is probed and tiled, through the API.
-            clips = server.json("/api/clips")
+            clips = server.json("/api/clips?limit=500")["items"]
             rss.append((0, server.rss_mib()))
             for index, clip in enumerate(clips, start=1):
                 info = server.json(f"/api/clips/{clip['id']}")
@@ -332,7 +431,7 @@ def main():
 
     print("bench: a 60 s copy cut through the API and on the command line", file=sys.stderr, flush=True)
     server = Server(one)
-    clip = server.json("/api/clips")[0]["id"]
+    clip = server.json("/api/clips")["items"][0]["id"]
     duration = server.json(f"/api/clips/{clip}")["duration"]
     start, end = duration / 2 - 29, duration / 2 + 31
     api_times, cli_times = [], []
