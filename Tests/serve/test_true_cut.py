@@ -10,6 +10,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import time
 
 import pytest
 from selenium.webdriver.common.action_chains import ActionChains
@@ -342,3 +343,23 @@ def test_a_cut_runs_the_shown_plan_only_for_the_same_body(truecut_server, folder
     again = finished(again)
     for written in (other, job, again):
         os.unlink(written["output"])
+
+
+def test_a_cut_planned_again_says_so(browser, truecut_server, folder):
+    """The clip changes after the strip showed its plan: the cut is planned again (the shown plan is not run on
+    another file version) and the page says that this is not the plan it showed."""
+    name = "h264-aac.mp4"
+    open_clip(browser, truecut_server, name)
+    select(browser, 1.5, 2.5, "copy")
+    strip = shown(browser)
+    stamp = time.time() + 5
+    os.utime(os.path.join(folder, name), (stamp, stamp))
+    browser.find_element(By.ID, "cut-button").click()
+    box = wait_for(lambda: browser.find_element(By.CSS_SELECTOR, "#cuts .cut[data-status='done']"), timeout=90, message="the cut")
+    job = js(browser, "return fetch('/api/cuts/' + arguments[0]).then(r => r.json())", box.get_attribute("data-cut"))
+    try:
+        assert job.get("plan_id") != strip["plan_id"]
+        assert "Planned again" in box.find_element(By.CSS_SELECTOR, ".replanned").text
+    finally:
+        js(browser, "document.getElementById('cuts').textContent = ''")
+        os.unlink(job["output"])

@@ -36,6 +36,12 @@ async function followCut(box, job) {
     plan.className = "plan";
     plan.textContent = describePlan(job);
     box.append(head, plan);
+    if (box.dataset.replanned) {
+      const note = document.createElement("div");
+      note.className = "note replanned";
+      note.textContent = "Planned again: the clip or its output name changed since the strip showed the plan; this is the plan that runs.";
+      box.append(note);
+    }
     box.dataset.status = job.status;
     if (job.status === "queued" || job.status === "running") {
       const bar = document.createElement("progress");
@@ -89,7 +95,10 @@ export function wireCuts() {
     try {
       // The plan the strip shows for exactly this body, which the cut then runs as it is (plan.js).
       const body = { clip: S.current.id, start, end, ...chosenMode() };
-      const job = await api("/api/cuts", { json: { ...body, ...shownPlan(body) } });
+      const shown = shownPlan(body);
+      const job = await api("/api/cuts", { json: { ...body, ...shown } });
+      // The server plans again when the clip or the plan's output name changed since the plan was shown: say so.
+      if (shown.plan && job.plan_id !== shown.plan) box.dataset.replanned = "1";
       box.dataset.cut = job.id;
       S.cuts.push(job);
       followCut(box, job);
