@@ -363,3 +363,50 @@ def test_a_cut_planned_again_says_so(browser, truecut_server, folder):
     finally:
         js(browser, "document.getElementById('cuts').textContent = ''")
         os.unlink(job["output"])
+
+
+def test_a_joins_ranges_show_their_first_and_last_frames_as_written(browser, truecut_server, folder):
+    """Two ranges on the strip, smart: the join's plan is drawn (each range's first and last frame, its re-encoded
+    edges), equal to POST /api/plans for Join's body; Join runs that plan, and the output shows those frames at each
+    range's start and end."""
+    name = "h264-aac.mp4"
+    clip = open_clip(browser, truecut_server, name)
+    js(browser, "window.vtrim.ranges = []")
+    for start, end in ((0.5, 2.5), (2.7, 3.9)):
+        select(browser, start, end, "smart")
+        browser.find_element(By.ID, "add-button").click()
+        wait_for(lambda: any(r["start"] == start and r["end"] == end for r in js(browser, "return window.vtrim.ranges")), message="the range added")
+    body = {"clip": clip, "ranges": [{"start": 0.5, "end": 2.5, "label": None}, {"start": 2.7, "end": 3.9, "label": None}], "mode": "smart"}
+    status, plan = post(truecut_server, "/api/plans", body)
+    assert status == 200 and plan["mode"] == "smart"
+    line = wait_for(lambda: js(browser, "const l = document.getElementById('join-plan-line'); return l.dataset.planId ? l : null"),
+                    timeout=30, message="the join's plan drawn")
+    marks = js(browser, """return [...document.querySelectorAll('#plan-marks .seam-mark')].map(e => ({
+        index: Number(e.dataset.index), kind: e.classList.contains('first') ? 'first' : 'last', time: Number(e.dataset.time) }))""")
+    spans = js(browser, """return [...document.querySelectorAll('#plan-marks .plan-span.join')].map(e => ({
+        index: Number(e.dataset.index), from: Number(e.dataset.from), to: Number(e.dataset.to), kind: e.className }))""")
+    times = [t for t, _ in source_frames(os.path.join(folder, name))]
+    for segment in plan["segments"]:
+        first = next(m["time"] for m in marks if m["index"] == segment["index"] and m["kind"] == "first")
+        last = next(m["time"] for m in marks if m["index"] == segment["index"] and m["kind"] == "last")
+        assert first == segment["planned"]["start"]
+        assert last == max(t for t in times if t < segment["planned"]["end"] - 1e-6)
+        edges = [e for e in (segment["smart"]["head"], segment["smart"]["tail"]) if e]
+        assert sorted((s["from"], s["to"]) for s in spans if s["index"] == segment["index"]) == sorted(tuple(e) for e in edges)
+    shown_id = line.get_attribute("data-plan-id")
+    browser.find_element(By.ID, "join-button").click()
+    box = wait_for(lambda: browser.find_element(By.CSS_SELECTOR, "#cuts .cut.join[data-status='done']"), timeout=120, message="the join")
+    job = js(browser, "return fetch('/api/cuts/' + arguments[0]).then(r => r.json())", box.get_attribute("data-cut"))
+    try:
+        assert job["plan_id"] == shown_id
+        pictures, written = decoded(os.path.join(folder, name)), decoded(job["output"])
+        out_times = [t for t, _ in source_frames(job["output"])]
+        for segment in job["segments"]:
+            first = next(m["time"] for m in marks if m["index"] == segment["index"] and m["kind"] == "first")
+            # The output's frame at the range's own start is the source's frame the strip named.
+            at_output = min(range(len(out_times)), key=lambda i: abs(out_times[i] - segment["output_start"]))
+            at, score, runner_up = source_time_of(written[at_output], pictures, times)
+            assert abs(at - first) < 1e-3 and score < runner_up / 2, (segment, at, score, runner_up)
+    finally:
+        js(browser, "document.getElementById('cuts').textContent = ''; window.vtrim.ranges = []")
+        os.unlink(job["output"])

@@ -2,7 +2,7 @@ import { api } from "./api.js";
 import { settledSelection } from "./controls.js";
 import { $, status } from "./dom.js";
 import { seconds } from "./format.js";
-import { shownPlan, wirePlan } from "./plan.js";
+import { shownJoinPlan, shownPlan, wirePlan } from "./plan.js";
 import { clipRanges, showProblem } from "./ranges.js";
 import { S } from "./state.js";
 
@@ -116,7 +116,11 @@ export function wireCuts() {
     $("cuts").prepend(box);
     box.scrollIntoView({ block: "nearest" });
     try {
-      const job = await api("/api/cuts", { json: { clip: S.current.id, ranges, ...chosenMode() } });
+      // The join's plan the strip shows for exactly these ranges and mode, run as it is (plan.js).
+      const body = { clip: S.current.id, ranges, ...chosenMode() };
+      const shown = shownJoinPlan(body);
+      const job = await api("/api/cuts", { json: { ...body, ...shown } });
+      if (shown.plan && job.plan_id !== shown.plan) box.dataset.replanned = "1";
       box.dataset.cut = job.id;
       S.cuts.push(job);
       followCut(box, job);

@@ -1,6 +1,7 @@
 import { api } from "./api.js";
 import { $ } from "./dom.js";
 import { seconds } from "./format.js";
+import { clipRanges } from "./ranges.js";
 import { S } from "./state.js";
 import { pushOp, viewX } from "./timeline.js";
 
@@ -33,6 +34,78 @@ export function shownPlan(body) {
   return P.plan && P.key === keyOf(body) ? { plan: P.plan.plan_id } : {};
 }
 
+// Joins: the ranges on the strip planned as Join will cut them (its very body), so each range's first and last
+// frame, a copy's lead-in and the re-encoded parts show before anything is written.
+const J = { key: "", body: null, plan: null, error: null, timer: 0, asked: 0 };
+
+function joinBody() {
+  if (!S.current) return null;
+  const ranges = clipRanges().map((r) => ({ start: r.start, end: r.end, label: r.label || null }));
+  if (!ranges.length) return null;
+  const mode = $("cut-mode").value;
+  return mode ? { clip: S.current.id, ranges, mode } : { clip: S.current.id, ranges };
+}
+
+export function shownJoinPlan(body) {
+  return J.plan && J.key === keyOf(body) ? { plan: J.plan.plan_id } : {};
+}
+
+function scheduleJoin() {
+  const body = joinBody();
+  const key = keyOf(body);
+  if (key === J.key) return;
+  J.key = key; J.body = body; J.plan = null; J.error = null;
+  clearTimeout(J.timer);
+  if (!body) { draw(); return; }
+  J.timer = setTimeout(async () => {
+    const asked = ++J.asked;
+    try {
+      const plan = await api("/api/plans", { json: body });
+      if (asked === J.asked && key === J.key) { J.plan = plan; J.error = null; }
+    } catch (error) {
+      if (asked === J.asked && key === J.key) { J.plan = null; J.error = error.message; }
+    }
+    draw();
+  }, debounceMs);
+}
+
+// A join's segment as spans of source time (as `spansOf` for one cut): lead-in, re-encoded parts, first and last frame.
+function segmentSpans(plan, segment) {
+  const planned = segment.planned || {}, requested = segment.requested || {};
+  const from = planned.start, to = planned.end, spans = [];
+  if (!isFinite(from) || !isFinite(to)) return { spans, first: null, last: null };
+  const atStart = frameAt(requested.start);
+  if (atStart !== null && from < atStart - epsilon) spans.push({ kind: "lead-in", from, to: requested.start });
+  const smart = segment.smart;
+  if (plan.mode === "exact") spans.push({ kind: "reencode whole", from, to });
+  else if (plan.mode === "smart" && smart) {
+    for (const edge of [smart.head, smart.tail]) if (Array.isArray(edge)) spans.push({ kind: "reencode", from: edge[0], to: edge[1] });
+  }
+  return { spans, first: from, last: lastBefore(to) };
+}
+
+function drawJoin(marks) {
+  const line = $("join-plan-line");
+  line.textContent = "";
+  if (!J.body) return;
+  if (!J.plan) { line.textContent = J.error ? "join plan: " + J.error : ""; return; }
+  const parts = [];
+  for (const segment of J.plan.segments || []) {
+    const { spans, first, last } = segmentSpans(J.plan, segment);
+    for (const span of spans) {
+      marks.append(mark("plan-span join " + span.kind, viewX(span.from), viewX(span.to) - viewX(span.from),
+                        { index: segment.index, from: span.from, to: span.to }));
+    }
+    if (first !== null) marks.append(mark("seam-mark first", viewX(first), null, { index: segment.index, time: first }, "▸" + segment.index));
+    if (last !== null) marks.append(mark("seam-mark last", viewX(last), null, { index: segment.index, time: last }, segment.index + "◂"));
+    parts.push(`${segment.index}: ${seconds(first)}–${last === null ? "–" : seconds(last)}`);
+  }
+  const fallback = fallbackOf(J.plan);
+  line.textContent = `join (${J.plan.mode}), first–last frame of each range: ` + parts.join(" · ")
+    + (fallback ? ` · smart falls back to exact (${fallback.code}): ${fallback.message}` : "");
+  Object.assign(line.dataset, { planId: J.plan.plan_id, mode: J.plan.mode });
+}
+
 // The clip's frame times and clean starts, once per clip.
 function loadFrames(clip) {
   if (P.clip === clip && P.loading) return P.loading;
@@ -49,6 +122,7 @@ function onTimeline() {
   if (!S.current || !S.timeline) return;
   if (P.clip !== S.current.id) loadFrames(S.current.id).then(draw);
   schedule();
+  scheduleJoin();
   draw();
   setTimeout(trySnap, 0);
 }
@@ -144,6 +218,7 @@ function draw() {
   marks.textContent = "";
   if (!S.timeline || !S.current || P.clip !== S.current.id) { line.textContent = ""; return; }
   for (const k of P.keyframes) marks.append(mark("kf-tick", viewX(k), null, { time: k }));
+  drawJoin(marks);
   const plan = P.plan;
   if (!plan) {
     line.textContent = P.error ? "plan: " + P.error : "";
@@ -193,7 +268,8 @@ function trySnap() {
 
 export function wirePlan() {
   $("strip").addEventListener("timeline", onTimeline);
-  $("cut-mode").addEventListener("change", () => { schedule(); draw(); });
+  $("cut-mode").addEventListener("change", () => { schedule(); scheduleJoin(); draw(); });
+  $("strip").addEventListener("ranges", () => { scheduleJoin(); draw(); });
   for (const [id, side] of [["handle-left", "left"], ["handle-right", "right"]]) {
     $(id).addEventListener("pointerup", () => {
       if (!$("snap-keyframes").checked) return;

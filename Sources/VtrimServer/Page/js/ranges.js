@@ -128,6 +128,8 @@ export function renderRanges() {
     list.append(row);
   });
   drawBands();
+  // The join's plan on the strip follows the ranges (plan.js).
+  $("strip").dispatchEvent(new Event("ranges"));
 }
 
 // Editing a range puts the handles (exactly) and the fields on it; from then on they move it.
