@@ -379,7 +379,7 @@ def test_a_joins_ranges_show_their_first_and_last_frames_as_written(browser, tru
     body = {"clip": clip, "ranges": [{"start": 0.5, "end": 2.5, "label": None}, {"start": 2.7, "end": 3.9, "label": None}], "mode": "smart"}
     status, plan = post(truecut_server, "/api/plans", body)
     assert status == 200 and plan["mode"] == "smart"
-    line = wait_for(lambda: js(browser, "const l = document.getElementById('join-plan-line'); return l.dataset.planId ? l : null"),
+    line = wait_for(lambda: js(browser, "const l = document.getElementById('join-plan-line'); return l.dataset.planId && l.dataset.ranges === '2' ? l : null"),
                     timeout=30, message="the join's plan drawn")
     marks = js(browser, """return [...document.querySelectorAll('#plan-marks .seam-mark')].map(e => ({
         index: Number(e.dataset.index), kind: e.classList.contains('first') ? 'first' : 'last', time: Number(e.dataset.time) }))""")

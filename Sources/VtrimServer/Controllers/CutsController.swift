@@ -69,18 +69,11 @@ struct CutsController {
     /// `vtrim cut --dry-run --json` prints) as `{plan_id, clip, …report}`; nothing is queued or written. A cut posted
     /// with `"plan": plan_id` and the same body runs that plan.
     private func plan(_ request: Request) async throws -> Response {
-        let data = try await API.body(request)
-        guard let body = try? JSONDecoder().decode(CutBody.self, from: data) else {
-            return APIError.response(.badRequest, code: "bad_json", message: "expected the body of POST /api/cuts: {\"clip\": id, \"start\": seconds, \"end\": seconds, \"mode\"} or {\"clip\": id, \"ranges\": [{\"start\", \"end\", \"label\"}], \"mode\"}")
+        let clip: Library.Clip, submission: Submission
+        switch try await accepted(request) {
+        case let .success(taken): (clip, submission) = (taken.clip, taken.submission)
+        case let .failure(refusal): return refusal.response
         }
-        guard let known = server.library.clip(id: body.clip) else { return API.notFound("no such clip") }
-        let clip = server.library.current(known)
-        let submission: Submission
-        switch Self.submission(body) {
-        case let .success(made): submission = made
-        case let .failure(bad): return API.badRequest(bad.message)
-        }
-        if let how = server.quarantine.reason(clip) { return EngineAnswer.crashed(clip, how: how) }
         do throws(CutQueue.SubmitError) {
             let shown = try await server.cuts.preview(clip: clip, ranges: submission.ranges, shape: submission.shape, mode: submission.mode)
             var members: [(String, JSON)] = [("plan_id", .string(shown.id)), ("clip", .string(clip.id))]
@@ -88,6 +81,28 @@ struct CutsController {
             return API.json(.object(members))
         } catch {
             return Self.response(error)
+        }
+    }
+
+    struct Refusal: Error {
+        let response: Response
+    }
+
+    /// The body of a cut or plan request, its clip as on disk now and what it asks for; or the answer refusing it
+    /// (400 for a bad body, 404 for an unknown clip, 500 for a clip that crashed the engine).
+    private func accepted(_ request: Request) async throws -> Swift.Result<(body: CutBody, clip: Library.Clip, submission: Submission), Refusal> {
+        let data = try await API.body(request)
+        guard let body = try? JSONDecoder().decode(CutBody.self, from: data) else {
+            return .failure(Refusal(response: APIError.response(.badRequest, code: "bad_json", message: "expected {\"clip\": id, \"start\": seconds, \"end\": seconds, \"mode\": \"copy|keyframe|exact|smart\"} or {\"clip\": id, \"ranges\": [{\"start\", \"end\", \"label\"}], \"mode\"}")))
+        }
+        guard let known = server.library.clip(id: body.clip) else { return .failure(Refusal(response: API.notFound("no such clip"))) }
+        let clip = server.library.current(known)
+        switch Self.submission(body) {
+        case let .success(submission):
+            if let how = server.quarantine.reason(clip) { return .failure(Refusal(response: EngineAnswer.crashed(clip, how: how))) }
+            return .success((body, clip, submission))
+        case let .failure(bad):
+            return .failure(Refusal(response: API.badRequest(bad.message)))
         }
     }
 
@@ -100,18 +115,11 @@ struct CutsController {
     }
 
     private func submit(_ request: Request) async throws -> Response {
-        let data = try await API.body(request)
-        guard let body = try? JSONDecoder().decode(CutBody.self, from: data) else {
-            return APIError.response(.badRequest, code: "bad_json", message: "expected {\"clip\": id, \"start\": seconds, \"end\": seconds, \"mode\": \"copy|keyframe|exact|smart\"} or {\"clip\": id, \"ranges\": [{\"start\", \"end\", \"label\"}], \"mode\"}")
+        let body: CutBody, clip: Library.Clip, submission: Submission
+        switch try await accepted(request) {
+        case let .success(taken): (body, clip, submission) = (taken.body, taken.clip, taken.submission)
+        case let .failure(refusal): return refusal.response
         }
-        guard let known = server.library.clip(id: body.clip) else { return API.notFound("no such clip") }
-        let clip = server.library.current(known)
-        let submission: Submission
-        switch Self.submission(body) {
-        case let .success(made): submission = made
-        case let .failure(bad): return API.badRequest(bad.message)
-        }
-        if let how = server.quarantine.reason(clip) { return EngineAnswer.crashed(clip, how: how) }
         if let plan = body.plan, plan.isEmpty || plan.count > 32 { return API.badRequest("plan is the plan_id of POST /api/plans") }
         do throws(CutQueue.SubmitError) {
             let job = try await server.cuts.submit(clip: clip, ranges: submission.ranges, shape: submission.shape, mode: submission.mode,

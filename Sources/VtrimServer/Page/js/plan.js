@@ -87,6 +87,8 @@ function segmentSpans(plan, segment) {
 function drawJoin(marks) {
   const line = $("join-plan-line");
   line.textContent = "";
+  // Until the plan for the ranges now on the strip has come, the line names none (never an older one).
+  delete line.dataset.planId; delete line.dataset.mode; delete line.dataset.ranges;
   if (!J.body) return;
   if (!J.plan) { line.textContent = J.error ? "join plan: " + J.error : ""; return; }
   const parts = [];
@@ -103,7 +105,7 @@ function drawJoin(marks) {
   const fallback = fallbackOf(J.plan);
   line.textContent = `join (${J.plan.mode}), first–last frame of each range: ` + parts.join(" · ")
     + (fallback ? ` · smart falls back to exact (${fallback.code}): ${fallback.message}` : "");
-  Object.assign(line.dataset, { planId: J.plan.plan_id, mode: J.plan.mode });
+  Object.assign(line.dataset, { planId: J.plan.plan_id, mode: J.plan.mode, ranges: J.body.ranges.length });
 }
 
 // The clip's frame times and clean starts, once per clip.
