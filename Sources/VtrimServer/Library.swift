@@ -149,11 +149,6 @@ final class Library: Sendable {
         return Listing(snapshot: snap, page: page)
     }
 
-    /// The summary of the clip's listed version, if probed.
-    func summary(_ clip: Clip) -> ClipSummary? {
-        summaries.withLock { $0[clip.path].flatMap { $0.version == clip.version ? $0.summary : nil } }
-    }
-
     private func ordered(_ snap: Snapshot, query: ClipQuery) -> [Int] {
         let key = OrderKey(sort: query.sort, order: query.order)
         let base = snap.orders[key] ?? []
@@ -323,45 +318,35 @@ final class Library: Sendable {
             let changes = watch.changes(waitingMilliseconds: Self.quietMilliseconds)
             let now = ProcessInfo.processInfo.systemUptime
             var changed = false
+            var everything = false
             switch changes {
             case .none:
-                if !dirty.isEmpty {
-                    for folder in dirty { tree.rescan(folder: folder) }
-                    dirty = []
-                    firstDirty = nil
-                    changed = true
-                }
-            case let .folders(folders) where folders.contains(where: { folder in
-                tree.folders[folder] == nil && roots.contains { ($0 as NSString).deletingLastPathComponent == folder }
-            }):
-                // A served folder itself went away or was moved (its parent is not ours): everything is listed again.
-                tree.scanAll()
-                dirty = []
-                firstDirty = nil
-                changed = true
-                lastFullScan = now
+                break
             case let .folders(folders):
-                dirty.formUnion(folders)
-                firstDirty = firstDirty ?? now
-                if let first = firstDirty, now - first >= Self.latestApplySeconds {
-                    for folder in dirty { tree.rescan(folder: folder) }
-                    dirty = []
-                    firstDirty = nil
-                    changed = true
+                // A served folder itself went away or was moved (its parent is not ours): everything is listed again.
+                if folders.contains(where: { folder in tree.folders[folder] == nil && roots.contains { ($0 as NSString).deletingLastPathComponent == folder } }) {
+                    everything = true
+                } else {
+                    dirty.formUnion(folders)
+                    firstDirty = firstDirty ?? now
                 }
             case .everything:
-                tree.scanAll()
-                dirty = []
-                firstDirty = nil
-                changed = true
-                lastFullScan = now
+                everything = true
             }
             // Without inotify, or with a served folder missing (nothing to watch until it is back), full rescans.
             let rootMissing = roots.indices.contains { !rootIsFile[$0] && tree.folders[roots[$0]] == nil }
-            if !watch.isComplete || rootMissing, now - lastFullScan >= Self.fallbackRescanSeconds {
+            if everything || (!watch.isComplete || rootMissing) && now - lastFullScan >= Self.fallbackRescanSeconds {
                 tree.scanAll()
+                dirty = []
+                firstDirty = nil
                 changed = true
                 lastFullScan = now
+            } else if let first = firstDirty, changes == .none || now - first >= Self.latestApplySeconds {
+                // The changed folders listed again once they are quiet (or at the latest after a second).
+                for folder in dirty { tree.rescan(folder: folder) }
+                dirty = []
+                firstDirty = nil
+                changed = true
             }
             if tree.restatFiles() { changed = true }
             if changed {

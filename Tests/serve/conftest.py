@@ -121,8 +121,8 @@ def server(clips_folder):
     running.stop()
 
 
-@pytest.fixture(scope="session")
-def browser():
+def chromium(console_log=False):
+    """Debian's headless Chromium through chromedriver; `console_log` keeps the page's console (goog:loggingPrefs)."""
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
@@ -132,7 +132,14 @@ def browser():
         options.add_argument(argument)
     options.add_experimental_option("prefs", {"download.default_directory": tempfile.mkdtemp(prefix="vtrim-downloads-"),
                                               "download.prompt_for_download": False})
-    driver = webdriver.Chrome(options=options, service=Service("/usr/bin/chromedriver"))
+    if console_log:
+        options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    return webdriver.Chrome(options=options, service=Service("/usr/bin/chromedriver"))
+
+
+@pytest.fixture(scope="session")
+def browser():
+    driver = chromium()
     driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": 1200, "height": 800, "deviceScaleFactor": 1, "mobile": False})
     os.makedirs(SCREENSHOTS, exist_ok=True)
     yield driver

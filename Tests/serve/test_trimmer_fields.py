@@ -11,12 +11,10 @@ import tempfile
 import time
 
 import pytest
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
-from conftest import SCREENSHOTS, Server, wait_for
+from conftest import SCREENSHOTS, Server, chromium, wait_for
 from test_browser import clip_of, js, open_page
 
 
@@ -35,13 +33,8 @@ def fourteen():
 
 @pytest.fixture(scope="module")
 def driver():
-    """A Chromium of this file's own: the shared one keeps no console log (goog:loggingPrefs)."""
-    options = webdriver.ChromeOptions()
-    options.binary_location = "/usr/lib/chromium/chromium"
-    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--mute-audio"):
-        options.add_argument(argument)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    chrome = webdriver.Chrome(options=options, service=Service("/usr/bin/chromedriver"))
+    """A Chromium of this file's own: the shared one keeps no console log, and this one's viewport changes."""
+    chrome = chromium(console_log=True)
     viewport(chrome, 1280, 720)
     os.makedirs(SCREENSHOTS, exist_ok=True)
     yield chrome

@@ -64,13 +64,10 @@ struct LibraryTree {
     }
 
     /// Lists `folder` again (after a change in it): files added, changed or removed there, folders below it
-    /// that appeared (listed whole) or went (dropped with everything under them). Returns the folders added.
-    @discardableResult
-    mutating func rescan(folder path: String) -> [String] {
-        guard let known = folders[path] else { return [] }
-        let before = Set(folders.keys)
+    /// that appeared (listed whole) or went (dropped with everything under them).
+    mutating func rescan(folder path: String) {
+        guard let known = folders[path] else { return }
         list(folder: path, root: known.root, relative: known.relative, previous: known)
-        return Array(Set(folders.keys).subtracting(before))
     }
 
     /// Single-file roots are stat'ed again (cheap; they have no folder to watch).

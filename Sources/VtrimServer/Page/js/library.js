@@ -368,4 +368,3 @@ export function watchFolders() {
   }, 2000);
 }
 
-export const libraryState = L;

@@ -8,7 +8,7 @@ import { realignBanner, wireBanner } from "./banner.js";
 import { wireControls } from "./controls.js";
 import { wireCuts } from "./cuts.js";
 import { $, status } from "./dom.js";
-import { libraryState, loadLibrary, onCardVisibility, pauseFeed, watchFolders, wireLibrary } from "./library.js";
+import { loadLibrary, onCardVisibility, pauseFeed, watchFolders, wireLibrary } from "./library.js";
 import { wireLists } from "./lists.js";
 import { player, wireMiniPlayer } from "./player.js";
 import { wireRanges } from "./ranges.js";
@@ -37,7 +37,7 @@ async function route() {
     $("view-trim").hidden = true;
     $("view-library").hidden = false;
     if (!S.docked && !player.paused) player.pause();
-    if (!libraryState.loaded) { libraryState.loaded = true; await loadLibrary(); }
+    if (!S.library.loaded) { S.library.loaded = true; await loadLibrary(); }
     else onCardVisibility([]);
   }
 }
