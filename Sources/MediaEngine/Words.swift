@@ -7,4 +7,10 @@ enum Words {
         if text == "-0.000" { text = "0.000" }
         return text + " s"
     }
+
+    /// "a", "a and b", "a, b and c".
+    static func list(_ items: [String]) -> String {
+        guard let last = items.last else { return "" }
+        return items.count == 1 ? last : items.dropLast().joined(separator: ", ") + " and " + last
+    }
 }

@@ -98,7 +98,7 @@ enum Container {
 
 /// Facts for a synthetic stream, with both windows the whole list (the reader's windows are checked
 /// against this in `windowsGiveTheSamePlan`).
-func syntheticFacts(_ packets: [VideoPacket], start: Int64, end: Int64, mode: CutPlan.Mode, container: Container = .mp4,
+func syntheticFacts(_ packets: [VideoPacket], start: Int64, end: Int64, mode: CutMode, container: Container = .mp4,
                     startPackets: [VideoPacket]? = nil, endPackets: [VideoPacket]? = nil, reachesEnd: Bool = true,
                     shownUntil: Int64? = nil, orientation: Orientation = .upright,
                     streams extra: [StreamFacts] = [StreamFacts(index: 1, kind: .audio, codec: "aac")]) -> CutFacts {
@@ -112,15 +112,24 @@ func syntheticFacts(_ packets: [VideoPacket], start: Int64, end: Int64, mode: Cu
                     video: video, threads: ThreadBudget(decoder: 1, encoder: 1), crf: 20, preset: "veryfast", faststart: false)
 }
 
+/// One range planned as an edit of its own: its streams chosen, the range decided, the output decided.
+func planned(_ facts: CutFacts) throws(MediaError) -> EditPlan {
+    let selection = try StreamSelection.choose(facts)
+    let draft = try RangePlanner.plan(facts)
+    let edit = EditPlanner.Edit(source: facts, streams: selection.streams, streamNotices: selection.notices)
+    guard case let .plan(plan) = try EditPlanner.plan([draft], edit: edit) else { throw MediaError(.decodeFailed, path: facts.path, operation: "plan", reason: "replanned") }
+    return plan
+}
+
 struct CutPlannerTests {
     struct Case: Sendable, CustomTestStringConvertible {
         let name: String
         let packets: [VideoPacket]
         let start: Int64
         let end: Int64
-        let mode: CutPlan.Mode
+        let mode: CutMode
         let container: Container
-        var ran: CutPlan.Mode
+        var ran: CutMode
         var keyframe: Int64
         var firstShown: Int64
         var lastNeeded: Int64
@@ -210,22 +219,24 @@ struct CutPlannerTests {
 
     @Test(arguments: cases)
     func plans(_ example: Case) throws {
-        let plan = try CutPlanner.plan(syntheticFacts(example.packets, start: example.start, end: example.end, mode: example.mode,
+        let plan = try planned(syntheticFacts(example.packets, start: example.start, end: example.end, mode: example.mode,
                                                       container: example.container))
-        let video = try #require(plan.video)
-        #expect(plan.mode == example.ran)
+        let video = try #require(plan.ranges[0].video)
+        let stream = try #require(plan.output.video)
+        #expect(plan.output.mode == example.ran)
         #expect(video.keyframe.pts == example.keyframe)
         #expect(video.firstShown == example.firstShown)
         #expect(video.lastNeeded.pts == example.lastNeeded)
         #expect(video.presentedEnd == example.presentedEnd)
         // Exact cuts time their frames on a finer grid (16 kHz for this 1 kHz stream): compared in ms.
         func ms(_ ticks: Int64?, _ base: Rational) -> Int64? { ticks.map { Rescale.ticks($0, from: base, to: Rational(1, 1000)) } }
-        #expect((video.exact.map { ms($0.shift, $0.timeBase) } ?? video.shift) == example.shift)
-        #expect(ms(video.editDuration, video.editTimeBase) == example.edit)
-        if plan.mode == .exact {
+        let grid = stream.exactTimeBase ?? stream.timeBase
+        #expect((video.exact.map { ms($0.shift, grid) } ?? video.shift) == example.shift)
+        #expect(ms(video.editDuration, stream.editTimeBase) == example.edit)
+        if plan.output.mode == .exact {
             let exact = try #require(video.exact)
-            #expect(exact.timeBase == Rational(1, 16000))
-            #expect(ms(exact.end.minus(exact.zero), exact.timeBase) == example.end - example.start)
+            #expect(stream.exactTimeBase == Rational(1, 16000))
+            #expect(ms(exact.end.minus(exact.zero), grid) == example.end - example.start)
         }
         #expect(plan.notices.map(\.code) == example.codes)
         #expect(plan.warnings.allSatisfy { $0.timing == .plan })
@@ -235,11 +246,11 @@ struct CutPlannerTests {
     /// decodes from the clean start before them, silently for up to two of them, with `clean_start_far`
     /// beyond (the stream's only clean start is its first frame).
     @Test func uncleanKeyframesArePassedOver() throws {
-        let near = try CutPlanner.plan(syntheticFacts(Self.open, start: 500, end: 700, mode: .copy, container: .mp4))
-        #expect(near.video?.keyframe.pts == 0)
+        let near = try planned(syntheticFacts(Self.open, start: 500, end: 700, mode: .copy, container: .mp4))
+        #expect(near.ranges[0].video?.keyframe.pts == 0)
         #expect(near.warnings.isEmpty)
-        let far = try CutPlanner.plan(syntheticFacts(Self.open, start: 1500, end: 1700, mode: .copy, container: .mp4))
-        #expect(far.video?.keyframe.pts == 0)
+        let far = try planned(syntheticFacts(Self.open, start: 1500, end: 1700, mode: .copy, container: .mp4))
+        #expect(far.ranges[0].video?.keyframe.pts == 0)
         #expect(far.warnings.map(\.code) == ["clean_start_far"])
         #expect(far.warnings.first?.timing == .plan)
     }
@@ -249,24 +260,24 @@ struct CutPlannerTests {
         var packets = SyntheticStream.ibbp(gops: 2)
         for index in packets.indices { packets[index].pts += 120; packets[index].dts += 120 }
         let leading = (0..<3).map { VideoPacket(pts: Int64($0) * 40, dts: Int64($0) * 40 - 80, duration: 40, isKeyframe: false) }
-        let plan = try CutPlanner.plan(syntheticFacts(leading + packets, start: 0, end: 400, mode: .copy))
-        #expect(plan.video?.keyframe.pts == 120)
-        #expect(plan.video?.firstShown == 120)
+        let plan = try planned(syntheticFacts(leading + packets, start: 0, end: 400, mode: .copy))
+        #expect(plan.ranges[0].video?.keyframe.pts == 120)
+        #expect(plan.ranges[0].video?.firstShown == 120)
         #expect(plan.notices.map(\.code) == ["starts_late"])
         #expect(plan.warnings.first?.timing == .plan)
     }
 
     @Test func sourceEditListEndHidesFrames() throws {
-        let plan = try CutPlanner.plan(syntheticFacts(Self.ibbp, start: 0, end: 1200, mode: .copy, shownUntil: 1000))
-        #expect(plan.video?.presentedEnd == 1000)
-        #expect(plan.video?.lastWanted == 960)
+        let plan = try planned(syntheticFacts(Self.ibbp, start: 0, end: 1200, mode: .copy, shownUntil: 1000))
+        #expect(plan.ranges[0].video?.presentedEnd == 1000)
+        #expect(plan.ranges[0].video?.lastWanted == 960)
     }
 
     @Test func emptyRangeOfVideoIsInvalid() {
         var packets = SyntheticStream.ibbp(gops: 1)
         for index in packets.indices { packets[index].pts += 2000; packets[index].dts += 2000 }
         #expect(throws: MediaError.self) {
-            try CutPlanner.plan(syntheticFacts(packets, start: 0, end: 500, mode: .copy))
+            try planned(syntheticFacts(packets, start: 0, end: 500, mode: .copy))
         }
     }
 
@@ -279,9 +290,9 @@ struct CutPlannerTests {
             StreamFacts(index: 5, kind: .subtitle, codec: "mov_text"),
             StreamFacts(index: 6, kind: .audio, codec: "amr_nb", isAMRNarrowband: true),
         ]
-        let plan = try CutPlanner.plan(syntheticFacts(Self.ibbp, start: 480, end: 960, mode: .copy, streams: streams))
-        #expect(plan.streams.map(\.index) == [0, 1, 5, 6])
-        #expect(plan.streams.first { $0.index == 6 }?.splitsAudioFrames == true)
+        let plan = try planned(syntheticFacts(Self.ibbp, start: 480, end: 960, mode: .copy, streams: streams))
+        #expect(plan.output.streams.map(\.index) == [0, 1, 5, 6])
+        #expect(plan.output.streams.first { $0.index == 6 }?.splitsAudioFrames == true)
         #expect(plan.notices.map(\.code) == ["stream_dropped", "stream_left_out", "stream_left_out", "audio_packets_split"])
         #expect(plan.warnings.map(\.code) == ["stream_dropped"])
     }
@@ -290,9 +301,9 @@ struct CutPlannerTests {
         var facts = syntheticFacts(Self.ibbp, start: 0, end: 400, mode: .copy, streams: [])
         facts.video = nil
         facts.streams = [StreamFacts(index: 0, kind: .subtitle, codec: "subrip")]
-        #expect(throws: MediaError.self) { try CutPlanner.plan(facts) }
+        #expect(throws: MediaError.self) { try planned(facts) }
         do {
-            _ = try CutPlanner.plan(facts)
+            _ = try planned(facts)
         } catch {
             #expect(error.code == .noVideo)
             #expect(!error.reason.contains("tmp"))
@@ -302,20 +313,20 @@ struct CutPlannerTests {
     @Test func orientationDecidesBetweenRefusingAndTurning() throws {
         let rotated = Orientation(rotationDegrees: 90, mirrored: false, matrix: nil)
         #expect(throws: MediaError.self) {
-            try CutPlanner.plan(syntheticFacts(Self.ibbp, start: 0, end: 400, mode: .copy, container: .mkv, orientation: rotated))
+            try planned(syntheticFacts(Self.ibbp, start: 0, end: 400, mode: .copy, container: .mkv, orientation: rotated))
         }
-        let exact = try CutPlanner.plan(syntheticFacts(Self.ibbp, start: 0, end: 400, mode: .exact, container: .mkv, orientation: rotated))
+        let exact = try planned(syntheticFacts(Self.ibbp, start: 0, end: 400, mode: .exact, container: .mkv, orientation: rotated))
         #expect(exact.notices.map(\.code) == ["turned_upright"])
-        let mp4 = try CutPlanner.plan(syntheticFacts(Self.ibbp, start: 0, end: 400, mode: .copy, container: .mp4, orientation: rotated))
+        let mp4 = try planned(syntheticFacts(Self.ibbp, start: 0, end: 400, mode: .copy, container: .mp4, orientation: rotated))
         #expect(mp4.notices.isEmpty)
     }
 
     @Test func smartRefusalFallsBackWithItsReason() throws {
         var facts = syntheticFacts(Self.ibbp, start: 700, end: 1500, mode: .smart)
         facts.video?.smartRefusal = .interlaced
-        let plan = try CutPlanner.plan(facts)
-        #expect(plan.mode == .exact)
-        #expect(plan.smartFallback == .interlaced)
+        let plan = try planned(facts)
+        #expect(plan.output.mode == .exact)
+        #expect(plan.output.smartFallback == .interlaced)
         #expect(plan.warnings.map(\.code) == ["smart_fallback"])
     }
 
@@ -327,7 +338,7 @@ struct CutPlannerTests {
         facts.video?.exactPicture = ExactPicture(pixelFormat: "yuv420p", tagsLimitedRange: false, bakedOrientation: nil,
                                                  hdrParameters: [], sourcePixelFormat: "yuvj420p")
         facts.video?.smartMatch = SmartEncoding.Match(encoder: "libx264", profile: "high", level: 31, lossless: false, hdrParameters: [])
-        let smart = try #require(try CutPlanner.plan(facts).video?.reencoding)
+        let smart = try #require(try planned(facts).output.reencoding)
         #expect(smart.encoder == "libx264")
         #expect(smart.threads == 2)
         #expect(smart.pixelFormat == "yuvj420p")
@@ -336,7 +347,7 @@ struct CutPlannerTests {
 
         facts.requestedMode = .exact
         facts.video?.exactPicture?.tagsLimitedRange = true
-        let exact = try #require(try CutPlanner.plan(facts).video?.reencoding)
+        let exact = try #require(try planned(facts).output.reencoding)
         #expect(exact.threads == 4)
         #expect(exact.pixelFormat == "yuv420p")
         #expect(exact.tagsLimitedRange)
@@ -362,8 +373,8 @@ struct CutPlannerTests {
     /// from the point before (they refer to it); the first point's are re-encoded in the head.
     @Test func smartWithLeadingPicturesOfCleanPoints() throws {
         let packets = SyntheticStream.openGOP(gops: 4, cleanPoints: true)
-        let plan = try CutPlanner.plan(syntheticFacts(packets, start: 100, end: 1500, mode: .smart))
-        let smart = try #require(plan.smart)
+        let plan = try planned(syntheticFacts(packets, start: 100, end: 1500, mode: .smart))
+        let smart = try #require(plan.ranges[0].smart)
         #expect(smart.firstCopied.pts == 480)
         #expect(smart.copyEnd.pts == 1440)
         #expect(smart.tailStart == 1360)
@@ -384,8 +395,8 @@ struct CutPlannerTests {
 
     /// The reader's windows (a GOP or two around each edge, as `PacketReader` cuts them) give the same
     /// plan as the whole stream, for every mode, container and a spread of ranges on and between frames.
-    @Test(arguments: [CutPlan.Mode.copy, .keyframe, .exact, .smart])
-    func windowsGiveTheSamePlan(_ mode: CutPlan.Mode) throws {
+    @Test(arguments: [CutMode.copy, .keyframe, .exact, .smart])
+    func windowsGiveTheSamePlan(_ mode: CutMode) throws {
         let streams: [[VideoPacket]] = [Self.ibbp, Self.pyramid, Self.open, SyntheticStream.openGOP(gops: 4, cleanPoints: true), Self.vfr]
         var compared = 0
         for packets in streams {
@@ -394,9 +405,9 @@ struct CutPlannerTests {
                 for length in [Int64(13), 90, 333, 800, 5000] {
                     let end = start + length
                     for container in [Container.mp4, .mkv] {
-                        let whole = try? CutPlanner.plan(syntheticFacts(packets, start: start, end: end, mode: mode, container: container))
+                        let whole = try? planned(syntheticFacts(packets, start: start, end: end, mode: mode, container: container))
                         let windows = ReaderWindows(packets: packets, start: start, end: end, smart: mode == .smart)
-                        let windowed = try? CutPlanner.plan(syntheticFacts(packets, start: start, end: end, mode: mode, container: container,
+                        let windowed = try? planned(syntheticFacts(packets, start: start, end: end, mode: mode, container: container,
                                                                            startPackets: windows.start, endPackets: windows.end,
                                                                            reachesEnd: windows.endReachesEnd))
                         #expect(whole == windowed, "\(mode) \(container) \(start)–\(end)")

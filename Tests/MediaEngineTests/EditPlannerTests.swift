@@ -6,19 +6,22 @@ import Testing
 /// Joins planned from synthetic streams (ticks in ms, 40 ms frames, GOPs of 480 ms, two frames of decode
 /// delay): where each range lands on the output's timeline, what is re-encoded, what is refused.
 struct EditPlannerTests {
-    static func plans(_ packets: [VideoPacket], _ ranges: [(Int64, Int64)], mode: CutPlan.Mode, container: Container = .mp4) throws -> [CutPlan] {
+    /// Each range's facts and draft.
+    static func plans(_ packets: [VideoPacket], _ ranges: [(Int64, Int64)], mode: CutMode, container: Container = .mp4) throws -> [(CutFacts, RangeDraft)] {
         try ranges.map { range in
-            var facts = syntheticFacts(packets, start: range.0, end: range.1, mode: mode, container: container)
-            facts.joinsRanges = ranges.count > 1
-            return try CutPlanner.plan(facts)
+            let facts = syntheticFacts(packets, start: range.0, end: range.1, mode: mode, container: container)
+            return (facts, try RangePlanner.plan(facts, joins: ranges.count > 1))
         }
     }
 
-    static func join(_ plans: [CutPlan], labels: [String?] = []) throws -> EditPlanner.Decision {
-        try EditPlanner.plan(plans, labels: labels, chapterPolicy: .keep, path: "in.mp4")
+    static func join(_ plans: [(CutFacts, RangeDraft)], labels: [String?] = []) throws -> EditPlanner.Decision {
+        let source = try #require(plans.first?.0)
+        let selection = try StreamSelection.choose(source)
+        return try EditPlanner.plan(plans.map(\.1), edit: .init(source: source, streams: selection.streams, streamNotices: selection.notices,
+                                                                labels: labels))
     }
 
-    static func joined(_ plans: [CutPlan]) throws -> EditPlan {
+    static func joined(_ plans: [(CutFacts, RangeDraft)]) throws -> EditPlan {
         guard case let .plan(plan) = try join(plans) else { throw MediaError(.invalidRange, path: "", operation: "test", reason: "replanned") }
         return plan
     }
@@ -27,7 +30,7 @@ struct EditPlannerTests {
         let name: String
         let packets: [VideoPacket]
         let ranges: [(Int64, Int64)]
-        let mode: CutPlan.Mode
+        let mode: CutMode
         let container: Container
         /// Where each range begins on the output (µs) and how long it lasts there (µs).
         let starts: [Int64]
@@ -68,15 +71,15 @@ struct EditPlannerTests {
         #expect(plan.durationMicro == example.durations.reduce(0, +))
         for (range, start) in zip(plan.ranges, example.starts) {
             // Each range's own timeline moved by where it begins (the companions with it).
-            #expect(range.cut.companionsZeroOutputMicro == start)
-            if let exact = range.cut.video?.exact {
-                #expect(exact.outputStart.value == Rescale.ticks(start, from: Rational(1, 1_000_000), to: exact.timeBase))
+            #expect(range.companions.zeroOutputMicro == start)
+            if let exact = range.video?.exact, let grid = plan.output.video?.exactTimeBase {
+                #expect(exact.outputStart.value == Rescale.ticks(start, from: Rational(1, 1_000_000), to: grid))
             } else {
-                #expect(range.cut.video?.outputStart.value == start / 1000)
+                #expect(range.video?.outputStart.value == start / 1000)
             }
         }
-        if !example.whole.isEmpty { #expect(plan.ranges.map { $0.cut.smart?.reencodesWhole ?? false } == example.whole) }
-        if !example.tailDelays.isEmpty { #expect(plan.ranges.map { $0.cut.video?.tailDecodeDelay ?? -1 } == example.tailDelays) }
+        if !example.whole.isEmpty { #expect(plan.ranges.map { $0.smart?.reencodesWhole ?? false } == example.whole) }
+        if !example.tailDelays.isEmpty { #expect(plan.ranges.map { $0.video?.tailDecodeDelay ?? -1 } == example.tailDelays) }
         // Smart and exact joins into MP4: one edit, the ranges' total.
         if example.container == .mp4, let edit = plan.output.video?.editDuration, let unit = plan.output.video?.editTimeBase {
             #expect(Rescale.ticks(edit, from: unit, to: Rational(1, 1_000_000)) == plan.durationMicro)
@@ -96,11 +99,11 @@ struct EditPlannerTests {
             let first = (Int64(from), min(streamEnd, Int64(from + length)))
             let next = (first.1 + Int64(gap), min(streamEnd, first.1 + Int64(gap + second)))
             guard next.0 < next.1, let plans = try? Self.plans(packets, [first, next], mode: .smart),
-                  case let .plan(plan)? = try? Self.join(plans), plan.ranges.allSatisfy({ $0.cut.mode == .smart }) else { return }
+                  case let .plan(plan)? = try? Self.join(plans), plan.output.mode == .smart else { return }
             joinedSmartly += 1
             var written: [(pts: Int64, dts: Int64)] = []
             for range in plan.ranges {
-                guard let video = range.cut.video, let smart = range.cut.smart else { continue }
+                guard let video = range.video, let smart = range.smart else { continue }
                 let shift = video.packetShift
                 func shown(_ from: Int64, _ to: Int64) -> [Int64] { packets.map(\.pts).filter { $0 >= from && $0 < to }.sorted() }
                 if !smart.reencodesWhole {
@@ -128,7 +131,7 @@ struct EditPlannerTests {
     @Test func rangeAfterACopyToTheEndDecodesAfterIt() throws {
         let packets = SyntheticStream.openGOP(gops: 6, cleanPoints: true)
         let plan = try Self.joined(try Self.plans(packets, [(2005, 2841), (2841, 2880)], mode: .smart))
-        let first = try #require(plan.ranges.first?.cut), second = try #require(plan.ranges.last?.cut)
+        let first = try #require(plan.ranges.first), second = try #require(plan.ranges.last)
         #expect(first.smart?.copiesToEnd == true && second.smart?.reencodesWhole == true)
         let lastCopied = try #require(first.smart?.copyEnd.dts).minus(try #require(first.video?.packetShift))
         let firstWhole = try #require(second.smart?.tailStart).minus(try #require(second.video?.packetShift))
@@ -144,21 +147,21 @@ struct EditPlannerTests {
 
     /// A copy join into MP4/MOV: each range's packets follow the ones written before it in the media (decode and
     /// presentation times in order), and one edit per range shows its frames, as long as the range; a warning says so.
-    @Test(arguments: [CutPlan.Mode.copy, .keyframe])
-    func copyJoinIntoMP4GetsAnEditPerRange(_ mode: CutPlan.Mode) throws {
+    @Test(arguments: [CutMode.copy, .keyframe])
+    func copyJoinIntoMP4GetsAnEditPerRange(_ mode: CutMode) throws {
         let plan = try Self.joined(try Self.plans(Self.ibbp, [(100, 500), (900, 1300), (1300, 1500)], mode: mode))
         let edits = try #require(plan.output.video?.edits)
         #expect(edits.count == 3)
         #expect(edits.map(\.duration) == plan.ranges.map { $0.durationMicro / 1000 })
         #expect(edits.first?.mediaStart == 0)
         for (before, after) in zip(plan.ranges, plan.ranges.dropFirst()) {
-            let early = try #require(before.cut.video), late = try #require(after.cut.video)
+            let early = try #require(before.video), late = try #require(after.video)
             let writtenEnd = early.output(early.writtenEnd ?? early.presentedEnd)
             #expect(late.output(late.keyframe.dts) >= writtenEnd)
             #expect(late.output(late.keyframe.pts) >= writtenEnd)
         }
         for (edit, range) in zip(edits, plan.ranges) {
-            let video = try #require(range.cut.video)
+            let video = try #require(range.video)
             #expect(edit.mediaStart == video.output(video.firstShown).value)
         }
         #expect(plan.warnings.contains { $0.code == "multiple_edits" })
@@ -184,21 +187,21 @@ struct EditPlannerTests {
     /// Audio alone: ranges back to back in µs.
     @Test func audioOnlyRangesLandBackToBack() throws {
         let ranges: [(Int64, Int64)] = [(1000, 2500), (4000, 4600)]
-        let plans = try ranges.map { range -> CutPlan in
+        let plans = try ranges.map { range -> (CutFacts, RangeDraft) in
             var facts = syntheticFacts([], start: range.0, end: range.1, mode: .copy, container: .mkv)
             facts.video = nil
             facts.streams = [StreamFacts(index: 1, kind: .audio, codec: "aac")]
-            return try CutPlanner.plan(facts)
+            return (facts, try RangePlanner.plan(facts, joins: true))
         }
         let plan = try Self.joined(plans)
         #expect(plan.ranges.map(\.outputStartMicro) == [0, 1_500_000])
-        #expect(plan.ranges.map(\.cut.companionsZeroOutputMicro) == [0, 1_500_000])
+        #expect(plan.ranges.map(\.companions.zeroOutputMicro) == [0, 1_500_000])
         #expect(plan.durationMicro == 2_100_000)
     }
 
     /// Chapters split by a seam become one again; others stay as they are.
     @Test func chaptersSplitAtASeamMerge() {
-        let merged = EditPlanner.merged([
+        let merged = OutputPlanner.merged([
             Chapter(startMicro: 0, endMicro: 100_000, title: "A"), Chapter(startMicro: 100_000, endMicro: 300_000, title: "B"),
             Chapter(startMicro: 300_000, endMicro: 500_000, title: "B"), Chapter(startMicro: 500_000, endMicro: 600_000, title: "A"),
         ])

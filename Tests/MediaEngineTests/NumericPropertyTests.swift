@@ -102,7 +102,7 @@ import Testing
     static let layout = zip(Gen.int(in: 2...6), Gen.int(in: 2...24), Gen.int(in: 0...3), Gen.int(in: 0...2), Gen.bool)
     /// 1–4 ordered ranges (ms): cut points picked from the stream's span, some touching.
     static let cuts = Gen.int(in: 0...5000).array(of: 2...8)
-    static let modes = Gen.element(of: [CutPlan.Mode.copy, .keyframe, .exact, .smart]).map { $0 ?? .copy }
+    static let modes = Gen.element(of: [CutMode.copy, .keyframe, .exact, .smart]).map { $0 ?? .copy }
     static let containers = Gen.element(of: [Container.mp4, .mkv]).map { $0 ?? .mp4 }
 
     @Test func joinsNeverOverlapAndDecodeInOrder() async {
@@ -117,18 +117,17 @@ import Testing
                 ranges.append((points[pair], points[pair + 1]))
             }
             guard !ranges.isEmpty else { return }
-            let plans: [CutPlan]
+            let plans: [(CutFacts, RangeDraft)]
             do {
                 plans = try ranges.map { range in
-                    var facts = syntheticFacts(packets, start: range.0, end: range.1, mode: mode, container: container)
-                    facts.joinsRanges = ranges.count > 1
-                    return try CutPlanner.plan(facts)
+                    let facts = syntheticFacts(packets, start: range.0, end: range.1, mode: mode, container: container)
+                    return (facts, try RangePlanner.plan(facts, joins: ranges.count > 1))
                 }
             } catch {
                 return  // A typed refusal.
             }
             let decision: EditPlanner.Decision
-            do { decision = try EditPlanner.plan(plans, labels: [], chapterPolicy: .keep, path: "in.mp4") } catch { return }
+            do { decision = try EditPlannerTests.join(plans) } catch { return }
             guard case let .plan(plan) = decision else { return }
             for (index, range) in plan.ranges.enumerated() {
                 #expect(range.durationMicro >= 0, "range \(index + 1): \(range.durationMicro) µs")
@@ -140,9 +139,9 @@ import Testing
             }
             guard plan.output.mode == .copy || plan.output.mode == .keyframe, plan.ranges.count > 1 else { return }
             for index in plan.ranges.indices.dropFirst() {
-                guard let before = plan.ranges[index - 1].cut.video, let after = plan.ranges[index].cut.video else { continue }
+                guard let before = plan.ranges[index - 1].video, let after = plan.ranges[index].video else { continue }
                 let lastDecode = before.output(before.lastNeeded.dts)
-                let firstDecode = after.output(after.keyframeDecodeTime)
+                let firstDecode = after.output(after.keyframeDecodeTime(decodeDelayFrames: plan.output.video?.decodeDelayFrames ?? 0))
                 #expect(firstDecode > lastDecode, "decode times go back at seam \(index): \(lastDecode) then \(firstDecode); \(ranges) \(mode) \(container) \(layout)")
             }
         }

@@ -26,6 +26,20 @@ enum MovieBoxes {
         return found
     }
 
+    /// The top-level box types an MP4/MOV may open with (ISO/IEC 14496-12 and QuickTime).
+    static let openingBoxes: Set<String> = ["ftyp", "moov", "mdat", "free", "skip", "wide", "pnot", "uuid", "junk", "styp", "sidx", "moof", "pdin", "meta"]
+
+    /// Whether the file at `path` opens with an MP4/MOV box: a size of at least 8 (or 0, 1) and a known type.
+    static func startsWithBox(path: String) -> Bool {
+        let descriptor = open(path, O_RDONLY)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        var header = [UInt8](repeating: 0, count: 8)
+        guard pread(descriptor, &header, 8, 0) == 8 else { return false }
+        let size = read(header, at: 0, bytes: 4)
+        return (size == 0 || size == 1 || size >= 8) && openingBoxes.contains(String(decoding: header[4..<8], as: UTF8.self))
+    }
+
     /// A full box's version byte (0 when the box is too short to have one).
     static func version(_ bytes: [UInt8], of box: Box) -> UInt8 {
         box.end - box.start > 8 ? UInt8(truncatingIfNeeded: read(bytes, at: box.start + 8, bytes: 1)) : 0

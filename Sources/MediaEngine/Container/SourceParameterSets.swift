@@ -6,7 +6,7 @@ public struct SourceParameterSets: Sendable, Equatable, Codable {
     /// The record's sets, in its order.
     public var record: [ParameterSet]
     /// The source's configuration record (avcC/hvcC); nil for Annex B sources (MPEG-TS).
-    public var recordBytes: [UInt8]?
+    @OptionalBase64Bytes public var recordBytes: [UInt8]? = nil
     /// NAL length size of the source's samples; nil for Annex B.
     public var lengthSize: Int?
     /// The source's sample entry type ("avc1", "hev1", …) or nil.

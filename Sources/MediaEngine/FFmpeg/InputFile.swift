@@ -57,6 +57,11 @@ final class InputFile {
                               reason: "damaged or truncated: the data ends inside the header (\(detail ?? base))")
         }
         if code == CAV_AVERROR_INVALIDDATA, detail?.contains("moov atom not found") == true {
+            // FFmpeg takes any file named .mp4/.mov for one: without a single MP4 box, it is no media at all.
+            guard MovieBoxes.startsWithBox(path: path) else {
+                return MediaError(.notMedia, path: path, operation: "avformat_open_input",
+                                  reason: "not a media file: named as MP4/MOV, it holds no MP4 box")
+            }
             return MediaError(.notMedia, path: path, operation: "avformat_open_input",
                               reason: "damaged or truncated: an MP4/MOV without its index (moov atom not found: an unfinished recording or a partial copy of a file whose index sits at its end)")
         }

@@ -14,7 +14,7 @@ struct StreamBeginning: Sendable, Equatable, Codable {
     /// The x264 build named by the stream's first access unit.
     var x264Build: Int?
     /// That SEI NAL unit (header byte and payload, no length prefix or start code).
-    var x264SEI: [UInt8]?
+    @OptionalBase64Bytes var x264SEI: [UInt8]? = nil
     /// The first packet's decode time (stream ticks): a cut starting there carries everything already.
     var firstDecodeTicks: Int64?
     /// The samples' NAL length size (avcC), or nil for Annex B packets.

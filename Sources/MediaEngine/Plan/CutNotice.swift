@@ -40,6 +40,8 @@ public enum CutNotice: Sendable, Equatable, Codable {
     /// flagged keyframe that is not one, so frames after it may refer to pictures the cut does not have.
     case uncleanStart(keyframeSeconds: Double)
     case smartFallback(SmartFallback)
+    /// A join that named no mode is copied (or made exactly): smart, its default, is not available for its video and output.
+    case smartUnavailable(SmartFallback)
     /// A copy join into MP4/MOV: one edit-list entry per range, which not every reader honours.
     case multipleEdits(ranges: Int, container: String)
     /// A copy join into a container without edit lists shows footage outside its ranges: each range's lead-in
@@ -133,6 +135,7 @@ public enum CutNotice: Sendable, Equatable, Codable {
         case .cleanStartFar: return "clean_start_far"
         case .uncleanStart: return "unclean_start"
         case .smartFallback: return "smart_fallback"
+        case .smartUnavailable: return "smart_unavailable"
         case .multipleEdits: return "multiple_edits"
         case .joinExtraFootage: return "join_extra_footage"
         case .joinSeamGap: return "join_seam_gap"
@@ -173,7 +176,7 @@ public enum CutNotice: Sendable, Equatable, Codable {
         ("head_reencoded", false, .plan), ("tail_reencoded", false, .plan), ("range_reencoded", false, .plan), ("audio_packets_split", false, .plan), ("audio_reencoded", false, .plan), ("telemetry_kept", false, .plan),
         ("encoder_info_carried", false, .plan), ("dolby_vision_dropped", false, .plan), ("chapters_left_out", false, .plan), ("timecode_kept", false, .plan), ("subtitles_converted", false, .plan),
         ("first_frame_whole", false, .plan), ("input_truncated", false, .plan), ("truncated", true, .plan),
-        ("starts_late", true, .plan), ("clean_start_far", true, .plan), ("unclean_start", true, .plan), ("smart_fallback", true, .plan), ("multiple_edits", true, .plan), ("join_extra_footage", true, .plan), ("join_seam_gap", true, .plan), ("audio_seams_nearest", true, .plan), ("sample_entry", true, .plan), ("stream_dropped", true, .plan),
+        ("starts_late", true, .plan), ("clean_start_far", true, .plan), ("unclean_start", true, .plan), ("smart_fallback", true, .plan), ("smart_unavailable", false, .plan), ("multiple_edits", true, .plan), ("join_extra_footage", true, .plan), ("join_seam_gap", true, .plan), ("audio_seams_nearest", true, .plan), ("sample_entry", true, .plan), ("stream_dropped", true, .plan),
         ("decode_errors", true, .run), ("truncated", true, .run), ("sample_entry", true, .run),
     ]
 
@@ -229,6 +232,8 @@ public enum CutNotice: Sendable, Equatable, Codable {
             return "no clean start (IDR, CRA, or recovery point) lies at or before the start: decoding starts at the keyframe at \(Words.seconds(keyframe)), and frames after it may show damage"
         case let .smartFallback(reason):
             return "cut exactly instead of smartly: \(reason.description)"
+        case let .smartUnavailable(reason):
+            return "not smart: a join is smart by default where its video can be cut smartly, and here it cannot: \(reason.description)"
         case let .telemetryKept(index):
             return "stream #\(index): GoPro telemetry (gpmd) kept: its samples in the range, on the output's timeline"
         case let .audioReencoded(index, codec):
@@ -347,9 +352,9 @@ public enum SmartFallback: Error, Sendable, Equatable, Codable, CustomStringConv
     public var description: String {
         switch self {
         case let .codec(name):
-            return "smart cuts handle H.264, HEVC, VP8, VP9 and AV1; this video is \(name)"
+            return "smart cuts handle \(Words.list(EditDefaults.smartCodecs.map(\.name))); this video is \(name)"
         case let .container(name):
-            return "\(name) cannot take a smart cut of this video (smart cuts write H.264 and HEVC to MP4/MOV, Matroska and MPEG-TS; VP8, VP9 and AV1 to WebM, Matroska and MP4/MOV, VP8 not to MP4)"
+            return "\(name) cannot take a smart cut of this video (smart cuts are written as \(EditDefaults.smartSummary))"
         case let .pixelFormat(name):
             return "the encoder cannot match the pixel format \(name) and profile of the source"
         case .interlaced:

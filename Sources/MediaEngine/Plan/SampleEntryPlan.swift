@@ -70,7 +70,7 @@ public struct SampleEntryPlan: Sendable, Equatable, Codable {
 
     /// The plan for a copy or smart cut, or why the sets stay in band. A smart cut's encoder ids and sets are
     /// the survey's trial's (`trial`, chosen from all the source's sets, so free in any part of them).
-    static func choose(sets: SourceParameterSets, mode: CutPlan.Mode, requested: Placement,
+    static func choose(sets: SourceParameterSets, mode: CutMode, requested: Placement,
                        trial: (ids: HEVCRenumbering.Ids, sets: [ParameterSet])? = nil,
                        carriage: ParameterSetCarriage = .sampleEntry) -> (SampleEntryPlan, CutNotice?) {
         if carriage == .annexB {
@@ -98,5 +98,21 @@ public struct SampleEntryPlan: Sendable, Equatable, Codable {
         return (SampleEntryPlan(type: type(codec: sets.codec, placement: placement, carriage: carriage), placement: placement,
                                 carriage: carriage, sourceSets: sets,
                                 encoderIds: ids, encoderSets: ids == nil ? nil : trial?.sets), notice)
+    }
+}
+
+extension SampleEntryPlan {
+    /// A range's sample entry: H.264/HEVC into MP4/MOV, and smart cuts into Matroska and MPEG-TS — an exact cut's
+    /// from its encoder, a copy's or smart cut's from the sets its copied samples see (smart: K1 up to K2) — and the
+    /// note when the sets stay in band; nil where the output names none.
+    static func forRange(_ video: VideoFacts, mode: CutMode, cut: VideoCut, smart: SmartCutPlan?,
+                         facts: CutFacts) -> (SampleEntryPlan, CutNotice?)? {
+        guard let carriage = facts.container.parameterSetCarriage, facts.container.editLists || mode == .smart else { return nil }
+        if mode == .exact { return exact(encoder: video.exactEncoder, requested: facts.sampleEntry) }
+        return video.parameterSets.map { sets in
+            let range = smart.map { sets.restricted(startDts: $0.firstCopied.dts, endDts: $0.copiesToEnd ? nil : $0.copyEnd.dts) }
+                ?? sets.restricted(startDts: cut.keyframe.dts, endDts: cut.lastNeeded.dts.plus(1))
+            return choose(sets: range, mode: mode, requested: facts.sampleEntry, trial: video.smartTrial, carriage: carriage)
+        }
     }
 }

@@ -19,7 +19,7 @@ enum SeamDecodeTimes {
     static let problem = "a range's end falls among the leading pictures of an open GOP, whose re-encoded frames cannot decode in order after the copied ones"
 
     /// Each range's delays, or nil when no choice keeps decode times rising (the join is then made exactly).
-    static func delays(_ cuts: [CutPlan]) -> [Delays]? {
+    static func delays(_ cuts: [RangePlan]) -> [Delays]? {
         let defaultTail = cuts.lazy.compactMap { $0.smart.flatMap { $0.reencodesWhole ? nil : $0.firstCopied.pts.minus($0.firstCopied.dts) } }.first ?? 0
         var chosen: [Delays] = []
         // The decode time (output ticks) of the last packet written so far.
@@ -87,7 +87,7 @@ enum SeamDecodeTimes {
     }
 
     /// Whether the range `cut` can start after a packet decoded at `last` (output ticks).
-    private static func canFollow(_ cut: CutPlan, after last: Int64) -> Bool {
+    private static func canFollow(_ cut: RangePlan, after last: Int64) -> Bool {
         guard let video = cut.video, let smart = cut.smart else { return false }
         let shift = video.packetShift
         if smart.reencodesWhole { return (smart.tailStart ?? 0).minus(shift).minus(last).minus(1) >= 0 }

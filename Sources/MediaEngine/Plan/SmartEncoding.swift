@@ -179,19 +179,15 @@ enum SmartEncoding {
 
     /// Why this source cannot be smart-cut into `output`, or nil when it can.
     static func refusal(_ source: AVCodecParameters, output: OutputFormat) -> SmartFallback? {
+        if let refusal = EditDefaults.smartRefusal(codec: source.codec_id, muxer: output) { return refusal }
         guard let name = encoder(for: source.codec_id) else { return .codec(Probe.codecName(source.codec_id)) }
         if splicesFrames(source.codec_id) {
-            // FFmpeg 5.1's MPEG-TS muxer has no stream type for VP8, VP9 or AV1.
-            guard output.canHold(source.codec_id), output.name != "mpegts" || source.codec_id == AV_CODEC_ID_MPEG2VIDEO else {
-                return .container(output.name)
-            }
             let format = AVPixelFormat(rawValue: source.format)
             guard candidates(for: source.codec_id).contains(where: { Encoder.pixelFormats($0).contains(format) }) else {
                 return .pixelFormat(FFmpegText.string(av_get_pix_fmt_name(format)) ?? "?")
             }
             return nil
         }
-        guard ParameterSetCarriage(muxer: output.name) != nil else { return .container(output.name) }
         let format = AVPixelFormat(rawValue: source.format)
         guard Encoder.pixelFormats(name).contains(format), profile(name: name, source: source) != nil else {
             return .pixelFormat(FFmpegText.string(av_get_pix_fmt_name(format)) ?? "?")

@@ -18,11 +18,8 @@ public enum Probe {
         return info
     }
 
-    static func inspect(_ input: InputFile, sizeBytes: Int64) throws(MediaError) -> MediaInfo {
-        let format = input.format.pointee
-        var warnings: [MediaWarning] = []
-        let startTicks = input.originMicro
-
+    /// Every stream in a line, and the audio streams' facts.
+    private static func streamSummaries(_ input: InputFile) -> (streams: [StreamSummary], audio: [AudioStreamInfo]) {
         var streams: [StreamSummary] = []
         var audio: [AudioStreamInfo] = []
         for index in 0..<input.streamCount {
@@ -47,6 +44,15 @@ public enum Probe {
                 ))
             }
         }
+        return (streams, audio)
+    }
+
+    static func inspect(_ input: InputFile, sizeBytes: Int64) throws(MediaError) -> MediaInfo {
+        let format = input.format.pointee
+        var warnings: [MediaWarning] = []
+        let startTicks = input.originMicro
+
+        let (streams, audio) = streamSummaries(input)
 
         var video: VideoStreamInfo?
         if let videoIndex = VideoStreamChoice.best(in: input) {

@@ -2,7 +2,7 @@
 /// the planner is a pure function of it and tests can build one by hand.
 struct CutFacts: Sendable {
     public var path: String
-    public var requestedMode: CutPlan.Mode
+    public var requestedMode: CutMode
     /// The requested range on the container's µs timeline (origin included), and the origin itself.
     public var startMicro: Int64
     public var endMicro: Int64
@@ -24,10 +24,8 @@ struct CutFacts: Sendable {
     public var chapterPolicy: ChapterPolicy = .keep
     /// The source's start timecode, if it states one.
     var startTimecode: StartTimecode?
-    /// The range is one of a join's (a smart range with nothing to copy is re-encoded whole, not exactly).
-    public var joinsRanges = false
 
-    public init(path: String, requestedMode: CutPlan.Mode, startMicro: Int64, endMicro: Int64, originMicro: Int64,
+    public init(path: String, requestedMode: CutMode, startMicro: Int64, endMicro: Int64, originMicro: Int64,
                 container: ContainerFacts, streams: [StreamFacts], video: VideoFacts?, threads: ThreadBudget,
                 crf: Int, preset: String, faststart: Bool) {
         self.path = path

@@ -26,7 +26,7 @@ final class ParameterSetScan: Sendable {
     /// Set once by the scan's thread before it signals `done`; read after waiting.
     private let result = Locked<Result<SourceParameterSets??, MediaError>?>(nil)
 
-    init(path: String, index: Int, streamID: Int32, codecID: UInt32, record: SourceRecord, mode: CutPlan.Mode,
+    init(path: String, index: Int, streamID: Int32, codecID: UInt32, record: SourceRecord, mode: CutMode,
          from keyframe: VideoPacket, through last: VideoPacket?, origin: Int64) {
         let thread = Thread { [self] in
             let outcome = Result { () throws(MediaError) -> SourceParameterSets?? in

@@ -60,13 +60,13 @@ struct CompanionTracks {
     }
 
     /// Range `index`: its window and where it lands; after the first, audio follows on from what was written.
-    mutating func begin(_ plan: CutPlan, index: Int, joinsNext: Bool) throws {
+    mutating func begin(_ window: CompanionWindow, index: Int, joinsNext: Bool) throws {
         if index > 0 { try endRange() }
         rangeIndex = index
-        startMicro = plan.companionsStartMicro
-        endMicro = plan.companionsEndMicro
-        shiftMicro = plan.companionsZeroSourceMicro
-        outputStartMicro = plan.companionsZeroOutputMicro
+        startMicro = window.startMicro
+        endMicro = window.endMicro
+        shiftMicro = window.zeroSourceMicro
+        outputStartMicro = window.zeroOutputMicro
         self.joinsNext = joinsNext
         furthestMicro = .min
         for key in tracks.keys {
@@ -116,18 +116,30 @@ struct CompanionTracks {
             return
         }
         if track.retimedPerSample {
-            guard let cue = SubtitleCue.clip(startMicro: start, endMicro: end, windowStartMicro: shiftMicro, windowEndMicro: endMicro),
-                  !SubtitleCue.isEmptyText(packet, codec: track.codec) else { return }
-            if let converter = track.converter {
-                guard let bytes = try converter.convert(packet) else { return }
-                try packet.setBytes(bytes)
-            }
-            packet.pointer.pointee.pts = av_rescale_q(cue.startMicro.plus(outputStartMicro), cav_time_base_q(), track.timeBase)
-            packet.pointer.pointee.dts = packet.pts
-            packet.pointer.pointee.duration = max(0, av_rescale_q(cue.endMicro.plus(outputStartMicro), cav_time_base_q(), track.timeBase).minus(packet.pts))
-            try output.write(packet, stream: track.output, timeBase: track.timeBase)
-            return
+            try writeCue(packet, track: track, startMicro: start, endMicro: end)
+        } else {
+            try writeAudio(packet, track: &track, startMicro: start, endMicro: end)
         }
+    }
+
+    /// A subtitle cue or telemetry sample: clipped to the window and placed at its own time on the output.
+    private func writeCue(_ packet: Packet, track: Track, startMicro start: Int64, endMicro end: Int64) throws {
+        guard let cue = SubtitleCue.clip(startMicro: start, endMicro: end, windowStartMicro: shiftMicro, windowEndMicro: endMicro),
+              !SubtitleCue.isEmptyText(packet, codec: track.codec) else { return }
+        if let converter = track.converter {
+            guard let bytes = try converter.convert(packet) else { return }
+            try packet.setBytes(bytes)
+        }
+        packet.pointer.pointee.pts = av_rescale_q(cue.startMicro.plus(outputStartMicro), cav_time_base_q(), track.timeBase)
+        packet.pointer.pointee.dts = packet.pts
+        packet.pointer.pointee.duration = max(0, av_rescale_q(cue.endMicro.plus(outputStartMicro), cav_time_base_q(), track.timeBase).minus(packet.pts))
+        try output.write(packet, stream: track.output, timeBase: track.timeBase)
+    }
+
+    /// An audio packet: kept where it lies in the window (a join's later range follows on from what was written, with
+    /// the seam's offset), moved onto the output.
+    private mutating func writeAudio(_ packet: Packet, track: inout Track, startMicro start: Int64, endMicro end: Int64) throws {
+        let timestamp = packet.presentationTime
         // Output ticks = source ticks − shift (+ a join's seam correction).
         let shift = av_rescale_q(shiftMicro.minus(outputStartMicro), cav_time_base_q(), track.timeBase)
         let duration = max(0, packet.duration)

@@ -8,6 +8,8 @@ final class CopyVideoWriter: VideoWriter {
     private let output: OutputFile
     private let timeBase: AVRational
     private let video: VideoCut
+    /// What the stream's first access unit tells decoders: the first copied one may carry it.
+    private let beginning: StreamBeginning
     private var started = false
     private(set) var reachedPlannedEnd = false
     private(set) var latestPresentedEnd = Int64.min
@@ -20,14 +22,16 @@ final class CopyVideoWriter: VideoWriter {
     private let cleanStart: CleanStart
     private var decodeTimes: DecodeTimeFill
 
-    init(output: OutputFile, outputIndex: Int, stream: UnsafeMutablePointer<AVStream>, video: VideoCut, repackager: SampleRepackager?) {
+    init(file: OutputFile, outputIndex: Int, source: UnsafeMutablePointer<AVStream>, stream: OutputVideo, video: VideoCut,
+         repackager: SampleRepackager?) {
         self.repackager = repackager
-        self.output = output
+        output = file
         self.outputIndex = outputIndex
-        self.timeBase = stream.pointee.time_base
+        timeBase = source.pointee.time_base
         self.video = video
-        cleanStart = CleanStart(stream: stream)
-        decodeTimes = DecodeTimeFill(delay: video.decodeDelayFrames)
+        beginning = stream.beginning
+        cleanStart = CleanStart(stream: source)
+        decodeTimes = DecodeTimeFill(delay: stream.decodeDelayFrames)
     }
 
     func consume(_ packet: Packet) throws -> Bool {
@@ -35,7 +39,7 @@ final class CopyVideoWriter: VideoWriter {
         if !started {
             guard timing.isSame(as: video.keyframe) else { return false }
             started = true
-            if video.carriesEncoderInfo { try packet.setBytes(video.beginning.carried(into: packet.bytes)) }
+            if video.carriesEncoderInfo { try packet.setBytes(beginning.carried(into: packet.bytes)) }
         }
         if timing.pts < video.keyframe.pts, !timing.isKeyframe { return false }
         packet.keepKeyframeFlagOnlyIfClean(cleanStart)
@@ -77,36 +81,5 @@ final class CopyVideoWriter: VideoWriter {
         }
         try OutputFile.setExtradata(record, of: out)
         return SampleRepackager(codec: sets.codec, sourceLengthSize: sets.lengthSize, outputLengthSize: lengthSize, recordSets: sets.all)
-    }
-}
-
-/// Decode times for copied packets that have none (Matroska stores presentation times only; its demuxer leaves
-/// the first packets after a seek without one). The rule is libavformat's muxer's — the smallest of the last
-/// `delay + 1` presentation times, seeded below the first one — but started afresh for each range, where the
-/// muxer's would carry the range before's times across a join's seam and go backwards.
-struct DecodeTimeFill {
-    private let delay: Int
-    private var buffer: [Int64]
-
-    /// `delay`: the stream's reorder delay in frames (capped at 16, FFmpeg's MAX_REORDER_DELAY).
-    init(delay: Int) {
-        self.delay = min(max(0, delay), 16)
-        buffer = Array(repeating: CAV_NOPTS_VALUE, count: self.delay + 1)
-    }
-
-    /// The decode time of a packet presented at `pts` lasting `duration` ticks.
-    mutating func decodeTime(pts: Int64, duration: Int64) -> Int64 {
-        buffer[0] = pts
-        var index = 1
-        while index < delay + 1, buffer[index] == CAV_NOPTS_VALUE {
-            buffer[index] = pts.plus(Int64(index - delay - 1).times(max(0, duration)))
-            index += 1
-        }
-        index = 0
-        while index < delay, buffer[index] > buffer[index + 1] {
-            buffer.swapAt(index, index + 1)
-            index += 1
-        }
-        return buffer[0]
     }
 }

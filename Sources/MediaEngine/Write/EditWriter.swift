@@ -1,14 +1,16 @@
 import CAV
 
-/// Executes an `EditPlan`: sets up the output's streams from its `OutputPlan`, then for each range reads once from
-/// the range's keyframe, hands the video packets to the mode's writer and the audio and subtitles to
-/// `CompanionTracks`, and — in MP4/MOV — ends the edit lists where the plan says. It decides nothing; what it finds
-/// while reading (damaged frames, an input that ends early) comes back as run-time notices.
+/// Executes an `EditPlan` in three steps: sets the output up from its `OutputPlan` (`EditOutputSetup`), writes each
+/// range — read once from the range's keyframe, the video packets to the mode's writer, the audio and subtitles to
+/// `CompanionTracks` — and after muxing patches what FFmpeg's muxer cannot write (`MuxedFilePatches`). It decides
+/// nothing; what it finds while reading (damaged frames, an input that ends early) comes back as run-time notices.
+/// Writers get the output's plan and their own range's, never another range's.
 final class EditWriter {
     private let input: InputFile
     private let output: OutputPlan
     /// The ranges written one after another, each moved to where it begins on the output's timeline.
     private let ranges: [RangePlan]
+    private let plan: EditPlan
     private let path: String
     private let temporaryPath: String
     private let outputName: String
@@ -29,6 +31,7 @@ final class EditWriter {
     init(input: InputFile, plan: EditPlan, path: String, temporaryPath: String, outputName: String,
          shouldStop: @escaping @Sendable () -> Bool, progress: (@Sendable (Double) -> Void)?) {
         self.input = input
+        self.plan = plan
         output = plan.output
         ranges = plan.ranges
         self.path = path
@@ -36,8 +39,7 @@ final class EditWriter {
         self.outputName = outputName
         self.shouldStop = shouldStop
         self.progress = progress
-        let first = plan.ranges.first?.cut
-        edgeSlots = EdgeSlots(encoderThreads: first?.threads.encoder ?? 1, threadsPerEdge: first?.video?.reencoding?.threads ?? 1)
+        edgeSlots = EdgeSlots(encoderThreads: plan.output.threads.encoder, threadsPerEdge: plan.output.reencoding?.threads ?? 1)
         if plan.output.mode == .smart { _ = LargeBlockReturn.installed }
     }
 
@@ -62,184 +64,130 @@ final class EditWriter {
     }
 
     private func write() throws -> CutRun {
-        let file: OutputFile
-        do {
-            file = try OutputFile(temporaryPath: temporaryPath, finalName: outputName)
-        } catch {
-            throw MediaError(.writeFailed, path: path, operation: error.operation, reason: "no muxer for the output name \(outputName)")
-        }
-        file.copyContainerMetadata(from: input)
-        try file.addChapters(output.chapters)
-        if let timecode = output.timecode { file.setTimecode(timecode) }
-        guard let first = ranges.first?.cut else {
+        guard let first = ranges.first else {
             throw MediaError(.decodeFailed, path: path, operation: "plan", reason: "the plan has no range to write")
         }
-        var videoStream: UnsafeMutablePointer<AVStream>?
-        var videoWriter: VideoWriter?
-        var companions: [CompanionTracks.Track] = []
-        var reencoders: [AudioReencoder] = []
-        let keptIndices = Set(output.streams.map(\.index))
-        // Output streams in the source's order: the video's writer (whose first range adds its stream; later
-        // ones write to it) is made where the video stands.
-        for kept in output.streams.sorted(by: { $0.index < $1.index }) {
-            guard let stream = input.stream(kept.index) else {
-                throw MediaError(.decodeFailed, path: path, operation: "plan", reason: "the plan's stream #\(kept.index) is not in the file")
-            }
-            if kept.kind == .video, output.video != nil {
-                videoStream = stream
-                videoWriter = try makeVideoWriter(first, number: 0, stream: stream, output: file, joining: nil)
-            } else if let encoder = kept.audioEncoder {
-                reencoders.append(try AudioReencoder(path: input.path, streamIndex: kept.index, encoderName: encoder, output: file))
-            } else if let target = kept.convertsTo {
-                let converter = try SubtitleConverter(stream: stream, to: target)
-                let out = try file.addStream()
-                try converter.describe(out)
-                out.pointee.time_base = stream.pointee.time_base
-                out.pointee.disposition = stream.pointee.disposition
-                av_dict_copy(&out.pointee.metadata, stream.pointee.metadata, 0)
-                var track = CompanionTracks.Track(input: kept.index, output: Int(out.pointee.index), timeBase: stream.pointee.time_base,
-                                                  retimedPerSample: true, codec: stream.pointee.codecpar.pointee.codec_id, splitsAMRFrames: false)
-                track.converter = converter
-                companions.append(track)
-            } else {
-                let copy = try file.addCopy(of: stream)
-                companions.append(CompanionTracks.Track(input: kept.index, output: Int(copy.pointee.index),
-                                                        timeBase: stream.pointee.time_base, retimedPerSample: kept.kind == .subtitle || kept.kind == .data,
-                                                        codec: stream.pointee.codecpar.pointee.codec_id,
-                                                        splitsAMRFrames: kept.splitsAudioFrames))
-            }
+        var setup = try EditOutputSetup(input: input, output: output, path: path, temporaryPath: temporaryPath, outputName: outputName) {
+            source, file in try self.makeVideoWriter(first, number: 0, source: source, file: file, joining: nil)
         }
-        let videoOutputIndex = videoWriter?.outputIndex
-        var muxerOptions: [String: String] = [:]
-        if output.container.editLists {
-            if let video = output.video { muxerOptions["movie_timescale"] = String(MovieHeaderPatch.trackTimescale(video.editTimeBase)) }
-            if output.faststart { muxerOptions["movflags"] = "+faststart" }
-        }
-        try file.writeHeader(options: muxerOptions)
-        var tracks = CompanionTracks(tracks: companions, output: file, editLists: output.container.editLists)
-        // Cues and telemetry come through a reader of their own, from before each range's keyframe.
-        let cueStreams = Set(companions.filter(\.retimedPerSample).map(\.input))
-        let cues = cueStreams.isEmpty ? nil : try CueReader(path: input.path, streams: cueStreams, video: output.video?.streamIndex)
-
         var notices: [CutNotice] = []
         for (number, range) in ranges.enumerated() {
-            let segment = range.cut
-            let isLast = number == ranges.count - 1
-            for reencoder in reencoders {
-                try reencoder.begin(sourceStartMicro: segment.companionsZeroSourceMicro, outputStartMicro: segment.companionsZeroOutputMicro,
-                                    durationMicro: range.durationMicro)
-            }
-            try tracks.begin(segment, index: number, joinsNext: !isLast)
-            try cues?.read(windowStartMicro: segment.companionsZeroSourceMicro, windowEndMicro: segment.companionsEndMicro) { try tracks.consume($0) }
-            if number > 0, let stream = videoStream, let writer = videoWriter {
-                if output.sharesEncoder, let exact = writer as? ExactVideoWriter, let video = segment.video {
-                    try exact.begin(video)
-                } else {
-                    videoWriter = try makeVideoWriter(segment, number: number, stream: stream, output: file, joining: writer.outputIndex)
-                }
-            }
-            var buffered: [Packet] = []
-            if let video = segment.video {
-                buffered = try positioned(at: video.keyframe, stream: video.streamIndex, segment: segment)
-            } else if let stream = output.streams.first.flatMap({ input.stream($0.index) }) {
-                try input.seek(streamIndex: Int(stream.pointee.index), timestamp: stream.ticks(micro: segment.companionsStartMicro))
-            }
-            let reader = try Packet()
-            var videoDone = videoWriter == nil
-            buffered.reverse()
-            while !(videoDone && tracks.allDone) {
-                let packet: Packet
-                if let next = buffered.popLast() {
-                    packet = next
-                } else {
-                    guard try input.read(into: reader) == .packet else { break }
-                    packet = reader
-                }
-                if shouldStop() { throw CutInterrupted() }
-                // Re-encoded audio kept a second ahead of what is written, so the file interleaves.
-                if !reencoders.isEmpty, keptIndices.contains(packet.streamIndex), let time = packetMicro(packet) {
-                    for reencoder in reencoders { try reencoder.advance(untilMicro: time.plus(1_000_000)) }
-                }
-                if let video = segment.video, packet.streamIndex == video.streamIndex, let writer = videoWriter {
-                    reportProgress(packet, video: video, segment: number)
-                    if !videoDone { videoDone = try writer.consume(packet) }
-                } else if reencoders.contains(where: { $0.input == packet.streamIndex }) || cueStreams.contains(packet.streamIndex) {
-                    continue  // Read by its own re-encoder or the cue reader.
-                } else {
-                    try tracks.consume(packet)
-                }
-            }
-            for reencoder in reencoders { try reencoder.advance(untilMicro: .max) }
-            if let writer = videoWriter {
-                // One encoder spanning the ranges is flushed after the last.
-                if isLast || !output.sharesEncoder {
-                    try writer.finish()
-                    notices += writer.notices
-                }
-                if let video = segment.video, !writer.reachedPlannedEnd {
-                    notices.append(.truncated(plannedEndSeconds: segment.presentedEndSeconds,
-                                              writtenEndSeconds: segment.seconds(micro: video.micro(writer.latestPresentedEnd))))
-                }
-            }
+            notices += try write(range, number: number, into: &setup)
         }
-        try tracks.endRange()
-        for reencoder in reencoders {
+        try setup.tracks.endRange()
+        for reencoder in setup.reencoders {
             try reencoder.finish()
             if reencoder.errors > 0 { notices.append(.decodeErrors(count: reencoder.errors)) }
         }
-        try file.finish()
-        if let video = output.video, let edits = video.edits, let index = videoOutputIndex {
-            try MovieHeaderPatch.writeEdits(path: temporaryPath, videoTrackID: index + 1, edits: edits, timeBase: video.editTimeBase)
-        } else if let video = output.video, let edit = video.editDuration, let index = videoOutputIndex {
-            try MovieHeaderPatch.endEdits(path: temporaryPath, videoTrackID: index + 1, videoEditTicks: edit, timeBase: video.editTimeBase)
+        try setup.file.finish()
+        let videoOutputIndex = setup.videoWriter?.outputIndex
+        try MuxedFilePatches.apply(output, path: temporaryPath, videoOutputIndex: videoOutputIndex)
+        let writtenVideoStart = videoOutputIndex.flatMap { setup.file.earliestPtsMicroByStream[$0] }.map(Micro.seconds)
+        return CutRun(notices: notices, muxerShiftSeconds: Micro.seconds(setup.file.muxerShiftMicro), writtenVideoStartSeconds: writtenVideoStart,
+                      audioSeamOffsetsSeconds: setup.firstAudioReencoded ? Array(repeating: 0, count: max(0, ranges.count - 1))
+                                                                          : setup.tracks.seamOffsetsSeconds)
+    }
+
+    /// Range `number`: its audio re-encoders and companions started on its window, its video writer (the first
+    /// range's was made with the output; an exact join's one encoder begins the next range), its packets read from
+    /// its keyframe, and its writer finished.
+    private func write(_ range: RangePlan, number: Int, into setup: inout EditOutputSetup) throws -> [CutNotice] {
+        let isLast = number == ranges.count - 1
+        for reencoder in setup.reencoders {
+            try reencoder.begin(sourceStartMicro: range.companions.zeroSourceMicro, outputStartMicro: range.companions.zeroOutputMicro,
+                                durationMicro: range.durationMicro)
         }
-        if output.container.editLists, output.video?.codec == "hevc" { try HEVCRecordPatch.markArraysComplete(path: temporaryPath) }
-        try output.movieMetadata?.insert(into: temporaryPath)
-        let writtenVideoStart = videoOutputIndex.flatMap { file.earliestPtsMicroByStream[$0] }.map(Micro.seconds)
-        return CutRun(notices: notices, muxerShiftSeconds: Micro.seconds(file.muxerShiftMicro), writtenVideoStartSeconds: writtenVideoStart,
-                      audioSeamOffsetsSeconds: firstAudioReencoded(reencoders) ? Array(repeating: 0, count: max(0, ranges.count - 1))
-                                                                                : tracks.seamOffsetsSeconds)
+        try setup.tracks.begin(range.companions, index: number, joinsNext: !isLast)
+        try setup.cues?.read(windowStartMicro: range.companions.zeroSourceMicro, windowEndMicro: range.companions.endMicro) {
+            try setup.tracks.consume($0)
+        }
+        if number > 0, let source = setup.videoSource, let writer = setup.videoWriter {
+            if output.sharesEncoder, let exact = writer as? ExactVideoWriter {
+                try exact.begin(range)
+            } else {
+                setup.videoWriter = try makeVideoWriter(range, number: number, source: source, file: setup.file, joining: writer.outputIndex)
+            }
+        }
+        try read(range, number: number, into: &setup)
+        var notices: [CutNotice] = []
+        if let writer = setup.videoWriter {
+            // One encoder spanning the ranges is flushed after the last.
+            if isLast || !output.sharesEncoder {
+                try writer.finish()
+                notices += writer.notices
+            }
+            if range.video != nil, let stream = output.video, !writer.reachedPlannedEnd {
+                notices.append(.truncated(plannedEndSeconds: plan.times(of: range).presentedEndSeconds,
+                                          writtenEndSeconds: output.seconds(micro: stream.micro(writer.latestPresentedEnd))))
+            }
+        }
+        return notices
+    }
+
+    /// Reads the range's packets from its keyframe (audio alone: from its window's start) until its video and
+    /// companions need no more, handing each to its writer.
+    private func read(_ range: RangePlan, number: Int, into setup: inout EditOutputSetup) throws {
+        var buffered: [Packet] = []
+        if let video = range.video, let stream = output.video {
+            buffered = try positioned(at: video.keyframe, stream: stream, range: range)
+        } else if let stream = output.streams.first.flatMap({ input.stream($0.index) }) {
+            try input.seek(streamIndex: Int(stream.pointee.index), timestamp: stream.ticks(micro: range.companions.startMicro))
+        }
+        let reader = try Packet()
+        var videoDone = setup.videoWriter == nil
+        buffered.reverse()
+        while !(videoDone && setup.tracks.allDone) {
+            let packet: Packet
+            if let next = buffered.popLast() {
+                packet = next
+            } else {
+                guard try input.read(into: reader) == .packet else { break }
+                packet = reader
+            }
+            if shouldStop() { throw CutInterrupted() }
+            // Re-encoded audio kept a second ahead of what is written, so the file interleaves.
+            if !setup.reencoders.isEmpty, setup.keptIndices.contains(packet.streamIndex), let time = packetMicro(packet) {
+                for reencoder in setup.reencoders { try reencoder.advance(untilMicro: time.plus(1_000_000)) }
+            }
+            if let video = range.video, packet.streamIndex == output.video?.streamIndex, let writer = setup.videoWriter {
+                reportProgress(packet, video: video, range: number)
+                if !videoDone { videoDone = try writer.consume(packet) }
+            } else if !setup.readsOnItsOwn(packet.streamIndex) {
+                try setup.tracks.consume(packet)
+            }
+        }
+        for reencoder in setup.reencoders { try reencoder.advance(untilMicro: .max) }
     }
 
     /// The video writer of a range: the mode's, on the output stream an earlier range set up (`joining`) or a new one.
-    private func makeVideoWriter(_ segment: CutPlan, number: Int, stream: UnsafeMutablePointer<AVStream>, output: OutputFile,
+    private func makeVideoWriter(_ range: RangePlan, number: Int, source: UnsafeMutablePointer<AVStream>, file: OutputFile,
                                  joining: Int?) throws -> VideoWriter {
-        guard let video = segment.video else {
+        guard let video = range.video, let stream = output.video else {
             throw MediaError(.decodeFailed, path: path, operation: "plan", reason: "a range of the plan has no video")
         }
-        switch segment.mode {
+        switch output.mode {
         case .smart:
-            guard let smart = segment.smart else {
-                throw MediaError(.decodeFailed, path: path, operation: "plan", reason: "the smart plan has no edges; nothing written")
-            }
             // The next range's edges start now (as edge slots free up), so they are encoded while this range is written.
             let started = nextEdges
             nextEdges = nil
-            let writer = try SmartVideoWriter(input: input, stream: stream, output: output, plan: segment, video: video, smart: smart,
-                                              joining: joining, startedEdges: started, slots: edgeSlots, shouldStop: shouldStop)
-            if let next = ranges[safe: number + 1]?.cut, next.mode == .smart {
-                nextEdges = try SmartVideoWriter.startEdges(path: input.path, plan: next, slots: edgeSlots, shouldStop: shouldStop)
+            let writer = try SmartVideoWriter(input: input, source: source, file: file, output: output, range: range, joining: joining,
+                                              startedEdges: started, slots: edgeSlots, shouldStop: shouldStop)
+            if let next = ranges[safe: number + 1], next.smart != nil {
+                nextEdges = try SmartVideoWriter.startEdges(path: input.path, output: output, range: next, slots: edgeSlots, shouldStop: shouldStop)
             }
             return writer
         case .exact:
-            return try ExactVideoWriter(stream: stream, output: output, plan: segment, video: video, shouldStop: shouldStop)
+            return try ExactVideoWriter(source: source, file: file, output: output, range: range, shouldStop: shouldStop)
         case .copy, .keyframe:
             if let joining {
-                // Every range's samples take the form of the one sample entry, set up with the first range's writer
-                // (the planner checks that the ranges' entries are one).
-                return CopyVideoWriter(output: output, outputIndex: joining, stream: stream, video: video, repackager: copyRepackager)
+                // Every range's samples take the form of the one sample entry, set up with the first range's writer.
+                return CopyVideoWriter(file: file, outputIndex: joining, source: source, stream: stream, video: video, repackager: copyRepackager)
             }
-            let out = try output.addCopy(of: stream)
-            copyRepackager = try CopyVideoWriter.applySampleEntry(segment.sampleEntry, to: out)
-            return CopyVideoWriter(output: output, outputIndex: Int(out.pointee.index), stream: stream, video: video,
+            let out = try file.addCopy(of: source)
+            copyRepackager = try CopyVideoWriter.applySampleEntry(output.sampleEntry, to: out)
+            return CopyVideoWriter(file: file, outputIndex: Int(out.pointee.index), source: source, stream: stream, video: video,
                                    repackager: copyRepackager)
         }
-    }
-
-    /// Whether the audio whose seams are reported (the first) is re-encoded: then every seam is exact.
-    private func firstAudioReencoded(_ reencoders: [AudioReencoder]) -> Bool {
-        guard let first = output.streams.first(where: { $0.kind == .audio }) else { return false }
-        return reencoders.contains { $0.input == first.index }
     }
 
     private func packetMicro(_ packet: Packet) -> Int64? {
@@ -247,26 +195,27 @@ final class EditWriter {
         return stream.micro(packet.presentationTime)
     }
 
-    private func reportProgress(_ packet: Packet, video: VideoCut, segment: Int) {
+    private func reportProgress(_ packet: Packet, video: VideoCut, range: Int) {
         guard let progress, packet.pts != CAV_NOPTS_VALUE else { return }
         let span = max(1, video.presentedEnd.minus(video.firstShown))
         let fraction = min(1, max(0, Double(packet.pts.minus(video.firstShown)) / Double(span)))
-        progress((Double(segment) + fraction) / Double(max(1, ranges.count)))
+        progress((Double(range) + fraction) / Double(max(1, ranges.count)))
     }
 
     /// Puts the demuxer where the keyframe will be read and returns the packets read up to and including
     /// it that may belong to the cut (kept streams' packets that end at or after the companions' start;
     /// a long way back, held in memory, nothing else is).
-    private func positioned(at keyframe: VideoPacket, stream index: Int, segment: CutPlan) throws -> [Packet] {
+    private func positioned(at keyframe: VideoPacket, stream: OutputVideo, range: RangePlan) throws -> [Packet] {
         let companions = Set(output.streams.filter { $0.audioEncoder == nil && $0.kind != .subtitle && $0.kind != .data }.map(\.index))
-            .subtracting([index])
-        if let packets = try input.position(at: keyframe, streamIndex: index, keep: {
-            companions.contains($0.streamIndex) && self.endsAtOrAfter(segment.companionsStartMicro, $0)
+            .subtracting([stream.streamIndex])
+        let startMicro = range.companions.startMicro
+        if let packets = try input.position(at: keyframe, streamIndex: stream.streamIndex, keep: {
+            companions.contains($0.streamIndex) && self.endsAtOrAfter(startMicro, $0)
         }) {
             return packets
         }
         throw MediaError(.decodeFailed, path: path, operation: "av_seek_frame",
-                         reason: "cannot get back to the keyframe at \(Words.seconds(segment.keyframeSeconds ?? 0)) to cut from it")
+                         reason: "cannot get back to the keyframe at \(Words.seconds(output.seconds(micro: stream.micro(keyframe.pts)))) to cut from it")
     }
 
     private func endsAtOrAfter(_ micro: Int64, _ packet: Packet) -> Bool {

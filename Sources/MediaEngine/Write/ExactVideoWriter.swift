@@ -6,7 +6,7 @@ import CAV
 /// A join's ranges go through one encoder, back to back: `begin` starts the next range's decoding.
 final class ExactVideoWriter: VideoWriter {
     let outputIndex: Int
-    private let stream: UnsafeMutablePointer<AVStream>
+    private let source: UnsafeMutablePointer<AVStream>
     private let decoderThreads: Int
     private var decoder: Decoder
     private let encoder: FrameEncoder
@@ -16,6 +16,8 @@ final class ExactVideoWriter: VideoWriter {
     private let timeBase: AVRational
     private var timing: ExactTiming
     private var video: VideoCut
+    /// The output's video stream: what decoders opened mid-stream need, and whether its B-frames are packed.
+    private let stream: OutputVideo
     private let transform: (a: Int, b: Int, c: Int, d: Int)?
     private let targetFormat: AVPixelFormat
     private let tagsLimitedRange: Bool
@@ -38,31 +40,33 @@ final class ExactVideoWriter: VideoWriter {
     private var lastPicture: Frame?, lastOutputPts: Int64?
     var notices: [CutNotice] { decodeErrors > 0 ? [.decodeErrors(count: decodeErrors)] : [] }
 
-    /// Executes `video.reencoding` (encoder, options, pixel format, range, orientation baked): it decides nothing.
-    init(stream: UnsafeMutablePointer<AVStream>, output: OutputFile, plan: CutPlan, video: VideoCut,
+    /// Executes the output's `reencoding` (encoder, options, pixel format, range, orientation baked): it decides nothing.
+    init(source: UnsafeMutablePointer<AVStream>, file output: OutputFile, output plan: OutputPlan, range: RangePlan,
          shouldStop: @escaping @Sendable () -> Bool) throws {
-        self.video = video
-        self.stream = stream
-        decoderThreads = plan.threads.decoder
-        sourceTimeBase = stream.pointee.time_base
-        guard let timing = video.exact, let reencoding = video.reencoding else {
+        guard let stream = plan.video, let video = range.video, let timing = video.exact, let grid = stream.exactTimeBase,
+              let reencoding = plan.reencoding else {
             throw AVFailure(code: CAV_AVERROR_INVALIDDATA, operation: "exact plan")
         }
+        self.video = video
+        self.stream = stream
+        self.source = source
+        decoderThreads = plan.threads.decoder
+        sourceTimeBase = source.pointee.time_base
         self.timing = timing
-        let timeBase = AVRational(num: Int32(clamping: timing.timeBase.numerator), den: Int32(clamping: timing.timeBase.denominator))
+        let timeBase = AVRational(num: Int32(clamping: grid.numerator), den: Int32(clamping: grid.denominator))
         self.timeBase = timeBase
         // The frame shown at `start` is held until a later frame (or the end) releases it to output time 0.
         startFrame = StartFrameHold(startTicks: video.startTicks)
-        guard let parameters = stream.pointee.codecpar?.pointee, let muxer = output.muxer else {
+        guard let parameters = source.pointee.codecpar?.pointee, let muxer = output.muxer else {
             throw AVFailure(code: CAV_AVERROR_INVALIDDATA, operation: "codecpar")
         }
         targetFormat = av_get_pix_fmt(reencoding.pixelFormat)
         guard targetFormat != AV_PIX_FMT_NONE else { throw AVFailure(code: cav_averror(EINVAL), operation: "av_get_pix_fmt(\(reencoding.pixelFormat))") }
         tagsLimitedRange = reencoding.tagsLimitedRange
         transform = reencoding.bakedOrientation?.transform
-        decoder = try Decoder(stream: stream, threads: plan.threads.decoder, beginning: video.beginning)
+        decoder = try Decoder(stream: source, threads: plan.threads.decoder, beginning: stream.beginning)
         decoded = try Frame()
-        var settings = Encoder.Settings(source: parameters, stream: stream, pixelFormat: targetFormat, threads: reencoding.threads,
+        var settings = Encoder.Settings(source: parameters, stream: source, pixelFormat: targetFormat, threads: reencoding.threads,
                                         swapsDimensions: reencoding.bakedOrientation?.swapsDimensions ?? false,
                                         globalHeader: muxer.needsGlobalHeader, options: reencoding.options)
         settings.timeBase = timeBase
@@ -76,11 +80,11 @@ final class ExactVideoWriter: VideoWriter {
         if muxer.supportsEditLists, out.pointee.codecpar.pointee.codec_id == AV_CODEC_ID_HEVC {
             out.pointee.codecpar.pointee.codec_tag = SmartVideoWriter.tag("hvc1")
         }
-        av_dict_copy(&out.pointee.metadata, stream.pointee.metadata, 0)
+        av_dict_copy(&out.pointee.metadata, source.pointee.metadata, 0)
         OutputFile.dropTimecode(&out.pointee.metadata)
-        out.pointee.disposition = stream.pointee.disposition
-        if reencoding.bakedOrientation == nil { try output.copySideData(from: stream, to: out, only: AV_PKT_DATA_DISPLAYMATRIX) }
-        try HDRMetadata.copy(from: stream, to: out, output: output)
+        out.pointee.disposition = source.pointee.disposition
+        if reencoding.bakedOrientation == nil { try output.copySideData(from: source, to: out, only: AV_PKT_DATA_DISPLAYMATRIX) }
+        try HDRMetadata.copy(from: source, to: out, output: output)
         let index = Int(out.pointee.index)
         outputIndex = index
         encoder = try FrameEncoder(encoder: made, shouldStop: shouldStop) { packet in
@@ -96,13 +100,13 @@ final class ExactVideoWriter: VideoWriter {
             started = true
         }
         if timing.pts < video.keyframe.pts, !timing.isKeyframe { return false }
-        if video.packedFrames {
+        if stream.packedFrames {
             let slot = timing.dts
             unshownSlots.insert(slot, at: unshownSlots.firstIndex { $0 > slot } ?? unshownSlots.endIndex)
         }
         // Frames before the one shown at `start` are only references: those nothing refers to need no decoding
         // (not in packed AVI frames, whose packets' times are slots, not the frames').
-        decoder.skipNonReferenceFrames(!video.packedFrames && timing.pts != CAV_NOPTS_VALUE && timing.pts < video.frameAtStart)
+        decoder.skipNonReferenceFrames(!stream.packedFrames && timing.pts != CAV_NOPTS_VALUE && timing.pts < video.frameAtStart)
         try decoder.decode(input, into: decoded) { frame throws in try self.handle(frame) }
         if timing.isSame(as: video.lastNeeded) {
             fedLastNeeded = true
@@ -136,17 +140,17 @@ final class ExactVideoWriter: VideoWriter {
         finished = true
     }
 
-    /// A join: ends the current range and starts decoding the next one (`video`, planned on the same
-    /// stream and encoder grid, moved to where it begins on the output's timeline).
-    func begin(_ next: VideoCut) throws {
-        guard let nextTiming = next.exact, nextTiming.timeBase == timing.timeBase else {
+    /// A join: ends the current range and starts decoding the next one (`range`, timed on the output's exact grid,
+    /// moved to where it begins on the output's timeline).
+    func begin(_ range: RangePlan) throws {
+        guard let next = range.video, let nextTiming = next.exact else {
             throw AVFailure(code: CAV_AVERROR_INVALIDDATA, operation: "exact plan")
         }
         try endRange()
         video = next
         timing = nextTiming
         earlierDecoderErrors += decoder.errors
-        decoder = try Decoder(stream: stream, threads: decoderThreads, beginning: next.beginning)
+        decoder = try Decoder(stream: source, threads: decoderThreads, beginning: stream.beginning)
         startFrame = StartFrameHold(startTicks: next.startTicks)
         started = false
         fedLastNeeded = false
@@ -165,7 +169,7 @@ final class ExactVideoWriter: VideoWriter {
     private func handle(_ frame: Frame) throws {
         guard !finished else { return }
         var timestamp = frame.timestamp
-        if video.packedFrames, !unshownSlots.isEmpty {
+        if stream.packedFrames, !unshownSlots.isEmpty {
             timestamp = unshownSlots.removeFirst()
             frame.pointer.pointee.best_effort_timestamp = timestamp
             frame.pointer.pointee.pts = timestamp

@@ -32,6 +32,8 @@ final class SmartEdge: Sendable {
         var video: VideoCut
         var smart: SmartCutPlan
         var reencoding: Reencoding
+        /// What the stream's first access unit tells a decoder starting mid-stream.
+        var beginning: StreamBeginning
         var decoderThreads: Int
         /// H.264/HEVC: the NAL length size the packets are written with; nil for frame-spliced codecs (as encoded).
         var lengthSize: Int?
@@ -108,7 +110,7 @@ final class SmartEdge: Sendable {
         guard let stream = input.stream(work.streamIndex), let parameters = stream.pointee.codecpar?.pointee else { return outcome }
         guard var pending = try input.position(at: decodeFrom, streamIndex: work.streamIndex) else { return outcome }
         outcome.positioned = true
-        let decoder = try Decoder(stream: stream, threads: work.decoderThreads, beginning: video.beginning)
+        let decoder = try Decoder(stream: stream, threads: work.decoderThreads, beginning: work.beginning)
         var encoded: [EncodedPacket] = []
         let encoder = try SegmentEncoder(reencoding: work.reencoding, source: parameters, stream: stream, lengthSize: work.lengthSize,
                                          decodeDelay: decodeDelay, trailer: work.trailer, rewriter: work.rewriter, shouldStop: shouldStop) { packet in

@@ -13,13 +13,12 @@ import CAV
 /// Matroska stores no decode times: the edges have no B-frames, so they reorder no deeper than the source.
 final class SmartVideoWriter: VideoWriter {
     let outputIndex: Int
-    private let stream: UnsafeMutablePointer<AVStream>
     private let output: OutputFile
     private let timeBase: AVRational
-    private let plan: CutPlan
+    /// The output's video stream (the source stream's facts) and this range's cut of it.
+    private let stream: OutputVideo
     private let video: VideoCut
     private let smart: SmartCutPlan
-    private let reencoding: Reencoding
     private let shouldStop: @Sendable () -> Bool
     private let cleanStart: CleanStart
     /// H.264/HEVC: how the samples and the parameter sets are put together; nil for the frame-spliced codecs (VP8,
@@ -55,55 +54,57 @@ final class SmartVideoWriter: VideoWriter {
 
     /// `joining`: the output stream an earlier range of a join set up (same sample entry), else a new one.
     /// `startedEdges`: this range's edges, started early by a join (while the range before it was written).
-    init(input: InputFile, stream: UnsafeMutablePointer<AVStream>, output: OutputFile, plan: CutPlan, video: VideoCut,
-         smart: SmartCutPlan, joining: Int? = nil, startedEdges: Edges? = nil, slots: EdgeSlots,
-         shouldStop: @escaping @Sendable () -> Bool) throws {
+    init(input: InputFile, source: UnsafeMutablePointer<AVStream>, file: OutputFile, output plan: OutputPlan, range: RangePlan,
+         joining: Int? = nil, startedEdges: Edges? = nil, slots: EdgeSlots, shouldStop: @escaping @Sendable () -> Bool) throws {
+        guard let stream = plan.video, let video = range.video, let smart = range.smart else {
+            throw SampleEntryFailure(reason: "the smart plan has no edges; nothing written")
+        }
         self.shouldStop = shouldStop
+        cleanStart = CleanStart(stream: source)
+        output = file
         self.stream = stream
-        cleanStart = CleanStart(stream: stream)
-        self.output = output
-        self.plan = plan
         self.video = video
         self.smart = smart
-        timeBase = stream.pointee.time_base
-        decodeTimes = DecodeTimeFill(delay: video.decodeDelayFrames)
-        guard let reencoding = video.reencoding else {
-            throw SampleEntryFailure(reason: "no encoding was planned for the smart cut")
-        }
-        self.reencoding = reencoding
+        timeBase = source.pointee.time_base
+        decodeTimes = DecodeTimeFill(delay: stream.decodeDelayFrames)
         if let entry = plan.sampleEntry {
             guard let sets = entry.sourceSets else { throw SampleEntryFailure(reason: "no parameter sets were planned for the smart cut") }
             units = NALForm(entry: entry, sets: sets)
-            outputIndex = try joining ?? Self.addStream(stream: stream, output: output, entry: entry, sets: sets, codec: sets.codec, lengthSize: 4)
+            outputIndex = try joining ?? Self.addStream(stream: source, output: file, entry: entry, sets: sets, codec: sets.codec,
+                                                        lengthSize: NALForm.lengthSize)
         } else {
-            guard let codecpar = stream.pointee.codecpar?.pointee, SmartEncoding.splicesFrames(codecpar.codec_id) else {
+            guard let codecpar = source.pointee.codecpar?.pointee, SmartEncoding.splicesFrames(codecpar.codec_id) else {
                 throw SampleEntryFailure(reason: "no sample entry was planned for the smart cut")
             }
             units = nil
-            outputIndex = try joining ?? Self.addFramesStream(stream: stream, output: output, configuration: plan.streamConfiguration)
+            outputIndex = try joining ?? Self.addFramesStream(stream: source, output: file, configuration: stream.streamConfiguration)
         }
-        let edges = try startedEdges ?? Self.startEdges(path: input.path, plan: plan, slots: slots, shouldStop: shouldStop)
+        let edges = try startedEdges ?? Self.startEdges(path: input.path, output: plan, range: range, slots: slots, shouldStop: shouldStop)
         head = edges.head
         tail = edges.tail
     }
 
     /// Starts encoding a range's edges on threads of their own (nil for an edge the range does not have): what
     /// `init` does, and what a join does for the next range while this one is written, so the cores stay busy.
-    static func startEdges(path: String, plan: CutPlan, slots: EdgeSlots, shouldStop: @escaping @Sendable () -> Bool) throws -> Edges {
-        guard let video = plan.video, let smart = plan.smart, let reencoding = video.reencoding else { return Edges() }
+    static func startEdges(path: String, output plan: OutputPlan, range: RangePlan, slots: EdgeSlots,
+                           shouldStop: @escaping @Sendable () -> Bool) throws -> Edges {
+        guard let stream = plan.video, let video = range.video, let smart = range.smart, let reencoding = plan.reencoding else {
+            throw SampleEntryFailure(reason: "no encoding was planned for the smart cut")
+        }
         let units: (sets: SourceParameterSets, rewriter: EncoderUnitRewriter?)?
         if let entry = plan.sampleEntry {
             guard let sets = entry.sourceSets else { return Edges() }
             units = (sets, try NALForm.rewriter(entry, sets: sets))
         } else {
-            guard SmartEncoding.splicesFrames(named: video.codec) else { return Edges() }
+            guard SmartEncoding.splicesFrames(named: stream.codec) else { return Edges() }
             units = nil
         }
         func start(_ part: SmartEdge.Part) -> SmartEdge {
-            SmartEdge(SmartEdge.Work(part: part, path: path, streamIndex: video.streamIndex, video: video, smart: smart, reencoding: reencoding,
-                                     decoderThreads: plan.threads.decoder, lengthSize: units == nil ? nil : 4, rewriter: units?.rewriter,
+            SmartEdge(SmartEdge.Work(part: part, path: path, streamIndex: stream.streamIndex, video: video, smart: smart, reencoding: reencoding,
+                                     beginning: stream.beginning, decoderThreads: plan.threads.decoder,
+                                     lengthSize: units == nil ? nil : NALForm.lengthSize, rewriter: units?.rewriter,
                                      trailer: part == .head && units?.sets.codec == .hevc ? [0x48, 0x01] : nil,
-                                     header: plan.edgeHeader),
+                                     header: stream.edgeHeader),
                       slots: slots, shouldStop: shouldStop)
         }
         return Edges(head: smart.hasHead ? start(.head) : nil, tail: smart.hasTail ? start(.tail) : nil)
@@ -230,15 +231,15 @@ final class SmartVideoWriter: VideoWriter {
         let held = try packet.clone()
         if let units {
             // The x264 version SEI goes in while the sample is still in the source's form (Annex B or lengths).
-            if copied == 0, video.carriesEncoderInfo { try held.setBytes(video.beginning.carried(into: held.bytes)) }
+            if copied == 0, video.carriesEncoderInfo { try held.setBytes(stream.beginning.carried(into: held.bytes)) }
             try units.prepare(held, first: copied == 0)
         } else if held.dts == CAV_NOPTS_VALUE {
             // VP8, VP9, AV1: no reordering in a sample's order (hidden frames travel inside the sample that shows them);
             // MPEG-2's B-frames reorder.
-            held.pointer.pointee.dts = video.codec == "mpeg2video"
+            held.pointer.pointee.dts = stream.codec == "mpeg2video"
                 ? decodeTimes.decodeTime(pts: held.presentationTime, duration: held.pointer.pointee.duration) : held.presentationTime
         }
-        if video.codec == "mpeg2video", smart.leadingDropped > 0 { try closing(held) }
+        if stream.codec == "mpeg2video", smart.leadingDropped > 0 { try closing(held) }
         copied += 1
         held.pointer.pointee.pts = held.presentationTime
         held.shift(by: video.packetShift)
@@ -274,7 +275,8 @@ private struct NALForm {
     let codec: NALUnits.Codec
     /// Re-encoded units can outgrow short length fields: 4-byte lengths (the planner refuses other sizes in a source
     /// record; Annex B gets them).
-    let lengthSize = 4
+    static let lengthSize = 4
+    var lengthSize: Int { Self.lengthSize }
     let sourceParameterSets: [ArraySlice<UInt8>]
     let repackager: SampleRepackager
     let inBand: Bool
@@ -286,7 +288,7 @@ private struct NALForm {
         sourceParameterSets = sets.record.map { $0.unit[...] }
         inBand = entry.placement == .inBand
         annexB = entry.carriage == .annexB
-        repackager = SampleRepackager(codec: codec, sourceLengthSize: sets.lengthSize, outputLengthSize: lengthSize,
+        repackager = SampleRepackager(codec: codec, sourceLengthSize: sets.lengthSize, outputLengthSize: Self.lengthSize,
                                       recordSets: entry.placement == .outOfBand ? sets.all : nil)
     }
 

@@ -19,8 +19,9 @@ struct EditReport {
         var frames: [Double]
     }
 
-    /// A cut's one range.
-    private var cut: CutPlan { plan.ranges[0].cut }
+    /// A cut's one range, and what it shows of the source.
+    private var cut: RangePlan { plan.ranges[0] }
+    private var times: RangeTimes { plan.times(of: cut) }
     private var range: CutRange { ranges[0] }
 
     /// Plan-time notes: the ranges' and the plan's.
@@ -73,14 +74,14 @@ struct EditReport {
             ("requested", range.requestedJSON),
             ("effective", .object([("start", .number(range.effectiveStart)), ("end", .number(range.effectiveEnd))])),
             ("planned", .object([
-                ("start", .number(microseconds(cut.presentedStartSeconds))),
-                ("end", .number(microseconds(cut.presentedEndSeconds))),
-                ("duration", .number(microseconds(cut.presentedEndSeconds - cut.presentedStartSeconds))),
-                ("keyframe", .optional(cut.keyframeSeconds.map(microseconds))),
-                ("pre_roll", .number(microseconds(cut.preRollSeconds))),
+                ("start", .number(microseconds(times.presentedStartSeconds))),
+                ("end", .number(microseconds(times.presentedEndSeconds))),
+                ("duration", .number(microseconds(times.presentedEndSeconds - times.presentedStartSeconds))),
+                ("keyframe", .optional(times.keyframeSeconds.map(microseconds))),
+                ("pre_roll", .number(microseconds(times.preRollSeconds))),
             ])),
-            ("keyframe", .optional(cut.keyframeSeconds.map(microseconds))),
-            ("pre_roll", .number(microseconds(cut.preRollSeconds))),
+            ("keyframe", .optional(times.keyframeSeconds.map(microseconds))),
+            ("pre_roll", .number(microseconds(times.preRollSeconds))),
             ("streams", .array(plan.output.streams.map { stream in
                 .object([("index", .int(Int64(stream.index))), ("kind", .string(stream.kind.rawValue)), ("codec", .string(stream.codec))])
             })),
@@ -119,12 +120,12 @@ struct EditReport {
 
     /// One range's smart parts: `head`, `copied`, `tail` (`[from, to]` seconds or null), `sample_entry`, and `edges`
     /// `{encoder, options}` (null when nothing is re-encoded smartly).
-    private func smartFields(_ cut: CutPlan) -> [(String, JSON)] {
+    private func smartFields(_ cut: RangePlan) -> [(String, JSON)] {
         func span(_ range: ClosedRange<Double>?) -> JSON {
             range.map { .array([.number(microseconds($0.lowerBound)), .number(microseconds($0.upperBound))]) } ?? .null
         }
-        let summary = cut.smartSummary
-        let edges: JSON = cut.mode == .smart ? cut.video?.reencoding.map { encoding in
+        let summary = plan.times(of: cut).smart
+        let edges: JSON = plan.output.mode == .smart && cut.video != nil ? plan.output.reencoding.map { encoding in
             .object([("encoder", .string(encoding.encoder)),
                      ("options", .object(encoding.options.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) }))])
         } ?? .null : .null
@@ -138,8 +139,8 @@ struct EditReport {
     }
 
     /// The dry run's line naming a smart range's edge encoder and its settings.
-    private func edgesLine(_ cut: CutPlan) -> String? {
-        guard cut.mode == .smart, let encoding = cut.video?.reencoding else { return nil }
+    private func edgesLine(_ cut: RangePlan) -> String? {
+        guard plan.output.mode == .smart, cut.video != nil, let encoding = plan.output.reencoding else { return nil }
         let options = encoding.options.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
         return "  edges     \(encoding.encoder) \(options)"
     }
@@ -149,7 +150,7 @@ struct EditReport {
     /// in a copy, `start` in an exact cut (which shows the frame at `start` from `start`).
     private func actual(_ measured: MeasuredRange, _ run: CutRun) -> (start: Double, end: Double)? {
         guard let start = measured.startSeconds, let end = measured.endSeconds else { return nil }
-        let firstShown = cut.mode == .exact ? cut.sourceOffsetSeconds : cut.presentedStartSeconds
+        let firstShown = plan.output.mode == .exact ? times.sourceOffsetSeconds : times.presentedStartSeconds
         let offset = measured.videoTimesAreDecodeTimes ? firstShown - start : outputToSource(run, measured)
         return (microseconds(offset + start), microseconds(offset + end))
     }
@@ -158,7 +159,7 @@ struct EditReport {
     /// muxer's shift of negative times to 0 (MPEG-TS), and the rounding of Matroska's millisecond
     /// timestamps (the first frame written at 0.0667 s is stored at 0.067 s).
     private func outputToSource(_ run: CutRun, _ measured: MeasuredRange) -> Double {
-        var offset = cut.sourceOffsetSeconds - run.muxerShiftSeconds
+        var offset = times.sourceOffsetSeconds - run.muxerShiftSeconds
         if plan.output.container.formatName == "matroska" || plan.output.container.formatName == "webm",
            let written = run.writtenVideoStartSeconds, let stored = measured.videoStartSeconds {
             let rounding = stored - (written + run.muxerShiftSeconds)
@@ -178,14 +179,14 @@ struct EditReport {
 
     private var cutDryRunLines: [String] {
         var lines = ["\(path) → \(output) (\(plan.output.mode.rawValue), dry run: nothing written)"]
-        if let keyframe = cut.keyframeSeconds {
-            lines.append("  keyframe  \(Human.seconds(keyframe)), pre-roll \(Human.seconds(cut.preRollSeconds))")
+        if let keyframe = times.keyframeSeconds {
+            lines.append("  keyframe  \(Human.seconds(keyframe)), pre-roll \(Human.seconds(times.preRollSeconds))")
         }
-        if let smart = cut.smartSummary {
+        if let smart = times.smart {
             let head = smart.headSeconds.map { "\(Human.seconds($0.lowerBound))–\(Human.seconds($0.upperBound))" } ?? "nothing"
             let tail = smart.tailSeconds.map { "\(Human.seconds($0.lowerBound))–\(Human.seconds($0.upperBound))" } ?? "nothing"
             lines.append("  smart     re-encode \(head) and \(tail); copy \(Human.seconds(smart.copiedSeconds.lowerBound))–\(Human.seconds(smart.copiedSeconds.upperBound))"
-                         + (smart.sampleEntry.map { " (\($0))" } ?? cut.streamConfiguration.map { _ in " (av1C from the in-stream sequence header)" } ?? ""))
+                         + (smart.sampleEntry.map { " (\($0))" } ?? plan.output.video?.streamConfiguration.map { _ in " (av1C from the in-stream sequence header)" } ?? ""))
         }
         if let edges = edgesLine(cut) { lines.append(edges) }
         if let entry = plan.output.sampleEntry {
@@ -197,7 +198,7 @@ struct EditReport {
             let place = entry.placement == .inBand ? "in the samples" : entry.carriage == .codecPrivate ? "in CodecPrivate" : "in the sample entry"
             lines.append("  entry     \(entry.type): parameter sets \(place)\(sets)")
         }
-        let start = cut.presentedStartSeconds, end = cut.presentedEndSeconds
+        let start = times.presentedStartSeconds, end = times.presentedEndSeconds
         lines.append("  shows     \(Human.seconds(start)) to \(Human.seconds(end)), \(Human.seconds(end - start))")
         return lines + planNotes.map { "  note: \($0.message)" }
     }
@@ -248,21 +249,21 @@ struct EditReport {
     /// after writing — what the output shows of it, mapped back to the source's timeline from the frames read.
     private func segments(actual: (frames: [Double], end: Double?)?) -> JSON {
         .array(plan.ranges.enumerated().map { index, range in
-            let cut = range.cut
+            let times = plan.times(of: range)
             let outputStart = seconds(range.outputStartMicro)
             let outputEnd = outputStart + seconds(range.durationMicro)
             var fields: [(String, JSON)] = [
                 ("index", .int(Int64(index + 1))),
                 ("label", .optional(range.label)),
                 ("requested", ranges[safe: index].map { .object([("start", .number($0.requestedStart)), ("end", .number($0.requestedEnd))]) } ?? .null),
-                ("planned", .object([("start", .number(round(cut.presentedStartSeconds))), ("end", .number(round(cut.presentedEndSeconds))),
-                                     ("duration", .number(round(cut.presentedEndSeconds - cut.presentedStartSeconds)))])),
+                ("planned", .object([("start", .number(round(times.presentedStartSeconds))), ("end", .number(round(times.presentedEndSeconds))),
+                                     ("duration", .number(round(times.presentedEndSeconds - times.presentedStartSeconds)))])),
                 ("output_start", .number(round(outputStart))),
             ]
-            if cut.mode == .smart { fields.append(("smart", .object(smartFields(cut)))) }
+            if plan.output.mode == .smart { fields.append(("smart", .object(smartFields(range)))) }
             if let actual {
                 // Output time − where the range was moved + the source time at its own 0 = source time.
-                let toSource = cut.sourceOffsetSeconds - seconds(cut.companionsZeroOutputMicro)
+                let toSource = times.sourceOffsetSeconds - seconds(range.companions.zeroOutputMicro)
                 let shown = actual.frames.filter { $0 >= outputStart - 0.0015 && $0 < outputEnd - 0.0015 }
                 let next = plan.ranges.indices.contains(index + 1) ? actual.frames.first { $0 >= outputEnd - 0.0015 } : actual.end
                 if let first = shown.first, let end = next {
@@ -292,7 +293,7 @@ struct EditReport {
         var lines = ["\(path) → \(output) (\(plan.output.mode.rawValue), \(ranges), dry run: nothing written): \(Human.seconds(seconds(plan.durationMicro)))"]
         for (line, range) in zip(rangeLines, plan.ranges) {
             lines.append(line)
-            if let edges = edgesLine(range.cut) { lines.append("  " + edges) }
+            if let edges = edgesLine(range) { lines.append("  " + edges) }
         }
         return lines + planNotes.map { "  note: \($0.message)" }
     }
@@ -300,17 +301,17 @@ struct EditReport {
     /// One line per range: the source span it shows, where it begins in the output, what is copied and re-encoded.
     private var rangeLines: [String] {
         plan.ranges.enumerated().map { index, range in
-            let cut = range.cut
-            var text = "  range \(index + 1)\(range.label.map { " (\($0))" } ?? ""): \(Human.seconds(cut.presentedStartSeconds))–\(Human.seconds(cut.presentedEndSeconds)) at \(Human.seconds(seconds(range.outputStartMicro)))"
-            if cut.smart?.reencodesWhole == true {
+            let times = plan.times(of: range)
+            var text = "  range \(index + 1)\(range.label.map { " (\($0))" } ?? ""): \(Human.seconds(times.presentedStartSeconds))–\(Human.seconds(times.presentedEndSeconds)) at \(Human.seconds(seconds(range.outputStartMicro)))"
+            if range.smart?.reencodesWhole == true {
                 text += "; re-encoded whole (no group of pictures to copy)"
-            } else if let smart = cut.smartSummary {
+            } else if let smart = times.smart {
                 let edges = [smart.headSeconds, smart.tailSeconds].compactMap { $0 }.map { "\(Human.seconds($0.lowerBound))–\(Human.seconds($0.upperBound))" }
                 text += "; copy \(Human.seconds(smart.copiedSeconds.lowerBound))–\(Human.seconds(smart.copiedSeconds.upperBound))"
                     + (edges.isEmpty ? "" : ", re-encode " + edges.joined(separator: " and "))
-            } else if cut.mode == .exact {
+            } else if plan.output.mode == .exact {
                 text += "; re-encoded"
-            } else if let keyframe = cut.keyframeSeconds {
+            } else if let keyframe = times.keyframeSeconds {
                 text += "; copied from the keyframe at \(Human.seconds(keyframe))"
             }
             return text

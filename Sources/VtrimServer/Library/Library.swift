@@ -291,19 +291,7 @@ final class Library: Sendable {
     private func scanLoop() {
         var tree = LibraryTree(roots: roots, rootIsFile: rootIsFile)
         var watch = FolderWatch()
-        if let indexPath {
-            let entries = LibraryIndexFile.load(indexPath, roots: roots)
-            if !entries.isEmpty {
-                summaries.withLock { table in
-                    for entry in entries {
-                        guard let summary = entry.summary else { continue }
-                        table[path(root: entry.root, relative: entry.relative)] = (entry.version, summary)
-                    }
-                }
-                publish(files: entries.map { ($0.root, $0.relative, LibraryTree.File(version: $0.version, isOutput: $0.isOutput), nil) },
-                        walked: false, watching: false, problems: [])
-            }
-        }
+        loadIndex()
         tree.scanAll()
         watch.watch(tree.folders.filter { $0.value.unreadable == nil }.keys)
         publish(tree, watching: watch.isComplete)
@@ -370,6 +358,21 @@ final class Library: Sendable {
             }
         }
         if unsaved || summariesChanged.withLock({ $0 }) { save(tree) }
+    }
+
+    /// What the on-disk index of an earlier run knew, served until the first walk is done.
+    private func loadIndex() {
+        guard let indexPath else { return }
+        let entries = LibraryIndexFile.load(indexPath, roots: roots)
+        guard !entries.isEmpty else { return }
+        summaries.withLock { table in
+            for entry in entries {
+                guard let summary = entry.summary else { continue }
+                table[path(root: entry.root, relative: entry.relative)] = (entry.version, summary)
+            }
+        }
+        publish(files: entries.map { ($0.root, $0.relative, LibraryTree.File(version: $0.version, isOutput: $0.isOutput), nil) },
+                walked: false, watching: false, problems: [])
     }
 
     private func path(root: Int, relative: String) -> String {

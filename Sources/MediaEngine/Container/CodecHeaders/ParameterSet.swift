@@ -11,7 +11,7 @@ public struct ParameterSet: Sendable, Equatable, Codable, CustomStringConvertibl
     /// A PPS's SPS id; an HEVC SPS's VPS id.
     public var parentId: Int?
     /// The NAL unit, header included, emulation prevention bytes in place.
-    public var unit: [UInt8]
+    @Base64Bytes public var unit: [UInt8]
 
     public var description: String { "\(kind.rawValue.uppercased()) \(id)" }
 

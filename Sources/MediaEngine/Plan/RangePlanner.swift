@@ -1,0 +1,156 @@
+/// Decides one range from what was read around its edges, in named steps: what a truncated input allows, the
+/// refusals of the mode, the edges (`RangeEdges`), smart's split or why not, the mode's timing (`ModeTiming`), the
+/// x264 SEI the first copied frame carries, the companion window and the range's sample entry. Pure: a function of
+/// `CutFacts`, so `--dry-run` and the real run get the same plan, and tests build the facts by hand. What is alike
+/// in every range (streams, encoder, chapters, …) is the edit's to decide (`EditPlanner`), once.
+enum RangePlanner {
+    /// Flagged keyframes that are not clean starts a cut may pass over silently (two groups of pictures).
+    static let uncleanKeyframesAllowed = 2
+
+    /// `joins`: the range is one of several joined into one output (a smart range with nothing to copy is then
+    /// re-encoded whole by the edges' encoder, so the rest of the join stays smart).
+    static func plan(_ facts: CutFacts, joins: Bool = false) throws(MediaError) -> RangeDraft {
+        var notices = try truncation(facts)
+        guard let video = facts.video else { return audioOnly(facts, notices: notices) }
+        try VideoRefusals.check(video, facts: facts, mode: facts.requestedMode)
+        if !video.orientation.isUpright, !facts.container.editLists { notices.append(.turnedUpright(container: facts.container.formatName)) }
+        let edges = try RangeEdges.make(video, facts: facts)
+        notices += edges.notices(video, facts: facts)
+        var mode = facts.requestedMode
+        let (smart, fallback) = mode == .smart ? smartSplit(video, edges: edges, joins: joins) : (nil, nil)
+        if let fallback {
+            mode = .exact
+            notices.append(.smartFallback(fallback))
+        }
+        var cut = ModeTiming.cut(mode, video: video, edges: edges, smart: smart, facts: facts, notices: &notices)
+        if edges.start.leadingPictures > 0, mode != .exact {
+            notices.append(.leadingFramesLeftOut(count: edges.start.leadingPictures))
+        }
+        if let build = carriesEncoderInfo(video, mode: mode, keyframe: edges.start.keyframe, smart: smart) {
+            cut.carriesEncoderInfo = true
+            notices.append(.encoderInfoCarried(build: build))
+        }
+        // The re-encoded edges carry none of Dolby Vision's metadata: the output is the HDR10/HLG base layer.
+        if facts.container.editLists, video.hasDolbyVision { notices.append(.dolbyVisionDropped(smart: mode == .smart)) }
+        let entry = SampleEntryPlan.forRange(video, mode: mode, cut: cut, smart: smart, facts: facts)
+        if let notice = entry?.1 { notices.append(notice) }
+        let range = RangePlan(label: nil, startMicro: facts.startMicro, endMicro: facts.endMicro, outputStartMicro: 0, durationMicro: 0,
+                              companions: companions(video, cut: cut, mode: mode, startsLate: edges.start.startsLate, facts: facts),
+                              video: cut, smart: smart)
+        return RangeDraft(range: range, mode: mode, smartFallback: fallback, sampleEntry: entry?.0,
+                          smartHeader: smart == nil ? nil : video.smartHeader, notices: notices)
+    }
+
+    /// A truncated input: a range that starts where nothing can be read would write an empty file, refused naming
+    /// why; otherwise a note on what the range loses, or that it lies before the damage.
+    static func truncation(_ facts: CutFacts) throws(MediaError) -> [CutNotice] {
+        guard let readable = facts.readableEnd else { return [] }
+        let seconds = Micro.seconds(readable.micro.minus(facts.originMicro))
+        if facts.startMicro >= readable.micro {
+            throw MediaError(.invalidRange, path: facts.path, operation: "range",
+                             reason: "the range starts at \(Words.seconds(Micro.seconds(facts.startMicro.minus(facts.originMicro)))), past what can be read: the file is truncated (\(readable.why)) and about \(Words.seconds(seconds)) of it can be read")
+        }
+        return [facts.endMicro > readable.micro
+            ? .pastReadableEnd(endSeconds: Micro.seconds(facts.endMicro.minus(facts.originMicro)), readableSeconds: seconds, why: readable.why)
+            : .truncatedAfterRange(readableSeconds: seconds)]
+    }
+
+    /// Without video the range is its audio, copied from `start` to `end` (exact and smart have nothing to re-encode).
+    static func audioOnly(_ facts: CutFacts, notices: [CutNotice]) -> RangeDraft {
+        var notices = notices
+        var mode = facts.requestedMode
+        if mode == .exact || mode == .smart {
+            mode = .copy
+            notices.append(.audioOnly)
+        }
+        let window = CompanionWindow(startMicro: facts.startMicro, endMicro: facts.endMicro, zeroMicro: facts.startMicro)
+        let range = RangePlan(label: nil, startMicro: facts.startMicro, endMicro: facts.endMicro, outputStartMicro: 0, durationMicro: 0,
+                              companions: window, video: nil, smart: nil)
+        return RangeDraft(range: range, mode: mode, smartFallback: nil, sampleEntry: nil, smartHeader: nil, notices: notices)
+    }
+
+    /// Smart's split of the range (head, copied groups, tail), or why it falls back to exact. A join's range with no
+    /// whole group to copy is re-encoded whole with the edges' encoder, up to `end` (or the last frame's end where the
+    /// stream ends first).
+    static func smartSplit(_ video: VideoFacts, edges: RangeEdges, joins: Bool) -> (SmartCutPlan?, SmartFallback?) {
+        if let refusal = video.smartRefusal { return (nil, refusal) }
+        switch SmartCutPlan.make(start: video.startPackets, end: video.endPackets, frameAtStart: edges.start.frameAtStart,
+                                 end: edges.endTicks, reachesEndOfStream: video.endReachesEndOfStream) {
+        case let .success(made):
+            return (made, nil)
+        case let .failure(reason) where joins && (reason == .nothingToCopy || reason == .noCleanKeyframe):
+            return (SmartCutPlan.whole(keyframe: edges.start.keyframe, frameAtStart: edges.start.frameAtStart,
+                                       end: min(edges.endTicks, edges.end.idealEnd), packets: video.startPackets + video.endPackets), nil)
+        case let .failure(reason):
+            return (nil, reason)
+        }
+    }
+
+    /// The x264 build whose version SEI the first copied access unit carries, if it must: copied frames from an old
+    /// x264 decode right only with it, and only the source's first access unit has it (after a re-encoded head,
+    /// whose encoder names its own build, always).
+    static func carriesEncoderInfo(_ video: VideoFacts, mode: CutMode, keyframe: VideoPacket, smart: SmartCutPlan?) -> Int? {
+        guard video.beginning.mustCarry, let build = video.beginning.x264Build else { return nil }
+        let firstCopied: VideoPacket? = mode == .copy || mode == .keyframe ? keyframe : mode == .smart ? smart?.firstCopied : nil
+        guard let firstCopied, smart?.hasHead == true || firstCopied.dts != video.beginning.firstDecodeTicks else { return nil }
+        return build
+    }
+
+    /// Audio and subtitles follow the video actually shown: with an edit list from the packet that spans the first
+    /// frame (the edit hides the rest of it); otherwise from the first packet at or after it. An exact cut that starts
+    /// where asked keeps them from `start` itself.
+    static func companions(_ video: VideoFacts, cut: VideoCut, mode: CutMode, startsLate: Bool, facts: CutFacts) -> CompanionWindow {
+        let exactFromStart = mode == .exact && !startsLate
+        return CompanionWindow(startMicro: exactFromStart ? facts.startMicro : video.micro(cut.firstShown),
+                               endMicro: video.micro(cut.presentedEnd),
+                               zeroMicro: exactFromStart ? facts.startMicro : video.micro(cut.outputZero))
+    }
+}
+
+/// One range as `RangePlanner` decides it, before the edit puts it on the output: its own timing (`range`, not yet
+/// placed) and what it asks of the output, which `EditPlanner` reconciles across the ranges and decides once.
+struct RangeDraft: Sendable, Equatable {
+    var range: RangePlan
+    var mode: CutMode
+    var smartFallback: SmartFallback?
+    /// The sample entry the range's own parameter sets call for (a join's must all be one).
+    var sampleEntry: SampleEntryPlan?
+    /// A smart range of a frame-spliced codec: the stream header its keyframe states (a join's must all be one).
+    var smartHeader: StreamHeader?
+    var notices: [CutNotice]
+}
+
+/// What the mode asks of the container and the decoder; refusals are errors, before anything else is decided.
+enum VideoRefusals {
+    static func check(_ video: VideoFacts, facts: CutFacts, mode: CutMode) throws(MediaError) {
+        let reencodes = mode == .exact || mode == .smart
+        let container = facts.container
+        if reencodes, video.width * video.height > Limits.maximumPixels {
+            throw MediaError(.tooLarge, path: facts.path, operation: "picture size",
+                             reason: "its picture is \(video.width)x\(video.height), larger than vtrim decodes (\(Limits.maximumSideText))",
+                             remedy: .copyMode)
+        }
+        if reencodes, !video.decoderAvailable {
+            throw MediaError(.unsupportedCodec, path: facts.path, operation: "avcodec_find_decoder",
+                             reason: "this FFmpeg cannot decode the video (\(video.codec)), so it cannot be cut exactly", remedy: .copyMode)
+        }
+        let held = facts.streams.first { $0.index == video.index }?.containerCanHold ?? false
+        if mode != .exact, !held {
+            throw MediaError(.unsupportedCodec, path: facts.path, operation: "avformat_query_codec",
+                             reason: "\(container.formatName) cannot hold \(video.codec) video\(mode == .smart ? "" : " without re-encoding")",
+                             remedy: .keepContainerOrExact)
+        }
+        // Packed B-frames copied into MP4/MOV would play broken everywhere but FFmpeg (whose decoder unpacks them):
+        // refused, with the containers that hold them and the mode that re-encodes them.
+        if video.packedFrames, container.editLists, !reencodes {
+            throw MediaError(.unsupportedContainer, path: facts.path, operation: "packed B-frames",
+                             reason: "the MPEG-4 video packs B-frames two to a packet (DivX/Xvid), which \(container.formatName) players cannot show in a stream copy",
+                             remedy: .keepContainerOrExact)
+        }
+        if !video.orientation.isUpright, !container.editLists, !reencodes {
+            throw MediaError(.unsupportedContainer, path: facts.path, operation: "orientation",
+                             reason: "\(container.formatName) cannot carry the video's orientation (rotated \(video.orientation.rotationDegrees)°\(video.orientation.mirrored ? ", mirrored" : "")) in a stream copy",
+                             remedy: .keepContainerOrExact)
+        }
+    }
+}
