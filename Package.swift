@@ -36,10 +36,13 @@ let package = Package(
         .target(name: "TimelineCore"),
         // A lock ThreadSanitizer can see (pthread), for state threads share.
         .target(name: "Locking"),
-        // Folders by operation (FFmpeg, Probe, Frames, Cut, Preview); the only Swift module that imports CAV.
+        // Folders by stage (FFmpeg, Probe, Frames, Survey, Plan, Write, Container, Verify, Propose, Preview); the only
+        // Swift module that imports CAV.
         .target(name: "MediaEngine", dependencies: ["CAV", "CFreeType", "Locking"]),
-        // Files, not media: walking inputs, file versions, output and temporary names.
-        .target(name: "LibraryFiles"),
+        // renameat2(2) for LibraryFiles (Swift's Glibc does not declare it).
+        .target(name: "CFileSystem"),
+        // Files, not media: walking inputs, file versions, output names, the one way a file or folder is written.
+        .target(name: "LibraryFiles", dependencies: ["CFileSystem"]),
         // What `vtrim serve` and its engine workers say to each other, and the values it carries (JSON); no engine.
         .target(name: "WorkerProtocol", dependencies: ["LibraryFiles", "TimelineCore"]),
         // Jobs, reports, the engine's side of the worker protocol.

@@ -1,10 +1,13 @@
+import CFileSystem
 import Foundation
 import Glibc
 
-/// The temporary files an output is written through before it is renamed into place: hidden, beside the
-/// output (same folder, so the rename is atomic), marked with the host, pid and a random number (unique across
-/// the machines sharing a folder), and ending in the output's extension so FFmpeg recognises the file when it
-/// reads it back: `.clip.cut.vtrim-tmp-HOST+PID+RANDOM.mp4`.
+/// The one way vtrim writes a file or a folder: into a temporary name beside it (same folder, so the rename is
+/// atomic), renamed into place only when complete. The name is hidden, marked with the host, the pid and a random
+/// number (unique across the machines sharing a folder), and ends in the output's extension so FFmpeg recognises the
+/// file when it reads it back: `.clip.cut.vtrim-tmp-HOST+PID+RANDOM.mp4`. Leftovers of a vtrim that was killed are
+/// recognised by that mark and removed only when written on this host by a process that is gone. Every writer uses
+/// it: the command line's outputs, storyboard folders, cut lists, the server's tiles and previews.
 public struct TemporaryName: Sendable {
     /// Temporary files carry this marker so a later run can recognise (and ignore or clean) leftovers.
     public static let marker = ".vtrim-tmp-"
@@ -14,26 +17,136 @@ public struct TemporaryName: Sendable {
 
     public init(output: String) { self.output = output }
 
-    /// A new temporary path for the output.
+    /// Why a finished temporary could not be put in place (it is removed either way).
+    public enum CommitError: Error, Equatable {
+        /// The output exists and is not to be replaced.
+        case exists
+        /// A rename or link failed: the call and its errno.
+        case failed(operation: String, code: Int32)
+
+        public var reason: String {
+            switch self {
+            case .exists: "it already exists"
+            case let .failed(operation, code): "\(operation): \(String(cString: strerror(code)))"
+            }
+        }
+    }
+
+    /// A new temporary path for the output (a file or a folder, as the caller makes it).
     public func makePath() -> String {
         let (folder, prefix, suffix) = parts
         let name = prefix + "\(Self.hostName)+\(getpid())+\(UInt32.random(in: 0...UInt32.max))" + suffix
         return (folder as NSString).appendingPathComponent(name)
     }
 
-    /// Removes temporary files of this output left by a vtrim that was killed: only those of the same
-    /// final name (stem and extension), written on this host, by a process that is gone. A folder shared
-    /// by several machines (`--shard` over NFS) holds other hosts' files in progress: their pids mean
-    /// nothing here, so they are never touched.
+    /// Puts the finished `temporary` (a file or a folder) at the output's path. `replacing`: an existing output is
+    /// replaced atomically — a file by rename(2); a folder by swapping the two (`renameat2(RENAME_EXCHANGE)`) and
+    /// removing the old one, or where the file system cannot swap, by moving the old one aside first — so a reader
+    /// never sees half of each. Otherwise an output that appeared meanwhile (another run) stays, and `exists` is thrown.
+    public func commit(_ temporary: String, replacing: Bool) throws(CommitError) {
+        var isFolder: ObjCBool = false
+        _ = FileManager.default.fileExists(atPath: temporary, isDirectory: &isFolder)
+        do throws(CommitError) {
+            if isFolder.boolValue {
+                try commitFolder(temporary, replacing: replacing)
+            } else {
+                try commitFile(temporary, replacing: replacing)
+            }
+        } catch {
+            Self.remove(temporary)
+            throw error
+        }
+    }
+
+    private func commitFile(_ temporary: String, replacing: Bool) throws(CommitError) {
+        if replacing {
+            guard rename(temporary, output) == 0 else { throw .failed(operation: "rename", code: errno) }
+            return
+        }
+        // link(2) refuses an existing name atomically.
+        if link(temporary, output) == 0 {
+            unlink(temporary)
+            return
+        }
+        let code = errno
+        if code == EEXIST { throw .exists }
+        // File systems without hard links.
+        try renameNoReplace(temporary)
+    }
+
+    private func commitFolder(_ temporary: String, replacing: Bool) throws(CommitError) {
+        guard replacing, FileManager.default.fileExists(atPath: output) else {
+            try renameNoReplace(temporary)
+            return
+        }
+        if vtrim_rename_exchange(temporary, output) == 0 {
+            Self.remove(temporary)  // The old folder, now under the temporary name.
+            return
+        }
+        guard errno == EINVAL || errno == ENOSYS || errno == EXDEV else { throw .failed(operation: "renameat2", code: errno) }
+        // No exchange here: the old folder moves aside, the new one into place (or the old one back), the old one goes.
+        let aside = makePath()
+        guard rename(output, aside) == 0 else { throw .failed(operation: "rename", code: errno) }
+        guard rename(temporary, output) == 0 else {
+            let code = errno
+            _ = rename(aside, output)
+            throw .failed(operation: "rename", code: code)
+        }
+        Self.remove(aside)
+    }
+
+    /// rename(2) that never replaces (a folder would replace an empty one): renameat2's RENAME_NOREPLACE, or where
+    /// the file system has none, a check first.
+    private func renameNoReplace(_ temporary: String) throws(CommitError) {
+        if vtrim_rename_noreplace(temporary, output) == 0 { return }
+        let code = errno
+        if code == EEXIST || code == ENOTEMPTY { throw .exists }
+        guard code == EINVAL || code == ENOSYS else { throw .failed(operation: "renameat2", code: code) }
+        if FileManager.default.fileExists(atPath: output) { throw .exists }
+        guard rename(temporary, output) == 0 else { throw .failed(operation: "rename", code: errno) }
+    }
+
+    /// Removes temporaries of this output left by a vtrim that was killed: only those of the same final name (stem
+    /// and extension), written on this host, by a process that is gone. A folder shared by several machines
+    /// (`--shard` over NFS) holds other hosts' files in progress: their pids mean nothing here, so they are never
+    /// touched.
     public func removeStale() {
         let (folder, prefix, suffix) = parts
+        Self.removeStale(in: folder) { $0.hasPrefix(prefix) && $0.hasSuffix(suffix) }
+    }
+
+    /// Removes every temporary in `folder` (not below it) left on this host by a process that is gone: a cache's.
+    public static func removeStale(inFolder folder: String) {
+        removeStale(in: folder) { _ in true }
+    }
+
+    private static func removeStale(in folder: String, where matches: (String) -> Bool) {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
-        for name in names where name.hasPrefix(prefix) && name.hasSuffix(suffix) && name.count > prefix.count + suffix.count {
-            let fields = name.dropFirst(prefix.count).dropLast(suffix.count).split(separator: "+", omittingEmptySubsequences: false)
-            guard fields.count == 3, fields[0] == Self.hostName, let pid = Int32(fields[1]), pid > 0,
-                  kill(pid, 0) != 0, errno == ESRCH else { continue }
-            unlink((folder as NSString).appendingPathComponent(name))
+        for name in names where matches(name) && isLeftOver(name) {
+            remove((folder as NSString).appendingPathComponent(name))
         }
+    }
+
+    /// Whether `name` is a temporary (`…vtrim-tmp-HOST+PID+RANDOM…`) written on this host by a process that is gone.
+    static func isLeftOver(_ name: String) -> Bool {
+        guard let mark = name.range(of: marker) else { return false }
+        let fields = name[mark.upperBound...].split(separator: "+", maxSplits: 2, omittingEmptySubsequences: false)
+        guard fields.count == 3, fields[0] == hostName, let pid = Int32(fields[1]), pid > 0,
+              fields[2].prefix(while: \.isNumber).count > 0 else { return false }
+        return kill(pid, 0) != 0 && errno == ESRCH
+    }
+
+    /// Removes `path` if it is a temporary left on this host by a process that is gone (a cache's walk).
+    public static func removeIfLeftOver(_ path: String) {
+        if isLeftOver((path as NSString).lastPathComponent) { remove(path) }
+    }
+
+    /// Whether a name is one of vtrim's temporaries (whoever wrote it).
+    public static func isTemporary(_ name: String) -> Bool { name.contains(marker) }
+
+    /// A file, or a folder with what is in it.
+    static func remove(_ path: String) {
+        if unlink(path) != 0, errno == EISDIR || errno == EPERM { try? FileManager.default.removeItem(atPath: path) }
     }
 
     private var parts: (folder: String, prefix: String, suffix: String) {

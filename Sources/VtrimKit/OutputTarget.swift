@@ -55,36 +55,16 @@ public struct OutputTarget: Sendable {
     /// A new temporary path beside the output (`TemporaryName`).
     public func temporaryPath() -> String { TemporaryName(output: path).makePath() }
 
-    /// Moves the finished temporary file into place. Without --overwrite an output that appeared
-    /// meanwhile is not replaced (link(2) fails with EEXIST).
+    /// Moves the finished temporary file (or folder) into place (`TemporaryName.commit`). Without --overwrite an output
+    /// that appeared meanwhile is not replaced.
     public func commit(_ temporary: String, input: String) throws(MediaError) {
-        if overwrite {
-            if rename(temporary, path) != 0 { throw failure(errno, input: input, temporary: temporary) }
-            return
+        do {
+            try TemporaryName(output: path).commit(temporary, replacing: overwrite)
+        } catch .exists {
+            throw MediaError(.outputExists, path: input, operation: "rename", reason: "\(path) already exists (use --overwrite to replace it)")
+        } catch {
+            throw MediaError(.writeFailed, path: input, operation: "rename", reason: "cannot move the output into place at \(path) (\(error.reason))")
         }
-        if link(temporary, path) == 0 {
-            unlink(temporary)
-            return
-        }
-        let code = errno
-        if code == EEXIST {
-            unlink(temporary)
-            throw MediaError(.outputExists, path: input, operation: "link",
-                             reason: "\(path) already exists (use --overwrite to replace it)")
-        }
-        // File systems without hard links: check, then rename.
-        if FileManager.default.fileExists(atPath: path) {
-            unlink(temporary)
-            throw MediaError(.outputExists, path: input, operation: "rename",
-                             reason: "\(path) already exists (use --overwrite to replace it)")
-        }
-        if rename(temporary, path) != 0 { throw failure(errno, input: input, temporary: temporary) }
-    }
-
-    private func failure(_ code: Int32, input: String, temporary: String) -> MediaError {
-        unlink(temporary)
-        return MediaError(.writeFailed, path: input, operation: "rename",
-                          reason: "cannot move the output into place at \(path) (\(String(cString: strerror(code))))")
     }
 
     /// Same file by device and inode when both exist, else by resolved path (symlinks, "./x", "../d/x").
@@ -130,7 +110,8 @@ public final class TemporaryFiles: Sendable {
     }
 }
 
-/// Writes an output through a temporary file; the closure writes to the path it is given.
+/// Writes an output — a file, or a folder the closure makes — through a temporary name (`TemporaryName`); the closure
+/// writes to the path it is given. Interrupted or failed, nothing is left.
 public func writeAtomically(_ target: OutputTarget, input: String, _ write: (String) throws(MediaError) -> Void) throws(MediaError) {
     let temporary = target.temporaryPath()
     guard TemporaryFiles.shared.add(temporary) else { throw Interrupt.error(input) }
@@ -139,7 +120,7 @@ public func writeAtomically(_ target: OutputTarget, input: String, _ write: (Str
         try write(temporary)
         if Interrupt.requested { throw Interrupt.error(input) }
     } catch {
-        unlink(temporary)
+        if unlink(temporary) != 0, errno == EISDIR { try? FileManager.default.removeItem(atPath: temporary) }
         throw error
     }
     try target.commit(temporary, input: input)

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import LibraryFiles
 import Locking
 
 /// The server's cache of filmstrip tiles and previews on disk, bounded in bytes: least recently used
@@ -30,9 +31,10 @@ final class DiskCache: Sendable {
                 let path = (folder as NSString).appendingPathComponent(relative)
                 guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
                       attributes[.type] as? FileAttributeType == .typeRegular else { continue }
-                // A partial file of an earlier run that stopped: never finished, never served.
-                if relative.hasSuffix(".partial.mp4") || relative.contains(".tmp-") {
-                    unlink(path)
+                // A file being written (by this server, or another sharing the cache) is not the cache's until it is
+                // renamed into place; one whose writer is gone is removed.
+                if TemporaryName.isTemporary((relative as NSString).lastPathComponent) {
+                    TemporaryName.removeIfLeftOver(path)
                     continue
                 }
                 let bytes = (attributes[.size] as? NSNumber)?.int64Value ?? 0
@@ -69,14 +71,12 @@ final class DiskCache: Sendable {
     func store(_ name: String, data: Data) throws -> String {
         let file = path(name)
         try FileManager.default.createDirectory(atPath: (file as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        let temporary = file + ".tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let writing = TemporaryName(output: file)
+        let temporary = writing.makePath()
         guard FileManager.default.createFile(atPath: temporary, contents: data) else {
             throw CocoaError(.fileWriteUnknown)
         }
-        guard rename(temporary, file) == 0 else {
-            unlink(temporary)
-            throw CocoaError(.fileWriteUnknown)
-        }
+        try writing.commit(temporary, replacing: true)
         add(name, bytes: Int64(data.count))
         return file
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import LibraryFiles
 import Locking
 import WorkerProtocol
 
@@ -15,6 +16,7 @@ final class Previews: Sendable {
 
     struct Entry: Sendable {
         var state: State
+        /// Where the preview is written (`TemporaryName`) and served from while it grows; `final` once done.
         let partial: String
         let final: String
         let name: String
@@ -40,7 +42,7 @@ final class Previews: Sendable {
         let name = name(clip)
         if let known = entries.withLock({ $0[name] }) { return known }
         guard let file = cache.lookup(name) else { return nil }
-        let entry = Entry(state: .done, partial: file + ".partial.mp4", final: file, name: name)
+        let entry = Entry(state: .done, partial: file, final: file, name: name)
         entries.withLock { $0[name] = entry }
         return entry
     }
@@ -50,7 +52,7 @@ final class Previews: Sendable {
         let name = name(clip)
         if let existing = state(for: clip), !isFailed(existing.state) { return existing }
         let final = cache.path(name)
-        let entry = Entry(state: .running(progress: 0), partial: final + ".partial.mp4", final: final, name: name)
+        let entry = Entry(state: .running(progress: 0), partial: TemporaryName(output: final).makePath(), final: final, name: name)
         let started = entries.withLock { table -> Bool in
             if let current = table[name], !isFailed(current.state) { return false }
             table[name] = entry
@@ -71,9 +73,10 @@ final class Previews: Sendable {
             defer { cache.unpin(name) }
             switch result {
             case let .reply(message, _) where message.result != nil:
-                guard rename(partial, final) == 0 else {
-                    unlink(partial)
-                    set(name, .failed("cannot keep the preview in \(cache.folder)"))
+                do throws(TemporaryName.CommitError) {
+                    try TemporaryName(output: final).commit(partial, replacing: true)
+                } catch {
+                    set(name, .failed("cannot keep the preview in \(cache.folder) (\(error.reason))"))
                     return
                 }
                 let bytes = (try? FileManager.default.attributesOfItem(atPath: final)[.size] as? NSNumber)?.int64Value ?? 0

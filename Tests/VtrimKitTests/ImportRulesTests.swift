@@ -19,7 +19,7 @@ struct ImportRulesTests {
         "TimelineCore": [],
         "MediaEngine": ["CAV", "CFreeType", "Locking"],
         "Locking": [],
-        "LibraryFiles": [],
+        "LibraryFiles": ["CFileSystem"],
         "WorkerProtocol": ["LibraryFiles", "TimelineCore"],
         "VtrimKit": ["MediaEngine", "TimelineCore", "LibraryFiles", "WorkerProtocol", "Locking"],
         "VtrimServer": ["WorkerProtocol", "LibraryFiles", "TimelineCore", "Locking", "Hummingbird", "ServiceLifecycle", "Logging"],

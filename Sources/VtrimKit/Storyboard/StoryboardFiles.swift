@@ -40,6 +40,20 @@ enum StoryboardFiles {
         }.max() ?? 0
     }
 
+    /// The index files beside a folder format's sheets (name, text): HLS's playlists, DASH's adaptation set; none for
+    /// Jellyfin (its server keeps the index) and BIF (one file).
+    static func indexFiles(plan: StoryboardPlan, bandwidth: Int) -> [(name: String, text: String)] {
+        switch plan.format {
+        case .hls:
+            return [("index.m3u8", hlsPlaylist(plan: plan)),
+                    ("image-stream.m3u8", hlsStreamInf(plan: plan, bandwidth: bandwidth, uri: "index.m3u8"))]
+        case .dash:
+            return [("thumbnails.mpd", dashAdaptationSet(plan: plan, bandwidth: bandwidth))]
+        case .jellyfin, .bif:
+            return []
+        }
+    }
+
     /// An HLS image media playlist (Roku's and Apple's image-track form): one EXTINF per sheet, the last shorter.
     static func hlsPlaylist(plan: StoryboardPlan) -> String {
         let target = Int((plan.sheetSeconds).rounded(.up))

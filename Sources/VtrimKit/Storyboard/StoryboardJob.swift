@@ -146,9 +146,8 @@ public enum StoryboardJob {
         return kept
     }
 
-    /// The format's files, a sheet (BIF: a hundred thumbnails) sampled, encoded and written at a time. Folders:
-    /// sheets (and index files) into `<output>.tmp-<pid>`, renamed into place; BIF: one file through a temporary
-    /// one. Returns the frames (without pictures), what was written, the sheets' peak bandwidth, the redrawn count.
+    /// The format's files, a sheet (BIF: a hundred thumbnails) sampled, encoded and written at a time, through a
+    /// temporary name (`writeAtomically`: a folder of sheets and index files, or one BIF file). Returns the frames (without pictures), what was written, the sheets' peak bandwidth, the redrawn count.
     private static func write(plan: StoryboardPlan, sampler: FrameSampler, video: VideoStreamInfo, request: StoryboardRequest, input: String,
                               warnings: inout [MediaWarning]) throws(MediaError)
         -> (frames: [SampledFrame], files: [String], bandwidth: Int, redrawn: Int) {
@@ -174,13 +173,18 @@ public enum StoryboardJob {
         }
     }
 
-    private static func writeFormat(plan: StoryboardPlan, sampler: FrameSampler, video: VideoStreamInfo, request: StoryboardRequest,
-                                    input: String, output: String, warnings: inout [MediaWarning]) throws(MediaError)
-        -> (frames: [SampledFrame], files: [String], bandwidth: Int, redrawn: Int) {
+    /// Samples a storyboard a chunk at a time (a sheet, or a hundred BIF thumbnails), keeping the frames without their
+    /// pictures for the report, so a long film's thumbnails are never all held at once.
+    private struct Chunks {
+        let sampler: FrameSampler
+        let plan: StoryboardPlan
+        let request: StoryboardRequest
+        let input: String
         var frames: [SampledFrame] = []
         var redrawn = 0
+
         /// Samples the chunk, checks what its frames say (throws when none at all decoded), hands them on.
-        func chunk(_ indices: Range<Int>, _ use: ([SampledFrame]) throws(MediaError) -> Void) throws(MediaError) {
+        mutating func chunk(_ indices: Range<Int>, _ use: ([SampledFrame]) throws(MediaError) -> Void) throws(MediaError) {
             if Interrupt.requested { throw Interrupt.error(input) }
             let (sampled, again) = try sample(sampler, indices, plan: plan, request: request)
             redrawn += again
@@ -188,44 +192,49 @@ public enum StoryboardJob {
             frames += sampled.map(withoutPicture)
         }
 
+        /// What the frames say, and `--strict`'s refusal of it: before anything is renamed into place.
+        func judged(_ warnings: inout [MediaWarning], video: VideoStreamInfo) throws(MediaError) {
+            warnings += try ThumbsJob.frameWarnings(frames, video: video, toneMapsHDR: request.toneMapsHDR, path: input)
+            if request.strict, !warnings.isEmpty { throw strictError(warnings, input: input) }
+        }
+    }
+
+    private static func writeFormat(plan: StoryboardPlan, sampler: FrameSampler, video: VideoStreamInfo, request: StoryboardRequest,
+                                    input: String, output: String, warnings: inout [MediaWarning]) throws(MediaError)
+        -> (frames: [SampledFrame], files: [String], bandwidth: Int, redrawn: Int) {
+        var chunks = Chunks(sampler: sampler, plan: plan, request: request, input: input)
+        let target = OutputTarget(path: output, overwrite: request.overwrite)
         if plan.format == .bif {
             // Each JPEG goes to the temporary file as it is encoded; the header and index are written last.
-            let target = OutputTarget(path: output, overwrite: request.overwrite)
             var size = 0
             try writeAtomically(target, input: input) { temporary throws(MediaError) in
                 var file = try BIFWriter(path: temporary, count: plan.thumbnailCount, intervalSeconds: plan.intervalSeconds, input: input)
                 // A hundred at a time, fewer when thumbnails are large (at most vtrim's picture budget in memory).
                 let perChunk = max(1, min(100, ThumbsRequest.maximumPixels / max(1, plan.thumbnailWidth * plan.thumbnailHeight)))
                 for start in stride(from: 0, to: plan.thumbnailCount, by: perChunk) {
-                    try chunk(start..<min(plan.thumbnailCount, start + perChunk)) { (sampled: [SampledFrame]) throws(MediaError) in
+                    try chunks.chunk(start..<min(plan.thumbnailCount, start + perChunk)) { (sampled: [SampledFrame]) throws(MediaError) in
                         for frame in sampled {
                             let image = frame.image ?? RGBImage(width: plan.thumbnailWidth, height: plan.thumbnailHeight, fill: Filmstrip.placeholder)
                             try file.append(try ImageFile.encoded(image, format: .jpeg, quality: request.quality, path: output))
                         }
                     }
                 }
-                warnings += try ThumbsJob.frameWarnings(frames, video: video, toneMapsHDR: request.toneMapsHDR, path: input)
-                if request.strict, !warnings.isEmpty { throw strictError(warnings, input: input) }
+                try chunks.judged(&warnings, video: video)
                 size = try file.finish()
             }
             let seconds = max(plan.intervalSeconds, plan.durationSeconds)
-            return (frames, [output], Int((Double(size) * 8 / seconds).rounded(.up)), redrawn)
+            return (chunks.frames, [output], Int((Double(size) * 8 / seconds).rounded(.up)), chunks.redrawn)
         }
-
-        let temporary = output + ".tmp-\(getpid())"
-        guard TemporaryFiles.shared.add(temporary) else { throw Interrupt.error(input) }
-        defer { TemporaryFiles.shared.remove(temporary) }
         var names: [String] = []
-        do throws(MediaError) {
-            // A folder of this name is a run of this pid that was killed: nothing else writes it.
-            removeTree(temporary)
+        var bandwidth = 0
+        try writeAtomically(target, input: input) { temporary throws(MediaError) in
             guard mkdir(temporary, 0o755) == 0 else {
                 throw MediaError(.writeFailed, path: input, operation: "mkdir", reason: "cannot create \(temporary) (\(String(cString: strerror(errno))))")
             }
             var sheetBytes: [Int] = []
             for (sheet, name) in plan.sheetNames.enumerated() {
                 let first = sheet * plan.cellsPerSheet
-                try chunk(first..<min(plan.thumbnailCount, first + plan.cellsPerSheet)) { (sampled: [SampledFrame]) throws(MediaError) in
+                try chunks.chunk(first..<min(plan.thumbnailCount, first + plan.cellsPerSheet)) { (sampled: [SampledFrame]) throws(MediaError) in
                     // Every sheet is a full grid; cells past the last thumbnail stay black.
                     let cells = sampled.enumerated().map { offset, frame in
                         let place = plan.place(first + offset)
@@ -238,29 +247,14 @@ public enum StoryboardJob {
                     names.append(name)
                 }
             }
-            warnings += try ThumbsJob.frameWarnings(frames, video: video, toneMapsHDR: request.toneMapsHDR, path: input)
-            if request.strict, !warnings.isEmpty { throw strictError(warnings, input: input) }
-            let bandwidth = StoryboardFiles.bandwidth(sheetBytes: sheetBytes, plan: plan)
-            switch plan.format {
-            case .hls:
-                try writeFile(temporary + "/index.m3u8", Array(StoryboardFiles.hlsPlaylist(plan: plan).utf8), input: input)
-                try writeFile(temporary + "/image-stream.m3u8", Array(StoryboardFiles.hlsStreamInf(plan: plan, bandwidth: bandwidth,
-                                                                                                     uri: "index.m3u8").utf8), input: input)
-                names += ["index.m3u8", "image-stream.m3u8"]
-            case .dash:
-                try writeFile(temporary + "/thumbnails.mpd", Array(StoryboardFiles.dashAdaptationSet(plan: plan, bandwidth: bandwidth).utf8),
-                              input: input)
-                names.append("thumbnails.mpd")
-            case .jellyfin, .bif:
-                break
+            try chunks.judged(&warnings, video: video)
+            bandwidth = StoryboardFiles.bandwidth(sheetBytes: sheetBytes, plan: plan)
+            for (name, text) in StoryboardFiles.indexFiles(plan: plan, bandwidth: bandwidth) {
+                try writeFile(temporary + "/" + name, Array(text.utf8), input: input)
+                names.append(name)
             }
-            if Interrupt.requested { throw Interrupt.error(input) }
-            try replace(output, with: temporary, overwrite: request.overwrite, input: input)
-            return (frames, names.map { output + "/" + $0 }, bandwidth, redrawn)
-        } catch {
-            removeTree(temporary)
-            throw error
         }
+        return (chunks.frames, names.map { output + "/" + $0 }, bandwidth, chunks.redrawn)
     }
 
     /// `--strict`: the first warning, as the error (nothing is written).
@@ -272,32 +266,6 @@ public enum StoryboardJob {
         guard FileManager.default.createFile(atPath: path, contents: Data(bytes)) else {
             throw MediaError(.writeFailed, path: input, operation: "write", reason: "cannot write \(path) (\(String(cString: strerror(errno))))")
         }
-    }
-
-    /// Renames the finished folder into place. Without --overwrite a folder that appeared meanwhile (another run)
-    /// stays and the output exists; with it, the old one is moved aside first and removed after, so the storyboard
-    /// is never half old, half new.
-    private static func replace(_ output: String, with temporary: String, overwrite: Bool, input: String) throws(MediaError) {
-        guard overwrite, FileManager.default.fileExists(atPath: output) else {
-            guard rename(temporary, output) == 0 else {
-                let code = errno
-                if code == ENOTEMPTY || code == EEXIST {
-                    throw MediaError(.outputExists, path: input, operation: "rename", reason: "\(output) already exists (use --overwrite to replace it)")
-                }
-                throw MediaError(.writeFailed, path: input, operation: "rename", reason: "cannot rename \(temporary) to \(output) (\(String(cString: strerror(code))))")
-            }
-            return
-        }
-        let aside = output + ".old-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        guard rename(output, aside) == 0 else {
-            throw MediaError(.writeFailed, path: input, operation: "rename", reason: "cannot move \(output) aside (\(String(cString: strerror(errno))))")
-        }
-        guard rename(temporary, output) == 0 else {
-            let reason = String(cString: strerror(errno))
-            _ = rename(aside, output)
-            throw MediaError(.writeFailed, path: input, operation: "rename", reason: "cannot rename \(temporary) to \(output) (\(reason))")
-        }
-        removeTree(aside)
     }
 
     private static func removeTree(_ path: String) {
