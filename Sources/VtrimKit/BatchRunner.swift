@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Locking
 import MediaEngine
 
 /// Runs one job per input on up to `jobs` threads at once, and hands the outcomes over in input order
@@ -61,14 +62,16 @@ public struct BatchRunner: Sendable {
     }
 }
 
-/// Shared by the workers and the reporting thread. Unchecked because it waits on a condition variable, which
-/// `Mutex` lacks: every stored `var` is read and written only with `condition` locked.
-private final class BatchState: @unchecked Sendable {
-    private let condition = NSCondition()
+/// Shared by the workers and the reporting thread: which input starts next, and the outcomes not yet reported.
+private final class BatchState: Sendable {
+    private struct State {
+        var nextToStart = 0
+        var results: [Int: [Outcome]] = [:]
+        var stopped = false
+    }
+
     private let count: Int
-    private var nextToStart = 0
-    private var results: [Int: [Outcome]] = [:]
-    private var stopped = false
+    private let state = LockedCondition(State())
 
     init(count: Int) {
         self.count = count
@@ -76,31 +79,34 @@ private final class BatchState: @unchecked Sendable {
 
     /// The next input to run, or nil when there is none (all started, fail-fast, or interrupted).
     func claim() -> Int? {
-        condition.lock()
-        defer { condition.unlock() }
-        guard !stopped, !Interrupt.requested, nextToStart < count else { return nil }
-        defer { nextToStart += 1 }
-        return nextToStart
+        state.withLock { state in
+            guard !state.stopped, !Interrupt.requested, state.nextToStart < count else { return nil }
+            defer { state.nextToStart += 1 }
+            return state.nextToStart
+        }
     }
 
     func complete(_ index: Int, _ outcomes: consuming [Outcome], stopAfter: Bool) {
-        condition.lock()
-        results[index] = outcomes
-        if stopAfter { stopped = true }
-        condition.broadcast()
-        condition.unlock()
+        let outcomes = outcomes
+        state.withLock { state in
+            state.results[index] = outcomes
+            if stopAfter { state.stopped = true }
+        }
     }
 
     /// Blocks until input `index` has finished (a claimed input always finishes); nil when it will never
-    /// start (fail-fast or interrupted).
+    /// start (fail-fast or interrupted: looked at every 0.2 s).
     func waitFor(_ index: Int) -> [Outcome]? {
-        condition.lock()
-        defer { condition.unlock() }
+        let count = count
+        func settled(_ state: State) -> Bool {
+            state.results[index] != nil || (index >= state.nextToStart && (state.stopped || Interrupt.requested || state.nextToStart >= count))
+        }
         while true {
-            if let outcomes = results.removeValue(forKey: index) { return outcomes }
-            // Not started and nothing will start it.
-            if index >= nextToStart, stopped || Interrupt.requested || nextToStart >= count { return nil }
-            _ = condition.wait(until: Date().addingTimeInterval(0.2))
+            let found: [Outcome]?? = state.wait(until: settled, timeoutSeconds: 0.2) { state, ready in
+                guard ready else { return .none }
+                return .some(state.results.removeValue(forKey: index))
+            }
+            if let found { return found }
         }
     }
 }

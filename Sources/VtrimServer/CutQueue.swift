@@ -41,7 +41,7 @@ final class CutQueue: Sendable {
         /// The output the plan writes (a free name when planned; reserved only when a cut takes the plan).
         let output: String
         /// `planned` of the worker's reply (what a writing worker executes) and the dry run's report.
-        let plan: JSON
+        let plan: String
         let report: JSON
     }
 
@@ -89,7 +89,7 @@ final class CutQueue: Sendable {
             return enqueue(clip: clip, output: taken.output, plan: taken.plan, report: taken.report, planID: taken.id)
         }
         let output = reserveName(for: clip, ranges: ranges, shape: shape)
-        let made: (plan: JSON, report: JSON)
+        let made: (plan: String, report: JSON)
         do throws(SubmitError) {
             made = try await plan(clip: clip, ranges: ranges, shape: shape, mode: mode, output: output)
         } catch {
@@ -121,16 +121,15 @@ final class CutQueue: Sendable {
 
     func shownPlan(_ id: String) -> ShownPlan? { shown.withLock { $0[id] } }
 
-    /// The worker's plan of an edit into `output` (mode nil: `EditDefaults` for that output): the plan a writing worker
+    /// The worker's plan of an edit into `output` (mode nil: the engine's default for that edit, `EditDefaults`): the plan a writing worker
     /// executes and the dry run's report — one function for `submit` and `preview`, so what is shown is what runs.
     private func plan(clip: Library.Clip, ranges: [ServeRange], shape: EditShape, mode: EditMode?,
-                      output: String) async throws(SubmitError) -> (plan: JSON, report: JSON) {
-        let mode = mode ?? EditDefaults.mode(joins: shape == .join, outputName: output)
+                      output: String) async throws(SubmitError) -> (plan: String, report: JSON) {
         let planning = WorkerRequest.plan(path: clip.path, output: output, ranges: ranges, shape: shape, mode: mode, threads: threads)
         let result = await interactive.run(planning)
         switch EngineAnswer.from(result, clip: clip, quarantine: quarantine) {
         case let .result(dryRun, reply):
-            guard let plan = reply.planned, case .object = plan else {
+            guard let plan = reply.planned else {
                 throw .engine(.failed(APIError.response(.internalServerError, code: "engine_unavailable",
                                                         message: "the engine's answer holds no plan")))
             }
@@ -143,8 +142,8 @@ final class CutQueue: Sendable {
     }
 
     /// Queues a planned edit whose output name is reserved.
-    private func enqueue(clip: Library.Clip, output: String, plan: JSON, report: JSON, planID: String?) -> Job {
-        let request = WorkerRequest.write(plan: plan)
+    private func enqueue(clip: Library.Clip, output: String, plan: String, report: JSON, planID: String?) -> Job {
+        let request = WorkerRequest.write(path: clip.path, plan: plan)
         let id = String(format: "c%04d", counter.add(1, ordering: .relaxed).newValue)
         let job = Job(id: id, clip: clip.id, output: output, status: .queued, progress: 0, report: report, planID: planID)
         jobs.withLock { $0[id] = job }

@@ -82,59 +82,52 @@ private struct JSONParser {
     }
 
     private mutating func parseObject() throws(JSON.ParseError) -> JSON {
-        try nested { (parser: inout JSONParser) throws(JSON.ParseError) -> JSON in
-            parser.index += 1
-            var members: [(String, JSON)] = []
+        var members: [(String, JSON)] = []
+        try elements(closer: UInt8(ascii: "}")) { (parser: inout JSONParser) throws(JSON.ParseError) in
             parser.skipSpace()
-            if parser.index < parser.bytes.count, parser.bytes[parser.index] == UInt8(ascii: "}") {
-                parser.index += 1
-                return .object(members)
+            guard parser.index < parser.bytes.count, parser.bytes[parser.index] == UInt8(ascii: "\"") else {
+                throw parser.failure("expected a member name")
             }
-            while true {
-                parser.skipSpace()
-                guard parser.index < parser.bytes.count, parser.bytes[parser.index] == UInt8(ascii: "\"") else {
-                    throw parser.failure("expected a member name")
-                }
-                let key = try parser.parseString()
-                parser.skipSpace()
-                guard parser.index < parser.bytes.count, parser.bytes[parser.index] == UInt8(ascii: ":") else {
-                    throw parser.failure("expected ':'")
-                }
-                parser.index += 1
-                members.append((key, try parser.parseValue()))
-                parser.skipSpace()
-                guard parser.index < parser.bytes.count else { throw parser.failure("unexpected end") }
-                if parser.bytes[parser.index] == UInt8(ascii: ",") {
-                    parser.index += 1
-                    continue
-                }
-                guard parser.bytes[parser.index] == UInt8(ascii: "}") else { throw parser.failure("expected ',' or '}'") }
-                parser.index += 1
-                return .object(members)
+            let key = try parser.parseString()
+            parser.skipSpace()
+            guard parser.index < parser.bytes.count, parser.bytes[parser.index] == UInt8(ascii: ":") else {
+                throw parser.failure("expected ':'")
             }
+            parser.index += 1
+            members.append((key, try parser.parseValue()))
         }
+        return .object(members)
     }
 
     private mutating func parseArray() throws(JSON.ParseError) -> JSON {
-        try nested { (parser: inout JSONParser) throws(JSON.ParseError) -> JSON in
+        var values: [JSON] = []
+        try elements(closer: UInt8(ascii: "]")) { (parser: inout JSONParser) throws(JSON.ParseError) in values.append(try parser.parseValue()) }
+        return .array(values)
+    }
+
+    /// An array's or object's elements, one nesting level deeper: after the opener, none before `closer`, or elements
+    /// separated by commas up to it.
+    private mutating func elements(closer: UInt8, _ element: (inout JSONParser) throws(JSON.ParseError) -> Void) throws(JSON.ParseError) {
+        try nested { (parser: inout JSONParser) throws(JSON.ParseError) in
             parser.index += 1
-            var values: [JSON] = []
             parser.skipSpace()
-            if parser.index < parser.bytes.count, parser.bytes[parser.index] == UInt8(ascii: "]") {
+            if parser.index < parser.bytes.count, parser.bytes[parser.index] == closer {
                 parser.index += 1
-                return .array(values)
+                return
             }
             while true {
-                values.append(try parser.parseValue())
+                try element(&parser)
                 parser.skipSpace()
                 guard parser.index < parser.bytes.count else { throw parser.failure("unexpected end") }
                 if parser.bytes[parser.index] == UInt8(ascii: ",") {
                     parser.index += 1
                     continue
                 }
-                guard parser.bytes[parser.index] == UInt8(ascii: "]") else { throw parser.failure("expected ',' or ']'") }
+                guard parser.bytes[parser.index] == closer else {
+                    throw parser.failure("expected ',' or '\(Character(Unicode.Scalar(closer)))'")
+                }
                 parser.index += 1
-                return .array(values)
+                return
             }
         }
     }

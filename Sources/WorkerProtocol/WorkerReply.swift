@@ -4,7 +4,8 @@ import Foundation
 /// `init(line:)`):
 /// - `accepted` first, once it has read the request;
 /// - `progress` (a fraction) while a cut or preview runs;
-/// - `result` when done (a `.plan` adds `planned`: the plan as a JSON value; a `.probe` adds `mime`);
+/// - `result` when done (a `.plan` adds `planned`: the plan's own JSON text, opaque to the server, which hands it back
+///   as it is to the worker that writes it; a `.probe` adds `mime`);
 /// - `failure` when the engine refused (the command line's failure report);
 /// - `bytes`: a count of raw bytes that follow the line (a tile's PNG).
 /// Results are the reports the API shows, so a line is read with the parser that keeps their members' order.
@@ -15,12 +16,12 @@ public struct WorkerReply: Sendable, Equatable {
     public var result: JSON?
     public var failure: JSON?
     public var bytes: Int?
-    public var planned: JSON?
+    public var planned: String?
     public var mime: String?
 
     public static func accepted(id: Int) -> WorkerReply { WorkerReply(id: id, accepted: true) }
     public static func progress(id: Int, _ fraction: Double) -> WorkerReply { WorkerReply(id: id, progress: fraction) }
-    public static func result(id: Int, _ value: JSON, planned: JSON? = nil, mime: String? = nil) -> WorkerReply {
+    public static func result(id: Int, _ value: JSON, planned: String? = nil, mime: String? = nil) -> WorkerReply {
         WorkerReply(id: id, result: value, planned: planned, mime: mime)
     }
     public static func failure(id: Int, _ report: JSON) -> WorkerReply { WorkerReply(id: id, failure: report) }
@@ -34,7 +35,7 @@ public struct WorkerReply: Sendable, Equatable {
         if let result { members.append(("result", result)) }
         if let failure { members.append(("failure", failure)) }
         if let bytes { members.append(("bytes", .int(Int64(bytes)))) }
-        if let planned { members.append(("planned", planned)) }
+        if let planned { members.append(("planned", .string(planned))) }
         if let mime { members.append(("mime", .string(mime))) }
         return Data((JSON.object(members).serialized + "\n").utf8)
     }
@@ -49,12 +50,12 @@ public struct WorkerReply: Sendable, Equatable {
         result = message.member("result")
         failure = message.member("failure")
         if case let .int(count)? = message.member("bytes") { bytes = Int(exactly: count) ?? -1 }
-        planned = message.member("planned")
+        if case let .string(text)? = message.member("planned") { planned = text }
         if case let .string(text)? = message.member("mime") { mime = text }
     }
 
     init(id: Int, accepted: Bool = false, progress: Double? = nil, result: JSON? = nil, failure: JSON? = nil, bytes: Int? = nil,
-         planned: JSON? = nil, mime: String? = nil) {
+         planned: String? = nil, mime: String? = nil) {
         self.id = id
         self.accepted = accepted
         self.progress = progress

@@ -28,7 +28,7 @@ struct ImportRulesTests {
 
     /// The server's target cannot link the engine: Package.swift gives it no path to MediaEngine, VtrimKit or CAV
     /// (its dependencies, and theirs, are engine-free).
-    @Test func serverTargetCannotLinkTheEngine() throws {
+    @Test func serverTargetCannotLinkTheEngine() async throws {
         let targets = try Self.declaredTargets()
         let byName = Dictionary(targets.map { ($0.name, $0.dependencies) }, uniquingKeysWith: { first, _ in first })
         var reachable: Set<String> = [], pending = ["VtrimServer"]
@@ -83,7 +83,7 @@ struct ImportRulesTests {
         return targets
     }
 
-    @Test func modulesImportOnlyWhatTheHouseAllows() {
+    @Test func modulesImportOnlyWhatTheHouseAllows() async {
         for (module, permitted) in Self.allowed {
             for (file, imported) in Self.imports(in: Self.root.appendingPathComponent("Sources/\(module)")) {
                 if module == "TimelineCore" {
@@ -95,7 +95,7 @@ struct ImportRulesTests {
         }
     }
 
-    @Test func packageDeclaresEveryModuleATargetImports() throws {
+    @Test func packageDeclaresEveryModuleATargetImports() async throws {
         let targets = try Self.declaredTargets()
         #expect(targets.count >= 10, "targets read from Package.swift: \(targets.map(\.name))")
         for target in targets {
@@ -106,7 +106,7 @@ struct ImportRulesTests {
     }
 
     /// No FFmpeg type in MediaEngine's public API: the public declarations' lines name no AV… type.
-    @Test func mediaEngineKeepsFFmpegTypesToItself() {
+    @Test func mediaEngineKeepsFFmpegTypesToItself() async {
         guard let walker = FileManager.default.enumerator(at: Self.root.appendingPathComponent("Sources/MediaEngine"),
                                                           includingPropertiesForKeys: nil) else { return }
         for case let url as URL in walker where url.pathExtension == "swift" {
@@ -116,5 +116,53 @@ struct ImportRulesTests {
                 #expect(Bool(false), "\(url.lastPathComponent):\(number + 1): an FFmpeg type in a public declaration: \(line)")
             }
         }
+    }
+
+    /// Every Swift file below Sources, with its lines.
+    static func sources() -> [(path: String, lines: [Substring])] {
+        guard let walker = FileManager.default.enumerator(at: root.appendingPathComponent("Sources"), includingPropertiesForKeys: nil) else { return [] }
+        var files: [(String, [Substring])] = []
+        for case let url as URL in walker where url.pathExtension == "swift" {
+            guard let text = try? String(contentsOf: url, encoding: .utf8) else { continue }
+            files.append((url.path.replacingOccurrences(of: root.path + "/", with: ""), text.split(separator: "\n", omittingEmptySubsequences: false)))
+        }
+        return files
+    }
+
+    /// Threads share nothing the compiler cannot check: `@unchecked Sendable` only on the lock types themselves.
+    @Test func uncheckedSendableOnlyOnTheLocks() {
+        var found: [String] = []
+        for (path, lines) in Self.sources() {
+            for (number, line) in lines.enumerated() where line.contains("@unchecked Sendable") && !line.trimmingCharacters(in: .whitespaces).hasPrefix("//") {
+                found.append("\(path):\(number + 1)")
+            }
+        }
+        #expect(found.count <= 2 && found.allSatisfy { $0.hasPrefix("Sources/Locking/") }, "\(found)")
+    }
+
+    /// No function in Sources runs past 80 lines, but the bitstream parsers of `CodecHeaders/` (a syntax read field by
+    /// field reads best as one function).
+    @Test func functionsFitOnAScreen() {
+        let declaration = /^\s*(@\w+(\([^)]*\))?\s+)*((public|private|fileprivate|internal|package|static|final|override|mutating|nonisolated|convenience|required|class)\s+)*(func\s+[^\s(<]+|init[?!]?\s*[(<])/
+        var long: [String] = []
+        for (path, lines) in Self.sources() where !path.contains("/CodecHeaders/") {
+            var index = 0
+            while index < lines.count {
+                defer { index += 1 }
+                guard lines[index].firstMatch(of: declaration) != nil else { continue }
+                var depth = 0, started = false, end = index
+                while end < lines.count {
+                    let code = String(lines[end].split(separator: "//", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
+                        .replacing(/"(?:\\.|[^"\\])*"/, with: "\"\"")
+                    depth += code.filter { $0 == "{" }.count - code.filter { $0 == "}" }.count
+                    started = started || code.contains("{")
+                    if started && depth <= 0 { break }
+                    if !started && end > index + 6 { break }
+                    end += 1
+                }
+                if started, end - index + 1 > 80 { long.append("\(path):\(index + 1) (\(end - index + 1) lines)") }
+            }
+        }
+        #expect(long.isEmpty, "\(long)")
     }
 }

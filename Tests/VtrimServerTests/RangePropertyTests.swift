@@ -1,3 +1,4 @@
+import Foundation
 import PropertyBased
 import PropertySupport
 import Testing
@@ -24,5 +25,19 @@ import Testing
                 #expect(bytes.lowerBound >= 0 && bytes.upperBound < size, "\(header) on \(size) bytes gave \(bytes)")
             }
         }
+    }
+}
+
+/// A request body's nesting, counted before it is decoded: any text gets an answer, and the answer is the depth of
+/// its brackets outside strings — deeper than the limit is refused, never recursed through.
+@Suite struct BodyDepthPropertyTests {
+    @Test func anyBodyIsMeasuredWithoutDecoding() async {
+        await propertyCheck(count: 1000, input: Wild.text, Gen.int(in: 0...40), Gen.int(in: 1...20)) { text, depth, limit in
+            let nested = String(repeating: "[", count: depth) + "\"" + text.replacingOccurrences(of: "\\", with: "").replacingOccurrences(of: "\"", with: "")
+                + "[[[\"" + String(repeating: "]", count: depth)
+            #expect(JSONDepth.fits(Array(nested.utf8), limit: limit) == (depth <= limit), "\(depth) deep, limit \(limit)")
+        }
+        #expect(!JSONDepth.fits(Array(String(repeating: "[", count: 1_000_000).utf8), limit: API.maximumDepth))
+        #expect(JSONDepth.fits(Array("{\"a\": \"[[[[[[[[[[[[[[[[[[\\\"[[[[[\"}".utf8), limit: 2))
     }
 }

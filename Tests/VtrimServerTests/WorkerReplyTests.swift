@@ -7,11 +7,11 @@ import WorkerProtocol
 /// A worker's reply lines, written by one end and read by the other with the one type (`WorkerReply`).
 @Suite struct WorkerReplyTests {
     /// Every kind of reply comes back as it was written, a result's members in their order (the API shows them).
-    @Test func everyReplyReadsBackAsWritten() throws {
+    @Test func everyReplyReadsBackAsWritten() async throws {
         let report = JSON.object([("path", .string("a.mp4")), ("output", .string("a.cut.mp4")), ("mode", .string("smart")),
                                   ("duration", .number(6.5)), ("warnings", .array([]))])
         let replies: [WorkerReply] = [
-            .accepted(id: 1), .progress(id: 2, 0.25), .result(id: 3, report), .result(id: 4, report, planned: .object([("ranges", .array([]))])),
+            .accepted(id: 1), .progress(id: 2, 0.25), .result(id: 3, report), .result(id: 4, report, planned: "{\"ranges\":[],\"note\":\"quotes \\\" and \\\\ survive\"}"),
             .result(id: 5, report, mime: "video/mp4; codecs=\"avc1.640028\""), .failure(id: 6, report), .bytes(id: 7, count: 1234),
         ]
         for reply in replies {

@@ -4,7 +4,7 @@ import MediaEngine
 import TimelineCore
 import WorkerProtocol
 
-public typealias CutMode = CutPlan.Mode
+public typealias CutMode = MediaEngine.CutMode
 public typealias CutSettings = MediaEngine.CutSettings
 public typealias ThreadBudget = MediaEngine.ThreadBudget
 public typealias ParameterSetPlacement = SampleEntryPlan.Placement
@@ -37,7 +37,12 @@ public struct CutRequest: Sendable {
     public var segments: [CutSegment]
     /// The segments come from `--list` (one output each, named per row).
     public var fromList: Bool
-    /// How each segment is cut (mode, encoder quality and threads, faststart, sample entry).
+    /// The mode and encoder quality asked for; nil: each edit's default (`EditDefaults`: a join is smart where its
+    /// video and output allow, a cut a copy; the quality the mode's).
+    public var mode: CutMode?
+    public var crf: Int?
+    /// How each segment is cut besides (preset, threads, faststart, sample entry, chapters, audio seams); its mode and
+    /// quality are each edit's (`settings(mode:)`).
     public var settings: CutSettings
     public var minDurationSeconds: Double?
     public var maxDurationSeconds: Double?
@@ -59,12 +64,23 @@ public struct CutRequest: Sendable {
 
     var listWarningItems: [MediaWarning] { listWarnings.map { MediaWarning(code: "list_origin", message: $0) } }
 
-    public init(segments: [CutSegment], fromList: Bool = false, mode: CutMode, crf: Int, preset: String,
+    /// The settings of an edit made in `mode`: the quality asked for, or the mode's.
+    func settings(mode: CutMode) -> CutSettings {
+        var made = settings
+        made.mode = mode
+        made.crf = crf ?? EditDefaults.crf(for: mode)
+        return made
+    }
+
+    public init(segments: [CutSegment], fromList: Bool = false, mode: CutMode?, crf: Int?, preset: String,
                 minDurationSeconds: Double?, maxDurationSeconds: Double?, clamp: Bool, output: OutputNamer,
                 overwrite: Bool, skipExisting: Bool = false, dryRun: Bool, strict: Bool,
                 threads: ThreadBudget = .share(cores: 1, jobs: 1), faststart: Bool = false,
                 sampleEntry: SampleEntryPlan.Placement = .outOfBand, chapters: ChapterPolicy = .keep) {
-        settings = CutSettings(mode: mode, crf: crf, preset: preset, threads: threads, faststart: faststart, sampleEntry: sampleEntry)
+        self.mode = mode
+        self.crf = crf
+        settings = CutSettings(mode: mode ?? .copy, crf: crf ?? EditDefaults.crf(for: mode ?? .copy), preset: preset, threads: threads,
+                               faststart: faststart, sampleEntry: sampleEntry)
         settings.chapters = chapters
         self.segments = segments
         self.fromList = fromList
@@ -155,3 +171,28 @@ public struct CutRequest: Sendable {
 /// Whether a cut can be written to an output name (for the command line's checks), and which extensions can.
 public func canWrite(fileName: String) -> Bool { EditOutput.canWrite(fileName: fileName) }
 public var cutExtensions: [String] { EditOutput.extensions }
+
+extension CutSegment {
+    /// What is wrong with `--start/--end|--length` whatever the file: an empty range (both times from the start, or
+    /// both from the end), or a known length under --min-duration without --clamp (a file can only shorten it; a
+    /// length over --max-duration may fit once the end is clamped to the file's). Nil when only the file can tell
+    /// (`CutRange.resolve`).
+    public func problemBeforeReading(minDurationSeconds minimum: Double?, clamp: Bool) -> String? {
+        let length: Double?
+        switch (start, end) {
+        case let (.seconds(from), .seconds(to)?): length = to - from
+        case let (.beforeEnd(from), .beforeEnd(to)?): length = from - to
+        case (_, nil): length = lengthSeconds
+        default: length = nil
+        }
+        guard let length else { return nil }
+        if length <= 0 {
+            return "the range \(TimeSpecText.describe(start))–\(end.map(TimeSpecText.describe) ?? "?") is empty; --end must be after --start"
+        }
+        guard !clamp else { return nil }
+        if let minimum, length < minimum {
+            return "the range is \(Human.seconds(length)) long, shorter than --min-duration \(Human.seconds(minimum)) (use --clamp to lengthen it)"
+        }
+        return nil
+    }
+}

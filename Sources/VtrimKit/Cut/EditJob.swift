@@ -89,8 +89,13 @@ public enum EditJob {
             warnings += source.info.warnings.filter { !["truncated", "duration_suspect"].contains($0.code) }
             let edit = try request.edit(output: number, durationSeconds: source.info.durationSeconds, path: path)
             warnings += edit.ranges.flatMap(\.warnings)
-            let specs = edit.ranges.map { CutSpec(startSeconds: $0.effectiveStart, endSeconds: $0.effectiveEnd, settings: request.settings) }
+            // The mode asked for, or the edit's default — the one rule the API and the page follow too.
+            let (mode, smartUnavailable) = request.mode.map { ($0, nil) }
+                ?? EditDefaults.mode(joins: edit.shape == .join, videoCodec: source.info.video?.codec, outputName: target.path)
+            let settings = request.settings(mode: mode)
+            let specs = edit.ranges.map { CutSpec(startSeconds: $0.effectiveStart, endSeconds: $0.effectiveEnd, settings: settings) }
             var plan = try source.plan(specs, labels: edit.labels, outputName: target.path)
+            if let smartUnavailable { plan.output.notices.append(.smartUnavailable(smartUnavailable)) }
             // A cut list's later rows do not repeat what the first said about the input's streams.
             if number > 0, edit.shape == .cut { plan.output.notices.removeAll(where: \.isAboutTheInput) }
             warnings += plan.warnings.map(\.asWarning)

@@ -94,13 +94,16 @@ public enum EngineWorker {
             return replies.send(WorkerReply.result(id: id, .object([("times", .array(frames.times.map(JSON.number))),
                                                                     ("keyframes", .array(frames.cleanStarts.map(JSON.number)))])))
         case let .plan(path, output, ranges, shape, mode, threads):
-            let request = WorkerTasks.editRequest(output: output, ranges: ranges, shape: shape, mode: CutMode(mode), threads: ThreadBudget(threads))
+            let request = WorkerTasks.editRequest(output: output, ranges: ranges, shape: shape, mode: mode.map(CutMode.init), threads: ThreadBudget(threads))
             switch EditJob.plan(path: path, request: request) {
             case let .finished(outcome): return replies.send(WorkerReply.failure(id: id, outcome.json))
             case let .planned(planned): return sendPlan(planned, id: id, replies: replies)
             }
-        case let .write(plan):
-            guard let planned = try? plan.decoded(as: PlannedEdit.self) else { return replies.send(unreadablePlan(id: id, plan)) }
+        case let .write(path, plan):
+            guard let planned = try? JSONDecoder().decode(PlannedEdit.self, from: Data(plan.utf8)) else {
+                return replies.send(WorkerReply.failure(id: id, Outcome.failure(MediaError(.decodeFailed, path: path, operation: "plan",
+                                                                                              reason: "the plan cannot be read back")).json))
+            }
             return sendRun(id: id, path: planned.path, replies: replies) { progress in EditJob.execute(planned, shouldStop: { Interrupt.requested }, progress: progress) }
         case let .preview(path, output, threads):
             let progress = ProgressSender(id: id, replies: replies)
@@ -130,15 +133,11 @@ public enum EngineWorker {
         }
     }
 
-    private static func unreadablePlan(id: Int, _ plan: JSON) -> WorkerReply {
-        let path = plan.member("path").flatMap { if case let .string(text) = $0 { text } else { nil } } ?? "plan"
-        return WorkerReply.failure(id: id, Outcome.failure(MediaError(.decodeFailed, path: path, operation: "plan",
-                                                                      reason: "the plan cannot be read back")).json)
-    }
-
-    /// A plan's reply: the dry run's report, and the plan itself as a JSON value for the worker that writes it.
+    /// A plan's reply: the dry run's report, and the plan itself as its JSON text for the worker that writes it.
     private static func sendPlan(_ planned: PlannedEdit, id: Int, replies: ReplyChannel) -> Bool {
-        guard let plan = try? JSON(encoding: planned) else {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .withoutEscapingSlashes  // Base64 bytes are a plan's largest strings.
+        guard let plan = try? String(decoding: encoder.encode(planned), as: UTF8.self) else {
             return replies.send(WorkerReply.failure(id: id, Outcome.failure(
                 MediaError(.decodeFailed, path: planned.path, operation: "plan", reason: "the plan cannot be encoded")).json))
         }

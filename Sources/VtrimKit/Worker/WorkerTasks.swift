@@ -72,11 +72,10 @@ public enum WorkerTasks {
     }
 
     /// The request of an edit `vtrim serve` makes: its ranges into the named output, never over an existing file,
-    /// at the defaults the command line has (`EditDefaults`).
-    public static func editRequest(output: String, ranges: [ServeRange], shape: EditShape, mode: CutMode, threads: ThreadBudget) -> CutRequest {
+    /// at the defaults the command line has (`EditDefaults`; mode nil: the edit's default).
+    public static func editRequest(output: String, ranges: [ServeRange], shape: EditShape, mode: CutMode?, threads: ThreadBudget) -> CutRequest {
         let segments = ranges.map { CutSegment(start: .seconds($0.start), end: .seconds($0.end), lengthSeconds: nil, label: $0.label) }
-        var request = CutRequest(segments: shape == .cut ? segments : [], mode: mode, crf: EditDefaults.crf(for: EditMode(mode)),
-                                 preset: EditDefaults.preset, minDurationSeconds: nil, maxDurationSeconds: nil, clamp: false,
+        var request = CutRequest(segments: shape == .cut ? segments : [], mode: mode, crf: nil, preset: EditDefaults.preset, minDurationSeconds: nil, maxDurationSeconds: nil, clamp: false,
                                  output: OutputNamer(choice: .file(output), template: nil), overwrite: false, dryRun: true, strict: false,
                                  threads: threads)
         if shape == .join { request.join = JoinRanges(ranges: segments, removes: false) }
@@ -109,7 +108,7 @@ public enum WorkerTasks {
     }
 }
 
-extension CutPlan.Mode {
+extension CutMode {
     /// The mode a worker request names.
     public init(_ mode: EditMode) {
         switch mode {
@@ -123,7 +122,7 @@ extension CutPlan.Mode {
 
 extension EditMode {
     /// The protocol's name for a mode.
-    public init(_ mode: CutPlan.Mode) {
+    public init(_ mode: CutMode) {
         switch mode {
         case .copy: self = .copy
         case .keyframe: self = .keyframe

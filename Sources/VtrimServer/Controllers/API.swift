@@ -13,15 +13,36 @@ enum API {
         init(_ message: String) { self.message = message }
     }
 
-    /// A JSON request body (at most 64 KiB); anything that is not valid JSON is a 400.
-    static func body(_ request: Request) async throws -> Data {
+    /// A request's JSON body as `Body` — the one way request bodies are read: at most 64 KiB, nested at most
+    /// `maximumDepth` deep, decoded by `JSONDecoder` (the ordered `JSON` is for what the server sends). Anything that is
+    /// not JSON is a 400; JSON of another shape is nil (the route's 400 says what it expects). An empty body is `{}`.
+    static func body<Body: Decodable>(_ request: Request, as type: Body.Type) async throws -> Body? {
         let buffer = try await request.body.collect(upTo: 64 << 10)
-        let data = Data(buffer.readableBytesView)
-        guard (try? JSON(parsing: data.isEmpty ? "{}" : String(decoding: data, as: UTF8.self))) != nil else {
-            throw HTTPError(.badRequest, message: "the body is not valid JSON")
+        let data = buffer.readableBytes == 0 ? Data("{}".utf8) : Data(buffer.readableBytesView)
+        guard JSONDepth.fits(data, limit: maximumDepth) else {
+            throw HTTPError(.badRequest, message: "the body is not valid JSON (nested deeper than \(maximumDepth))")
         }
-        return data
+        do {
+            return try JSONDecoder().decode(Body.self, from: data)
+        } catch let DecodingError.dataCorrupted(context) where context.codingPath.isEmpty {
+            throw HTTPError(.badRequest, message: "the body is not valid JSON")
+        } catch {
+            return nil
+        }
     }
+
+    /// A body a route takes nothing from (`{}` or none): JSON all the same.
+    static func emptyBody(_ request: Request) async throws {
+        _ = try await body(request, as: Nothing.self)
+    }
+
+    /// Any JSON value, read and set aside.
+    private struct Nothing: Decodable {
+        init(from decoder: any Decoder) throws {}
+    }
+
+    /// How deep a body's arrays and objects may nest: the API's bodies go three deep.
+    static let maximumDepth = 16
 
     static func json(_ value: JSON, status: HTTPResponse.Status = .ok) -> Response {
         Response(status: status, headers: [.contentType: "application/json", .cacheControl: "no-store"],

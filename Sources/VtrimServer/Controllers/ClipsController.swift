@@ -22,7 +22,7 @@ struct ClipsController {
         router.get("/api/clips/:id/proposal") { request, context in try await self.proposal(request, context) }
         router.get("/api/clips/:id/preview") { _, context in try self.previewStatus(context, start: false) }
         router.post("/api/clips/:id/preview") { request, context in
-            _ = try await API.body(request)
+            try await API.emptyBody(request)
             return try self.previewStatus(context, start: true)
         }
     }

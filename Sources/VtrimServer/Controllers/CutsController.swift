@@ -17,7 +17,7 @@ struct CutsController {
             return API.json(Self.cutJSON(job))
         }
         router.delete("/api/cuts/:id") { request, context in
-            _ = try await API.body(request)
+            try await API.emptyBody(request)
             let id = try context.parameters.require("id")
             guard self.server.cuts.job(id) != nil else { return API.notFound("no such cut") }
             guard let job = await self.server.cuts.cancel(id) else {
@@ -91,8 +91,7 @@ struct CutsController {
     /// The body of a cut or plan request, its clip as on disk now and what it asks for; or the answer refusing it
     /// (400 for a bad body, 404 for an unknown clip, 500 for a clip that crashed the engine).
     private func accepted(_ request: Request) async throws -> Swift.Result<(body: CutBody, clip: Library.Clip, submission: Submission), Refusal> {
-        let data = try await API.body(request)
-        guard let body = try? JSONDecoder().decode(CutBody.self, from: data) else {
+        guard let body = try await API.body(request, as: CutBody.self) else {
             return .failure(Refusal(response: APIError.response(.badRequest, code: "bad_json", message: "expected {\"clip\": id, \"start\": seconds, \"end\": seconds, \"mode\": \"copy|keyframe|exact|smart\"} or {\"clip\": id, \"ranges\": [{\"start\", \"end\", \"label\"}], \"mode\"}")))
         }
         guard let known = server.library.clip(id: body.clip) else { return .failure(Refusal(response: API.notFound("no such clip"))) }

@@ -35,8 +35,8 @@ struct ListsController {
     static let usage = "{\"format\": \"csv|llc|otio|edl|chapters\", \"duration\": seconds, \"fps\": rate, \"name\", \"timecode\", \"list_rate\", \"list_origin\": \"auto|timecode|zero\"}"
 
     /// The list request a body makes, or why it cannot (a 400).
-    private static func listRequest(_ data: Data, reading: Bool) -> Swift.Result<ListRequest, API.BadBody> {
-        guard let body = try? JSONDecoder().decode(ListBody.self, from: data), formats.contains(body.format) else {
+    private static func listRequest(_ body: ListBody?, reading: Bool) -> Swift.Result<ListRequest, API.BadBody> {
+        guard let body, formats.contains(body.format) else {
             return .failure(.init("expected " + usage + (reading ? " with \"text\"" : " with \"ranges\": [{start, end, label}]")))
         }
         guard body.duration.map({ $0.isFinite && $0 >= 0 }) ?? true, body.fps.map({ $0.isFinite && $0 > 0 && $0 <= 1000 }) ?? true,
@@ -60,7 +60,7 @@ struct ListsController {
     /// `{format, text, duration, fps, …}` → `{ranges: [{start, end, label}], notes, warnings}` in seconds (a malformed list is
     /// a 422 naming its line).
     private func parse(_ request: Request) async throws -> Response {
-        switch Self.listRequest(try await API.body(request), reading: true) {
+        switch Self.listRequest(try await API.body(request, as: ListBody.self), reading: true) {
         case let .failure(problem): return API.badRequest(problem.message)
         case let .success(list): return await answer(.parseList(list))
         }
@@ -68,7 +68,7 @@ struct ListsController {
 
     /// `{format, ranges, duration, fps, name, …}` → `{text, file_name}`.
     private func render(_ request: Request) async throws -> Response {
-        switch Self.listRequest(try await API.body(request), reading: false) {
+        switch Self.listRequest(try await API.body(request, as: ListBody.self), reading: false) {
         case let .failure(problem): return API.badRequest(problem.message)
         case let .success(list): return await answer(.renderList(list))
         }

@@ -9,9 +9,7 @@ import WorkerProtocol
 /// engine does runs on the server's event loops. A worker that crashes costs only its request; one past
 /// its deadline gets SIGTERM, then SIGKILL two seconds later. Either way the slot's next request starts a
 /// fresh worker, and what the dead one left (its scratch folder, the request's temporary files) is removed.
-/// Unchecked because its slots wait on a condition variable, which `Locked` lacks: every stored `var` (and every
-/// `var` of its tickets) is read and written only with `condition` locked.
-final class WorkerPool: @unchecked Sendable {
+final class WorkerPool: Sendable {
     /// How long a request may run: interactive work has a deadline; long work (cuts, previews) must show
     /// progress at least this often.
     enum Deadline: Sendable {
@@ -31,41 +29,64 @@ final class WorkerPool: @unchecked Sendable {
         case unavailable(String)
     }
 
-    /// A request in the pool; `cancel()` withdraws it (queued) or kills its worker (running). Its `var`s are the
-    /// pool's state: read and written only with the pool's `condition` locked.
-    final class Ticket: @unchecked Sendable {
+    /// A request in the pool; `cancel()` withdraws it (queued) or kills its worker (running). What changes while it
+    /// runs is the pool's state (`Run`, by the ticket's number).
+    final class Ticket: Sendable {
+        fileprivate let number: Int
         fileprivate let request: WorkerRequest
         fileprivate let progress: (@Sendable (Double) -> Void)?
         /// Removes what a killed worker may have left of this request (a cut's temporary file).
         fileprivate let cleanup: (@Sendable () -> Void)?
-        fileprivate var continuation: CheckedContinuation<Result, Never>?
-        fileprivate var started: Double = 0
-        fileprivate var lastProgress: Double = 0
-        /// The process running the request, until it is reaped.
-        fileprivate var worker: WorkerPID?
-        fileprivate var killReason: Result?
-        fileprivate var killDeadline: Double?
-        fileprivate weak var pool: WorkerPool?
+        fileprivate let pool: WorkerPool
 
-        fileprivate init(request: WorkerRequest, progress: (@Sendable (Double) -> Void)?, cleanup: (@Sendable () -> Void)?) {
+        fileprivate init(number: Int, request: WorkerRequest, progress: (@Sendable (Double) -> Void)?, cleanup: (@Sendable () -> Void)?,
+                         pool: WorkerPool) {
+            self.number = number
             self.request = request
             self.progress = progress
             self.cleanup = cleanup
+            self.pool = pool
         }
 
-        func cancel() { pool?.cancel(self) }
+        func cancel() { pool.cancel(self) }
+    }
+
+    /// A ticket's run: who waits for its end, when it started and last said how far it is, its worker, and why and
+    /// by when it is being stopped.
+    private struct Run {
+        var continuation: CheckedContinuation<Result, Never>?
+        var started: Double = 0
+        var lastProgress: Double = 0
+        /// The process running the request, until it is reaped.
+        var worker: WorkerPID?
+        var killReason: Result?
+        var killDeadline: Double?
+    }
+
+    private struct State {
+        var queue: [Ticket] = []
+        var running: [Ticket] = []
+        /// Every ticket made and not yet finished, by number.
+        var runs: [Int: Run] = [:]
+        var stopping = false
+        var slotsAlive = 0
+
+        /// SIGTERM now, SIGKILL at the kill deadline (the watchdog).
+        mutating func kill(_ ticket: Ticket, reason: Result) {
+            guard runs[ticket.number]?.killReason == nil, let worker = runs[ticket.number]?.worker else { return }
+            runs[ticket.number]?.killReason = reason
+            runs[ticket.number]?.killDeadline = ProcessInfo.processInfo.systemUptime + 2
+            worker.signal(SIGTERM)
+        }
     }
 
     let name: String
     private let deadline: Deadline
     private let executable: String
     private let verbose: Bool
-    private let condition = NSCondition()
-    private var queue: [Ticket] = []
-    private var running: [Ticket] = []
-    private var stopping = false
-    private var slotsAlive = 0
+    private let state = LockedCondition(State())
     private let counter = Atomic<Int>(0)
+    private let tickets = Atomic<Int>(0)
 
     init(name: String, size: Int, deadline: Deadline, executable: String, verbose: Bool) {
         self.name = name
@@ -75,7 +96,7 @@ final class WorkerPool: @unchecked Sendable {
         for number in 0..<max(1, size) {
             let thread = Thread { [self] in slot() }
             thread.name = "\(name)-\(number)"
-            slotsAlive += 1
+            state.withLock { $0.slotsAlive += 1 }
             thread.start()
         }
         let watchdog = Thread { [self] in watch() }
@@ -93,23 +114,24 @@ final class WorkerPool: @unchecked Sendable {
     /// A ticket for `request`, to be run with `run(_:)` (kept by whoever may cancel it).
     func makeTicket(_ request: WorkerRequest, progress: (@Sendable (Double) -> Void)? = nil,
                     cleanup: (@Sendable () -> Void)? = nil) -> Ticket {
-        let ticket = Ticket(request: request, progress: progress, cleanup: cleanup)
-        ticket.pool = self
+        let ticket = Ticket(number: tickets.add(1, ordering: .relaxed).newValue, request: request, progress: progress, cleanup: cleanup,
+                            pool: self)
+        state.withLock { $0.runs[ticket.number] = Run() }
         return ticket
     }
 
     func run(_ ticket: Ticket) async -> Result {
         await withCheckedContinuation { continuation in
-            condition.lock()
-            if stopping || ticket.killReason != nil {
-                condition.unlock()
-                continuation.resume(returning: .cancelled)
-                return
+            let refused = state.withLock { state -> Bool in
+                guard !state.stopping, state.runs[ticket.number]?.killReason == nil else {
+                    state.runs[ticket.number] = nil
+                    return true
+                }
+                state.runs[ticket.number, default: Run()].continuation = continuation
+                state.queue.insert(ticket, at: Self.place(of: ticket.request, in: state.queue.map(\.request)))
+                return false
             }
-            ticket.continuation = continuation
-            queue.insert(ticket, at: Self.place(of: ticket.request, in: queue.map(\.request)))
-            condition.broadcast()
-            condition.unlock()
+            if refused { continuation.resume(returning: .cancelled) }
         }
     }
 
@@ -123,55 +145,41 @@ final class WorkerPool: @unchecked Sendable {
 
     /// Requests waiting and running (for tests and the status route).
     var load: (queued: Int, running: Int) {
-        condition.lock()
-        defer { condition.unlock() }
-        return (queue.count, running.count)
+        state.withLock { ($0.queue.count, $0.running.count) }
     }
 
     private func cancel(_ ticket: Ticket) {
-        condition.lock()
-        if let index = queue.firstIndex(where: { $0 === ticket }) {
-            queue.remove(at: index)
-            let continuation = ticket.continuation
-            ticket.continuation = nil
-            condition.unlock()
-            continuation?.resume(returning: .cancelled)
-            return
+        let withdrawn: CheckedContinuation<Result, Never>?? = state.withLock { state in
+            if let index = state.queue.firstIndex(where: { $0 === ticket }) {
+                state.queue.remove(at: index)
+                return .some(state.runs.removeValue(forKey: ticket.number)?.continuation)
+            }
+            if state.runs[ticket.number]?.worker == nil {
+                state.runs[ticket.number]?.killReason = .cancelled // not running (yet): refused when it comes
+            } else {
+                state.kill(ticket, reason: .cancelled)
+            }
+            return .none
         }
-        if ticket.worker == nil {
-            ticket.killReason = .cancelled // not running (yet): refused when it comes
-        } else {
-            kill(ticket, reason: .cancelled)
-        }
-        condition.unlock()
-    }
-
-    /// SIGTERM now, SIGKILL at the kill deadline (the watchdog). Called with the lock held.
-    private func kill(_ ticket: Ticket, reason: Result) {
-        guard ticket.killReason == nil, let worker = ticket.worker else { return }
-        ticket.killReason = reason
-        ticket.killDeadline = ProcessInfo.processInfo.systemUptime + 2
-        worker.signal(SIGTERM)
+        if case let .some(continuation) = withdrawn { continuation?.resume(returning: .cancelled) }
     }
 
     /// Stops taking requests, withdraws the queued ones and kills the running ones; each slot then ends
     /// its worker.
     func shutdown() {
-        condition.lock()
-        stopping = true
-        let withdrawn = queue
-        queue = []
-        for ticket in running { kill(ticket, reason: .cancelled) }
-        condition.broadcast()
-        condition.unlock()
+        let withdrawn = state.withLock { state -> [Ticket] in
+            state.stopping = true
+            let withdrawn = state.queue
+            state.queue = []
+            for ticket in state.running { state.kill(ticket, reason: .cancelled) }
+            return withdrawn
+        }
         for ticket in withdrawn { finish(ticket, .cancelled) }
     }
 
     /// Waits until every slot has finished its request (after `shutdown`).
     func waitUntilIdle() {
-        condition.lock()
-        while slotsAlive > 0 { _ = condition.wait(until: Date().addingTimeInterval(0.05)) }
-        condition.unlock()
+        state.wait(until: { $0.slotsAlive == 0 }) { _, _ in }
     }
 
     // MARK: - Slots
@@ -179,24 +187,19 @@ final class WorkerPool: @unchecked Sendable {
     private func slot() {
         var worker: WorkerProcess?
         while true {
-            condition.lock()
-            while queue.isEmpty, !stopping { condition.wait() }
-            if stopping {
-                condition.unlock()
+            let next = state.wait(until: { !$0.queue.isEmpty || $0.stopping }) { state, _ in
+                state.stopping ? nil : state.queue.removeFirst()
+            }
+            guard let ticket = next else {
                 if let worker {
                     // Idle: the end of its requests ends it.
                     worker.closeRequests()
                     _ = worker.reap()
                     Self.removeScratch(of: worker)
                 }
-                condition.lock()
-                slotsAlive -= 1
-                condition.broadcast()
-                condition.unlock()
+                state.withLock { $0.slotsAlive -= 1 }
                 return
             }
-            let ticket = queue.removeFirst()
-            condition.unlock()
 
             // A worker that dies before it takes the request (it ended after its last answer) is not
             // this request's fault: a fresh one gets it, once.
@@ -237,16 +240,15 @@ final class WorkerPool: @unchecked Sendable {
     /// cleans up after it and says why it ended. A request refused before it is sent leaves the worker as it was.
     private func serve(_ ticket: Ticket, on process: WorkerProcess) -> Served {
         let id = counter.add(1, ordering: .relaxed).newValue
-        condition.lock()
-        let refused = ticket.killReason
-        if refused == nil {
+        let refused = state.withLock { state -> Result? in
+            if let refused = state.runs[ticket.number]?.killReason { return refused }
             let now = ProcessInfo.processInfo.systemUptime
-            ticket.started = now
-            ticket.lastProgress = now
-            ticket.worker = process.process
-            running.append(ticket)
+            state.runs[ticket.number]?.started = now
+            state.runs[ticket.number]?.lastProgress = now
+            state.runs[ticket.number]?.worker = process.process
+            state.running.append(ticket)
+            return nil
         }
-        condition.unlock()
         if let refused { return .workerKept(refused) }
         guard let line = try? WorkerEnvelope(id: id, request: ticket.request).line() else {
             stopRunning(ticket)
@@ -262,15 +264,11 @@ final class WorkerPool: @unchecked Sendable {
                     continue
                 }
                 if let fraction = message.progress {
-                    condition.lock()
-                    ticket.lastProgress = ProcessInfo.processInfo.systemUptime
-                    condition.unlock()
+                    state.withLock { $0.runs[ticket.number]?.lastProgress = ProcessInfo.processInfo.systemUptime }
                     ticket.progress?(fraction)
                     continue
                 }
-                condition.lock()
-                let killed = ticket.killReason != nil
-                condition.unlock()
+                let killed = state.withLock { $0.runs[ticket.number]?.killReason != nil }
                 if !killed {
                     stopRunning(ticket)
                     return .workerKept(.reply(message, payload))
@@ -288,27 +286,21 @@ final class WorkerPool: @unchecked Sendable {
         Self.removeScratch(of: process)
         if let answer { return .workerEnded(answer, taken: true) }
         ticket.cleanup?()
-        condition.lock()
-        let reason = ticket.killReason
-        condition.unlock()
-        if let reason { return .workerEnded(reason, taken: true) }
+        if let reason = state.withLock({ $0.runs[ticket.number]?.killReason }) { return .workerEnded(reason, taken: true) }
         return .workerEnded(.crashed(ending.description), taken: taken)
     }
 
     /// The ticket no longer has a running worker (before that worker is reaped).
     private func stopRunning(_ ticket: Ticket) {
-        condition.lock()
-        running.removeAll { $0 === ticket }
-        ticket.worker = nil
-        condition.unlock()
+        state.withLock { state in
+            state.running.removeAll { $0 === ticket }
+            state.runs[ticket.number]?.worker = nil
+        }
     }
 
+    /// The ticket's end: whoever waits for it hears `result`, and the pool forgets it.
     private func finish(_ ticket: Ticket, _ result: Result) {
-        condition.lock()
-        let continuation = ticket.continuation
-        ticket.continuation = nil
-        condition.unlock()
-        continuation?.resume(returning: result)
+        state.withLock { $0.runs.removeValue(forKey: ticket.number)?.continuation }?.resume(returning: result)
     }
 
     private static func removeScratch(of worker: WorkerProcess) {
@@ -320,30 +312,30 @@ final class WorkerPool: @unchecked Sendable {
     private func watch() {
         while true {
             usleep(100_000)
-            condition.lock()
-            if stopping, slotsAlive == 0 {
-                condition.unlock()
-                return
-            }
-            let now = ProcessInfo.processInfo.systemUptime
-            for ticket in running {
-                if let killDeadline = ticket.killDeadline {
-                    if now >= killDeadline, let worker = ticket.worker {
-                        worker.signal(SIGKILL)
-                        ticket.killDeadline = nil
+            let ended = state.withLock { state -> Bool in
+                if state.stopping, state.slotsAlive == 0 { return true }
+                let now = ProcessInfo.processInfo.systemUptime
+                for ticket in state.running {
+                    guard let run = state.runs[ticket.number] else { continue }
+                    if let killDeadline = run.killDeadline {
+                        if now >= killDeadline, let worker = run.worker {
+                            worker.signal(SIGKILL)
+                            state.runs[ticket.number]?.killDeadline = nil
+                        }
+                        continue
                     }
-                    continue
+                    switch deadline {
+                    case let .total(seconds) where now - run.started > seconds:
+                        state.kill(ticket, reason: .timedOut(seconds: seconds))
+                    case let .progress(seconds) where now - run.lastProgress > seconds:
+                        state.kill(ticket, reason: .timedOut(seconds: seconds))
+                    default:
+                        break
+                    }
                 }
-                switch deadline {
-                case let .total(seconds) where now - ticket.started > seconds:
-                    kill(ticket, reason: .timedOut(seconds: seconds))
-                case let .progress(seconds) where now - ticket.lastProgress > seconds:
-                    kill(ticket, reason: .timedOut(seconds: seconds))
-                default:
-                    break
-                }
+                return false
             }
-            condition.unlock()
+            if ended { return }
         }
     }
 }
