@@ -24,10 +24,15 @@ public struct InputItem: Sendable, Equatable {
 /// (`isVtrimOutput`) unless `includeOutputs`, so a second run never cuts a cut. Hidden files and folders are skipped;
 /// symlinked folders are followed once (a loop is never entered twice); a file reached twice is listed once.
 public struct InputWalker: Sendable {
-    /// Extensions (lower case) a folder contributes by default.
+    /// Extensions (lower case) a folder contributes by default: every container and raw video stream FFmpeg 5.1 reads
+    /// as video — its demuxers' own lists (mov/mp4, Matroska, AVI, FLV, DV, NUT, raw H.264/HEVC/AV1/MPEG-4/VC-1, Y4M)
+    /// and the names of those that go by content instead (MPEG program and transport streams, elementary MPEG-1/2
+    /// video, MXF, ASF, RealMedia, WTV, IVF) — and the audio files vtrim cuts.
     public static let mediaExtensions: Set<String> = [
-        "3g2", "3gp", "asf", "avi", "flv", "m2t", "m2ts", "m4a", "m4b", "m4v", "mkv", "mov", "mp4",
-        "mpeg", "mpg", "mts", "mxf", "ogg", "ogv", "opus", "qt", "ts", "vob", "webm", "wmv",
+        "264", "265", "3g2", "3gp", "3gpp", "asf", "avc", "avi", "divx", "dif", "dv", "f4v", "flv", "h264", "h265", "hevc", "ivf",
+        "m1v", "m2p", "m2t", "m2ts", "m2v", "m4a", "m4b", "m4v", "mj2", "mjpeg", "mjpg", "mk3d", "mkv", "mod", "mov", "mp4", "mpe",
+        "mpeg", "mpg", "mpv", "mts", "mxf", "nut", "obu", "ogg", "ogm", "ogv", "opus", "psp", "qt", "rm", "rmvb", "tod", "ts",
+        "vc1", "vob", "webm", "wmv", "wtv", "y4m",
     ]
 
     public enum WalkError: Error, Equatable, CustomStringConvertible {

@@ -7,7 +7,7 @@ import WorkerProtocol
 /// overall bit rate; the codecs.
 enum SheetHeaderText {
     static func lines(info: MediaInfo, video: VideoStreamInfo) -> [String] {
-        var facts = [TimeFormatting.truncatedClock(seconds: info.durationSeconds, fractionDigits: 2), megabytes(info.sizeBytes),
+        var facts = [TimeFormatting.truncatedClock(seconds: info.durationSeconds, fractionDigits: 2), Human.bytes(info.sizeBytes),
                      "\(video.displayWidth)x\(video.displayHeight)"]
         if let fps = video.framesPerSecond, fps > 0 { facts.append("\(JSON.format((fps * 100).rounded() / 100)) fps") }
         if let bitRate = info.bitRate { facts.append("\(Int((Double(bitRate) / 1000).rounded())) kb/s") }
@@ -16,10 +16,5 @@ enum SheetHeaderText {
             codecs.append("audio: \(audio.codec) \(JSON.format(Double(audio.sampleRate) / 1000)) kHz \(audio.channels) ch")
         }
         return [(info.path as NSString).lastPathComponent, facts.joined(separator: " · "), codecs.joined(separator: " · ")]
-    }
-
-    /// Decimal kilobytes below a megabyte, else megabytes with one decimal (as `ls --si` and file managers).
-    static func megabytes(_ bytes: Int64) -> String {
-        bytes < 1_000_000 ? "\(Int((Double(bytes) / 1000).rounded())) kB" : "\(JSON.format((Double(bytes) / 100_000).rounded() / 10)) MB"
     }
 }

@@ -2,13 +2,21 @@ import ArgumentParser
 import TimelineCore
 import VtrimKit
 
-extension TimeSpec: ExpressibleByArgument {
-    public init?(argument: String) {
-        guard let value = try? TimeSpec(parsing: argument) else { return nil }
-        self = value
+/// How time options read their values (`@Option(parsing: .unconditional, transform: TimeArgument.time)`): a time that
+/// cannot be read says why and shows the syntax, and a value that starts with a minus (`--start -3`) is taken as
+/// the option's value — and refused as a negative time — rather than read as another flag.
+enum TimeArgument {
+    static func time(_ text: String) throws -> TimeSpec {
+        do { return try TimeSpec(parsing: text) } catch { throw ValidationError(error.description) }
     }
 
-    public static var defaultCompletionKind: CompletionKind { .default }
+    /// A length or interval: positive seconds, in any time syntax but `end`.
+    static func seconds(_ text: String) throws -> Seconds {
+        let spec = try time(text)
+        guard case let .seconds(value) = spec else { throw ValidationError("'\(text)' counts from the end; give a length in seconds (e.g. 12.5 or 1:30)") }
+        guard value > 0 else { throw ValidationError("'\(text)' is no length; give more than 0 seconds") }
+        return Seconds(value: value)
+    }
 }
 
 /// `WxH` in points or pixels, e.g. `30x50`.
@@ -41,14 +49,9 @@ struct TileSize: ExpressibleByArgument, Equatable {
     }
 }
 
-/// Positive seconds for options that take a length (`--every`, `--max-duration`).
-struct Seconds: ExpressibleByArgument {
+/// Positive seconds for options that take a length (`--every`, `--max-duration`): `TimeArgument.seconds` reads them.
+struct Seconds {
     var value: Double
-
-    init?(argument: String) {
-        guard case let .seconds(value)? = try? TimeSpec(parsing: argument), value > 0 else { return nil }
-        self.value = value
-    }
 }
 
 /// `--frames-format`: png, jpeg (or jpg), webp.

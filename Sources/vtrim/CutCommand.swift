@@ -28,13 +28,13 @@ struct CutCommand: ParsableCommand {
     @Argument(help: "Media files, or folders with -r.")
     var inputs: [String]
 
-    @Option(help: "Start of the segment (default: the beginning).")
+    @Option(parsing: .unconditional, help: "Start of the segment (default: the beginning).", transform: TimeArgument.time)
     var start: TimeSpec?
 
-    @Option(help: "End of the segment, exclusive (default: the end of the file).")
+    @Option(parsing: .unconditional, help: "End of the segment, exclusive (default: the end of the file).", transform: TimeArgument.time)
     var end: TimeSpec?
 
-    @Option(help: ArgumentHelp("Length of the segment instead of --end.", valueName: "seconds"))
+    @Option(help: ArgumentHelp("Length of the segment instead of --end.", valueName: "seconds"), transform: TimeArgument.seconds)
     var length: Seconds?
 
     @Option(help: ArgumentHelp("A cut list (CSV rows start,end,label, as LosslessCut exports): one output per row.", valueName: "file"))
@@ -71,19 +71,19 @@ struct CutCommand: ParsableCommand {
             help: "EDLs read: where source times count from: timecode (the clip's start timecode), zero, or auto (the start timecode, unless every event lies before it: then 0, with a warning).")
     var listOrigin: ListOrigin = .auto
 
-    @Option(help: "copy, keyframe, exact or smart (default: copy; smart for --keep/--remove/--join into MP4/MOV).")
+    @Option(help: ArgumentHelp(CutDefaults.modeHelp))
     var mode: CutMode?
 
     @Option(help: "Exact and smart modes: encoder quality, lower is better (x264/x265 CRF scale; default 20 exact, 16 smart).")
     var crf: Int?
 
     @Option(help: "Exact mode: encoder speed preset (x264 names).")
-    var preset = EditDefaults.preset
+    var preset = CutDefaults.preset
 
-    @Option(name: .customLong("min-duration"), help: "Refuse segments shorter than this (or adjust them with --clamp).")
+    @Option(name: .customLong("min-duration"), help: "Refuse segments shorter than this (or adjust them with --clamp).", transform: TimeArgument.seconds)
     var minDuration: Seconds?
 
-    @Option(name: .customLong("max-duration"), help: "Refuse segments longer than this (or adjust them with --clamp).")
+    @Option(name: .customLong("max-duration"), help: "Refuse segments longer than this (or adjust them with --clamp).", transform: TimeArgument.seconds)
     var maxDuration: Seconds?
 
     @Flag(help: "Adjust a range outside --min-duration/--max-duration instead of refusing it.")
@@ -108,13 +108,6 @@ struct CutCommand: ParsableCommand {
     var audioSeams: AudioSeams = .nearest
 
     private var joins: Bool { !keep.isEmpty || !remove.isEmpty || join }
-
-    /// The mode asked for, or the default for what is written (`EditDefaults`: the API's and the page's too).
-    private var effectiveMode: CutMode {
-        if let mode { return mode }
-        let name = outputs.output ?? inputs.first ?? ""
-        return CutMode(EditDefaults.mode(joins: joins, outputName: "output." + CutRequest.outputExtension(for: name)))
-    }
 
     func validate() throws {
         try BatchRun(common: common, batch: batch).validateInputs(inputs)
@@ -147,6 +140,10 @@ struct CutCommand: ParsableCommand {
             // --start defaults to the beginning and --end to the end of the file; cutting nothing out is no cut.
             if start == nil, end == nil, length == nil { throw ValidationError("give --start, --end or --length (or --list)") }
             if end != nil, length != nil { throw ValidationError("--end and --length exclude each other; choose one") }
+            let segment = CutSegment(start: start ?? .seconds(0), end: end, lengthSeconds: length?.value)
+            if let problem = segment.problemBeforeReading(minDurationSeconds: minDuration?.value, clamp: clamp) {
+                throw ValidationError(problem)
+            }
         }
         if let output = outputs.output, !VtrimKit.canWrite(fileName: output) {
             throw ValidationError("cuts are written as \(VtrimKit.cutExtensions.map { "." + $0 }.joined(separator: ", ")); \(output) is none of them")
@@ -206,12 +203,11 @@ struct CutCommand: ParsableCommand {
         let runner = BatchRun(common: common, batch: batch)
         let items = try runner.items(inputs)
         let (jobs, _) = runner.parallelism(count: items.count)
-        let mode = effectiveMode
         var segments: [CutSegment] = [], listWarnings: [String] = []
         if keep.isEmpty, remove.isEmpty, propose == nil { (segments, listWarnings) = try self.segments() }
         if join, let problem = JoinRanges.orderProblem(segments) { throw ValidationError("cut list \(list ?? ""): \(problem)") }
         var request = CutRequest(
-            segments: segments, fromList: list != nil && !joins, mode: mode, crf: crf ?? EditDefaults.crf(for: EditMode(mode)), preset: preset,
+            segments: segments, fromList: list != nil && !joins, mode: mode, crf: crf, preset: preset,
             minDurationSeconds: minDuration?.value, maxDurationSeconds: maxDuration?.value, clamp: clamp,
             output: try outputs.namer(), overwrite: outputs.overwrite, skipExisting: outputs.skipExisting,
             dryRun: dryRun, strict: common.strict,
@@ -254,9 +250,7 @@ struct RangeArgument {
 
     /// The range, named in messages as given (`--keep 2..3.5`).
     init(flag: String, text: String) throws {
-        guard var segment = JoinRanges.parse(text) else {
-            throw ValidationError("\(flag) \(text): expected A..B, a range of two times (e.g. 1:02..end-5)")
-        }
+        guard var segment = JoinRanges.parse(text) else { throw ValidationError("\(flag) \(text): \(JoinRanges.whyNot(text))") }
         segment.source = "\(flag) \(text)"
         self.segment = segment
     }

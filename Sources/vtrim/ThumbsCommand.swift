@@ -24,7 +24,7 @@ struct ThumbsCommand: ParsableCommand {
     @Option(help: "Number of thumbnails, at the centres of equal parts of the range (default 10).")
     var count: Int?
 
-    @Option(help: ArgumentHelp("Seconds between thumbnails.", valueName: "seconds"))
+    @Option(help: ArgumentHelp("Seconds between thumbnails.", valueName: "seconds"), transform: TimeArgument.seconds)
     var every: Seconds?
 
     @Option(help: "Cell height in pixels; the width follows the display aspect (default 90).")
@@ -42,10 +42,10 @@ struct ThumbsCommand: ParsableCommand {
     @Option(help: "accurate: the frame a player shows at each time; fast: the keyframe at or before it.")
     var mode: SampleMode = .accurate
 
-    @Option(help: "Start of the sampled range (default 0).")
+    @Option(parsing: .unconditional, help: "Start of the sampled range (default 0).", transform: TimeArgument.time)
     var start: TimeSpec?
 
-    @Option(help: "End of the sampled range (default: the end of the file).")
+    @Option(parsing: .unconditional, help: "End of the sampled range (default: the end of the file).", transform: TimeArgument.time)
     var end: TimeSpec?
 
     @Option(help: "Wrap the strip into a grid this many cells wide (a contact sheet).")

@@ -20,15 +20,15 @@ struct TimelineCommand: ParsableCommand {
     @Argument(help: "Media files whose durations to use (or give --duration).")
     var inputs: [String] = []
 
-    @Option(help: "Clip duration in seconds, instead of probing a file.")
+    @Option(help: "Clip duration in seconds, instead of probing a file.", transform: TimeArgument.seconds)
     var duration: Seconds?
 
     @OptionGroup(title: "VideoLine control (--strip-width and --thumb-size are required)") var videoLine: VideoLineOptions
 
-    @Option(help: "Preset selection start.")
+    @Option(parsing: .unconditional, help: "Preset selection start.", transform: TimeArgument.time)
     var start: TimeSpec?
 
-    @Option(help: "Preset selection end.")
+    @Option(parsing: .unconditional, help: "Preset selection end.", transform: TimeArgument.time)
     var end: TimeSpec?
 
     @Option(name: .customLong("op"), help: ArgumentHelp(

@@ -12,11 +12,11 @@ struct VideoLineOptions: ParsableArguments {
     var thumbSize: Size?
 
     @Option(name: [.customLong("window-max"), .customLong("max-duration")],
-            help: ArgumentHelp("VideoLine: longest selection, which is also the visible window (default 5).", valueName: "seconds"))
+            help: ArgumentHelp("VideoLine: longest selection, which is also the visible window (default 5).", valueName: "seconds"), transform: TimeArgument.seconds)
     var windowMax: Seconds?
 
     @Option(name: [.customLong("window-min"), .customLong("min-duration")],
-            help: ArgumentHelp("VideoLine: shortest selection (default 2).", valueName: "seconds"))
+            help: ArgumentHelp("VideoLine: shortest selection (default 2).", valueName: "seconds"), transform: TimeArgument.seconds)
     var windowMin: Seconds?
 
     /// Whether any of them was given.

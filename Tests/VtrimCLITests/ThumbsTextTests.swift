@@ -6,8 +6,8 @@ import TimelineCore
 
 /// `--timestamps` and `--header`: text drawn with FreeType, checked against the same library's rendering.
 struct ThumbsTextTests {
-    private func run(_ input: String, _ output: String, _ extra: [String]) throws -> [String: Any] {
-        let result = try Run.vtrim(["thumbs", "--json", input, "-o", output] + extra)
+    private func run(_ input: String, _ output: String, _ extra: [String]) async throws -> [String: Any] {
+        let result = try await Run.vtrim(["thumbs", "--json", input, "-o", output] + extra)
         #expect(result.status == 0, "\(result)")
         #expect(result.stderr.isEmpty, "\(result)")
         return try #require(result.jsonLines.first)
@@ -18,14 +18,14 @@ struct ThumbsTextTests {
     }
 
     @Test(arguments: [(96, "grid"), (48, "grid"), (60, "videoline")])
-    func timestampsChangeOnlyTheCornerAndMatchTheLibrarysRendering(_ height: Int, _ layout: String) throws {
+    func timestampsChangeOnlyTheCornerAndMatchTheLibrarysRendering(_ height: Int, _ layout: String) async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let input = TestPaths.fixture("h264-aac.mp4")
         let options = layout == "grid" ? ["--count", "8", "--height", String(height), "--columns", "4"]
             : ["--strip-width", "300", "--thumb-size", "80x\(height)"]
-        let plain = try run(input, folder.file("plain.png"), options)
-        let stamped = try run(input, folder.file("stamped.png"), options + ["--timestamps"])
+        let plain = try await run(input, folder.file("plain.png"), options)
+        let stamped = try await run(input, folder.file("stamped.png"), options + ["--timestamps"])
         let renderer = try #require(TextRenderer())
         var expected = try PNGFile.read(folder.file("plain.png"))
         let actual = try PNGFile.read(folder.file("stamped.png"))
@@ -59,7 +59,7 @@ struct ThumbsTextTests {
         #expect(changedInside.allSatisfy { $0 > 20 }, "\(changedInside)")
     }
 
-    @Test func timeTexts() {
+    @Test func timeTexts() async {
         #expect(TimeFormatting.truncatedClock(seconds: 0, fractionDigits: 0) == "0:00:00")
         #expect(TimeFormatting.truncatedClock(seconds: 1.8333, fractionDigits: 1) == "0:00:01.8")
         #expect(TimeFormatting.truncatedClock(seconds: 3725.999, fractionDigits: 2) == "1:02:05.99")
@@ -71,14 +71,14 @@ struct ThumbsTextTests {
                 && TimeFormatting.fractionDigits(forSpacing: 0.04) == 2 && TimeFormatting.fractionDigits(forSpacing: 0.001) == 3)
     }
 
-    @Test func headerListsWhatProbeSaysAboveUnchangedCells() throws {
+    @Test func headerListsWhatProbeSaysAboveUnchangedCells() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let input = TestPaths.fixture("h264-aac.mp4")
         let options = ["--count", "6", "--columns", "3", "--height", "90"]
-        _ = try run(input, folder.file("plain.png"), options)
-        let report = try run(input, folder.file("headed.png"), options + ["--header"])
-        let probe = try #require(try Run.vtrim(["probe", "--json", input]).jsonLines.first)
+        _ = try await run(input, folder.file("plain.png"), options)
+        let report = try await run(input, folder.file("headed.png"), options + ["--header"])
+        let probe = try #require(try await Run.vtrim(["probe", "--json", input]).jsonLines.first)
         let video = try #require(probe["video"] as? [String: Any])
         let audio = try #require((probe["audio"] as? [[String: Any]])?.first)
         let lines = try #require(report["header"] as? [String])
@@ -88,7 +88,9 @@ struct ThumbsTextTests {
         #expect(lines[1].contains(TimeFormatting.truncatedClock(seconds: duration, fractionDigits: 2)))
         #expect(lines[1].contains("\(video["display_width"] as? Int ?? 0)x\(video["display_height"] as? Int ?? 0)"))
         let size = try #require(probe["size"] as? Int), bitRate = try #require(probe["bit_rate"] as? Int)
-        #expect(lines[1].contains("\(Int((Double(size) / 1000).rounded())) kB"))
+        // The size as `vtrim probe` says it: one unit system everywhere (binary, KiB).
+        #expect(lines[1].contains(String(format: "%.1f KiB", Double(size) / 1024)), "\(lines[1])")
+        #expect(try await Run.vtrim(["probe", input]).stdout.contains(String(format: "%.1f KiB", Double(size) / 1024)))
         #expect(lines[1].contains("\(Int((Double(bitRate) / 1000).rounded())) kb/s"))
         #expect(lines[1].contains("\(video["fps"] as? Int ?? 0) fps"))
         #expect(lines[2] == "video: \(video["codec"] as? String ?? "") (\(video["profile"] as? String ?? "")) · audio: \(audio["codec"] as? String ?? "") 48 kHz 1 ch")
@@ -105,12 +107,12 @@ struct ThumbsTextTests {
         #expect(light > 200, "\(light) light pixels")
     }
 
-    @Test func aNameTheFontCannotDrawIsNoFailure() throws {
+    @Test func aNameTheFontCannotDrawIsNoFailure() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let input = folder.file("映像 テスト ✓.mp4")
         try FileManager.default.copyItem(atPath: TestPaths.fixture("h264-aac.mp4"), toPath: input)
-        let report = try run(input, folder.file("sheet.jpg"), ["--count", "2", "--header", "--timestamps"])
+        let report = try await run(input, folder.file("sheet.jpg"), ["--count", "2", "--header", "--timestamps"])
         #expect((report["header"] as? [String])?.first == "映像 テスト ✓.mp4")
         #expect((report["warnings"] as? [Any])?.isEmpty == true)
         // The glyphs come from a fallback font or are replacement boxes; either way they are drawn.
@@ -118,8 +120,8 @@ struct ThumbsTextTests {
         #expect(renderer.render("映像", pixelSize: 20).coverage.contains { $0 > 0 })
     }
 
-    @Test func headerIsForContactSheets() throws {
-        let result = try Run.vtrim(["thumbs", TestPaths.fixture("h264-aac.mp4"), "--strip-width", "300", "--thumb-size", "40x30",
+    @Test func headerIsForContactSheets() async throws {
+        let result = try await Run.vtrim(["thumbs", TestPaths.fixture("h264-aac.mp4"), "--strip-width", "300", "--thumb-size", "40x30",
                                     "--header", "-o", "/tmp/never.png"])
         #expect(result.status == 64, "\(result)")
         #expect(!FileManager.default.fileExists(atPath: "/tmp/never.png"))
@@ -128,7 +130,7 @@ struct ThumbsTextTests {
     /// Narrow (portrait) contact sheets at the default size: the header wraps inside the sheet instead of
     /// running off its edge mid-word, and each timestamp takes at most 3/5 of its cell's width.
     @Test(arguments: ["fixture", "portrait"])
-    func narrowSheetsFitTheirHeaderAndTimestamps(_ source: String) throws {
+    func narrowSheetsFitTheirHeaderAndTimestamps(_ source: String) async throws {
         let input: String
         var options = ["--count", "8", "--columns", "4", "--header", "--timestamps"]
         if source == "portrait" {
@@ -141,7 +143,7 @@ struct ThumbsTextTests {
         }
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let report = try run(input, folder.file("sheet.png"), options)
+        let report = try await run(input, folder.file("sheet.png"), options)
         let sheet = try PNGFile.read(folder.file("sheet.png"))
         #expect(sheet.width <= 210, "\(sheet.width)")
         let band = try #require(report["header_height"] as? Int)

@@ -8,7 +8,6 @@ import glob
 import json
 import os
 import shutil
-import time
 
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
@@ -92,10 +91,9 @@ def test_banner_wraps_both_ways(browser, server):
     wait_for(lambda: settled_on(count - 1), message="wrap backwards to the last slide")
     browser.find_element(By.ID, "banner-next").click()
     wait_for(lambda: settled_on(0), message="wrap forwards to the first slide")
-    for _ in range(count):
+    for step in range(1, count + 1):
         browser.find_element(By.ID, "banner-next").click()
-        time.sleep(0.5)
-    wait_for(lambda: settled_on(0), message="a full turn forwards")
+        wait_for(lambda: settled_on(step % count), message=f"slide {step % count}")
 
 
 def selection(browser):
@@ -203,10 +201,8 @@ def test_mini_player_keeps_its_time_across_views(browser, server):
     assert js(browser, "return document.getElementById('player').parentElement.id") == "mini-slot"
     wait_for(lambda: js(browser, "return !document.getElementById('player').paused"), message="still playing")
     shot(browser, "mini-player")
-    time.sleep(0.6)
-    later = js(browser, "return document.getElementById('player').currentTime")
-    # Kept playing from the same time (it loops inside the selection, so compare within it).
-    assert later != docked_at
+    # Kept playing from the same time (it loops inside the selection, so any other time is playing on).
+    wait_for(lambda: js(browser, "return document.getElementById('player').currentTime") != docked_at, message="playing on, docked")
     browser.find_element(By.ID, "mini-restore").click()
     wait_for(lambda: js(browser, "return location.hash") == "#/trim/" + clip and js(browser, "return document.getElementById('player').parentElement.id") == "player-slot",
              message="back in the trimmer")
@@ -221,8 +217,9 @@ def test_a_cut_from_the_page_is_what_vtrim_cut_describes(browser, server, clips_
     wait_for(lambda: js(browser, "return !!window.vtrim.timeline"), message="the timeline")
     right = browser.find_element(By.ID, "handle-right")
     ActionChains(browser).click_and_hold(right).move_by_offset(-150, 0).release().perform()
-    wait_for(lambda: not js(browser, "return window.vtrim.inFlight") and js(browser, "return window.vtrim.ops.length") > 0, message="a selection")
-    time.sleep(0.3)
+    # The drag's operations all sent and answered: the strip shows the selection the cut takes.
+    wait_for(lambda: js(browser, "const S = window.vtrim; return S.ops.length > 0 && !S.inFlight && !S.pending && "
+                                 "S.opsSent === S.ops.map(o => o[0] + ':' + o[1]).join(',')"), message="a settled selection")
     start, end = selection(browser)
     browser.find_element(By.ID, "cut-button").click()
     box = wait_for(lambda: browser.find_element(By.CSS_SELECTOR, "#cuts .cut[data-status='done']"), timeout=60, message="the cut")

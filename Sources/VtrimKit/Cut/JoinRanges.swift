@@ -42,6 +42,15 @@ public struct JoinRanges: Sendable {
         return CutSegment(start: start, end: end, lengthSeconds: nil)
     }
 
+    /// Why `text` is not a range `parse` reads: no `..`, or which side is not a time and why (the syntax shown).
+    public static func whyNot(_ text: String) -> String {
+        guard let separator = text.range(of: "..") else { return "expected A..B, a range of two times (e.g. 1:02..end-5)" }
+        for (side, part, empty) in [("start", String(text[..<separator.lowerBound]), "0"), ("end", String(text[separator.upperBound...]), "end")] {
+            do { _ = try TimeSpec(parsing: part.isEmpty ? empty : part) } catch { return "its \(side): \(error.description)" }
+        }
+        return "expected A..B, a range of two times (e.g. 1:02..end-5)"
+    }
+
     /// Why ranges given in absolute times are not in time order or overlap (nil when they are fine); checked
     /// while parsing, before any file is opened.
     public static func orderProblem(_ ranges: [CutSegment]) -> String? {

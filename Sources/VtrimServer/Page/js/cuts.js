@@ -18,8 +18,8 @@ function chosenMode() {
 function describePlan(job) {
   const p = job.planned || {};
   let text = job.segments
-    ? `${job.mode}: ${job.segments.length} range(s) joined, ${seconds(p.duration)} s`
-    : `${job.mode}: shows ${seconds(p.start)}–${seconds(p.end)} (${seconds(p.duration)} s)`;
+    ? `${job.mode}: ${job.segments.length} range(s) joined, ${seconds(p.duration)}`
+    : `${job.mode}: shows ${seconds(p.start)}–${seconds(p.end)} (${seconds(p.duration)})`;
   if (job.smart && job.smart.fallback) text += `, smart falls back: ${job.smart.fallback}`;
   const notes = (job.notes || []).map((n) => "note: " + n.message);
   const warnings = (job.warnings || []).map((w) => "warning: " + w.message);
@@ -61,7 +61,7 @@ async function followCut(box, job) {
     if (job.status === "done") {
       const a = job.actual || {};
       const result = document.createElement("div");
-      result.textContent = `written: ${seconds(a.start)} to ${seconds(a.end)}, ${seconds(a.duration)} s `;
+      result.textContent = `written: ${seconds(a.start)} to ${seconds(a.end)}, ${seconds(a.duration)} `;
       const link = document.createElement("a");
       link.href = job.url; link.textContent = "play"; link.target = "_blank";
       result.append(link);

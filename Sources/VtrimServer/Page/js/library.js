@@ -226,7 +226,7 @@ function makeCard(clip, index) {
 
 function facts(clip) {
   const parts = [];
-  if (typeof clip.duration === "number") parts.push(seconds(clip.duration) + " s");
+  if (typeof clip.duration === "number") parts.push(seconds(clip.duration));
   parts.push(bytes(clip.size));
   if (clip.codec) parts.push(clip.codec + (clip.display_width ? ` ${clip.display_width}×${clip.display_height}` : ""));
   return parts.join(" · ");
@@ -254,7 +254,7 @@ async function fillCardOnce(card) {
   try {
     const info = await probe(clip);
     const v = info.video;
-    const shown = [seconds(info.duration) + " s", bytes(clip.size)];
+    const shown = [seconds(info.duration), bytes(clip.size)];
     if (v) shown.push(v.codec + " " + v.display_width + "×" + v.display_height + (v.rotation ? " ↻" + v.rotation + "°" : "") + (v.mirrored ? " mirrored" : ""));
     else if (info.audio && info.audio.length) shown.push(info.audio.map((a) => a.codec).join(", "));
     card.querySelector(".meta").textContent = shown.join(" · ");

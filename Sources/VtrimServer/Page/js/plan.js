@@ -174,12 +174,12 @@ function spansOf(plan) {
   // Frames shown before the frame at `start`: the keyframe's lead-in a copy shows where the container has no edit list.
   const atStart = frameAt(start);
   if (atStart !== null && from < atStart - epsilon) {
-    spans.push({ kind: "lead-in", from, to: start, title: `lead-in: ${seconds(start - from)} s before start, from the keyframe at ${seconds(from)}` });
+    spans.push({ kind: "lead-in", from, to: start, title: `lead-in: ${seconds(start - from)} before start, from the keyframe at ${seconds(from)}` });
   }
   // Whole frames past `end` the output keeps (a copy's frames that decoding needs, shown where nothing hides them).
   const last = lastBefore(to);
   if (last !== null && last >= end - epsilon) {
-    spans.push({ kind: "past-end", from: end, to, title: `kept past the end: ${seconds(to - end)} s, until ${seconds(to)}` });
+    spans.push({ kind: "past-end", from: end, to, title: `kept past the end: ${seconds(to - end)}, until ${seconds(to)}` });
   }
   const smart = plan.smart;
   if (plan.mode === "smart" && smart) {

@@ -108,7 +108,7 @@ export function renderRanges() {
     number.textContent = String(index + 1);
     const times = document.createElement("span");
     times.className = "times";
-    times.textContent = `${seconds(r.start)} – ${seconds(r.end)} (${seconds(r.end - r.start)} s)`;
+    times.textContent = `${seconds(r.start)} – ${seconds(r.end)} (${seconds(r.end - r.start)})`;
     const label = document.createElement("input");
     label.className = "range-label"; label.placeholder = "label"; label.value = r.label;
     label.addEventListener("change", () => { r.label = label.value; });
@@ -161,7 +161,7 @@ export function drawBands() {
 }
 
 export function wireRanges() {
-  $("add-button").addEventListener("click", () => { addSelection(); });
+  $("add-button").addEventListener("click", () => { addSelection().finally(() => { S.addsAnswered += 1; }); });
 
   // Plays the ranges one after another, skipping what the join leaves out.
   $("preview-join-button").addEventListener("click", () => {

@@ -113,7 +113,7 @@ function renderTimeline() {
 function placeLabels(selection, left, right, width) {
   const short = right - left < 160;
   const texts = [["label-start", clock(selection.start, short)], ["label-end", clock(selection.end, short)],
-                 ["label-duration", seconds(selection.end - selection.start) + " s"]];
+                 ["label-duration", seconds(selection.end - selection.start)]];
   const rows = [];
   for (const [id, text] of texts) { $(id).textContent = text; $(id).style.right = "auto"; }
   const rowHeight = Math.ceil(Math.max(...texts.map(([id]) => $(id).getBoundingClientRect().height))) + 2;

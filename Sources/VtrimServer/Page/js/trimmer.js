@@ -67,7 +67,7 @@ function facts(info) {
   const dl = $("trim-facts");
   dl.textContent = "";
   const add = (k, v) => { const dt = document.createElement("dt"); dt.textContent = k; const dd = document.createElement("dd"); dd.textContent = v; dl.append(dt, dd); };
-  add("duration", seconds(info.duration) + " s");
+  add("duration", seconds(info.duration));
   add("size", bytes(info.size));
   if (info.video) {
     const v = info.video;
