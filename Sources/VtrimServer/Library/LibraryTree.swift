@@ -128,13 +128,19 @@ struct LibraryTree {
         for gone in (previous?.subfolders ?? []).subtracting(folder.subfolders) { drop(folder: gone) }
         folders[path] = folder
         for (child, below, identity) in subfolders {
-            if let known = folders[child] {
-                // Listed before: again only if it could not be read then, or is another folder now (deleted and made
-                // again between two events).
-                guard known.unreadable != nil || known.identity != identity else { continue }
-                drop(folder: child)
+            guard let known = folders[child] else {
+                list(folder: child, root: root, relative: below)
+                continue
             }
-            list(folder: child, root: root, relative: below)
+            // Listed before: again only if it could not be read then — what it held stays, marked, while it still
+            // cannot be (whichever of it and its parent is listed first after a chmod) — or if it is another folder now
+            // (deleted and made again between two events).
+            if known.identity != identity {
+                drop(folder: child)
+                list(folder: child, root: root, relative: below)
+            } else if known.unreadable != nil {
+                list(folder: child, root: root, relative: below, previous: known)
+            }
         }
         // A subfolder skipped as a second way into a folder already listed is not one of ours.
         let listed = Set(folder.subfolders.filter { folders[$0] != nil })
