@@ -33,10 +33,10 @@ public enum FilmstripTile {
         }
         let plan = try ThumbsPlan.videoLine(request.layout, duration: sampler.info.durationSeconds, path: path)
         let (cells, left, last) = try tileCells(plan, request: request, path: path)
+        let width = try tileWidth(plan, left: left, last: last, path: path)
         let frames = try sampler.sample(SampleRequest(
             timesSeconds: cells.map(\.timeSeconds), mode: request.sampling == .fast ? .fast : .accurate, cellWidthPixels: plan.cellWidthPixels,
             cellHeightPixels: plan.cellHeightPixels, fit: plan.fit, decoderThreads: decoderThreads), workers: request.workers)
-        let width = try tileWidth(plan, left: left, last: last, path: path)
         let image = Filmstrip.compose(zip(cells, frames).map { cell, frame in
             Filmstrip.Cell(x: cell.x - left, y: 0, width: cell.width, height: cell.height, image: frame.image)
         }, width: width, height: plan.heightPixels)
@@ -63,6 +63,9 @@ public enum FilmstripTile {
     /// A tile is a few cells of a page's strip; past this it can only be a request for gigabytes.
     static func tileWidth(_ plan: ThumbsPlan, left: Int, last: ThumbsPlan.Cell, path: String) throws(MediaError) -> Int {
         let width = last.x + last.width - left
+        guard width >= 1 else {
+            throw MediaError(.invalidRange, path: path, operation: "tile", reason: "the cells asked for are no pixels wide; ask for others")
+        }
         guard width <= ThumbsRequest.maximumSidePixels, width * plan.heightPixels <= Self.maximumPixels else {
             throw MediaError(.tooLarge, path: path, operation: "tile",
                              reason: "the tile would be \(width)x\(plan.heightPixels) px; ask for fewer or smaller cells")

@@ -17,8 +17,11 @@ enum StreamTime {
     }
 
     /// `micro ± ½ µs` in `timeBase`; times too large to double (a file claiming a start time of
-    /// millennia) are rescaled without the half-µs tolerance rather than overflowing.
+    /// millennia) are rescaled without the half-µs tolerance rather than overflowing. A time base that is no time
+    /// (a zero or negative part, which libavformat never gives a stream) counts microseconds, so rounding never
+    /// turns the other way and a start never comes after its end.
     private static func rescale(_ micro: Int64, offset: Int64, _ timeBase: AVRational, _ rounding: AVRounding) -> Int64 {
+        guard timeBase.num > 0, timeBase.den > 0 else { return micro }
         let doubled = micro.multipliedReportingOverflow(by: 2)
         let halves = doubled.partialValue.addingReportingOverflow(offset)
         guard !doubled.overflow, !halves.overflow else {
