@@ -6,9 +6,9 @@ import Testing
 /// The waveform of a clip without pictures: each column's loudest sample, against ffmpeg's own decode of
 /// the same audio (f32, every channel) binned the same way.
 struct AudioPeaksTests {
-    static func reference(_ path: String, start: Double, end: Double, columns: Int) throws -> [Float] {
-        let raw = try Run.tool("ffmpeg", ["-v", "error", "-i", path, "-map", "0:a:0", "-f", "f32le", "-acodec", "pcm_f32le", "-"])
-        let probe = try Run.tool("ffprobe", ["-v", "error", "-select_streams", "a:0", "-show_entries", "stream=sample_rate,channels",
+    static func reference(_ path: String, start: Double, end: Double, columns: Int) async throws -> [Float] {
+        let raw = try await Run.tool("ffmpeg", ["-v", "error", "-i", path, "-map", "0:a:0", "-f", "f32le", "-acodec", "pcm_f32le", "-"])
+        let probe = try await Run.tool("ffprobe", ["-v", "error", "-select_streams", "a:0", "-show_entries", "stream=sample_rate,channels",
                                              "-of", "csv=p=0", path])
         let fields = probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ",").compactMap { Int($0) }
         guard raw.status == 0, fields.count == 2 else { throw ReferenceError(message: raw.stderr + probe.stderr) }
@@ -25,11 +25,11 @@ struct AudioPeaksTests {
     }
 
     @Test(arguments: ["audio-only.m4a", "h264-aac.mp4", "vp9-opus.webm"])
-    func columnsHoldTheLoudestSampleOfTheirTime(_ file: String) throws {
+    func columnsHoldTheLoudestSampleOfTheirTime(_ file: String) async throws {
         let path = TestPaths.fixture(file)
         let (start, end, columns) = (0.5, 1.5, 40)
         let peaks = try AudioPeaks.read(path: path, startSeconds: start, endSeconds: end, columns: columns)
-        let expected = try Self.reference(path, start: start, end: end, columns: columns)
+        let expected = try await Self.reference(path, start: start, end: end, columns: columns)
         #expect(peaks.count == columns)
         #expect(expected.contains { $0 > 0.01 }, "the reference is silent")
         // Columns at a boundary may take a sample more or less (priming, timestamps); nearly all agree.
@@ -37,7 +37,7 @@ struct AudioPeaksTests {
         #expect(close >= columns - 2, "\(peaks) vs \(expected)")
     }
 
-    @Test func pastTheEndIsSilenceAndNoRangeIsRefused() throws {
+    @Test func pastTheEndIsSilenceAndNoRangeIsRefused() async throws {
         let path = TestPaths.fixture("audio-only.m4a")
         let peaks = try AudioPeaks.read(path: path, startSeconds: 10, endSeconds: 11, columns: 8)
         #expect(peaks == [Float](repeating: 0, count: 8))

@@ -27,8 +27,8 @@ import Testing
     }
 
     /// `frames` of testsrc2 at 160x90, encoded with `arguments` into IVF.
-    static func encode(_ arguments: [String], frames: Int = 12) throws -> [[UInt8]] {
-        let run = try Run.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=160x90:rate=30", "-frames:v", "\(frames)"]
+    static func encode(_ arguments: [String], frames: Int = 12) async throws -> [[UInt8]] {
+        let run = try await Run.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=160x90:rate=30", "-frames:v", "\(frames)"]
                                    + arguments + ["-f", "ivf", "-"])
         #expect(run.status == 0, "\(run.stderr)")
         return ivfFrames(run.stdoutData)
@@ -53,9 +53,9 @@ import Testing
     ]
 
     @Test(arguments: vp9Cases)
-    func vp9HeadersStateWhatTheEncoderWasGiven(_ example: VP9Case) throws {
+    func vp9HeadersStateWhatTheEncoderWasGiven(_ example: VP9Case) async throws {
         // Alt-ref frames on (libvpx's default with lag): hidden frames travel in superframes with the shown one.
-        let packets = try Self.encode(["-c:v", "libvpx-vp9", "-deadline", "realtime", "-cpu-used", "8", "-g", "6", "-auto-alt-ref", "1",
+        let packets = try await Self.encode(["-c:v", "libvpx-vp9", "-deadline", "realtime", "-cpu-used", "8", "-g", "6", "-auto-alt-ref", "1",
                                        "-lag-in-frames", "8"] + example.arguments)
         try #require(packets.count == 12)
         let headers = try packets.map { try #require(VP9Superframe.headers(in: $0), "a packet libvpx wrote did not parse") }
@@ -72,8 +72,8 @@ import Testing
 
     /// A superframe (Annex B) built from two frames libvpx wrote, with 2-byte sizes: split back into the same two
     /// frames in order. (libvpx here writes no hidden alt-ref frames in one-pass modes, so none is made to order.)
-    @Test func vp9SuperframesSplitIntoTheirFrames() throws {
-        let packets = try Self.encode(["-c:v", "libvpx-vp9", "-deadline", "realtime", "-cpu-used", "8"], frames: 2)
+    @Test func vp9SuperframesSplitIntoTheirFrames() async throws {
+        let packets = try await Self.encode(["-c:v", "libvpx-vp9", "-deadline", "realtime", "-cpu-used", "8"], frames: 2)
         try #require(packets.count == 2 && packets.allSatisfy { $0.count < 65536 })
         let marker: UInt8 = 0xC0 | 1 << 3 | 1  // two frames, two bytes per size
         let sizes = packets.flatMap { [UInt8($0.count & 0xFF), UInt8($0.count >> 8)] }
@@ -83,7 +83,7 @@ import Testing
         #expect(VP9Superframe.frames(in: packets[1]) == [packets[1]])
     }
 
-    @Test func vp9SuperframeIndexBeyondThePacketIsRefused() {
+    @Test func vp9SuperframeIndexBeyondThePacketIsRefused() async {
         // Marker 0xC1: two frames, one size byte each; sizes 5 and 9 in a packet of 2 + 4 data bytes.
         #expect(VP9Superframe.frames(in: [0x82, 0x49, 0x83, 0x42, 0xC1, 5, 9, 0xC1]) == nil)
         // A last byte that looks like a marker without its twin at the index's start is frame data.
@@ -107,8 +107,8 @@ import Testing
     ]
 
     @Test(arguments: av1Cases)
-    func av1SequenceHeadersStateWhatTheEncoderWasGiven(_ example: AV1Case) throws {
-        let samples = try Self.encode(example.arguments)
+    func av1SequenceHeadersStateWhatTheEncoderWasGiven(_ example: AV1Case) async throws {
+        let samples = try await Self.encode(example.arguments)
         try #require(!samples.isEmpty)
         let header = try #require(AV1SequenceHeader.first(in: samples[0]), "no sequence header in the first temporal unit")
         #expect(header.profile == 0 && header.bitDepth == example.bitDepth)
@@ -132,10 +132,10 @@ import Testing
 
     /// The field that tells SVT-AV1's presets apart, as the platform notes measured: `enable_restoration` (1 at
     /// preset 8, 0 at 12), named by `firstDifference`; the same settings give the same bytes.
-    @Test func av1HeaderDifferenceIsNamedByField() throws {
-        let preset8 = try #require(Self.encode(["-c:v", "libsvtav1", "-preset", "8", "-g", "6"], frames: 2).first.flatMap(AV1SequenceHeader.first(in:)))
-        let preset12 = try #require(Self.encode(["-c:v", "libsvtav1", "-preset", "12", "-g", "6"], frames: 2).first.flatMap(AV1SequenceHeader.first(in:)))
-        let again = try #require(Self.encode(["-c:v", "libsvtav1", "-preset", "12", "-g", "6"], frames: 2).first.flatMap(AV1SequenceHeader.first(in:)))
+    @Test func av1HeaderDifferenceIsNamedByField() async throws {
+        let preset8 = try await #require(Self.encode(["-c:v", "libsvtav1", "-preset", "8", "-g", "6"], frames: 2).first.flatMap(AV1SequenceHeader.first(in:)))
+        let preset12 = try await #require(Self.encode(["-c:v", "libsvtav1", "-preset", "12", "-g", "6"], frames: 2).first.flatMap(AV1SequenceHeader.first(in:)))
+        let again = try await #require(Self.encode(["-c:v", "libsvtav1", "-preset", "12", "-g", "6"], frames: 2).first.flatMap(AV1SequenceHeader.first(in:)))
         #expect(preset12.firstDifference(from: again) == nil)
         #expect(preset8.firstDifference(from: preset12) == "enable_restoration")
         #expect(preset8.fields.first { $0.name == "enable_restoration" }?.value == 1)
@@ -145,8 +145,8 @@ import Testing
     /// AV1's clean starts are keyframes that are shown: a keyframe's temporal unit is one, with its own sequence
     /// header or the configuration's; an inter frame's is not; nor is a forward keyframe (the same unit with
     /// `show_frame` 0 — libaom and SVT-AV1 here write none, so the bit is cleared by hand).
-    @Test func av1CleanStartsAreShownKeyframes() throws {
-        let samples = try Self.encode(["-c:v", "libsvtav1", "-preset", "12", "-g", "6"], frames: 3)
+    @Test func av1CleanStartsAreShownKeyframes() async throws {
+        let samples = try await Self.encode(["-c:v", "libsvtav1", "-preset", "12", "-g", "6"], frames: 3)
         try #require(samples.count == 3)
         let sequence = try #require(AV1SequenceHeader.first(in: samples[0]))
         let rule = CleanStart(codec: nil, lengthSize: nil, av1: .init(configured: nil))
@@ -165,13 +165,13 @@ import Testing
 
     /// A start code beginning in another's code byte (00 00 01 00 00 01 …) is that unit's payload, not a unit with
     /// none (its payload range ran backwards and trapped).
-    @Test func mpeg2StartCodesBackToBack() {
+    @Test func mpeg2StartCodesBackToBack() async {
         let units = MPEG2Video.units(in: [0, 0, 1, 0, 0, 1, 0xB3, 0])
         #expect(units.map(\.code) == [0x00] && units.first.map { Array($0.payload) } == [0, 1, 0xB3, 0])
         #expect(MPEG2Video.units(in: [0, 0, 1, 0xB8]).map(\.payload.count) == [0])
     }
 
-    @Test func leb128ReadsUpToEightBytesBelowTwoToThe32() {
+    @Test func leb128ReadsUpToEightBytesBelowTwoToThe32() async {
         func read(_ bytes: [UInt8]) -> [Int]? { AV1OBUs.leb128(bytes, at: 0).map { [$0.value, $0.length] } }
         #expect(read([0x05]) == [5, 1])
         #expect(read([0xE5, 0x8E, 0x26]) == [624_485, 3])
@@ -197,21 +197,21 @@ import Testing
     ]
 
     /// An MPEG-2 elementary stream of testsrc2.
-    static func mpeg2(_ arguments: [String], frames: Int = 30) throws -> [UInt8] {
-        let run = try Run.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=352x288:rate=25", "-frames:v", "\(frames)",
+    static func mpeg2(_ arguments: [String], frames: Int = 30) async throws -> [UInt8] {
+        let run = try await Run.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=352x288:rate=25", "-frames:v", "\(frames)",
                                           "-c:v", "mpeg2video", "-bf", "2", "-g", "12"] + arguments + ["-f", "mpeg2video", "-"])
         #expect(run.status == 0, "\(run.stderr)")
         return [UInt8](run.stdoutData)
     }
 
     @Test(arguments: mpeg2Cases)
-    func mpeg2SequenceHeadersStateWhatTheEncoderWasGiven(_ example: MPEG2Case) throws {
-        let header = try #require(MPEG2SequenceHeader.first(in: try Self.mpeg2(example.arguments, frames: 3)))
+    func mpeg2SequenceHeadersStateWhatTheEncoderWasGiven(_ example: MPEG2Case) async throws {
+        let header = try await #require(MPEG2SequenceHeader.first(in: try Self.mpeg2(example.arguments, frames: 3)))
         #expect(header.width == example.width && header.height == example.height)
         #expect(header.aspectRatioInformation == example.aspect && header.frameRateCode == example.rateCode)
         #expect(header.bitRateValue == example.bitRate && header.vbvBufferSizeValue == example.vbv)
         #expect(header.chromaFormat == example.chroma && header.progressiveSequence == example.progressive)
-        let other = try #require(MPEG2SequenceHeader.first(in: try Self.mpeg2(["-s", "352x288", "-b:v", "2M"], frames: 3)))
+        let other = try await #require(MPEG2SequenceHeader.first(in: try Self.mpeg2(["-s", "352x288", "-b:v", "2M"], frames: 3)))
         #expect(header.firstDifference(from: header) == nil)
         #expect(other.firstDifference(from: header) != nil)
     }
@@ -221,8 +221,8 @@ import Testing
     /// mpeg2video, writes the header back field for field.
     @Test(arguments: mpeg2Cases + [MPEG2Case(arguments: ["-s", "352x288", "-r", "25", "-b:v", "3M"], width: 352, height: 288, aspect: 1,
                                              rateCode: 3, bitRate: 0x3FFFF, vbv: 0, chroma: 1, progressive: true)])
-    func mpeg2OptionsWriteTheHeaderBack(_ example: MPEG2Case) throws {
-        let header = try #require(MPEG2SequenceHeader.first(in: try Self.mpeg2(example.arguments, frames: 3)))
+    func mpeg2OptionsWriteTheHeaderBack(_ example: MPEG2Case) async throws {
+        let header = try await #require(MPEG2SequenceHeader.first(in: try Self.mpeg2(example.arguments, frames: 3)))
         let options = header.encoderOptions()
         #expect(options["maxrate"] == (header.bitRateValue == 0x3FFFF ? nil : String(example.bitRate * 400)))
         #expect((options["flags"] ?? "").contains("+ildct+ilme") == !example.progressive)
@@ -230,15 +230,15 @@ import Testing
         let extra = example.arguments.contains("-aspect") ? ["-aspect", example.arguments[example.arguments.firstIndex(of: "-aspect")! + 1]] : []
         let pixels = example.arguments.contains("yuv422p") ? ["-pix_fmt", "yuv422p"] : []
         let flags = options.sorted { $0.key < $1.key }.flatMap { ["-\($0.key)", $0.value] }
-        let again = try #require(MPEG2SequenceHeader.first(in: try Self.mpeg2(size + extra + pixels + flags, frames: 1)))
+        let again = try await #require(MPEG2SequenceHeader.first(in: try Self.mpeg2(size + extra + pixels + flags, frames: 1)))
         #expect(again.firstDifference(from: header) == nil, "\(again.firstDifference(from: header) ?? "")")
     }
 
     /// FFmpeg's encoder writes open GOPs after the first: the I-frame (temporal_reference 2) is followed in decode order
     /// by two B-frames shown before it. Marking such a GOP closed changes two bits, and FFmpeg's own header reader
     /// then reads it closed.
-    @Test func mpeg2OpenGOPIsClosedByTwoBits() throws {
-        let stream = try Self.mpeg2(["-b:v", "2M"])
+    @Test func mpeg2OpenGOPIsClosedByTwoBits() async throws {
+        let stream = try await Self.mpeg2(["-b:v", "2M"])
         let units = MPEG2Video.units(in: stream)
         let groups = units.enumerated().filter { $0.element.code == MPEG2Video.groupStart }
         try #require(groups.count >= 2)
@@ -257,7 +257,7 @@ import Testing
         defer { folder.remove() }
         let patched = folder.file("closed.m2v")
         try Data(head + closed).write(to: URL(fileURLWithPath: patched))
-        let trace = try Run.tool("ffmpeg", ["-i", patched, "-c", "copy", "-bsf:v", "trace_headers", "-f", "null", "-"])
+        let trace = try await Run.tool("ffmpeg", ["-i", patched, "-c", "copy", "-bsf:v", "trace_headers", "-f", "null", "-"])
         let flags = trace.stderrLines.filter { $0.contains(" closed_gop ") }.map { $0.hasSuffix("= 1") }
         #expect(flags.prefix(3) == [true, true, false], "FFmpeg reads closed_gop \(flags)")
 
@@ -268,7 +268,7 @@ import Testing
         let kept = Array(closed[..<dropped.first!.offset]) + Array(closed[(gop.first { $0.offset > dropped.last!.offset }?.offset ?? closed.count)...])
         let renumbered = MPEG2Video.renumberingPictures(kept, by: 2)
         try Data(head + renumbered).write(to: URL(fileURLWithPath: patched))
-        let again = try Run.tool("ffmpeg", ["-v", "trace", "-i", patched, "-c", "copy", "-bsf:v", "trace_headers", "-f", "null", "-"])
+        let again = try await Run.tool("ffmpeg", ["-v", "trace", "-i", patched, "-c", "copy", "-bsf:v", "trace_headers", "-f", "null", "-"])
         let references = again.stderrLines.filter { $0.contains(" temporal_reference ") }.compactMap { Int($0.split(separator: " ").last ?? "") }
         let firstGroupSize = MPEG2Video.units(in: head).filter { $0.code == MPEG2Video.pictureStart }.count
         #expect(references.dropFirst(firstGroupSize).prefix(4) == [0, 3, 1, 2], "FFmpeg reads \(references)")
@@ -278,9 +278,9 @@ import Testing
 
     /// Any bytes — and any prefix or one-byte change of a real header — give a header or nil.
     @Test func anyBytesGiveAHeaderOrNil() async throws {
-        let vp9 = try Self.encode(["-c:v", "libvpx-vp9", "-deadline", "realtime", "-cpu-used", "8"], frames: 1).first ?? []
-        let av1 = try Self.encode(["-c:v", "libsvtav1", "-preset", "12"], frames: 1).first ?? []
-        let mpeg2 = try Self.mpeg2(["-b:v", "1M"], frames: 14)
+        let vp9 = try await Self.encode(["-c:v", "libvpx-vp9", "-deadline", "realtime", "-cpu-used", "8"], frames: 1).first ?? []
+        let av1 = try await Self.encode(["-c:v", "libsvtav1", "-preset", "12"], frames: 1).first ?? []
+        let mpeg2 = try await Self.mpeg2(["-b:v", "1M"], frames: 14)
         let sequence = AV1SequenceHeader.first(in: av1)
         try #require(sequence != nil && !vp9.isEmpty)
         await propertyCheck(count: 1000, input: Self.bytes, Gen.int(in: 0...4096), Gen.int(in: 0...255), Gen.int(in: 0...3)) { noise, at, value, source in
@@ -331,16 +331,16 @@ import Testing
     /// What a smart cut compares and writes of a frame-spliced stream's header: a 10-bit VP9 keyframe is not an 8-bit
     /// one's (the field named), an AV1 header's configuration is its OBU with a size field, and its tools become the
     /// encoders' options.
-    @Test func streamHeadersCompareByTheFieldsDecodersTake() throws {
-        let eight = try #require(Self.encode(["-c:v", "libvpx-vp9", "-deadline", "realtime", "-cpu-used", "8"], frames: 1).first)
-        let ten = try #require(Self.encode(["-c:v", "libvpx-vp9", "-deadline", "realtime", "-cpu-used", "8", "-pix_fmt", "yuv420p10le"], frames: 1).first)
+    @Test func streamHeadersCompareByTheFieldsDecodersTake() async throws {
+        let eight = try await #require(Self.encode(["-c:v", "libvpx-vp9", "-deadline", "realtime", "-cpu-used", "8"], frames: 1).first)
+        let ten = try await #require(Self.encode(["-c:v", "libvpx-vp9", "-deadline", "realtime", "-cpu-used", "8", "-pix_fmt", "yuv420p10le"], frames: 1).first)
         let source = try #require(StreamHeader.read(codec: AV_CODEC_ID_VP9, keyframe: eight))
         let edge = StreamHeader.read(codec: AV_CODEC_ID_VP9, keyframe: ten)
         #expect(source.mismatch(edge: edge) == .parameterMismatch(field: "VP9 profile", source: "0", edge: "2"))
         #expect(source.mismatch(edge: source) == nil && source.configuration == nil)
         #expect(source.mismatch(edge: nil) != nil)
 
-        let av1 = try #require(Self.encode(["-c:v", "libsvtav1", "-preset", "12", "-g", "6"], frames: 1).first)
+        let av1 = try await #require(Self.encode(["-c:v", "libsvtav1", "-preset", "12", "-g", "6"], frames: 1).first)
         let header = try #require(StreamHeader.read(codec: AV_CODEC_ID_AV1, keyframe: av1))
         let unit = try #require(header.configuration)
         // The configuration is one sequence header OBU whose payload is the in-stream one.
@@ -354,7 +354,7 @@ import Testing
     }
 
     /// A 130-byte payload needs a two-byte leb128 size.
-    @Test func sequenceHeaderUnitsCarryTheirSize() {
+    @Test func sequenceHeaderUnitsCarryTheirSize() async {
         let unit = AV1OBUs.sequenceHeaderUnit(payload: Array(repeating: 7, count: 130))
         #expect(Array(unit.prefix(3)) == [0x0A, 0x82, 0x01] && unit.count == 133)
     }

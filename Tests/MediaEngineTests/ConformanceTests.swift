@@ -11,7 +11,7 @@ struct ProbeConformanceTests {
     static func ffprobeOpened(_ row: ManifestRow) -> Bool { row["container"] != nil }
 
     @Test(arguments: rows.filter(ffprobeOpened))
-    func matchesFFprobe(_ row: ManifestRow) throws {
+    func matchesFFprobe(_ row: ManifestRow) async throws {
         let info = try Probe.probe(path: row.path)
         if info.warnings.contains(where: { $0.code == "duration_suspect" }) {
             // The container's figure is wildly off the streams' (sample_fragmented.mp4: 143165 s for 1 s):
@@ -41,7 +41,7 @@ struct ProbeConformanceTests {
     }
 
     @Test(arguments: rows.filter { !ffprobeOpened($0) })
-    func unopenableFilesGiveCleanErrors(_ row: ManifestRow) {
+    func unopenableFilesGiveCleanErrors(_ row: ManifestRow) async {
         #expect {
             _ = try Probe.probe(path: row.path)
         } throws: { error in
@@ -50,7 +50,7 @@ struct ProbeConformanceTests {
         }
     }
 
-    @Test func vvcWithoutDecoderProbesWithWarning() throws {
+    @Test func vvcWithoutDecoderProbesWithWarning() async throws {
         let row = try #require(Self.rows.first { $0.file.hasSuffix("sample_vvc.mp4") })
         let info = try Probe.probe(path: row.path)
         let video = try #require(info.video)
@@ -59,7 +59,7 @@ struct ProbeConformanceTests {
         #expect(info.warnings.map(\.code) == ["no_decoder"])
     }
 
-    @Test func degenerateDisplayMatrixIsNullWithWarning() throws {
+    @Test func degenerateDisplayMatrixIsNullWithWarning() async throws {
         let row = try #require(Self.rows.first { $0.file.hasSuffix("no_timescale.mp4") })
         let info = try Probe.probe(path: row.path)
         let video = try #require(info.video)
@@ -68,7 +68,7 @@ struct ProbeConformanceTests {
         #expect(info.warnings.contains { $0.code == "invalid_display_matrix" })
     }
 
-    @Test func coverArtIsNotTheVideoStream() throws {
+    @Test func coverArtIsNotTheVideoStream() async throws {
         // Every probed file's chosen stream is not an attached picture.
         for row in Self.rows.filter(Self.ffprobeOpened) {
             guard let info = try? Probe.probe(path: row.path), let video = info.video else { continue }

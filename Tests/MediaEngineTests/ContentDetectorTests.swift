@@ -13,14 +13,14 @@ struct ContentDetectorTests {
     ]
 
     @Test(arguments: openCV.indices)
-    func hsvIsOpenCVs(_ index: Int) {
+    func hsvIsOpenCVs(_ index: Int) async {
         let ((r, g, b), expected) = Self.openCV[index]
         let got = HSV.pixel(r, g, b)
         #expect(got == expected, "RGB(\(r), \(g), \(b)): \(got), OpenCV \(expected)")
     }
 
     /// Every colour converts without trapping, hue in 0…179.
-    @Test func everyColourHasAHue() {
+    @Test func everyColourHasAHue() async {
         for r in stride(from: 0, through: 255, by: 5) {
             for g in stride(from: 0, through: 255, by: 5) {
                 for b in stride(from: 0, through: 255, by: 5) { #expect(HSV.pixel(r, g, b).0 < 180) }
@@ -29,7 +29,7 @@ struct ContentDetectorTests {
     }
 
     /// NaN and infinity are loud (silencedetect's comparisons fail for them), in float and double samples.
-    @Test func nonFiniteSamplesAreLoud() {
+    @Test func nonFiniteSamplesAreLoud() async {
         var floats: [Float] = [0, .nan, -.infinity, 0.001]
         var doubles: [Double] = [0, .nan, .infinity, 0.001]
         var magnitudes: [Float] = []

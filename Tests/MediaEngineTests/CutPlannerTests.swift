@@ -218,7 +218,7 @@ struct CutPlannerTests {
     ]
 
     @Test(arguments: cases)
-    func plans(_ example: Case) throws {
+    func plans(_ example: Case) async throws {
         let plan = try planned(syntheticFacts(example.packets, start: example.start, end: example.end, mode: example.mode,
                                                       container: example.container))
         let video = try #require(plan.ranges[0].video)
@@ -245,7 +245,7 @@ struct CutPlannerTests {
     /// I-frames that are not clean starts (open GOPs without recovery points) are passed over: the cut
     /// decodes from the clean start before them, silently for up to two of them, with `clean_start_far`
     /// beyond (the stream's only clean start is its first frame).
-    @Test func uncleanKeyframesArePassedOver() throws {
+    @Test func uncleanKeyframesArePassedOver() async throws {
         let near = try planned(syntheticFacts(Self.open, start: 500, end: 700, mode: .copy, container: .mp4))
         #expect(near.ranges[0].video?.keyframe.pts == 0)
         #expect(near.warnings.isEmpty)
@@ -255,7 +255,7 @@ struct CutPlannerTests {
         #expect(far.warnings.first?.timing == .plan)
     }
 
-    @Test func noKeyframeBeforeStartStartsLateWithAWarning() throws {
+    @Test func noKeyframeBeforeStartStartsLateWithAWarning() async throws {
         // A stream that begins mid-GOP (a cut transport stream): three frames before the first keyframe.
         var packets = SyntheticStream.ibbp(gops: 2)
         for index in packets.indices { packets[index].pts += 120; packets[index].dts += 120 }
@@ -267,13 +267,13 @@ struct CutPlannerTests {
         #expect(plan.warnings.first?.timing == .plan)
     }
 
-    @Test func sourceEditListEndHidesFrames() throws {
+    @Test func sourceEditListEndHidesFrames() async throws {
         let plan = try planned(syntheticFacts(Self.ibbp, start: 0, end: 1200, mode: .copy, shownUntil: 1000))
         #expect(plan.ranges[0].video?.presentedEnd == 1000)
         #expect(plan.ranges[0].video?.lastWanted == 960)
     }
 
-    @Test func emptyRangeOfVideoIsInvalid() {
+    @Test func emptyRangeOfVideoIsInvalid() async {
         var packets = SyntheticStream.ibbp(gops: 1)
         for index in packets.indices { packets[index].pts += 2000; packets[index].dts += 2000 }
         #expect(throws: MediaError.self) {
@@ -281,7 +281,7 @@ struct CutPlannerTests {
         }
     }
 
-    @Test func streamsKeptAndLeftOutWithReasons() throws {
+    @Test func streamsKeptAndLeftOutWithReasons() async throws {
         let streams = [
             StreamFacts(index: 1, kind: .audio, codec: "aac"),
             StreamFacts(index: 2, kind: .audio, codec: "pcm_s16be", containerCanHold: false),
@@ -297,7 +297,7 @@ struct CutPlannerTests {
         #expect(plan.warnings.map(\.code) == ["stream_dropped"])
     }
 
-    @Test func subtitlesAloneCannotBeCut() {
+    @Test func subtitlesAloneCannotBeCut() async {
         var facts = syntheticFacts(Self.ibbp, start: 0, end: 400, mode: .copy, streams: [])
         facts.video = nil
         facts.streams = [StreamFacts(index: 0, kind: .subtitle, codec: "subrip")]
@@ -310,7 +310,7 @@ struct CutPlannerTests {
         }
     }
 
-    @Test func orientationDecidesBetweenRefusingAndTurning() throws {
+    @Test func orientationDecidesBetweenRefusingAndTurning() async throws {
         let rotated = Orientation(rotationDegrees: 90, mirrored: false, matrix: nil)
         #expect(throws: MediaError.self) {
             try planned(syntheticFacts(Self.ibbp, start: 0, end: 400, mode: .copy, container: .mkv, orientation: rotated))
@@ -321,7 +321,7 @@ struct CutPlannerTests {
         #expect(mp4.notices.isEmpty)
     }
 
-    @Test func smartRefusalFallsBackWithItsReason() throws {
+    @Test func smartRefusalFallsBackWithItsReason() async throws {
         var facts = syntheticFacts(Self.ibbp, start: 700, end: 1500, mode: .smart)
         facts.video?.smartRefusal = .interlaced
         let plan = try planned(facts)
@@ -332,7 +332,7 @@ struct CutPlannerTests {
 
     /// The plan carries how re-encoded frames are made: the exact encoder with the job's threads; a smart
     /// cut's edges matching the source (no B-frames, its level), half the threads each when both are encoded.
-    @Test func reencodingIsPlanned() throws {
+    @Test func reencodingIsPlanned() async throws {
         var facts = syntheticFacts(Self.ibbp, start: 700, end: 1500, mode: .smart)
         facts.threads = ThreadBudget(decoder: 2, encoder: 4)
         facts.video?.exactPicture = ExactPicture(pixelFormat: "yuv420p", tagsLimitedRange: false, bakedOrientation: nil,
@@ -362,7 +362,7 @@ struct CutPlannerTests {
         ("libx264", "ultrafast", 3, nil), ("libx265", "medium", 12, "rc-lookahead=12"), ("libx265", "medium", 20, nil),
         ("libx264", "veryfast", 0, "rc-lookahead=1"), ("libx264", "unknownpreset", 2, nil),
     ] as [(String, String, Int, String?)])
-    func edgeLookaheadIsNoLongerThanTheEdge(encoder: String, preset: String, frames: Int, expected: String?) {
+    func edgeLookaheadIsNoLongerThanTheEdge(encoder: String, preset: String, frames: Int, expected: String?) async {
         let match = SmartEncoding.Match(encoder: encoder, profile: "main", level: 0, lossless: false, hdrParameters: [])
         let options = SmartEncoding.options(match, crf: 16, preset: preset, threads: 1, edgeFrames: frames)
         let parameters = (options[encoder == "libx264" ? "x264-params" : "x265-params"] ?? "").split(separator: ":").map(String.init)
@@ -371,7 +371,7 @@ struct CutPlannerTests {
 
     /// HEVC CRAs with leading pictures: the last point's leading pictures belong to the tail, which decodes
     /// from the point before (they refer to it); the first point's are re-encoded in the head.
-    @Test func smartWithLeadingPicturesOfCleanPoints() throws {
+    @Test func smartWithLeadingPicturesOfCleanPoints() async throws {
         let packets = SyntheticStream.openGOP(gops: 4, cleanPoints: true)
         let plan = try planned(syntheticFacts(packets, start: 100, end: 1500, mode: .smart))
         let smart = try #require(plan.ranges[0].smart)
@@ -382,7 +382,7 @@ struct CutPlannerTests {
         #expect(smart.headFrames == 10) // 80 … 440, with 400 and 440 the leading pictures of 480
     }
 
-    @Test func startEdgeSettlesOnlyOnceEverythingShownAtStartIsRead() {
+    @Test func startEdgeSettlesOnlyOnceEverythingShownAtStartIsRead() async {
         let packets = Self.pyramid
         // Start 100 shows frame 2 (80); the frame after it (b3, 120) is read fifth, but only once a packet
         // decodes at or after 120 (P8) is nothing shown between them still to come.
@@ -396,7 +396,7 @@ struct CutPlannerTests {
     /// The reader's windows (a GOP or two around each edge, as `PacketReader` cuts them) give the same
     /// plan as the whole stream, for every mode, container and a spread of ranges on and between frames.
     @Test(arguments: [CutMode.copy, .keyframe, .exact, .smart])
-    func windowsGiveTheSamePlan(_ mode: CutMode) throws {
+    func windowsGiveTheSamePlan(_ mode: CutMode) async throws {
         let streams: [[VideoPacket]] = [Self.ibbp, Self.pyramid, Self.open, SyntheticStream.openGOP(gops: 4, cleanPoints: true), Self.vfr]
         var compared = 0
         for packets in streams {

@@ -63,7 +63,7 @@ struct EditPlannerTests {
     ]
 
     @Test(arguments: cases)
-    func rangesLandBackToBack(_ example: Case) throws {
+    func rangesLandBackToBack(_ example: Case) async throws {
         let plan = try Self.joined(try Self.plans(example.packets, example.ranges, mode: example.mode, container: example.container))
         #expect(plan.output.mode == example.mode)
         #expect(plan.ranges.map(\.outputStartMicro) == example.starts)
@@ -128,7 +128,7 @@ struct EditPlannerTests {
 
     /// A range copied to the stream's end followed by one re-encoding the last frame again (found by the property
     /// test above): the second decodes after the first's last copied packet, not its own reorder delay early.
-    @Test func rangeAfterACopyToTheEndDecodesAfterIt() throws {
+    @Test func rangeAfterACopyToTheEndDecodesAfterIt() async throws {
         let packets = SyntheticStream.openGOP(gops: 6, cleanPoints: true)
         let plan = try Self.joined(try Self.plans(packets, [(2005, 2841), (2841, 2880)], mode: .smart))
         let first = try #require(plan.ranges.first), second = try #require(plan.ranges.last)
@@ -139,7 +139,7 @@ struct EditPlannerTests {
     }
 
     /// Every range of a smart join inside one GOP: nothing is copied anywhere, so the join is made exactly.
-    @Test func smartWithNothingToCopyIsReplannedExact() throws {
+    @Test func smartWithNothingToCopyIsReplannedExact() async throws {
         let decision = try Self.join(try Self.plans(Self.ibbp, [(500, 700), (700, 900)], mode: .smart))
         guard case let .replanExact(why) = decision else { Issue.record("joined smartly"); return }
         #expect(why == .nothingToCopy)
@@ -148,7 +148,7 @@ struct EditPlannerTests {
     /// A copy join into MP4/MOV: each range's packets follow the ones written before it in the media (decode and
     /// presentation times in order), and one edit per range shows its frames, as long as the range; a warning says so.
     @Test(arguments: [CutMode.copy, .keyframe])
-    func copyJoinIntoMP4GetsAnEditPerRange(_ mode: CutMode) throws {
+    func copyJoinIntoMP4GetsAnEditPerRange(_ mode: CutMode) async throws {
         let plan = try Self.joined(try Self.plans(Self.ibbp, [(100, 500), (900, 1300), (1300, 1500)], mode: mode))
         let edits = try #require(plan.output.video?.edits)
         #expect(edits.count == 3)
@@ -172,7 +172,7 @@ struct EditPlannerTests {
 
     /// A copy join into Matroska names what it shows beyond the ranges: a lead-in from the keyframe that no range
     /// asked for, and the part of it that the range before asked for (shown twice).
-    @Test func copyJoinIntoMatroskaNamesExtraAndRepeatedFootage() throws {
+    @Test func copyJoinIntoMatroskaNamesExtraAndRepeatedFootage() async throws {
         // GOPs start at 0, 480, 960 ms; range 2 (600–1000) starts at the keyframe at 480, inside range 1 (100–520).
         let plan = try Self.joined(try Self.plans(Self.ibbp, [(100, 520), (600, 1000)], mode: .copy, container: .mkv))
         let spans = try #require(plan.output.notices.lazy.compactMap { notice -> [JoinExtraSpan]? in
@@ -185,7 +185,7 @@ struct EditPlannerTests {
     }
 
     /// Audio alone: ranges back to back in µs.
-    @Test func audioOnlyRangesLandBackToBack() throws {
+    @Test func audioOnlyRangesLandBackToBack() async throws {
         let ranges: [(Int64, Int64)] = [(1000, 2500), (4000, 4600)]
         let plans = try ranges.map { range -> (CutFacts, RangeDraft) in
             var facts = syntheticFacts([], start: range.0, end: range.1, mode: .copy, container: .mkv)
@@ -200,7 +200,7 @@ struct EditPlannerTests {
     }
 
     /// Chapters split by a seam become one again; others stay as they are.
-    @Test func chaptersSplitAtASeamMerge() {
+    @Test func chaptersSplitAtASeamMerge() async {
         let merged = OutputPlanner.merged([
             Chapter(startMicro: 0, endMicro: 100_000, title: "A"), Chapter(startMicro: 100_000, endMicro: 300_000, title: "B"),
             Chapter(startMicro: 300_000, endMicro: 500_000, title: "B"), Chapter(startMicro: 500_000, endMicro: 600_000, title: "A"),

@@ -30,7 +30,7 @@ struct EndWindowTests {
     ]
 
     @Test(arguments: examples)
-    func endWindowSuffices(_ example: Example) {
+    func endWindowSuffices(_ example: Example) async {
         let packets = example.order.enumerated().map { position, entry in
             VideoPacket(pts: Int64(entry.0) * 40, dts: Int64(position) * 40, duration: 40, isKeyframe: entry.1, isClean: entry.1)
         }

@@ -7,7 +7,7 @@ struct FrameSamplerTests {
                                    "transpose.mp4", "hevc.mp4", "vp9-opus.webm", "h264-aac.mkv"]
 
     @Test(arguments: orientedFixtures, SampleMode.allCases)
-    func markersLandUpright(_ file: String, _ mode: SampleMode) throws {
+    func markersLandUpright(_ file: String, _ mode: SampleMode) async throws {
         let sampler = try FrameSampler(path: TestPaths.fixture(file))
         let times = [0.0, 0.45, 1.02, 1.9]
         let frames = try sampler.sample(SampleRequest(timesSeconds: times, mode: mode, cellWidthPixels: 160,
@@ -22,9 +22,9 @@ struct FrameSamplerTests {
 
     /// Accurate mode returns the frame a player shows: compared with ffmpeg decoding from the start.
     @Test(arguments: ["h264-aac.mp4", "hevc.mp4", "vfr.mp4", "rot90.mp4", "vp9-opus.webm", "h264-aac.mkv"])
-    func accurateMatchesReferenceDecode(_ file: String) throws {
+    func accurateMatchesReferenceDecode(_ file: String) async throws {
         let path = TestPaths.fixture(file)
-        let reference = try Reference.frames(path, width: 160, height: 120)
+        let reference = try await Reference.frames(path, width: 160, height: 120)
         try #require(reference.count > 30)
         let last = try #require(reference.last).seconds
         // on a frame, between frames, on and just after a keyframe, just before one, past the end, at 0.
@@ -42,7 +42,7 @@ struct FrameSamplerTests {
         }
     }
 
-    @Test func fastModeUsesKeyframesOnly() throws {
+    @Test func fastModeUsesKeyframesOnly() async throws {
         let path = TestPaths.fixture("h264-aac.mp4")
         let sampler = try FrameSampler(path: path)
         let times = [0.2, 0.9, 1.5, 2.99, 3.5]
@@ -53,7 +53,7 @@ struct FrameSamplerTests {
         #expect(sampler.framesDecoded == 4)
     }
 
-    @Test func closeSamplesDecodeForwardWithoutSeekingBack() throws {
+    @Test func closeSamplesDecodeForwardWithoutSeekingBack() async throws {
         let sampler = try FrameSampler(path: TestPaths.fixture("h264-aac.mp4"))
         // 40 samples every 0.1 s: one pass over the 120 frames.
         let times = (0..<40).map { Double($0) * 0.1 }
@@ -63,7 +63,7 @@ struct FrameSamplerTests {
         #expect(sampler.framesDecoded <= 121)
     }
 
-    @Test func fillCropKeepsAspect() throws {
+    @Test func fillCropKeepsAspect() async throws {
         let sampler = try FrameSampler(path: TestPaths.fixture("rot90.mp4"))
         // A tall cell from a 4:3 picture: cropped at the sides, never stretched; markers cropped away
         // symmetrically, so check the centre column is the same as the reference's.
@@ -77,7 +77,7 @@ struct FrameSamplerTests {
         #expect(ImageCompare.psnr(image, reference) > 40)
     }
 
-    @Test func truncatedFileGivesFramesUpToWhereDataEnds() throws {
+    @Test func truncatedFileGivesFramesUpToWhereDataEnds() async throws {
         let sampler = try FrameSampler(path: TestPaths.fixture("truncated.mp4"))
         let frames = try sampler.sample(SampleRequest(timesSeconds: [0.5, 3.5], mode: .accurate, cellWidthPixels: 80,
                                                       cellHeightPixels: 60, fit: .exact))
@@ -87,7 +87,7 @@ struct FrameSamplerTests {
         #expect(frames[1].failure?.contains("past the readable end") == true, "\(frames[1].failure ?? "")")
     }
 
-    @Test func audioOnlyIsNoVideo() {
+    @Test func audioOnlyIsNoVideo() async {
         #expect {
             _ = try FrameSampler(path: TestPaths.fixture("audio-only.m4a"))
         } throws: { ($0 as? MediaError)?.code == .noVideo }
@@ -97,7 +97,7 @@ struct FrameSamplerTests {
 struct ParallelSamplingTests {
     /// Splitting the samples over several decoders gives exactly the pictures one decoder gives.
     @Test(arguments: SampleMode.allCases)
-    func workersDoNotChangeThePictures(_ mode: SampleMode) throws {
+    func workersDoNotChangeThePictures(_ mode: SampleMode) async throws {
         let path = TestPaths.fixture("h264-aac.mp4")
         let times = [3.9, 0.1, 1.5, 1.52, 2.0, 0.7, 3.2]
         let request = SampleRequest(timesSeconds: times, mode: mode, cellWidthPixels: 64, cellHeightPixels: 48, fit: .exact)
@@ -110,12 +110,12 @@ struct ParallelSamplingTests {
         }
     }
 
-    @Test func splitKeepsOrderAndCoversEverything() {
+    @Test func splitKeepsOrderAndCoversEverything() async {
         #expect(FrameSampler.split([0, 1, 2, 3, 4], into: 2) == [[0, 1], [2, 3, 4]])
         #expect(FrameSampler.split([5, 6], into: 1) == [[5, 6]])
     }
 
-    @Test func splitCutsOnlyBetweenGroupsOfPictures() {
+    @Test func splitCutsOnlyBetweenGroupsOfPictures() async {
         // Samples 0…5 with keyframes 0,0,0,1,1,2: a cut at 3 or 5 keeps each group with one decoder.
         let gop: (Int) -> Int64? = { [0, 0, 0, 1, 1, 2][$0] }
         #expect(FrameSampler.split([0, 1, 2, 3, 4, 5], into: 2, gop: gop) == [[0, 1, 2], [3, 4, 5]])

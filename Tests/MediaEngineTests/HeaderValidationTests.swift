@@ -25,7 +25,7 @@ struct HeaderValidationTests {
         (320, -5, (1, 1), false, 1, 1, Rational(1, 1), "size_invalid"),
     ] as [(Int, Int, (Int, Int), Bool, Int, Int, Rational, String?)])
     func displaySize(width: Int, height: Int, sar: (Int, Int), sideways: Bool, shownWidth: Int, shownHeight: Int,
-                     used: Rational, warning: String?) {
+                     used: Rational, warning: String?) async {
         let size = DisplaySize.resolve(codedWidth: width, codedHeight: height, sar: sar, swapsDimensions: sideways)
         #expect(size.width == shownWidth && size.height == shownHeight, "\(width)x\(height) \(sar): \(size)")
         #expect(size.sampleAspectRatio == used)
@@ -45,7 +45,7 @@ struct HeaderValidationTests {
         (320, 240, .infinity, 1.0, FrameCropRect(left: 0, right: 0, top: 119, bottom: 120)),
         (1, 1, 0.001, 1.0, FrameCropRect(left: 0, right: 0, top: 0, bottom: 0)),
     ] as [(Int, Int, Double, Double, FrameCropRect)])
-    func fillCrop(width: Int, height: Int, aspect: Double, sar: Double, expected: FrameCropRect) {
+    func fillCrop(width: Int, height: Int, aspect: Double, sar: Double, expected: FrameCropRect) async {
         let crop = FrameCropRect.centre(width: width, height: height, aspect: aspect, sampleAspectRatio: sar)
         #expect(crop == expected)
         let keptWidth = width - crop.left - crop.right, keptHeight = height - crop.top - crop.bottom
@@ -55,7 +55,7 @@ struct HeaderValidationTests {
 
     /// hvcC in hvc1: the VPS, SPS and PPS arrays are marked complete (FFmpeg 5.1 writes 0); SEI arrays and
     /// a record whose lengths run past its end are left as they are.
-    @Test func hevcRecordArraysAreMarkedComplete() {
+    @Test func hevcRecordArraysAreMarkedComplete() async {
         func array(_ type: UInt8, _ units: [[UInt8]]) -> [UInt8] {
             [type, 0, UInt8(units.count)] + units.flatMap { [0, UInt8($0.count)] + $0 }
         }
@@ -76,7 +76,7 @@ struct HeaderValidationTests {
     }
 
     /// MP4 box walking over sizes a file may claim: nothing reads past the bytes, nothing traps.
-    @Test func boxWalkersStopAtImpossibleSizes() {
+    @Test func boxWalkersStopAtImpossibleSizes() async {
         let sizes: [UInt32] = [0, 1, 7, 8, 9, 0x7FFF_FFFF, 0xFFFF_FFFF]
         for size in sizes {
             let bytes: [UInt8] = [UInt8(size >> 24), UInt8((size >> 16) & 0xff), UInt8((size >> 8) & 0xff), UInt8(size & 0xff)]
@@ -95,7 +95,7 @@ struct HeaderValidationTests {
 
     /// A plan survives the trip between serve workers unchanged (JSON, as `PlannedEdit` carries it).
     @Test(arguments: [CutMode.copy, .keyframe, .exact, .smart])
-    func plansRoundTripThroughJSON(mode: CutMode) throws {
+    func plansRoundTripThroughJSON(mode: CutMode) async throws {
         let packets = SyntheticStream.openGOP(gops: 4, cleanPoints: true)
         var facts = syntheticFacts(packets, start: 700, end: 1500, mode: mode)
         // Bytes ride as base64: an x264 SEI the stream begins with.

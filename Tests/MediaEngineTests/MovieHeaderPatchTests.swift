@@ -26,7 +26,7 @@ struct MovieHeaderPatchTests {
         return box("moov", mvhd + video + audio)
     }
 
-    @Test func endsTheVideoEditAndShortensLongerTracks() throws {
+    @Test func endsTheVideoEditAndShortensLongerTracks() async throws {
         var moov = Self.movie()
         // 1.5 s in a 1/90000 time base: 1500 movie ticks.
         try MovieHeaderPatch.patch(&moov, videoTrackID: 1, videoEditTicks: 135_000, timeBase: Rational(1, 90000))
@@ -50,7 +50,7 @@ struct MovieHeaderPatchTests {
         #expect(moov.count == Self.movie().count)
     }
 
-    @Test func damagedBoxSizesEndTheWalk() throws {
+    @Test func damagedBoxSizesEndTheWalk() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("boxes-\(UUID().uuidString).mp4").path
         defer { unlink(path) }
         // ftyp, then an mdat whose 64-bit size runs past Int64 (what a muxer wrote for a damaged input).

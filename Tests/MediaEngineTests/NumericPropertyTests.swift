@@ -23,7 +23,8 @@ import Testing
             let exact = a.addingReportingOverflow(b)
             #expect(exact.overflow || sum == exact.partialValue)
             #expect(a.subtractingReportingOverflow(b).overflow || difference == a &- b)
-            _ = a.times(b)
+            let product = a.multipliedReportingOverflow(by: b)
+            #expect(a.times(b) == (product.overflow ? ((a < 0) == (b < 0) ? .max : .min) : product.partialValue), "\(a) × \(b)")
         }
     }
 
@@ -36,9 +37,10 @@ import Testing
 
     @Test func streamTicksTakeAnyTimeBase() async {
         await propertyCheck(count: 500, input: Wild.int64, Self.int32, Self.int32) { micro, num, den in
-            let base = AVRational(num: num, den: den)
-            _ = StreamTime.startTicks(micro, base)
-            _ = StreamTime.endTicks(micro, base)
+            // A range's start rounds down and its end up (each within half a µs): a range of a µs or more never gives an
+            // end before its start, whatever the time base.
+            let base = AVRational(num: num, den: den), later = micro.plus(1)
+            if later > micro { #expect(StreamTime.startTicks(micro, base) <= StreamTime.endTicks(later, base), "\(micro) µs in \(num)/\(den)") }
         }
     }
 
@@ -55,7 +57,7 @@ import Testing
                             Wild.int64, Wild.int64) { delay, frames, pts, duration in
             var fill = DecodeTimeFill(delay: delay)
             for (time, length) in frames { #expect(fill.decodeTime(pts: time, duration: length) <= time) }
-            _ = fill.decodeTime(pts: pts, duration: duration)
+            #expect(fill.decodeTime(pts: pts, duration: duration) <= pts, "\(pts) lasting \(duration) after \(frames.count) frames")
         }
     }
 
@@ -144,6 +146,30 @@ import Testing
                 let firstDecode = after.output(after.keyframeDecodeTime(decodeDelayFrames: plan.output.video?.decodeDelayFrames ?? 0))
                 #expect(firstDecode > lastDecode, "decode times go back at seam \(index): \(lastDecode) then \(firstDecode); \(ranges) \(mode) \(container) \(layout)")
             }
+        }
+    }
+
+    /// Every edge value (Int64's and Double's extremes, NaN, infinities, zeros) through the functions that take a
+    /// file's numbers, in a process of its own: a trap there fails this test — its exit is a signal — not the whole run.
+    @Test func edgeValuesNeverTrap() async {
+        await #expect(processExitsWith: .success) {
+            let bases = [Rational(1, 1000), Rational(1001, 30000), Rational(0, 0), Rational(-1, 1), Rational(Int(Int32.max), 1), Rational(1, Int(Int32.min))]
+            for a in Wild.specialInt64s {
+                for b in Wild.specialInt64s {
+                    _ = (a.plus(b), a.minus(b), a.times(b))
+                    _ = SubtitleCue.clip(startMicro: a, endMicro: b, windowStartMicro: b, windowEndMicro: a)
+                    _ = DisplaySize.resolve(codedWidth: Int(a), codedHeight: Int(b), sar: (Int(b), Int(a)), swapsDimensions: a < b)
+                    _ = ThreadBudget.share(cores: Int(a), jobs: Int(b))
+                }
+                for from in bases {
+                    for to in bases { _ = Rescale.ticks(a, from: from, to: to, roundingDown: a < 0) }
+                    let base = AVRational(num: Int32(clamping: from.numerator), den: Int32(clamping: from.denominator))
+                    _ = (StreamTime.startTicks(a, base), StreamTime.endTicks(a, base))
+                }
+                var fill = DecodeTimeFill(delay: Int(truncatingIfNeeded: a))
+                for b in Wild.specialInt64s { _ = fill.decodeTime(pts: a, duration: b) }
+            }
+            for value in Wild.specialDoubles { _ = (Micro.from(seconds: value), Words.seconds(value)) }
         }
     }
 }

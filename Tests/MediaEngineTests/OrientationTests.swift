@@ -29,7 +29,7 @@ struct OrientationTests {
     ]
 
     @Test(arguments: cases)
-    func readsRotationAndMirror(_ example: Case) {
+    func readsRotationAndMirror(_ example: Case) async {
         guard case let .valid(orientation, snapped) = Orientation.read(matrix: example.matrix) else {
             Issue.record("matrix rejected")
             return
@@ -42,19 +42,19 @@ struct OrientationTests {
 
     /// The transform rebuilt from (rotation, mirrored) maps axes exactly as the matrix does.
     @Test(arguments: cases)
-    func transformMatchesMatrix(_ example: Case) {
+    func transformMatchesMatrix(_ example: Case) async {
         guard case let .valid(orientation, _) = Orientation.read(matrix: example.matrix) else { return }
         let t = orientation.transform
         #expect([t.a, t.b, t.c, t.d] == [0, 1, 3, 4].map { Int(example.matrix[$0] / Self.one) })
     }
 
-    @Test func degenerateMatrixIsInvalid() {
+    @Test func degenerateMatrixIsInvalid() async {
         let zero = [Int32](repeating: 0, count: 9)
         #expect(Orientation.read(matrix: zero) == .invalid(reason: "display matrix is degenerate (zero scale)"))
         #expect(Orientation.read(matrix: [1, 2, 3]) != .invalid(reason: "display matrix is degenerate (zero scale)"))
     }
 
-    @Test func oddAngleSnapsToNearestRightAngle() {
+    @Test func oddAngleSnapsToNearestRightAngle() async {
         // 80° clockwise: cos 80 ≈ 0.1736, sin 80 ≈ 0.9848.
         let c = Int32(0.1736 * 65536), s = Int32(0.9848 * 65536)
         let matrix: [Int32] = [c, s, 0, -s, c, 0, 0, 0, 1 << 30]

@@ -36,7 +36,7 @@ struct PlanShapeTests {
     }
 
     @Test(arguments: [(CutMode.copy, Container.mp4), (.copy, .mkv), (.exact, .mp4), (.keyframe, .mkv)])
-    func rangesHoldNoOutputLevelField(mode: CutMode, container: Container) throws {
+    func rangesHoldNoOutputLevelField(mode: CutMode, container: Container) async throws {
         let plan = try Self.join(400, mode: mode, container: container)
         #expect(plan.ranges.count == 400)
         let json = try JSONSerialization.jsonObject(with: JSONEncoder().encode(plan)) as? [String: Any]
@@ -56,7 +56,7 @@ struct PlanShapeTests {
     /// Only the edit writer sees every range: a writer is made with the output's plan and its own range's
     /// (`EditWriter` hands a smart edit's next range to the edges it starts early, nothing else), so a writer that
     /// read another range's plan would have to name it here.
-    @Test func writersReadTheirOwnRangeOnly() throws {
+    @Test func writersReadTheirOwnRangeOnly() async throws {
         let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Sources/MediaEngine/Write")
         let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".swift") }

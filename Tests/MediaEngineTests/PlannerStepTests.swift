@@ -14,7 +14,7 @@ struct PlannerStepTests {
     /// A truncated input: a range past what can be read is refused; one that reaches it is warned of; one before it
     /// says the damage lies after it.
     @Test(arguments: [(Int64(100), Int64(300), "truncated_after_range"), (100, 900, "past_readable_end"), (700, 900, "refused")])
-    func truncation(start: Int64, end: Int64, expected: String) throws {
+    func truncation(start: Int64, end: Int64, expected: String) async throws {
         var facts = syntheticFacts(Self.ibbp, start: start, end: end, mode: .copy)
         facts.readableEnd = (600_000, "the index promises more than the file holds")
         if expected == "refused" {
@@ -26,7 +26,7 @@ struct PlannerStepTests {
 
     /// The edges: the keyframe and the frame at `start`, the end moved in by the source's own edit list and by a
     /// truncated file; a start past every frame is refused.
-    @Test func edgesOfARange() throws {
+    @Test func edgesOfARange() async throws {
         let (middle, _) = try Self.edges(700, 1060)
         #expect(middle.start.keyframe.pts == 480 && middle.start.frameAtStart == 680)
         #expect(middle.end.lastWanted == 1040 && middle.endTicks == 1060 && !middle.stopsShort)
@@ -34,12 +34,17 @@ struct PlannerStepTests {
         facts.readableEnd = (900_000, "cut short")
         let short = try RangeEdges.make(try #require(facts.video), facts: facts)
         #expect(short.endTicks == 900 && short.stopsShort)
-        #expect(throws: MediaError.self) { try Self.edges(5000, 6000) }
+        // Past the last frame, the last frame (DESIGN.md); a range before the video's first keyframe is refused.
+        #expect(try Self.edges(5000, 6000).0.start.frameAtStart == 1880)
+        var late = Self.ibbp
+        for index in late.indices { late[index].pts += 3000; late[index].dts += 3000 }
+        let early = syntheticFacts(late, start: 0, end: 500, mode: .copy)
+        #expect(throws: MediaError.self) { try RangeEdges.make(try #require(early.video), facts: early) }
     }
 
     /// Smart's split: head, copied GOPs and tail; a range inside one GOP falls back alone, but in a join is re-encoded
     /// whole so the rest stays smart; a refusal of the whole stream is kept.
-    @Test func smartSplit() throws {
+    @Test func smartSplit() async throws {
         let (edges, facts) = try Self.edges(700, 1500, mode: .smart)
         let video = try #require(facts.video)
         let (split, fallback) = RangePlanner.smartSplit(video, edges: edges, joins: false)
@@ -61,7 +66,7 @@ struct PlannerStepTests {
         (.exact, .mp4, 680, 700, 1060, 360 * 16, []),
     ] as [(CutMode, Container, Int64, Int64, Int64, Int64?, [String])])
     func modeTiming(mode: CutMode, container: Container, firstShown: Int64, shift: Int64, presentedEnd: Int64, edit: Int64?,
-                    codes: [String]) throws {
+                    codes: [String]) async throws {
         let (edges, facts) = try Self.edges(700, 1060, mode: mode, container: container)
         var notices: [CutNotice] = []
         let cut = ModeTiming.cut(mode, video: try #require(facts.video), edges: edges, smart: nil, facts: facts, notices: &notices)
@@ -72,7 +77,7 @@ struct PlannerStepTests {
 
     /// A smart range presents up to `end` (or to the last frame's end where it copies to the stream's end), and names
     /// what it re-encodes.
-    @Test func smartTiming() throws {
+    @Test func smartTiming() async throws {
         let (edges, facts) = try Self.edges(700, 1500, mode: .smart)
         let video = try #require(facts.video)
         let split = try #require(RangePlanner.smartSplit(video, edges: edges, joins: false).0)
@@ -86,7 +91,7 @@ struct PlannerStepTests {
     /// starts where asked; to where the video stops presenting.
     @Test(arguments: [(CutMode.copy, Container.mp4, Int64(680_000), Int64(680_000)), (.copy, .mkv, 480_000, 480_000),
                       (.exact, .mp4, 700_000, 700_000)] as [(CutMode, Container, Int64, Int64)])
-    func companionWindow(mode: CutMode, container: Container, start: Int64, zero: Int64) throws {
+    func companionWindow(mode: CutMode, container: Container, start: Int64, zero: Int64) async throws {
         let (edges, facts) = try Self.edges(700, 1060, mode: mode, container: container)
         let video = try #require(facts.video)
         var notices: [CutNotice] = []
@@ -98,7 +103,7 @@ struct PlannerStepTests {
 
     /// The range's sample entry: an exact cut's from its encoder, a copy's from the sets its samples see (none read:
     /// none planned), and nothing into Matroska for a copy.
-    @Test func sampleEntryOfARange() throws {
+    @Test func sampleEntryOfARange() async throws {
         let (edges, facts) = try Self.edges(700, 1060, mode: .exact)
         let video = try #require(facts.video)
         var notices: [CutNotice] = []
@@ -116,7 +121,7 @@ struct PlannerStepTests {
     /// Streams are chosen once per edit: the main video, audio and subtitles the container holds (AMR split into
     /// frames), the rest left out with a reason; a timecode track becomes the output's timecode, GoPro telemetry is
     /// kept in MP4/MOV only.
-    @Test func streamSelection() throws {
+    @Test func streamSelection() async throws {
         var facts = syntheticFacts(Self.ibbp, start: 480, end: 960, mode: .copy, streams: [
             StreamFacts(index: 1, kind: .audio, codec: "aac"),
             StreamFacts(index: 2, kind: .audio, codec: "pcm_s16be", containerCanHold: false),

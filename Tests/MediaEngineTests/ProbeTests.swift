@@ -50,7 +50,7 @@ struct ProbeTests {
     ]
 
     @Test(arguments: fixtures)
-    func probesFixture(_ expected: Expected) throws {
+    func probesFixture(_ expected: Expected) async throws {
         let info = try Probe.probe(path: TestPaths.fixture(expected.file))
         #expect(abs(info.durationSeconds - expected.durationSeconds) < 0.0005)
         #expect(info.durationSource == .container)
@@ -75,14 +75,14 @@ struct ProbeTests {
         #expect(video.decoderAvailable)
     }
 
-    @Test func sizeIsTheFileSize() throws {
+    @Test func sizeIsTheFileSize() async throws {
         let path = TestPaths.fixture("h264-aac.mp4")
         let info = try Probe.probe(path: path)
         let attributes = try MediaFacts.fileSize(path)
         #expect(info.sizeBytes == attributes)
     }
 
-    @Test func variableFrameRateClip() throws {
+    @Test func variableFrameRateClip() async throws {
         let info = try Probe.probe(path: TestPaths.fixture("vfr.mp4"))
         let video = try #require(info.video)
         // 30 frames in the first second, 10 in the next: the average rate is between the two.
@@ -91,7 +91,7 @@ struct ProbeTests {
         #expect(video.frameCount == 40)
     }
 
-    @Test func truncatedFileStillProbes() throws {
+    @Test func truncatedFileStillProbes() async throws {
         let info = try Probe.probe(path: TestPaths.fixture("truncated.mp4"))
         #expect(info.video?.codec == "h264")
         #expect(info.durationSeconds == 4.0)
@@ -113,7 +113,7 @@ struct ProbeTests {
     ]
 
     @Test(arguments: badInputs)
-    func badInputsGiveTypedErrors(_ bad: BadInput) {
+    func badInputsGiveTypedErrors(_ bad: BadInput) async {
         #expect {
             _ = try Probe.probe(path: bad.path)
         } throws: { error in

@@ -18,7 +18,7 @@ struct ProposalPlannerTests {
 
     static let pad = ProposalPlanner.Settings(padMicro: 150_000, snapsToCleanStarts: true)
 
-    @Test func snappingKeepsAtMostTheReachOfSilence() {
+    @Test func snappingKeepsAtMostTheReachOfSilence() async {
         // Slack 0.35–9.52 s with clean starts at 4.137 and 8.575 s: the range before would keep 3.8 s of silence to
         // end at one; only the range after (0.945 s from its pad) snaps.
         let points = [0, 4_137_000, 8_575_000, 21_654_000].map { CleanPoint(micro: Int64($0), shownFromMicro: Int64($0)) }
@@ -26,7 +26,7 @@ struct ProposalPlannerTests {
         #expect(Self.spans(ProposalPlanner.plan(analysis, settings: Self.pad)) == [[0, 0.35], [8.575, 30]])
     }
 
-    @Test func aClickBetweenTwoSilencesDoesNotSplitThem() {
+    @Test func aClickBetweenTwoSilencesDoesNotSplitThem() async {
         let analysis = ContentAnalysis(durationMicro: 40_000_000, detections: [Self.silence(0.2, 9.67), Self.silence(9.672, 38.63)],
                                        cleanStarts: [], warnings: [])
         var settings = Self.pad
@@ -34,7 +34,7 @@ struct ProposalPlannerTests {
         #expect(Self.spans(ProposalPlanner.plan(analysis, settings: settings)) == [[0, 0.35], [38.48, 40]])
     }
 
-    @Test func aRangeShowingNoFrameOfItsOwnJoinsTheOneBefore() {
+    @Test func aRangeShowingNoFrameOfItsOwnJoinsTheOneBefore() async {
         // One frame from 38.0 to 40.5 s: the ranges 0–38.902 and 39.41–40.35 end on it, the second shows nothing new.
         let analysis = ContentAnalysis(durationMicro: 42_000_000, detections: [Self.silence(38.752, 39.56), Self.silence(40.2, 42)],
                                        cleanStarts: [], frameStartsMicro: [0, 38_000_000, 40_500_000], warnings: [])
@@ -43,7 +43,7 @@ struct ProposalPlannerTests {
         #expect(Self.spans(ProposalPlanner.plan(analysis, settings: settings)) == [[0, 40.35]])
     }
 
-    @Test func seamsMoveOntoKeyframesInsideTheSlack() {
+    @Test func seamsMoveOntoKeyframesInsideTheSlack() async {
         let analysis = ContentAnalysis(durationMicro: 15_100_000, detections: [Self.silence(3.587, 5.087), Self.silence(8.68, 10.68)],
                                        cleanStarts: Self.closedGOPs(every: 0.5, until: 15), warnings: [])
         let proposal = ProposalPlanner.plan(analysis, settings: Self.pad)
@@ -56,7 +56,7 @@ struct ProposalPlannerTests {
         #expect(plain.copyOnlySeams == 0 && plain.remove.count == 2)
     }
 
-    @Test func oneKeyframeInTheSlackSnapsTheSideThatRemovesMore() {
+    @Test func oneKeyframeInTheSlackSnapsTheSideThatRemovesMore() async {
         // Slack 2.15–3.85; the only clean start at 3.0: ranges end at 3.0 (removing 3.0–3.85) or begin there (2.15–3.0).
         let analysis = ContentAnalysis(durationMicro: 10_000_000, detections: [Self.silence(2, 4)],
                                        cleanStarts: [CleanPoint(micro: 0, shownFromMicro: 0), CleanPoint(micro: 3_200_000, shownFromMicro: 3_200_000)],
@@ -66,7 +66,7 @@ struct ProposalPlannerTests {
         #expect(proposal.copyOnlySeams == 0 && proposal.snappedSeams == 1)
     }
 
-    @Test func anOpenGOPsRangeEndsWhereItsLeadingPicturesAreShown() {
+    @Test func anOpenGOPsRangeEndsWhereItsLeadingPicturesAreShown() async {
         let points = [CleanPoint(micro: 0, shownFromMicro: 0), CleanPoint(micro: 2_500_000, shownFromMicro: 2_420_000),
                       CleanPoint(micro: 3_500_000, shownFromMicro: 3_420_000)]
         let analysis = ContentAnalysis(durationMicro: 8_000_000, detections: [Self.silence(2, 4)], cleanStarts: points, warnings: [])
@@ -75,7 +75,7 @@ struct ProposalPlannerTests {
         #expect(proposal.copyOnlySeams == 1)
     }
 
-    @Test func aGapOpeningTheFileIsRemovedEvenWithoutAKeyframeInIt() {
+    @Test func aGapOpeningTheFileIsRemovedEvenWithoutAKeyframeInIt() async {
         // Black lead-in 0–1.2 s; the only clean start in it is at 0, which would remove nothing: the pad's edge is kept.
         let analysis = ContentAnalysis(durationMicro: 5_000_000,
                                        detections: [Detection(kind: .black, startMicro: 0, endMicro: 1_200_000, measure: 0.01)],
@@ -84,7 +84,7 @@ struct ProposalPlannerTests {
         #expect(Self.spans(ProposalPlanner.plan(analysis, settings: Self.pad)) == [[1.05, 5]])
     }
 
-    @Test func scenesSplitTheKeptRangesButNotTheirPads() {
+    @Test func scenesSplitTheKeptRangesButNotTheirPads() async {
         let detections = [Detection(kind: .black, startMicro: 0, endMicro: 1_200_000, measure: 0.01),
                           Detection(kind: .scene, startMicro: 0, endMicro: 1_200_000, measure: nil),
                           Detection(kind: .scene, startMicro: 1_200_000, endMicro: 4_200_000, measure: 80),

@@ -25,7 +25,7 @@ struct SampleEntryUnitTests {
     static let x264SPS = bytes("6764000a22cd94426c0440000003004000000f03c4896580")
     static let x264PPS = bytes("68212be3cb22c0")
 
-    @Test func exponentialGolombRoundTrips() {
+    @Test func exponentialGolombRoundTrips() async {
         var writer = RBSPWriter()
         for value in 0..<300 { writer.writeUE(value) }
         writer.write(5, bits: 3)
@@ -37,7 +37,7 @@ struct SampleEntryUnitTests {
     }
 
     @Test(arguments: [[0, 0, 0], [0, 0, 1, 0, 0, 2], [0, 0, 3, 0, 0, 0, 0], [1, 0, 0], [0, 0, 4, 0, 0]] as [[UInt8]])
-    func emulationPreventionRoundTrips(_ rbsp: [UInt8]) {
+    func emulationPreventionRoundTrips(_ rbsp: [UInt8]) async {
         let escaped = NALUnits.addingEmulationPrevention(rbsp)
         // No 00 00 00/01/02 left inside, and nothing ends in a zero byte.
         for index in 0..<max(0, escaped.count - 2) where escaped[index] == 0 && escaped[index + 1] == 0 {
@@ -50,7 +50,7 @@ struct SampleEntryUnitTests {
         #expect(trimmed == rbsp, "\(escaped)")
     }
 
-    @Test func x265SetsAreRenumberedAndBack() throws {
+    @Test func x265SetsAreRenumberedAndBack() async throws {
         let ids = HEVCRenumbering.Ids(vps: 3, sps: 5, pps: 17)
         let vps = try #require(HEVCRenumbering.renumber(set: Self.vps[...], to: ids))
         let sps = try #require(HEVCRenumbering.renumber(set: Self.sps[...], to: ids))
@@ -69,7 +69,7 @@ struct SampleEntryUnitTests {
         #expect(HEVCRenumbering.renumber(set: pps[...], to: zero) == Self.pps)
     }
 
-    @Test func slicesTakeAPPSIdOfWholeBytesMore() throws {
+    @Test func slicesTakeAPPSIdOfWholeBytesMore() async throws {
         #expect(NALSyntax.slicePPSId(Self.slice, hevc: true) == 0)
         for pps in [15, 22, 30] {
             let renumbered = try #require(HEVCRenumbering.renumber(slice: Self.slice[...], pps: pps))
@@ -84,7 +84,7 @@ struct SampleEntryUnitTests {
         #expect(HEVCRenumbering.renumber(slice: Self.slice[...], pps: 31) == nil)
     }
 
-    @Test func x264SetsCarryTheirSPSId() throws {
+    @Test func x264SetsCarryTheirSPSId() async throws {
         #expect(ParameterSet.parse(Self.x264SPS[...], codec: .h264).map { [$0.id] } == [3])
         #expect(ParameterSet.parse(Self.x264PPS[...], codec: .h264).map { [$0.id, $0.parentId ?? -1] } == [3, 3])
         let ids = HEVCRenumbering.Ids(vps: 0, sps: 3, pps: 3)
@@ -98,7 +98,7 @@ struct SampleEntryUnitTests {
         ParameterSet(kind: kind, id: id, parentId: kind == .pps ? 0 : nil, unit: [kind == .sps ? 0x67 : 0x68, content])
     }
 
-    @Test func setsOverARange() {
+    @Test func setsOverARange() async {
         var sets = SourceParameterSets(codec: .h264, record: [Self.set(.sps, 0, 1), Self.set(.pps, 0, 1)], recordBytes: nil,
                                        lengthSize: 4, sourceTag: "avc3")
         sets.scanned(Self.set(.sps, 0, 1), dts: 0, seconds: 0)
@@ -116,7 +116,7 @@ struct SampleEntryUnitTests {
         #expect(after.conflict == nil && after.record.first { $0.kind == .pps && $0.id == 0 }?.unit == [0x68, 2])
     }
 
-    @Test func freeIdsAvoidTheSource() {
+    @Test func freeIdsAvoidTheSource() async {
         var hevc = SourceParameterSets(codec: .hevc, record: [], recordBytes: nil, lengthSize: 4, sourceTag: "hvc1")
         for (kind, id) in [(ParameterSet.Kind.vps, 0), (.vps, 1), (.sps, 0), (.pps, 0), (.pps, 15)] {
             hevc.meet(ParameterSet(kind: kind, id: id, parentId: nil, unit: [UInt8(id)]), seconds: nil)
@@ -136,7 +136,7 @@ struct SampleEntryUnitTests {
         #expect(SampleEntryPlan.choose(sets: full, mode: .smart, requested: .inBand) == (plan, nil))
     }
 
-    @Test func recordsCoverEverySet() throws {
+    @Test func recordsCoverEverySet() async throws {
         // Two H.264 SPS: x264's at level 1.0 and the same at level 4.1: the record takes the higher.
         var high = Self.x264SPS
         high[3] = 41
@@ -159,13 +159,13 @@ struct SampleEntryUnitTests {
     @Test(arguments: [[0, 0, 0, 1, 0x67, 1, 2, 0, 0, 1, 0x68, 3, 0, 0, 0, 1, 0x65, 4, 5, 0, 0],
                       [0, 0, 1, 0x09, 0x10, 0, 0, 0, 1, 0x41, 1, 0, 0, 3, 1, 2, 0, 0, 1],
                       [0, 0, 1], []] as [[UInt8]])
-    func annexBRangesMatchTheSplit(_ stream: [UInt8]) {
+    func annexBRangesMatchTheSplit(_ stream: [UInt8]) async {
         let ranges = stream.withUnsafeBufferPointer { NALUnits.unitRanges($0, lengthSize: nil) } ?? []
         #expect(ranges.map { Array(stream[$0]) } == NALUnits.splitAnnexB(stream).map { Array($0) })
     }
 
     /// Bytes before the first start code (a damaged sample) are kept as a unit: a copy drops nothing.
-    @Test func annexBKeepsWhatComesBeforeTheFirstStartCode() {
+    @Test func annexBKeepsWhatComesBeforeTheFirstStartCode() async {
         func units(_ stream: [UInt8]) -> [[UInt8]] {
             (stream.withUnsafeBufferPointer { NALUnits.unitRanges($0, lengthSize: nil) } ?? []).map { Array(stream[$0]) }
         }
@@ -174,7 +174,7 @@ struct SampleEntryUnitTests {
         #expect(units([0, 0, 0]) == [])
     }
 
-    @Test func lengthRangesRefuseLengthsThatDoNotAddUp() {
+    @Test func lengthRangesRefuseLengthsThatDoNotAddUp() async {
         let good: [UInt8] = [0, 0, 0, 2, 0x65, 1, 0, 0, 0, 1, 0x06]
         #expect(good.withUnsafeBufferPointer { NALUnits.unitRanges($0, lengthSize: 4) } == [4..<6, 10..<11])
         #expect(Array(good.dropLast()).withUnsafeBufferPointer { NALUnits.unitRanges($0, lengthSize: 4) } == nil)

@@ -12,18 +12,18 @@ struct StreamStartTests {
 
     @Test(arguments: [("x264 - core 142 r2431 ac76440 - H.264/MPEG-4 AVC codec", 142), ("x264 - core 83", 83),
                       ("x264 - core 1642", 1642), ("x264 - core ", nil), ("Lavc60 libx265", nil)] as [(String, Int?)])
-    func buildFromTheSEI(text: String, build: Int?) {
+    func buildFromTheSEI(text: String, build: Int?) async {
         #expect(StreamBeginning.x264Build(inSEI: Self.x264SEI(text)[...]) == build)
     }
 
-    @Test func buildReadThroughEmulationPrevention() {
+    @Test func buildReadThroughEmulationPrevention() async {
         // 00 00 03 inside the payload: the 03 is not data.
         let unit: [UInt8] = [0x06, 0x05, 0x20, 0, 0, 3, 1] + Array("x264 - core 151".utf8)
         #expect(StreamBeginning.x264Build(inSEI: unit[...]) == 151)
         #expect(NALUnits.removingEmulationPrevention([0, 0, 3, 1, 0, 0, 3, 0, 0, 3]) == [0, 0, 1, 0, 0, 0, 0])
     }
 
-    @Test func seiGoesBeforeTheFirstSliceOnce() {
+    @Test func seiGoesBeforeTheFirstSliceOnce() async {
         let sei = Self.x264SEI("x264 - core 142")
         let beginning = StreamBeginning(x264Build: 142, x264SEI: sei, firstDecodeTicks: 0, lengthSize: 4)
         let aud: [UInt8] = [0x09, 0xF0], slice: [UInt8] = [0x65, 0x88, 0x84]
@@ -48,14 +48,14 @@ struct StreamStartTests {
         ("HEVC BLA", .hevc, [0x20, 0x01, 0xAF], true, true),
         ("HEVC TRAIL_R I slice", .hevc, [0x02, 0x01, 0xAF], false, false),
     ] as [(String, NALUnits.Codec, [UInt8], Bool, Bool)])
-    func cleanStartsAndSplicePoints(name: String, codec: NALUnits.Codec, unit: [UInt8], clean: Bool, splice: Bool) {
+    func cleanStartsAndSplicePoints(name: String, codec: NALUnits.Codec, unit: [UInt8], clean: Bool, splice: Bool) async {
         let rule = CleanStart(codec: codec, lengthSize: nil)
         let sample = [0, 0, 0, 1] + unit
         #expect(rule.isClean(bytes: sample) == clean, "\(name)")
         #expect(rule.isSplicePoint(bytes: sample) == splice, "\(name)")
     }
 
-    @Test func recoveryPointWithZeroFramesIsACleanStart() {
+    @Test func recoveryPointWithZeroFramesIsACleanStart() async {
         // SEI payload type 6 (recovery point), size 1: recovery_frame_cnt ue(v) = 0 is a single 1 bit.
         #expect(CleanStart.hasRecoveryPointZero([0x06, 0x06, 0x01, 0x84, 0x80][...]))
         // recovery_frame_cnt = 1 (bits 010): not clean.
@@ -65,7 +65,7 @@ struct StreamStartTests {
         #expect(!CleanStart.hasRecoveryPointZero([0x06, 0x05, 0x03, 1, 2, 3, 0x80][...]))
     }
 
-    @Test func expGolombFields() {
+    @Test func expGolombFields() async {
         // 1 | 010 | 011 | 00100 | 1010 (4 bits) → ue 0, 1, 2, 3, then 10.
         var bits = RBSPBits([0b1010_0110, 0b0100_1010])
         #expect(bits.readUE() == 0)

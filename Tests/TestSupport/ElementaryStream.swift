@@ -8,10 +8,10 @@ public struct ElementaryStream: Sendable {
     /// Every NAL unit in decode order (header included, start codes removed).
     public let units: [[UInt8]]
 
-    public init(_ path: String) throws {
-        let codec = try Reference.videoCodec(path)
+    public init(_ path: String) async throws {
+        let codec = try await Reference.videoCodec(path)
         hevc = codec == "hevc"
-        let run = try Run.tool("ffmpeg", ["-v", "error", "-i", path, "-map", "0:v:0", "-c", "copy", "-bsf:v", "\(codec)_mp4toannexb",
+        let run = try await Run.tool("ffmpeg", ["-v", "error", "-i", path, "-map", "0:v:0", "-c", "copy", "-bsf:v", "\(codec)_mp4toannexb",
                                           "-f", codec, "-"])
         guard run.status == 0 else { throw ReferenceError(message: "extracting \(path)'s video: \(run.stderr)") }
         units = Self.split([UInt8](run.stdoutData))

@@ -8,8 +8,8 @@ public enum FrameCodecStreams {
     /// profile and colour configuration. One element: every frame (and the stored configuration) states the same.
     /// `av1`: sequence headers; otherwise VP9 keyframes. `stored`: the configuration's (traced before the first
     /// packet); `frames`: the packets'.
-    public static func distinctHeaders(_ path: String, av1: Bool) throws -> (stored: Set<[String]>, frames: Set<[String]>) {
-        let result = try Run.tool("ffmpeg", ["-v", "trace", "-i", path, "-map", "0:v:0", "-c", "copy", "-bsf:v", "trace_headers", "-f", "null", "-"])
+    public static func distinctHeaders(_ path: String, av1: Bool) async throws -> (stored: Set<[String]>, frames: Set<[String]>) {
+        let result = try await Run.tool("ffmpeg", ["-v", "trace", "-i", path, "-map", "0:v:0", "-c", "copy", "-bsf:v", "trace_headers", "-f", "null", "-"])
         var stored = Set<[String]>(), frames = Set<[String]>()
         var inPackets = false
         var current: [String]?
@@ -49,8 +49,8 @@ public enum FrameCodecStreams {
     }
 
     /// The MD5 of each video packet's bytes, in the file's order.
-    public static func packetHashes(_ path: String) throws -> [String] {
-        let result = try Run.tool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "packet=data_hash", "-show_data_hash", "md5",
+    public static func packetHashes(_ path: String) async throws -> [String] {
+        let result = try await Run.tool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "packet=data_hash", "-show_data_hash", "md5",
                                               "-of", "csv=p=0", path])
         return result.stdoutLines.filter { !$0.isEmpty }
     }

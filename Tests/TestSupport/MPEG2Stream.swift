@@ -19,8 +19,8 @@ public enum MPEG2Stream {
         public var sequenceHeaders: Set<[UInt8]>
     }
 
-    public static func read(_ path: String) throws -> Reading {
-        let result = try Run.tool("ffmpeg", ["-v", "error", "-i", path, "-map", "0:v:0", "-c", "copy", "-f", "mpeg2video", "-"])
+    public static func read(_ path: String) async throws -> Reading {
+        let result = try await Run.tool("ffmpeg", ["-v", "error", "-i", path, "-map", "0:v:0", "-c", "copy", "-f", "mpeg2video", "-"])
         guard result.status == 0 else { throw ReferenceError(message: "remuxing \(path): \(result.stderr)") }
         return read(bytes: [UInt8](result.stdoutData))
     }

@@ -22,13 +22,13 @@ public enum Readiness {
         return (attributes?[.size] as? NSNumber)?.int64Value
     }
 
-    /// Polls `condition` (every 20 ms) until it holds, the process ends, or `timeout` passes; whether it held.
+    /// Polls `condition` (every 20 ms) until it holds, the child ends, or `timeout` passes; whether it held.
     @discardableResult
-    public static func wait(for process: Process, timeout: Double = 120, _ condition: () -> Bool) -> Bool {
+    public static func wait(for child: Child, timeout: Double = 120, _ condition: () -> Bool) async -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline, process.isRunning {
+        while Date() < deadline, child.isRunning {
             if condition() { return true }
-            usleep(20_000)
+            try? await Task.sleep(for: .milliseconds(20))
         }
         return false
     }

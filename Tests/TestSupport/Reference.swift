@@ -11,12 +11,12 @@ public enum Reference {
     /// Every frame of the file's video decoded from the start (no seeking, so open GOPs are safe),
     /// autorotated as ffmpeg's CLI does, scaled to `width`×`height`, with presentation times from
     /// ffprobe relative to the container start.
-    public static func frames(_ path: String, width: Int, height: Int) throws -> [DecodedFrame] {
-        let raw = try Run.tool("ffmpeg", ["-v", "error", "-i", path, "-map", "0:v:0", "-vf",
+    public static func frames(_ path: String, width: Int, height: Int) async throws -> [DecodedFrame] {
+        let raw = try await Run.tool("ffmpeg", ["-v", "error", "-i", path, "-map", "0:v:0", "-vf",
                                           "scale=\(width):\(height):flags=bicubic+accurate_rnd+full_chroma_int",
                                           "-fps_mode", "passthrough", "-f", "rawvideo", "-pix_fmt", "rgb24", "-"])
         guard raw.status == 0 else { throw ReferenceError(message: raw.stderr) }
-        let times = try frameTimes(path)
+        let times = try await frameTimes(path)
         let size = width * height * 3
         let data = [UInt8](raw.stdoutData)
         let count = data.count / size
@@ -27,31 +27,39 @@ public enum Reference {
         }
     }
 
-    /// Presentation times of the decoded frames, in decode-output order, relative to the container start.
-    public static func frameTimes(_ path: String) throws -> [Double] {
-        let start = try containerStart(path)
-        if try videoCodec(path) == "av1", [".mp4", ".mov"].contains(where: { path.lowercased().hasSuffix($0) }) {
+    /// Presentation times of the decoded frames, in decode-output order, relative to the container start. Asked once
+    /// per file version in a run (the same source serves many cases): one ffprobe for the start, the codec and the times.
+    public static func frameTimes(_ path: String) async throws -> [Double] {
+        try await FileFacts.once(path, "frame times") { try await readFrameTimes(path) }
+    }
+
+    private static func readFrameTimes(_ path: String) async throws -> [Double] {
+        let probe = try await Run.tool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries",
+                                                   "format=start_time:stream=codec_name:frame=best_effort_timestamp_time", "-of", "json", path])
+        let json = (try? JSONSerialization.jsonObject(with: probe.stdoutData)) as? [String: Any] ?? [:]
+        let start = ((json["format"] as? [String: Any])?["start_time"] as? String).flatMap(Double.init) ?? 0
+        let codec = (json["streams"] as? [[String: Any]])?.first?["codec_name"] as? String ?? ""
+        if codec == "av1", [".mp4", ".mov"].contains(where: { path.lowercased().hasSuffix($0) }) {
             // FFmpeg 5.1's libdav1d wrapper shows the frames an MP4 edit list hides; libaom's decoder does not.
-            let run = try Run.tool("ffmpeg", ["-hide_banner", "-nostats", "-c:v", "libaom-av1", "-i", path, "-map", "0:v:0",
+            let run = try await Run.tool("ffmpeg", ["-hide_banner", "-nostats", "-c:v", "libaom-av1", "-i", path, "-map", "0:v:0",
                                               "-vf", "showinfo", "-f", "null", "-"])
             return run.stderrLines.compactMap { line -> Double? in
                 guard let range = line.range(of: "pts_time:") else { return nil }
                 return Double(line[range.upperBound...].prefix { !$0.isWhitespace })
             }.map { $0 - start }
         }
-        let probe = try Run.tool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries",
-                                             "frame=best_effort_timestamp_time", "-of", "csv=p=0", path])
-        return probe.stdoutLines.compactMap { Double($0.split(separator: ",").first.map(String.init) ?? "") }.map { $0 - start }
+        let frames = json["frames"] as? [[String: Any]] ?? []
+        return frames.compactMap { ($0["best_effort_timestamp_time"] as? String).flatMap(Double.init) }.map { $0 - start }
     }
 
-    public static func videoCodec(_ path: String) throws -> String {
+    public static func videoCodec(_ path: String) async throws -> String {
         // MPEG-TS lists the stream under its program too: the first line.
-        try Run.tool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=codec_name", "-of", "csv=p=0", path])
+        try await Run.tool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=codec_name", "-of", "csv=p=0", path])
             .stdout.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
     }
 
-    public static func containerStart(_ path: String) throws -> Double {
-        let probe = try Run.tool("ffprobe", ["-v", "error", "-show_entries", "format=start_time", "-of", "csv=p=0", path])
+    public static func containerStart(_ path: String) async throws -> Double {
+        let probe = try await Run.tool("ffprobe", ["-v", "error", "-show_entries", "format=start_time", "-of", "csv=p=0", path])
         return Double(probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
     }
 

@@ -1,15 +1,20 @@
 import Foundation
+import Glibc
+import Synchronization
 
 /// What a finished process printed and how it exited.
 public struct RunResult: Sendable, CustomStringConvertible {
+    /// The exit status, or the signal that ended it (`signaled`).
     public let status: Int32
+    public let signaled: Bool
     public let stderr: String
     public let stdoutData: Data
     /// Decoded on use: some tools print megabytes of raw pictures, which are never read as text.
     public var stdout: String { String(decoding: stdoutData, as: UTF8.self) }
 
-    public init(status: Int32, stderr: String, stdoutData: Data) {
+    public init(status: Int32, stderr: String, stdoutData: Data, signaled: Bool = false) {
         self.status = status
+        self.signaled = signaled
         self.stderr = stderr
         self.stdoutData = stdoutData
     }
@@ -29,14 +34,31 @@ public struct RunResult: Sendable, CustomStringConvertible {
 
 public enum Run {
     /// Runs the built `vtrim` with `arguments`.
-    public static func vtrim(_ arguments: [String], in directory: String? = nil, environment: [String: String]? = nil) throws -> RunResult {
-        try tool(TestPaths.vtrimBinary, arguments, in: directory, environment: environment)
+    public static func vtrim(_ arguments: [String], in directory: String? = nil, environment: [String: String]? = nil) async throws -> RunResult {
+        try await tool(TestPaths.vtrimBinary, arguments, in: directory, environment: environment)
     }
 
-    /// Runs an executable (absolute path or a name on PATH).
+    /// Runs an executable (absolute path or a name on PATH) to its end.
     public static func tool(_ executable: String, _ arguments: [String], in directory: String? = nil,
-                            environment: [String: String]? = nil) throws -> RunResult {
-        let process = Process()
+                            environment: [String: String]? = nil) async throws -> RunResult {
+        try await Child(executable, arguments, in: directory, environment: environment).result()
+    }
+}
+
+/// A process a test started — the one way tests spawn one. Both pipes are read as the output comes (on threads of
+/// their own, so a chatty process never blocks on a full pipe), and its end is awaited without holding a thread of
+/// Swift's cooperative pool (the server tests in the same run need them). Children run a few at a time
+/// (`ProcessSlots`: as many as the machine has cores), so the tests — started all at once — load the machine as
+/// one run did before; a child holds its slot until its result is taken, so take it before starting another.
+public final class Child {
+    public let pid: Int32
+    private let process: Process
+    private let output: Drain
+    private let errors: Drain
+    private let exit = Exit()
+
+    public init(_ executable: String, _ arguments: [String], in directory: String? = nil, environment: [String: String]? = nil) async throws {
+        process = Process()
         if executable.hasPrefix("/") {
             process.executableURL = URL(fileURLWithPath: executable)
             process.arguments = arguments
@@ -48,23 +70,120 @@ public enum Run {
         if let environment {
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         }
-        let output = Pipe(), errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
+        let outputPipe = Pipe(), errorPipe = Pipe()
+        process.standardOutput = outputPipe
+        process.standardError = errorPipe
         process.standardInput = FileHandle.nullDevice
-        try process.run()
-        // Read both pipes concurrently so a chatty process cannot block on a full pipe.
-        nonisolated(unsafe) var errorData = Data()
-        let group = DispatchGroup()
-        group.enter()
-        DispatchQueue.global().async {
-            errorData = errors.fileHandleForReading.readDataToEndOfFile()
-            group.leave()
+        let exit = exit
+        process.terminationHandler = { ended in exit.finish(ended.terminationStatus, signaled: ended.terminationReason == .uncaughtSignal) }
+        await ProcessSlots.shared.acquire()
+        do {
+            try process.run()
+        } catch {
+            await ProcessSlots.shared.release()
+            throw error
         }
-        let outputData = output.fileHandleForReading.readDataToEndOfFile()
-        group.wait()
-        process.waitUntilExit()
-        return RunResult(status: process.terminationStatus, stderr: String(decoding: errorData, as: UTF8.self), stdoutData: outputData)
+        pid = process.processIdentifier
+        output = Drain(outputPipe.fileHandleForReading.fileDescriptor)
+        errors = Drain(errorPipe.fileHandleForReading.fileDescriptor)
+        // The child has its copies; the reading ends are the drains' own duplicates.
+        try? outputPipe.fileHandleForWriting.close()
+        try? errorPipe.fileHandleForWriting.close()
+    }
+
+    public var isRunning: Bool { exit.status == nil }
+
+    public func signal(_ number: Int32) { kill(pid, number) }
+
+    /// Waits for the end and everything printed; gives back the slot.
+    public func result() async -> RunResult {
+        let (status, signaled) = await exit.wait()
+        let stdout = await output.data(), stderr = await errors.data()
+        await ProcessSlots.shared.release()
+        return RunResult(status: status, stderr: String(decoding: stderr, as: UTF8.self), stdoutData: stdout, signaled: signaled)
+    }
+}
+
+/// How many children run at once, and who waits for a turn (first come, first served).
+actor ProcessSlots {
+    static let shared = ProcessSlots(count: max(2, ProcessInfo.processInfo.activeProcessorCount))
+
+    private var free: Int
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    init(count: Int) { free = count }
+
+    func acquire() async {
+        if free > 0 {
+            free -= 1
+            return
+        }
+        await withCheckedContinuation { waiting.append($0) }
+    }
+
+    func release() {
+        if waiting.isEmpty { free += 1 } else { waiting.removeFirst().resume() }
+    }
+}
+
+/// A pipe's reading end read to its end on a thread of its own (a duplicate of the descriptor, closed when done).
+private final class Drain: Sendable {
+    private let state = Mutex<(data: Data?, waiting: [CheckedContinuation<Data, Never>])>((nil, []))
+
+    init(_ descriptor: Int32) {
+        let own = dup(descriptor)
+        let thread = Thread { [self] in
+            var data = Data()
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            while own >= 0 {
+                let count = read(own, &buffer, buffer.count)
+                if count > 0 { data.append(contentsOf: buffer[0..<count]) } else if count == 0 || errno != EINTR { break }
+            }
+            if own >= 0 { close(own) }
+            let waiting = state.withLock { state in
+                state.data = data
+                defer { state.waiting = [] }
+                return state.waiting
+            }
+            for waiter in waiting { waiter.resume(returning: data) }
+        }
+        thread.start()
+    }
+
+    func data() async -> Data {
+        await withCheckedContinuation { continuation in
+            let ready = state.withLock { state -> Data? in
+                if state.data == nil { state.waiting.append(continuation) }
+                return state.data
+            }
+            if let ready { continuation.resume(returning: ready) }
+        }
+    }
+}
+
+/// A child's exit status, awaited.
+private final class Exit: Sendable {
+    private let state = Mutex<(status: (Int32, Bool)?, waiting: [CheckedContinuation<(Int32, Bool), Never>])>((nil, []))
+
+    var status: (Int32, Bool)? { state.withLock { $0.status } }
+
+    func finish(_ status: Int32, signaled: Bool) {
+        let waiting = state.withLock { state in
+            state.status = (status, signaled)
+            defer { state.waiting = [] }
+            return state.waiting
+        }
+        for waiter in waiting { waiter.resume(returning: (status, signaled)) }
+    }
+
+    func wait() async -> (Int32, Bool) {
+        await withCheckedContinuation { continuation in
+            let ready = state.withLock { state -> (Int32, Bool)? in
+                if state.status == nil { state.waiting.append(continuation) }
+                return state.status
+            }
+            if let ready { continuation.resume(returning: ready) }
+        }
     }
 }
 

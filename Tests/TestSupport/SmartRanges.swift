@@ -29,11 +29,11 @@ public enum SmartRanges {
         public var mode: String? { report?["mode"] as? String }
     }
 
-    public static func cut(_ input: String, output: String, join: Bool, times: [Double]) throws -> Cut {
+    public static func cut(_ input: String, output: String, join: Bool, times: [Double]) async throws -> Cut {
         let spans = spans(join: join, times: times)
-        let result = try Run.vtrim(["cut", "--json", input] + arguments(spans, join: join) + ["--mode", "smart", "-o", output])
-        let decode = try Run.tool("ffmpeg", ["-v", "error", "-i", output, "-f", "null", "-"])
-        let remux = try Run.tool("ffmpeg", ["-v", "error", "-i", output, "-c", "copy", "-f", "null", "-"])
+        let result = try await Run.vtrim(["cut", "--json", input] + arguments(spans, join: join) + ["--mode", "smart", "-o", output])
+        let decode = try await Run.tool("ffmpeg", ["-v", "error", "-i", output, "-f", "null", "-"])
+        let remux = try await Run.tool("ffmpeg", ["-v", "error", "-i", output, "-c", "copy", "-f", "null", "-"])
         return Cut(spans: spans, result: result, report: result.jsonLines.first, decodeErrors: decode.stderr, remuxErrors: remux.stderr)
     }
 }

@@ -41,7 +41,7 @@ import TimelineCore
     ]
 
     @Test(arguments: cases)
-    func clamp(_ c: Case) throws {
+    func clamp(_ c: Case) async throws {
         let result = try CutRangeClamp.clamp(
             startSeconds: c.start, endSeconds: c.end, durationSeconds: c.duration,
             minLengthSeconds: c.min, maxLengthSeconds: c.max)
@@ -56,7 +56,7 @@ import TimelineCore
         #expect(again.isEmpty)
     }
 
-    @Test func minimumIsExactWhereNaiveArithmeticFallsShort() throws {
+    @Test func minimumIsExactWhereNaiveArithmeticFallsShort() async throws {
         // 0.7 + 0.2 − 0.7 < 0.2 in doubles: an end at start + min by plain addition would break the minimum.
         let result = try CutRangeClamp.clamp(
             startSeconds: 0.7, endSeconds: 0.75, durationSeconds: 10, minLengthSeconds: 0.2)
@@ -66,7 +66,7 @@ import TimelineCore
         #expect(result.endSeconds != result.startSeconds + 0.2, "the end is not the naive sum, which falls one ulp short")
     }
 
-    @Test func fixedLengthIsExact() throws {
+    @Test func fixedLengthIsExact() async throws {
         let result = try CutRangeClamp.clamp(
             startSeconds: 1.001, endSeconds: 9, durationSeconds: 100, minLengthSeconds: 3, maxLengthSeconds: 3)
         #expect(result.lengthSeconds == 3)
@@ -94,7 +94,7 @@ import TimelineCore
     ]
 
     @Test(arguments: bad)
-    func invalidRequestsThrow(_ b: Bad) {
+    func invalidRequestsThrow(_ b: Bad) async {
         #expect(throws: b.error) {
             try CutRangeClamp.clamp(
                 startSeconds: b.start, endSeconds: b.end, durationSeconds: b.duration,
@@ -102,7 +102,7 @@ import TimelineCore
         }
     }
 
-    @Test func violationMessagesForTheCLI() throws {
+    @Test func violationMessagesForTheCLI() async throws {
         let short = try CutRangeClamp.violations(
             startSeconds: 1, endSeconds: 2, durationSeconds: 60, minLengthSeconds: 2, maxLengthSeconds: 5)
         #expect(short == [.shorterThanMinimum(lengthSeconds: 1, minimumSeconds: 2, maximumSeconds: 5)])
@@ -114,7 +114,7 @@ import TimelineCore
         #expect(onlyMin.description == "range 1.9999 s is shorter than --min-duration 2 s; allowed at least 2 s")
     }
 
-    @Test func violationsWithoutClamping() throws {
+    @Test func violationsWithoutClamping() async throws {
         #expect(try CutRangeClamp.violations(startSeconds: 1, endSeconds: 4, durationSeconds: 60).isEmpty)
         #expect(try CutRangeClamp.violations(startSeconds: -1, endSeconds: 61, durationSeconds: 60)
             == [.startBeforeZero(startSeconds: -1), .endPastDuration(endSeconds: 61, durationSeconds: 60)])

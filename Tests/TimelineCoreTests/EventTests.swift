@@ -2,13 +2,13 @@ import Testing
 import TimelineCore
 
 @Suite struct EventTests {
-    @Test func initialSelectionIsAnnouncedOnce() throws {
+    @Test func initialSelectionIsAnnouncedOnce() async throws {
         var session = TimelineSession(geometry: try demoGeometry())
         #expect(session.announceInitialSelection() == [.changed(startSeconds: 0, endSeconds: 5)])
         #expect(session.announceInitialSelection().isEmpty)
     }
 
-    @Test func dragEmitsDeduplicatedChangesAndOneEnd() throws {
+    @Test func dragEmitsDeduplicatedChangesAndOneEnd() async throws {
         var session = TimelineSession(geometry: try demoGeometry())
         _ = session.announceInitialSelection()
         session.beginInteraction()
@@ -27,7 +27,7 @@ import TimelineCore
         ])
     }
 
-    @Test func interactionWithoutChangeStillEndsOnce() throws {
+    @Test func interactionWithoutChangeStillEndsOnce() async throws {
         var session = TimelineSession(geometry: try demoGeometry())
         session.beginInteraction()
         session.beginInteraction()
@@ -36,7 +36,7 @@ import TimelineCore
         #expect(session.endInteraction().isEmpty)
     }
 
-    @Test func presetOutsideAnInteractionIsItsOwnInteraction() throws {
+    @Test func presetOutsideAnInteractionIsItsOwnInteraction() async throws {
         var session = TimelineSession(geometry: try demoGeometry())
         _ = session.announceInitialSelection()
         let (events, notes) = session.setSelection(startSeconds: 2, endSeconds: 3)
@@ -48,7 +48,7 @@ import TimelineCore
         ])
     }
 
-    @Test func recorderAlone() {
+    @Test func recorderAlone() async {
         var recorder = TimelineEventRecorder()
         #expect(!recorder.isInteracting)
         #expect(recorder.endInteraction(startSeconds: 0, endSeconds: 1).isEmpty)

@@ -22,7 +22,7 @@ func printf(_ value: Double, fractionDigits: Int) -> String {
         (36_000 + 61.5, "10:01:01"), (-4.9, "-00:04"), (-0.5, "00:00"), (Double.nan, "--:--"),
         (Double.infinity, "--:--"), (1e300, "--:--"),
     ] as [(Double, String)])
-    func clockLabels(_ seconds: Double, _ expected: String) {
+    func clockLabels(_ seconds: Double, _ expected: String) async {
         #expect(TimeFormatting.clockLabel(seconds: seconds) == expected)
     }
 
@@ -31,7 +31,7 @@ func printf(_ value: Double, fractionDigits: Int) -> String {
         (0.45, "0.5"), (2.0, "2.0"), (0.04, "0.0"), (-0.04, "-0.0"), (1e20, "100000000000000000000.0"),
         (Double.nan, "nan"), (-Double.infinity, "-inf"),
     ] as [(Double, String)])
-    func durationLabelsArePrintfOnePointF(_ seconds: Double, _ expected: String) {
+    func durationLabelsArePrintfOnePointF(_ seconds: Double, _ expected: String) async {
         #expect(TimeFormatting.durationLabel(seconds: seconds) == expected)
     }
 
@@ -39,7 +39,7 @@ func printf(_ value: Double, fractionDigits: Int) -> String {
         (12.5, "12.500"), (0.04, "0.040"), (1.001, "1.001"), (61.23, "61.230"), (0.0005, "0.001"),
         (0.0015, "0.002"), (2.0005, "2.001"), (0.125, "0.125"), (0.0625, "0.062"), (1e-300, "0.000"), (Double.leastNonzeroMagnitude, "0.000"),
     ] as [(Double, String)])
-    func exactSecondsForScripts(_ seconds: Double, _ expected: String) {
+    func exactSecondsForScripts(_ seconds: Double, _ expected: String) async {
         #expect(TimeFormatting.exactSeconds(seconds) == expected)
     }
 
@@ -47,11 +47,11 @@ func printf(_ value: Double, fractionDigits: Int) -> String {
         (4.9, "0:04.900"), (65.25, "1:05.250"), (3723.5, "1:02:03.500"), (59.9996, "1:00.000"),
         (0, "0:00.000"), (-1.5, "-0:01.500"), (Double.nan, "--:--"),
     ] as [(Double, String)])
-    func preciseClock(_ seconds: Double, _ expected: String) {
+    func preciseClock(_ seconds: Double, _ expected: String) async {
         #expect(TimeFormatting.preciseClock(seconds: seconds) == expected)
     }
 
-    @Test func videoLineLabelInconsistencyIsKept() {
+    @Test func videoLineLabelInconsistencyIsKept() async {
         let labels = SelectionLabels(startSeconds: 0.9, endSeconds: 3.0)
         #expect(labels == SelectionLabels(startSeconds: 0.9, endSeconds: 3.0))
         #expect([labels.start, labels.end, labels.duration] == ["00:00", "00:03", "2.1"])

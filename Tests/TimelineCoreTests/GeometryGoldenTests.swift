@@ -25,7 +25,7 @@ import TimelineCore
     ]
 
     @Test(arguments: goldens)
-    func videoLineNumbers(_ golden: Golden) throws {
+    func videoLineNumbers(_ golden: Golden) async throws {
         let g = try TimelineGeometry(configuration: TimelineConfiguration(
             durationSeconds: 60, stripWidthPoints: golden.width, thumbnailWidthPoints: golden.thumbWidth,
             thumbnailHeightPoints: golden.thumbHeight))
@@ -41,12 +41,12 @@ import TimelineCore
         expectSaneGeometry(g)
     }
 
-    @Test func demoSecondsPerPointIsExactlyOneSixtieth() throws {
+    @Test func demoSecondsPerPointIsExactlyOneSixtieth() async throws {
         #expect(try demoGeometry().secondsPerPoint == 1.0 / 60)
         #expect(try demoGeometry().timeSpacingSeconds == 0.5)
     }
 
-    @Test func minCountFloorsRealValuesUnlikeVideoLine() throws {
+    @Test func minCountFloorsRealValuesUnlikeVideoLine() async throws {
         let g = try TimelineGeometry(configuration: TimelineConfiguration(
             durationSeconds: 60, stripWidthPoints: 375, thumbnailWidthPoints: 37.9, thumbnailHeightPoints: 50))
         #expect(g.minCount == 7)  // floor(375 / 37.9) − 2 = 9 − 2
@@ -58,7 +58,7 @@ import TimelineCore
         expectSaneGeometry(g)
     }
 
-    @Test func oneSecondClipKeepsAllSevenCells() throws {
+    @Test func oneSecondClipKeepsAllSevenCells() async throws {
         // VideoLine: Int(1.002 / (1.002 / 7)) = Int(6.999999999999999) = 6 cells.
         let d = 1.002
         #expect(Int(d / (d / 7)) == 6)
@@ -70,7 +70,7 @@ import TimelineCore
         expectSaneGeometry(g)
     }
 
-    @Test func exactMultipleKeepsItsLastCell() throws {
+    @Test func exactMultipleKeepsItsLastCell() async throws {
         // max 7 s, minCount 3, 35 s: VideoLine's Int(35 / (7/3)) = 14.
         #expect(Int(35 / (7.0 / 3)) == 14)
         let g = try TimelineGeometry(configuration: TimelineConfiguration(
@@ -82,7 +82,7 @@ import TimelineCore
         expectSaneGeometry(g)
     }
 
-    @Test func tailIsReachable() throws {
+    @Test func tailIsReachable() async throws {
         let g = try demoGeometry(duration: 61.23)
         #expect(g.thumbnailCount == 123)
         let last = try #require(g.cells.last)
@@ -102,7 +102,7 @@ import TimelineCore
         expectInvariants(state)
     }
 
-    @Test func cellsSampleAtTheirLeftEdges() throws {
+    @Test func cellsSampleAtTheirLeftEdges() async throws {
         let g = try demoGeometry(duration: 1.75)
         // maxEffective 1.75 → spacing 0.175, 10 cells; the last is full.
         #expect(g.thumbnailCount == 10)
@@ -117,7 +117,7 @@ import TimelineCore
         #expect(g.cells[99] == g.cells[9])  // clamped, not a trap
     }
 
-    @Test func cellsAgreeWithSampleSchedule() throws {
+    @Test func cellsAgreeWithSampleSchedule() async throws {
         for d in [61.23, 1.002, 35.0, 0.5, 12.345, 3600.5] {
             let g = try demoGeometry(duration: d)
             let schedule = try SampleSchedule.every(spacingSeconds: g.timeSpacingSeconds, from: 0, to: d)
@@ -125,7 +125,7 @@ import TimelineCore
         }
     }
 
-    @Test func clipShorterThanMaxFillsTheWindow() throws {
+    @Test func clipShorterThanMaxFillsTheWindow() async throws {
         let g = try demoGeometry(duration: 3)
         #expect(g.maxEffectiveSeconds == 3)
         #expect(g.minEffectiveSeconds == 2)
@@ -135,7 +135,7 @@ import TimelineCore
         #expect(abs(g.contentWidthPoints - g.windowWidthPoints) < 1e-9)
     }
 
-    @Test func handleOverlapFlag() throws {
+    @Test func handleOverlapFlag() async throws {
         let wide = try demoGeometry()
         #expect(!wide.handlesOverlapAtMinimumSelection)  // 120 pt ≥ 20 pt
         let g = try TimelineGeometry(configuration: TimelineConfiguration(

@@ -53,31 +53,31 @@ import TimelineCore
     ]
 
     @Test(arguments: cases)
-    func invalidConfigurationsThrow(_ invalid: Invalid) {
+    func invalidConfigurationsThrow(_ invalid: Invalid) async {
         #expect(throws: invalid.error) { try TimelineGeometry(configuration: invalid.configuration) }
         #expect(!invalid.error.description.isEmpty)
     }
 
-    @Test func narrowStripMessageSaysWhatToDo() {
+    @Test func narrowStripMessageSaysWhatToDo() async {
         let message = TimelineError.stripTooNarrow(stripWidthPoints: 119, thumbnailWidthPoints: 40).description
         #expect(message.hasPrefix("strip width 119 pt holds fewer than 3 thumbnails 40 pt wide; need at least 120 pt"))
     }
 
-    @Test func messagesNameTheBadValue() {
+    @Test func messagesNameTheBadValue() async {
         #expect(TimelineError.invalidDuration(seconds: .nan).description.hasPrefix("duration nan s is not usable"))
         #expect(TimelineError.invalidThumbnailWidth(points: 0.5).description.contains("0.5 pt"))
         #expect(TimelineError.minDurationExceedsMax(minSeconds: 6, maxSeconds: 5).description
             == "minimum selection 6 s is greater than maximum selection 5 s; swap them or make the maximum larger")
     }
 
-    @Test func exactlyThreeThumbnailsFit() throws {
+    @Test func exactlyThreeThumbnailsFit() async throws {
         let g = try TimelineGeometry(configuration: Self.config(width: 120, thumbWidth: 40))
         #expect(g.minCount == 1 && g.marginPoints == 40)
         expectSaneGeometry(g)
     }
 
     @Test(arguments: [0.5, 0.05, 1.0, 1.999, 2.0])
-    func clipNotLongerThanMinSelectsWholeClip(_ duration: Double) throws {
+    func clipNotLongerThanMinSelectsWholeClip(_ duration: Double) async throws {
         let g = try demoGeometry(duration: duration)
         #expect(!g.isAdjustable)
         #expect(g.minEffectiveSeconds == duration && g.maxEffectiveSeconds == duration)
@@ -103,7 +103,7 @@ import TimelineCore
         expectInvariants(state)
     }
 
-    @Test func clipJustLongerThanMinIsAdjustable() throws {
+    @Test func clipJustLongerThanMinIsAdjustable() async throws {
         let g = try demoGeometry(duration: 2.5)
         #expect(g.isAdjustable)
         var state = TimelineState(geometry: g)

@@ -15,7 +15,9 @@ import TimelineCore
         }
         await propertyCheck(count: 300, input: Wild.double, Wild.double) { value, duration in
             for text in [String(value), "end-\(value)", "1:\(value)"] {
-                _ = try? TimeSpec(parsing: text).resolution(durationSeconds: duration)
+                if let resolved = try? TimeSpec(parsing: text).resolution(durationSeconds: duration) {
+                    #expect(resolved.seconds.isFinite && resolved.seconds >= 0, "\(text) on \(duration) s: \(resolved.seconds)")
+                }
             }
         }
     }
@@ -26,8 +28,10 @@ import TimelineCore
                                                       minLengthSeconds: low, maxLengthSeconds: high) {
                 #expect(clamped.startSeconds.isFinite && clamped.endSeconds.isFinite && clamped.endSeconds >= clamped.startSeconds)
             }
-            _ = try? CutRangeClamp.violations(startSeconds: start, endSeconds: end, durationSeconds: duration, minLengthSeconds: low,
-                                              maxLengthSeconds: high)
+            if let violations = try? CutRangeClamp.violations(startSeconds: start, endSeconds: end, durationSeconds: duration,
+                                                              minLengthSeconds: low, maxLengthSeconds: high) {
+                #expect(violations.allSatisfy { !$0.description.isEmpty })
+            }
         }
     }
 
@@ -83,6 +87,25 @@ import TimelineCore
             _ = state.seconds(atViewXPoints: drag)
             _ = state.viewXPoints(forSeconds: drag)
             #expect(state.startSeconds <= state.endSeconds)
+        }
+    }
+
+    /// Every edge value through time syntax, clamping, labels and schedules, in a process of its own: a trap there fails
+    /// this test — its exit is a signal — not the whole run.
+    @Test func edgeValuesNeverTrap() async {
+        await #expect(processExitsWith: .success) {
+            for value in Wild.specialDoubles {
+                for other in Wild.specialDoubles {
+                    for text in [String(value), "end-\(value)", "1:\(value)"] { _ = try? TimeSpec(parsing: text).resolution(durationSeconds: other) }
+                    _ = try? CutRangeClamp.clamp(startSeconds: value, endSeconds: other, durationSeconds: other, minLengthSeconds: value,
+                                                 maxLengthSeconds: other)
+                    _ = try? SampleSchedule.every(spacingSeconds: value, from: other, to: value)
+                    _ = RangeOrder.problem(spans: [(start: value, end: other), (start: other, end: value)])
+                }
+                _ = (TimeFormatting.clockLabel(seconds: value), TimeFormatting.durationLabel(seconds: value), TimeFormatting.exactSeconds(value),
+                     TimeFormatting.preciseClock(seconds: value), TimeFormatting.webVTT(seconds: value),
+                     TimeFormatting.truncatedClock(seconds: value, fractionDigits: 3), TimeFormatting.fractionDigits(forSpacing: value))
+            }
         }
     }
 }

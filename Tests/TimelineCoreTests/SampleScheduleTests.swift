@@ -12,7 +12,7 @@ import TimelineCore
         (5.0, 0.0, 1.002, [0]),
         (0.1, 0.0, 0.3, [0, 0.1, 0.2]),  // 3 × 0.1 = 0.30000000000000004: no sliver sample
     ] as [(Double, Double, Double, [Double])])
-    func every(_ spacing: Double, _ from: Double, _ to: Double, _ expected: [Double]) throws {
+    func every(_ spacing: Double, _ from: Double, _ to: Double, _ expected: [Double]) async throws {
         let times = try SampleSchedule.every(spacingSeconds: spacing, from: from, to: to)
         #expect(times == expected)
         #expect(times.allSatisfy { $0 < to && $0 >= from })
@@ -23,11 +23,11 @@ import TimelineCore
         (4, 0.0, 2.0, [0.25, 0.75, 1.25, 1.75]),
         (3, 10.0, 11.5, [10.25, 10.75, 11.25]),
     ] as [(Int, Double, Double, [Double])])
-    func count(_ n: Int, _ from: Double, _ to: Double, _ expected: [Double]) throws {
+    func count(_ n: Int, _ from: Double, _ to: Double, _ expected: [Double]) async throws {
         #expect(try SampleSchedule.count(n, from: from, to: to) == expected)
     }
 
-    @Test func invalidInputs() {
+    @Test func invalidInputs() async {
         #expect(throws: SampleScheduleError.invalidSpacing(seconds: 0)) {
             try SampleSchedule.every(spacingSeconds: 0, from: 0, to: 1)
         }

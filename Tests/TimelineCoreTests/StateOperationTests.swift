@@ -2,7 +2,7 @@ import Testing
 import TimelineCore
 
 @Suite struct StateOperationTests {
-    @Test func initialStateIsExplicit() throws {
+    @Test func initialStateIsExplicit() async throws {
         let state = TimelineState(geometry: try demoGeometry())
         #expect(state.startSeconds == 0 && state.endSeconds == 5)
         #expect(state.windowStartSeconds == 0 && state.playheadSeconds == 0)
@@ -10,7 +10,7 @@ import TimelineCore
         expectInvariants(state)
     }
 
-    @Test func handleEdgeConvention() throws {
+    @Test func handleEdgeConvention() async throws {
         let g = try demoGeometry()
         var state = TimelineState(geometry: g)
         #expect(state.leftHandleXPoints == 37.5)
@@ -32,7 +32,7 @@ import TimelineCore
         #expect(state.viewXPoints(forSeconds: 1) == 97.5)
     }
 
-    @Test func leftHandleBounds() throws {
+    @Test func leftHandleBounds() async throws {
         var state = TimelineState(geometry: try demoGeometry())
         state.setSelection(startSeconds: 10, endSeconds: 14)
         #expect(state.windowStartSeconds == 9)  // the least scroll that shows [10, 14]
@@ -48,7 +48,7 @@ import TimelineCore
         expectInvariants(state)
     }
 
-    @Test func rightHandleBounds() throws {
+    @Test func rightHandleBounds() async throws {
         var state = TimelineState(geometry: try demoGeometry())
         state.setSelection(startSeconds: 10, endSeconds: 13)
         #expect(state.windowStartSeconds == 8)
@@ -64,7 +64,7 @@ import TimelineCore
         expectInvariants(state)
     }
 
-    @Test func minimumLengthIsExactNotOneUlpShort() throws {
+    @Test func minimumLengthIsExactNotOneUlpShort() async throws {
         // 0.7 + 0.2 = 0.8999999999999999 and 0.8999999999999999 − 0.7 = 0.19999999999999996 < 0.2: an end
         // placed at start + min by plain addition would break the minimum (checked below, on the state).
         let g = try TimelineGeometry(configuration: TimelineConfiguration(
@@ -82,7 +82,7 @@ import TimelineCore
         expectInvariants(state)
     }
 
-    @Test func fixedLengthFreezesHandlesAndScrolls() throws {
+    @Test func fixedLengthFreezesHandlesAndScrolls() async throws {
         let g = try TimelineGeometry(configuration: TimelineConfiguration(
             durationSeconds: 60, stripWidthPoints: 375, thumbnailWidthPoints: 30, thumbnailHeightPoints: 50,
             minDurationSeconds: 3, maxDurationSeconds: 3))
@@ -103,7 +103,7 @@ import TimelineCore
         #expect(state.windowStartSeconds == 57 && state.endSeconds == 60)
     }
 
-    @Test func fixedNonDyadicLengthIsExactToo() throws {
+    @Test func fixedNonDyadicLengthIsExactToo() async throws {
         // No two times late in a 60 s clip are exactly 0.2 apart; the model snaps to its time quantum.
         let g = try TimelineGeometry(configuration: TimelineConfiguration(
             durationSeconds: 60, stripWidthPoints: 375, thumbnailWidthPoints: 30, thumbnailHeightPoints: 50,
@@ -121,7 +121,7 @@ import TimelineCore
         expectInvariants(state)
     }
 
-    @Test func scrollKeepsDurationAndStaysInClip() throws {
+    @Test func scrollKeepsDurationAndStaysInClip() async throws {
         var state = TimelineState(geometry: try demoGeometry(duration: 61.23))
         state.setSelection(startSeconds: 1, endSeconds: 4.5)
         for w in [-5.0, 0.1, 3.3, 56.23, 1e9, -.infinity, .infinity, 20.7] {
@@ -140,7 +140,7 @@ import TimelineCore
         #expect(state.contentOffsetPoints == 600 - 37.5)
     }
 
-    @Test func clipShorterThanMaxCannotScroll() throws {
+    @Test func clipShorterThanMaxCannotScroll() async throws {
         var state = TimelineState(geometry: try demoGeometry(duration: 4))
         #expect(state.endSeconds == 4)
         do {
@@ -154,7 +154,7 @@ import TimelineCore
         expectInvariants(state)
     }
 
-    @Test func nanRequestsChangeNothing() throws {
+    @Test func nanRequestsChangeNothing() async throws {
         var state = TimelineState(geometry: try demoGeometry())
         state.setSelection(startSeconds: 1, endSeconds: 3)
         let before = state
@@ -210,7 +210,7 @@ import TimelineCore
     ]
 
     @Test(arguments: presets)
-    func presetSelection(_ preset: Preset) throws {
+    func presetSelection(_ preset: Preset) async throws {
         var state = TimelineState(geometry: try demoGeometry())
         let notes = state.setSelection(startSeconds: preset.start, endSeconds: preset.end)
         #expect(state.startSeconds == preset.expectedStart)
@@ -220,7 +220,7 @@ import TimelineCore
         expectInvariants(state)
     }
 
-    @Test func presetScrollsOnlyAsFarAsNeeded() throws {
+    @Test func presetScrollsOnlyAsFarAsNeeded() async throws {
         var state = TimelineState(geometry: try demoGeometry())
         state.setSelection(startSeconds: 20, endSeconds: 23)
         #expect(state.windowStartSeconds == 18)  // e − max: the least scroll from 0
@@ -230,7 +230,7 @@ import TimelineCore
         #expect(state.windowStartSeconds == 2)
     }
 
-    @Test func playheadIsClampedToTheSelection() throws {
+    @Test func playheadIsClampedToTheSelection() async throws {
         var state = TimelineState(geometry: try demoGeometry())
         state.setSelection(startSeconds: 1, endSeconds: 4)
         state.setPlayhead(seconds: 2)
@@ -251,14 +251,14 @@ import TimelineCore
         expectInvariants(state)
     }
 
-    @Test func labelsMatchVideoLine() throws {
+    @Test func labelsMatchVideoLine() async throws {
         var state = TimelineState(geometry: try demoGeometry())
         state.setSelection(startSeconds: 0.9, endSeconds: 3)
         #expect(state.labels == SelectionLabels(startSeconds: 0.9, endSeconds: 3))
         #expect(state.labels.start == "00:00" && state.labels.end == "00:03" && state.labels.duration == "2.1")
     }
 
-    @Test func mappingClampsAndRoundTrips() throws {
+    @Test func mappingClampsAndRoundTrips() async throws {
         let g = try demoGeometry()
         #expect(g.seconds(atContentXPoints: 600) == 10)
         #expect(g.contentXPoints(forSeconds: 10) == 600)
@@ -273,7 +273,7 @@ import TimelineCore
         #expect(g.windowStartSeconds(forContentOffsetPoints: .nan) == nil)
     }
 
-    @Test func operationsAsValues() throws {
+    @Test func operationsAsValues() async throws {
         var byValue = TimelineState(geometry: try demoGeometry())
         var direct = byValue
         let operations: [TimelineOperation] = [

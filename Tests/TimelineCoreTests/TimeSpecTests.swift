@@ -11,11 +11,11 @@ import TimelineCore
         ("end", .beforeEnd(0)), ("end-5", .beforeEnd(5)), ("end-1:30", .beforeEnd(90)), ("end-0.5", .beforeEnd(0.5)),
         ("end-1:00:00", .beforeEnd(3600)), ("1000000000", .seconds(1e9)),
     ])
-    func validTimes(_ text: String, _ expected: TimeSpec) throws {
+    func validTimes(_ text: String, _ expected: TimeSpec) async throws {
         #expect(try TimeSpec(parsing: text) == expected)
     }
 
-    @Test func decimalsAreTheNearestDouble() throws {
+    @Test func decimalsAreTheNearestDouble() async throws {
         #expect(try TimeSpec(parsing: "0:00:01.001") == .seconds(1.001))
         #expect(try TimeSpec(parsing: "1:01.1") == .seconds(61.1))  // not 61 + 0.1 = 61.1 (same here) by luck
         #expect(try TimeSpec(parsing: "0:00:00.3") == .seconds(0.3))
@@ -42,19 +42,19 @@ import TimelineCore
         ("99999999999999999999999", .tooLarge("99999999999999999999999")),
         ("1000000001", .tooLarge("1000000001")), ("300000:00:00", .tooLarge("300000:00:00")),
     ])
-    func invalidTimes(_ text: String, _ error: TimeSpecError) {
+    func invalidTimes(_ text: String, _ error: TimeSpecError) async {
         #expect(throws: error) { try TimeSpec(parsing: text) }
         #expect(!error.description.isEmpty)
     }
 
-    @Test func messagesSayWhatToDo() {
+    @Test func messagesSayWhatToDo() async {
         #expect(TimeSpecError.negative("-5").description.contains("end-5"))
         #expect(TimeSpecError.malformed("abc").description.contains("m:ss(.fff)"))
         #expect(TimeSpecError.fieldOutOfRange("1:75", field: .seconds, value: 75).description
             == "'1:75' has seconds 75; seconds after a colon must be 00–59")
     }
 
-    @Test func resolve() throws {
+    @Test func resolve() async throws {
         #expect(try TimeSpec(parsing: "end").resolve(durationSeconds: 61.23) == 61.23)
         #expect(try TimeSpec(parsing: "end-5").resolve(durationSeconds: 61.23) == 61.23 - 5)
         #expect(try TimeSpec(parsing: "end-1:30").resolve(durationSeconds: 100) == 10)
@@ -68,11 +68,11 @@ import TimelineCore
     }
 
     @Test(arguments: [Double.nan, .infinity, 0, -1])
-    func resolveRejectsBadDurations(_ duration: Double) {
+    func resolveRejectsBadDurations(_ duration: Double) async {
         #expect(throws: TimeSpecError.invalidDuration(duration)) { try TimeSpec.beforeEnd(0).resolve(durationSeconds: duration) }
     }
 
-    @Test func resolveRejectsBadHandBuiltValues() {
+    @Test func resolveRejectsBadHandBuiltValues() async {
         #expect(throws: TimeSpecError.invalidValue(.nan)) { try TimeSpec.seconds(.nan).resolve(durationSeconds: 3) }
         #expect(throws: TimeSpecError.invalidValue(-1)) { try TimeSpec.beforeEnd(-1).resolve(durationSeconds: 3) }
     }

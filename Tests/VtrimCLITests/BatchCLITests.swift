@@ -24,10 +24,10 @@ struct BatchCLITests {
 
     static let goodOrder = ["in/a.mp4", "in/b.mp4", "in/e.mkv", "in/sub/c.mp4", "in/sub/d-broken.mp4"]
 
-    @Test func walksSortedSkipsHiddenAndLoops() throws {
+    @Test func walksSortedSkipsHiddenAndLoops() async throws {
         let tree = try Self.makeTree()
         defer { tree.remove() }
-        let result = try Run.vtrim(["probe", "--json", "-r", tree.file("in")])
+        let result = try await Run.vtrim(["probe", "--json", "-r", tree.file("in")])
         #expect(result.status == 1)
         #expect(result.jsonLines.map { $0["path"] as? String } == Self.goodOrder.map(tree.file))
         let codes = result.jsonLines.map { ($0["error"] as? [String: Any])?["code"] as? String }
@@ -35,20 +35,20 @@ struct BatchCLITests {
         #expect(result.stderr.contains("vtrim: 4 ok, 1 failed, 0 skipped in "))
     }
 
-    @Test func includeAndExcludeGlobs() throws {
+    @Test func includeAndExcludeGlobs() async throws {
         let tree = try Self.makeTree()
         defer { tree.remove() }
-        let only = try Run.vtrim(["probe", "--json", "-r", tree.file("in"), "--include", "*.mkv", "--include", "*.txt"])
+        let only = try await Run.vtrim(["probe", "--json", "-r", tree.file("in"), "--include", "*.mkv", "--include", "*.txt"])
         #expect(only.jsonLines.map { $0["path"] as? String } == ["in/e.mkv", "in/readme.txt"].map(tree.file))
-        let without = try Run.vtrim(["probe", "--json", "-r", tree.file("in"), "--exclude", "sub/*"])
+        let without = try await Run.vtrim(["probe", "--json", "-r", tree.file("in"), "--exclude", "sub/*"])
         #expect(without.status == 0)
         #expect(without.jsonLines.map { $0["path"] as? String } == ["in/a.mp4", "in/b.mp4", "in/e.mkv"].map(tree.file))
     }
 
-    @Test func outputFolderMirrorsTheTreeAndTemplatesName() throws {
+    @Test func outputFolderMirrorsTheTreeAndTemplatesName() async throws {
         let tree = try Self.makeTree()
         defer { tree.remove() }
-        let result = try Run.vtrim(["thumbs", "--json", "-r", tree.file("in"), "--exclude", "*broken*", "--count", "2",
+        let result = try await Run.vtrim(["thumbs", "--json", "-r", tree.file("in"), "--exclude", "*broken*", "--count", "2",
                                     "--output-dir", tree.file("out"), "--name", "{stem}-{index}.png", "-j", "2"])
         #expect(result.status == 0, "\(result)")
         #expect(result.jsonLines.map { $0["output"] as? String } ==
@@ -58,10 +58,10 @@ struct BatchCLITests {
         }
     }
 
-    @Test func collidingOutputsAreRefusedBeforeAnyWork() throws {
+    @Test func collidingOutputsAreRefusedBeforeAnyWork() async throws {
         let tree = try Self.makeTree()
         defer { tree.remove() }
-        let result = try Run.vtrim(["thumbs", "-r", tree.file("in"), "--output-dir", tree.file("out"), "--name", "strip.png"])
+        let result = try await Run.vtrim(["thumbs", "-r", tree.file("in"), "--output-dir", tree.file("out"), "--name", "strip.png"])
         #expect(result.status == 1)
         #expect(result.stderr.contains("would both write"))
         #expect(result.stdout.isEmpty)
@@ -70,17 +70,17 @@ struct BatchCLITests {
 
     /// --frames-dir mirrors the walked tree like --output-dir, so same-named files in different
     /// subfolders keep their own cells; two inputs whose cells would share names are refused up front.
-    @Test func framesFolderMirrorsTheTreeAndRefusesSharedNames() throws {
+    @Test func framesFolderMirrorsTheTreeAndRefusesSharedNames() async throws {
         let tree = try Self.makeTree()
         defer { tree.remove() }
         try FileManager.default.copyItem(atPath: TestPaths.fixture("h264-aac.mp4"), toPath: tree.file("in/sub/a.mp4"))
-        let walked = try Run.vtrim(["thumbs", "-r", tree.file("in"), "--exclude", "*broken*", "--count", "2", "--height", "32",
+        let walked = try await Run.vtrim(["thumbs", "-r", tree.file("in"), "--exclude", "*broken*", "--count", "2", "--height", "32",
                                     "--output-dir", tree.file("out"), "--frames-dir", tree.file("frames")])
         #expect(walked.status == 0, "\(walked)")
         for name in ["frames/a.thumb-000.png", "frames/a.thumb-001.png", "frames/sub/a.thumb-000.png", "frames/sub/c.thumb-001.png"] {
             #expect(FileManager.default.fileExists(atPath: tree.file(name)), "\(name)")
         }
-        let direct = try Run.vtrim(["thumbs", tree.file("in/a.mp4"), tree.file("in/sub/a.mp4"), "--count", "2", "--height", "32",
+        let direct = try await Run.vtrim(["thumbs", tree.file("in/a.mp4"), tree.file("in/sub/a.mp4"), "--count", "2", "--height", "32",
                                     "--output-dir", tree.file("out2"), "--name", "{index}.png", "--frames-dir", tree.file("frames2"),
                                     "--overwrite"])
         #expect(direct.status == 1)
@@ -88,7 +88,7 @@ struct BatchCLITests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: tree.file("frames2")).isEmpty)
     }
 
-    @Test func skipExistingResumesAndIgnoresStaleTemporaries() throws {
+    @Test func skipExistingResumesAndIgnoresStaleTemporaries() async throws {
         let tree = try Self.makeTree()
         defer { tree.remove() }
         let arguments = ["thumbs", "--json", "-r", tree.file("in"), "--exclude", "*broken*", "--count", "2", "--output-dir", tree.file("out")]
@@ -96,11 +96,11 @@ struct BatchCLITests {
         try FileManager.default.createDirectory(atPath: tree.file("out"), withIntermediateDirectories: true)
         let stale = tree.file("out/.a.thumbs.vtrim-tmp-\(TestPaths.hostName)+2147480000+1.png")
         try Data("half".utf8).write(to: URL(fileURLWithPath: stale))
-        let first = try Run.vtrim(arguments + ["--skip-existing"])
+        let first = try await Run.vtrim(arguments + ["--skip-existing"])
         #expect(first.status == 0, "\(first)")
         #expect(first.jsonLines.allSatisfy { $0["skipped"] == nil })
         #expect(!FileManager.default.fileExists(atPath: stale))
-        let again = try Run.vtrim(arguments + ["--skip-existing"])
+        let again = try await Run.vtrim(arguments + ["--skip-existing"])
         #expect(again.status == 0)
         #expect(again.jsonLines.allSatisfy { $0["skipped"] as? Bool == true && $0["reason"] != nil })
         #expect(again.stderr.contains("0 ok, 0 failed, 4 skipped"))
@@ -108,7 +108,7 @@ struct BatchCLITests {
 
     /// Two machines sharing an output folder (`--shard` over NFS): a temporary file is cleaned only when
     /// it is provably dead — this host, a pid that is gone, the same final name and extension.
-    @Test func otherHostsTemporariesAreNeverTouched() throws {
+    @Test func otherHostsTemporariesAreNeverTouched() async throws {
         let tree = try Self.makeTree()
         defer { tree.remove() }
         try FileManager.default.createDirectory(atPath: tree.file("out"), withIntermediateDirectories: true)
@@ -121,31 +121,31 @@ struct BatchCLITests {
             (".a.thumbs.vtrim-tmp-2147480000-7.png", false),                     // no host: not provably dead
         ]
         for item in cases { try Data("half".utf8).write(to: URL(fileURLWithPath: tree.file("out/" + item.name))) }
-        let run = try Run.vtrim(["thumbs", tree.file("in/a.mp4"), "--count", "2", "--output-dir", tree.file("out")])
+        let run = try await Run.vtrim(["thumbs", tree.file("in/a.mp4"), "--count", "2", "--output-dir", tree.file("out")])
         #expect(run.status == 0, "\(run)")
         for item in cases {
             #expect(FileManager.default.fileExists(atPath: tree.file("out/" + item.name)) != item.removed, "\(item.name)")
         }
     }
 
-    @Test func shardsTogetherCoverTheRunExactlyOnce() throws {
+    @Test func shardsTogetherCoverTheRunExactlyOnce() async throws {
         let tree = try Self.makeTree()
         defer { tree.remove() }
-        let all = try Run.vtrim(["probe", "--json", "-r", tree.file("in")]).jsonLines.compactMap { $0["path"] as? String }
+        let all = try await Run.vtrim(["probe", "--json", "-r", tree.file("in")]).jsonLines.compactMap { $0["path"] as? String }
         var union: [String] = []
         for shard in 1...3 {
-            union += try Run.vtrim(["probe", "--json", "-r", tree.file("in"), "--shard", "\(shard)/3"]).jsonLines.compactMap { $0["path"] as? String }
+            union += try await Run.vtrim(["probe", "--json", "-r", tree.file("in"), "--shard", "\(shard)/3"]).jsonLines.compactMap { $0["path"] as? String }
         }
         #expect(union.sorted() == all.sorted())
         #expect(Set(union).count == union.count)
-        #expect(try Run.vtrim(["probe", "-r", tree.file("in"), "--shard", "4/3"]).status == 64)
+        #expect(try await Run.vtrim(["probe", "-r", tree.file("in"), "--shard", "4/3"]).status == 64)
     }
 
-    @Test func failFastStopsStartingNewInputs() throws {
+    @Test func failFastStopsStartingNewInputs() async throws {
         let tree = try Self.makeTree()
         defer { tree.remove() }
         let inputs = [tree.file("in/sub/d-broken.mp4"), tree.file("in/a.mp4"), tree.file("in/b.mp4")]
-        let result = try Run.vtrim(["probe", "--json", "-j", "1", "--fail-fast"] + inputs)
+        let result = try await Run.vtrim(["probe", "--json", "-j", "1", "--fail-fast"] + inputs)
         #expect(result.status == 1)
         let objects = result.jsonLines
         #expect(objects.map { $0["path"] as? String } == inputs)
@@ -153,10 +153,10 @@ struct BatchCLITests {
         #expect(objects[1]["skipped"] as? Bool == true && objects[2]["skipped"] as? Bool == true)
     }
 
-    @Test func oneBrokenFileAmongGoodOnesInParallel() throws {
+    @Test func oneBrokenFileAmongGoodOnesInParallel() async throws {
         let tree = try Self.makeTree()
         defer { tree.remove() }
-        let result = try Run.vtrim(["cut", "--json", "-r", tree.file("in"), "--start", "0.5", "--end", "end-0.5",
+        let result = try await Run.vtrim(["cut", "--json", "-r", tree.file("in"), "--start", "0.5", "--end", "end-0.5",
                                     "--output-dir", tree.file("out"), "-j", "3"])
         #expect(result.status == 1)
         let objects = result.jsonLines
@@ -166,12 +166,12 @@ struct BatchCLITests {
         #expect(!((try? FileManager.default.contentsOfDirectory(atPath: tree.file("out/sub"))) ?? []).contains { $0.contains("vtrim-tmp") })
     }
 
-    @Test func cutListWritesOneOutputPerRow() throws {
+    @Test func cutListWritesOneOutputPerRow() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let list = folder.file("cuts.csv")
         try "0,1,intro\n1.5,2.5,\"middle, part\"\n3,,\n".write(toFile: list, atomically: true, encoding: .utf8)
-        let result = try Run.vtrim(["cut", "--json", TestPaths.fixture("h264-aac.mp4"), "--list", list, "--output-dir", folder.path])
+        let result = try await Run.vtrim(["cut", "--json", TestPaths.fixture("h264-aac.mp4"), "--list", list, "--output-dir", folder.path])
         #expect(result.status == 0, "\(result)")
         let objects = result.jsonLines
         #expect(objects.map { $0["output"] as? String } ==
@@ -180,12 +180,12 @@ struct BatchCLITests {
         #expect((objects[1]["segment"] as? [String: Any])?["label"] as? String == "middle, part")
         let bad = folder.file("bad.csv")
         try "zero,1\n".write(toFile: bad, atomically: true, encoding: .utf8)
-        #expect(try Run.vtrim(["cut", TestPaths.fixture("h264-aac.mp4"), "--list", bad]).status == 64)
+        #expect(try await Run.vtrim(["cut", TestPaths.fixture("h264-aac.mp4"), "--list", bad]).status == 64)
     }
 
     /// SIGINT during a batch: no new job starts, the running one stops, nothing half-written stays,
     /// exit 130 with the summary; a re-run with --skip-existing completes the rest.
-    @Test func interruptedBatchLeavesNoPartialFilesAndResumes() throws {
+    @Test func interruptedBatchLeavesNoPartialFilesAndResumes() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         for index in 0..<6 {
@@ -194,57 +194,51 @@ struct BatchCLITests {
         }
         let arguments = ["cut", "--json", "-r", folder.file("in"), "--start", "0", "--end", "end", "--mode", "exact",
                          "--preset", "veryslow", "--output-dir", folder.file("out"), "-j", "1", "--skip-existing"]
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: TestPaths.vtrimBinary)
-        process.arguments = arguments
-        let output = Pipe(), errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
+        let child = try await Child(TestPaths.vtrimBinary, arguments)
         // Let at least one exact cut finish, then interrupt the next one midway (its temporary file growing).
-        let finishedOne = Readiness.wait(for: process) {
+        let finishedOne = await Readiness.wait(for: child) {
             ((try? FileManager.default.contentsOfDirectory(atPath: folder.file("out"))) ?? [])
                 .contains { $0.hasSuffix(".cut.mp4") && !$0.hasPrefix(".") }
         }
         #expect(finishedOne)
-        #expect(Readiness.wait(for: process) { (Readiness.growingFile(in: folder.file("out")) ?? 0) > 0 })
-        process.interrupt()
-        process.waitUntilExit()
-        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(process.terminationStatus == 130, "\(stderr)")
+        #expect(await Readiness.wait(for: child) { (Readiness.growingFile(in: folder.file("out")) ?? 0) > 0 })
+        child.signal(SIGINT)
+        let result = await child.result()
+        let stderr = result.stderr
+        #expect(result.status == 130, "\(stderr)")
         #expect(stderr.contains("(interrupted)"))
         let written = try FileManager.default.contentsOfDirectory(atPath: folder.file("out"))
         #expect(!written.contains { $0.contains("vtrim-tmp") }, "\(written)")
         #expect(written.count < 6)
         for name in written {
-            #expect(try MediaFacts.decodeErrors(folder.file("out/" + name)).isEmpty, "\(name)")
+            #expect(try await MediaFacts.decodeErrors(folder.file("out/" + name)).isEmpty, "\(name)")
         }
-        let rerun = try Run.vtrim(arguments)
+        let rerun = try await Run.vtrim(arguments)
         #expect(rerun.status == 0, "\(rerun)")
         #expect(rerun.jsonLines.filter { $0["skipped"] as? Bool == true }.count == written.count)
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.file("out")).count == 6)
     }
 
-    @Test func progressLineOnlyOnATerminal() throws {
+    @Test func progressLineOnlyOnATerminal() async throws {
         let tree = try Self.makeTree()
         defer { tree.remove() }
         let command = "\(TestPaths.vtrimBinary) probe -r \(tree.file("in")) > /dev/null"
         // `script` gives the command a pseudo-terminal; what it wrote there comes back on stdout.
-        let terminal = try Run.tool("script", ["-q", "-e", "-c", command, "/dev/null"])
+        let terminal = try await Run.tool("script", ["-q", "-e", "-c", command, "/dev/null"])
         #expect(terminal.stdout.contains("\r\u{1B}[K[0/5] 0%") || terminal.stdout.contains("\r\u{1B}[K["), "\(terminal.stdout.debugDescription)")
         #expect(terminal.stdout.contains("vtrim: 4 ok, 1 failed"))
-        let piped = try Run.vtrim(["probe", "-r", tree.file("in")])
+        let piped = try await Run.vtrim(["probe", "-r", tree.file("in")])
         #expect(!piped.stderr.contains("\r"))
-        let quiet = try Run.tool("script", ["-q", "-e", "-c", command.replacingOccurrences(of: "probe -r", with: "probe --quiet -r"), "/dev/null"])
+        let quiet = try await Run.tool("script", ["-q", "-e", "-c", command.replacingOccurrences(of: "probe -r", with: "probe --quiet -r"), "/dev/null"])
         #expect(!quiet.stdout.contains("\u{1B}[K"))
         #expect(!quiet.stdout.contains("ok,"))
     }
 
-    @Test func fromTheEndSyntaxOverManyFiles() throws {
+    @Test func fromTheEndSyntaxOverManyFiles() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         // "The last 1 s of every file": each file's own end.
-        let result = try Run.vtrim(["cut", "--json", TestPaths.fixture("h264-aac.mp4"), TestPaths.fixture("hevc.mp4"),
+        let result = try await Run.vtrim(["cut", "--json", TestPaths.fixture("h264-aac.mp4"), TestPaths.fixture("hevc.mp4"),
                                     "--start", "end-1", "--end", "end", "--output-dir", folder.path])
         #expect(result.status == 0, "\(result)")
         #expect(result.jsonLines.map { ($0["effective"] as? [String: Any])?["start"] as? Double } == [3, 1])

@@ -28,7 +28,7 @@ import Testing
     }
 
     @Test(arguments: sources, fields)
-    func smartExactAndJoinsEndCleanly(source: String, field: Field) throws {
+    func smartExactAndJoinsEndCleanly(source: String, field: Field) async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let ext = (source as NSString).pathExtension
@@ -45,7 +45,7 @@ import Testing
         }
         for (what, arguments) in runs {
             // What is checked is how each run ends, not its pictures: a fast preset (x264's and x265's B-frames kept).
-            let result = try Run.vtrim(arguments + ["--preset", "superfast"])
+            let result = try await Run.vtrim(arguments + ["--preset", "superfast"])
             #expect(result.status == 0 || result.status == 1, "\(what) of \(field.testDescription): \(result)")
             #expect(result.stderrLines.allSatisfy { $0.hasPrefix("vtrim: ") }, "\(what) of \(field.testDescription): \(result.stderr)")
         }

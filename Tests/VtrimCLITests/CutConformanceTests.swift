@@ -11,14 +11,14 @@ struct CutConformanceTests {
     }
 
     @Test(arguments: rows)
-    func copyCut(_ row: ManifestRow) throws {
+    func copyCut(_ row: ManifestRow) async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let duration = try #require(row["format_duration_s"].flatMap(Double.init))
         let start = String(format: "%.3f", duration * 0.3), end = String(format: "%.3f", duration * 0.7)
         let ext = (row.file as NSString).pathExtension
         let ours = folder.file("ours.\(ext)"), theirs = folder.file("ffmpeg.\(ext)")
-        let result = try Run.vtrim(["cut", "--json", row.path, "--start", start, "--end", end, "-o", ours])
+        let result = try await Run.vtrim(["cut", "--json", row.path, "--start", start, "--end", end, "-o", ours])
         let object = try #require(result.jsonLines.first, "\(result)")
         let decodable = (row["decoded_video_frames"].flatMap(Int.init) ?? 0) > 0
         if let error = object["error"] as? [String: Any] {
@@ -32,16 +32,16 @@ struct CutConformanceTests {
             return
         }
         #expect(result.status == 0, "\(result)")
-        #expect(try MediaFacts.firstVideoPacketIsKeyframe(ours), "\(row.file)")
+        #expect(try await MediaFacts.firstVideoPacketIsKeyframe(ours), "\(row.file)")
         // The sanitized pass runs vtrim on every file; the normal pass compares what it wrote with FFmpeg's cut.
         guard !TestPaths.sanitized else { return }
-        let reference = try Run.tool("ffmpeg", ["-v", "error", "-ss", start, "-to", end, "-i", row.path, "-c", "copy", theirs])
+        let reference = try await Run.tool("ffmpeg", ["-v", "error", "-ss", start, "-to", end, "-i", row.path, "-c", "copy", theirs])
         let sourceClean = row["damaged"] == "no"
         if sourceClean {
             // Decodes cleanly (also where ffmpeg's own copy cut does not, e.g. MPEG-TS with a cut GOP).
-            #expect(try MediaFacts.decodeErrors(ours).isEmpty, "\(row.file)")
+            #expect(try await MediaFacts.decodeErrors(ours).isEmpty, "\(row.file)")
         }
-        let ourFrames = try MediaFacts.videoFrameCount(ours), theirFrames = try MediaFacts.videoFrameCount(theirs)
+        let ourFrames = try await MediaFacts.videoFrameCount(ours), theirFrames = try await MediaFacts.videoFrameCount(theirs)
         if sourceClean { #expect(ourFrames > 0, "\(row.file)") }
         // Only where ffmpeg's own cut holds frames to compare with.
         guard reference.status == 0, theirFrames > 0 else { return }
@@ -49,8 +49,8 @@ struct CutConformanceTests {
         #expect(ourFrames <= theirFrames + 1, "\(row.file): frames \(ourFrames) vs ffmpeg \(theirFrames)")
         #expect(ourFrames >= theirFrames - 3, "\(row.file): frames \(ourFrames) vs ffmpeg \(theirFrames)")
         if MediaFacts.gstreamerAvailable, ["mp4", "mov", "m4v"].contains(ext.lowercased()),
-           let gst = try MediaFacts.gstreamerDuration(ours) {
-            let container = try MediaFacts.formatDuration(ours)
+           let gst = try await MediaFacts.gstreamerDuration(ours) {
+            let container = try await MediaFacts.formatDuration(ours)
             let fps = row["decoded_video_frames"].flatMap(Double.init).map { $0 / duration } ?? 30
             #expect(abs(gst - container) <= 1 / max(fps, 1) + 0.002, "\(row.file): GStreamer \(gst) s vs \(container) s")
         }

@@ -8,23 +8,23 @@ import Testing
 @Suite(.serialized)
 struct HDRCutTests {
     /// 4 s of 10-bit PQ HEVC (a keyframe every second) with x265's SEI, plus `mdcv`/`clli` boxes (fixtures/tools/add-entry-boxes.py).
-    static func hdr10File(_ folder: TemporaryFolder) throws -> String {
+    static func hdr10File(_ folder: TemporaryFolder) async throws -> String {
         let encoded = folder.file("pq.mp4"), path = folder.file("hdr10.mp4")
         let x265 = "log-level=error:keyint=30:min-keyint=30:colorprim=bt2020:transfer=smpte2084:colormatrix=bt2020nc"
             + ":master-display=G(8500,39850)B(6550,2300)R(35400,14600)WP(15635,16450)L(10000000,50):max-cll=1000,400"
-        let run = try Run.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-t", "4",
+        let run = try await Run.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-t", "4",
                                           "-pix_fmt", "yuv420p10le", "-c:v", "libx265", "-x265-params", x265, "-color_primaries", "bt2020",
                                           "-color_trc", "smpte2084", "-colorspace", "bt2020nc", "-tag:v", "hvc1", encoded])
         try #require(run.status == 0, "\(run.stderr)")
-        let boxes = try Run.tool("python3", [TestPaths.packageRoot + "/fixtures/tools/add-entry-boxes.py", encoded, path, "hdr10"])
+        let boxes = try await Run.tool("python3", [TestPaths.packageRoot + "/fixtures/tools/add-entry-boxes.py", encoded, path, "hdr10"])
         try #require(boxes.status == 0, "\(boxes.stderr)")
         return path
     }
 
     /// The stream's side data (ffprobe's names and values), and the first frame's (from the bitstream).
-    static func metadata(_ path: String) throws -> (stream: [[String: Any]], frame: [[String: Any]]) {
-        let stream = try Run.tool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream_side_data", "-of", "json", path])
-        let frame = try Run.tool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-read_intervals", "%+#1", "-show_entries",
+    static func metadata(_ path: String) async throws -> (stream: [[String: Any]], frame: [[String: Any]]) {
+        let stream = try await Run.tool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream_side_data", "-of", "json", path])
+        let frame = try await Run.tool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-read_intervals", "%+#1", "-show_entries",
                                              "frame_side_data", "-of", "json", path])
         func list(_ run: RunResult, _ key: String) -> [[String: Any]] {
             let object = (try? JSONSerialization.jsonObject(with: run.stdoutData)) as? [String: Any]
@@ -58,21 +58,21 @@ struct HDRCutTests {
     /// Into MP4, Matroska and MPEG-TS; smart edges carry x265's SEI as the copied frames do (MPEG-TS holds no
     /// stream-level metadata: the SEI is all there is).
     @Test(arguments: [("exact", "mp4"), ("smart", "mp4"), ("smart", "mkv"), ("smart", "ts")])
-    func metadataSurvivesReencoding(mode: String, container: String) throws {
+    func metadataSurvivesReencoding(mode: String, container: String) async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let path = try Self.hdr10File(folder)
-        let source = try Self.metadata(path)
+        let path = try await Self.hdr10File(folder)
+        let source = try await Self.metadata(path)
         try #require(source.stream.count == 2 && source.frame.count == 2, "the fixture lacks its metadata: \(source)")
         let output = folder.file("cut.\(container)")
-        let run = try Run.vtrim(["cut", "--json", "--mode", mode, "--start", "0.5", "--end", "3.5", "-o", output, path])
+        let run = try await Run.vtrim(["cut", "--json", "--mode", mode, "--start", "0.5", "--end", "3.5", "-o", output, path])
         #expect(run.status == 0, "\(run)")
         #expect(run.jsonLines.first?["mode"] as? String == mode, "\(run.stdout)")
-        let cut = try Self.metadata(output)
+        let cut = try await Self.metadata(output)
         if container != "ts" { #expect(Self.same(cut.stream, source.stream), "stream: \(cut.stream) vs \(source.stream)") }
         // The first frame is re-encoded in both modes: its SEI comes from vtrim's x265 settings.
         #expect(Self.same(cut.frame, source.frame), "frame: \(cut.frame) vs \(source.frame)")
-        let transfer = try Run.tool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=color_transfer",
+        let transfer = try await Run.tool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=color_transfer",
                                                 "-of", "default=noprint_wrappers=1:nokey=1", output])
         #expect(transfer.stdout.split(whereSeparator: \.isNewline).first == "smpte2084")
     }
@@ -80,26 +80,26 @@ struct HDRCutTests {
     /// AV1 HDR10 from libsvtav1 (10-bit PQ, the mastering display and light levels as metadata OBUs): a smart cut's
     /// libsvtav1 edges write the source keyframe's values as metadata OBUs too, so it stays smart (it fell back naming
     /// the mastering display), and the first frame — re-encoded — states what the source's does.
-    @Test func av1MetadataGoesIntoSmartEdges() throws {
+    @Test func av1MetadataGoesIntoSmartEdges() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let path = folder.file("hdr10-av1.mkv")
         // SVT-AV1 takes decimals (chromaticity, cd/m²).
         let svt = "mastering-display=G(0.17,0.797)B(0.131,0.046)R(0.708,0.292)WP(0.3127,0.329)L(1000,0.005):content-light=1000,400"
         setenv("SVT_LOG", "1", 0)
-        let run = try Run.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-t", "4", "-pix_fmt", "yuv420p10le",
+        let run = try await Run.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-t", "4", "-pix_fmt", "yuv420p10le",
                                           "-c:v", "libsvtav1", "-preset", "12", "-g", "30", "-svtav1-params", svt, "-color_primaries", "bt2020",
                                           "-color_trc", "smpte2084", "-colorspace", "bt2020nc", path])
         try #require(run.status == 0, "\(run.stderr)")
-        let source = try Self.metadata(path)
+        let source = try await Self.metadata(path)
         try #require(source.frame.count == 2, "the source lacks its metadata: \(source)")
         let output = folder.file("cut.mkv")
-        let cut = try Run.vtrim(["cut", "--json", "--mode", "smart", "--start", "0.5", "--end", "3.5", "-o", output, path])
+        let cut = try await Run.vtrim(["cut", "--json", "--mode", "smart", "--start", "0.5", "--end", "3.5", "-o", output, path])
         #expect(cut.status == 0, "\(cut)")
         #expect(cut.jsonLines.first?["mode"] as? String == "smart", "\(cut.stdout)")
-        let written = try Self.metadata(output)
+        let written = try await Self.metadata(output)
         #expect(Self.same(written.frame, source.frame), "frame: \(written.frame) vs \(source.frame)")
-        let decode = try Run.tool("ffmpeg", ["-v", "error", "-i", output, "-f", "null", "-"])
+        let decode = try await Run.tool("ffmpeg", ["-v", "error", "-i", output, "-f", "null", "-"])
         #expect(decode.stderr.isEmpty, "\(decode.stderr)")
     }
 }

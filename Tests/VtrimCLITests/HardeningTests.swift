@@ -8,9 +8,9 @@ import Testing
 @Suite(.serialized)
 struct HardeningTests {
     /// A 720p clip long enough to interrupt an exact cut or a dense strip midway.
-    static func longClip(_ folder: TemporaryFolder) throws -> String {
+    static func longClip(_ folder: TemporaryFolder) async throws -> String {
         let path = folder.file("long.mp4")
-        let make = try Run.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=1280x720:rate=30", "-f", "lavfi",
+        let make = try await Run.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=1280x720:rate=30", "-f", "lavfi",
                                            "-i", "sine=sample_rate=48000", "-t", "12", "-c:v", "libx264", "-preset", "ultrafast",
                                            "-g", "60", "-c:a", "aac", path])
         try #require(make.status == 0, "\(make.stderr)")
@@ -23,41 +23,34 @@ struct HardeningTests {
 
     /// Starts vtrim, waits until it is under way (`cpuSeconds` of CPU, and a temporary output growing in
     /// `growing` when given), sends `signal`, returns exit status and stderr.
-    static func interrupt(_ arguments: [String], cpuSeconds: Double, growing: String? = nil, signal: Int32) throws -> (status: Int32, stderr: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: TestPaths.vtrimBinary)
-        process.arguments = arguments
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let underWay = Readiness.wait(for: process) {
-            Readiness.cpuSeconds(process.processIdentifier) >= cpuSeconds && (growing.map { (Readiness.growingFile(in: $0) ?? 0) > 0 } ?? true)
+    static func interrupt(_ arguments: [String], cpuSeconds: Double, growing: String? = nil, signal: Int32) async throws -> (status: Int32, stderr: String) {
+        let child = try await Child(TestPaths.vtrimBinary, arguments)
+        let underWay = await Readiness.wait(for: child) {
+            Readiness.cpuSeconds(child.pid) >= cpuSeconds && (growing.map { (Readiness.growingFile(in: $0) ?? 0) > 0 } ?? true)
         }
         #expect(underWay, "vtrim \(arguments.prefix(2).joined(separator: " ")) ended or stalled before it was under way")
-        kill(process.processIdentifier, signal)
-        process.waitUntilExit()
-        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        return (process.terminationReason == .uncaughtSignal ? -process.terminationStatus : process.terminationStatus, text)
+        child.signal(signal)
+        let result = await child.result()
+        return (result.signaled ? -result.status : result.status, result.stderr)
     }
 
     @Test(arguments: [(SIGINT, Int32(130)), (SIGTERM, Int32(143))])
-    func interruptedExactCutLeavesNothing(_ signal: Int32, _ status: Int32) throws {
+    func interruptedExactCutLeavesNothing(_ signal: Int32, _ status: Int32) async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let input = try Self.longClip(folder)
-        let result = try Self.interrupt(["cut", input, "--start", "1", "--end", "11", "--mode", "exact", "--preset", "slow",
+        let input = try await Self.longClip(folder)
+        let result = try await Self.interrupt(["cut", input, "--start", "1", "--end", "11", "--mode", "exact", "--preset", "slow",
                                          "-o", folder.file("out.mp4")], cpuSeconds: 0.5, growing: folder.path, signal: signal)
         #expect(result.status == status, "\(result.stderr)")
         #expect(Self.temporaries(in: folder.path).isEmpty)
         #expect(!FileManager.default.fileExists(atPath: folder.file("out.mp4")))
     }
 
-    @Test func interruptedThumbsLeavesNothing() throws {
+    @Test func interruptedThumbsLeavesNothing() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let input = try Self.longClip(folder)
-        let result = try Self.interrupt(["thumbs", input, "--every", "0.04", "--columns", "30", "--height", "200",
+        let input = try await Self.longClip(folder)
+        let result = try await Self.interrupt(["thumbs", input, "--every", "0.04", "--columns", "30", "--height", "200",
                                          "--frames-dir", folder.file("frames"), "-o", folder.file("s.png")], cpuSeconds: 0.5, signal: SIGINT)
         #expect(result.status == 130, "\(result.stderr)")
         #expect(Self.temporaries(in: folder.path).isEmpty)
@@ -66,18 +59,18 @@ struct HardeningTests {
     }
 
     /// SIGKILL cannot be caught: at most a recognisable temporary file stays, and the next run removes it.
-    @Test func killedRunLeavesAMarkedTemporaryTheNextRunCleans() throws {
+    @Test func killedRunLeavesAMarkedTemporaryTheNextRunCleans() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let input = try Self.longClip(folder)
+        let input = try await Self.longClip(folder)
         let arguments = ["cut", input, "--start", "1", "--end", "11", "--mode", "exact", "--preset", "slow", "-o", folder.file("out.mp4")]
-        let killed = try Self.interrupt(arguments, cpuSeconds: 0.5, growing: folder.path, signal: SIGKILL)
+        let killed = try await Self.interrupt(arguments, cpuSeconds: 0.5, growing: folder.path, signal: SIGKILL)
         #expect(killed.status == -SIGKILL)
         let left = Self.temporaries(in: folder.path)
         #expect(left.count <= 1)
         #expect(left.allSatisfy { $0.hasPrefix(".out.vtrim-tmp-") && $0.hasSuffix(".mp4") })
         #expect(!FileManager.default.fileExists(atPath: folder.file("out.mp4")))
-        let rerun = try Run.vtrim(["cut", input, "--start", "1", "--end", "2", "-o", folder.file("out.mp4")])
+        let rerun = try await Run.vtrim(["cut", input, "--start", "1", "--end", "2", "-o", folder.file("out.mp4")])
         #expect(rerun.status == 0, "\(rerun)")
         #expect(Self.temporaries(in: folder.path).isEmpty)
     }
@@ -85,21 +78,21 @@ struct HardeningTests {
     /// A full disk (simulated with `ulimit -f`): a clean write error, nothing half-written; SIGXFSZ is
     /// ignored so the write fails instead of killing vtrim.
     @Test(arguments: ["cut", "thumbs"])
-    func fullDiskIsAWriteError(_ command: String) throws {
+    func fullDiskIsAWriteError(_ command: String) async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let output = folder.file(command == "cut" ? "out.mp4" : "out.png")
         let arguments = command == "cut"
             ? "cut '\(TestPaths.fixture("h264-aac.mp4"))' --start 0 --end 4 --json -o '\(output)'"
             : "thumbs '\(TestPaths.fixture("h264-aac.mp4"))' --count 40 --height 240 --json -o '\(output)'"
-        let result = try Run.tool("bash", ["-c", "ulimit -f 8; exec '\(TestPaths.vtrimBinary)' \(arguments)"])
+        let result = try await Run.tool("bash", ["-c", "ulimit -f 8; exec '\(TestPaths.vtrimBinary)' \(arguments)"])
         #expect(result.status == 1, "\(result)")
         #expect((result.jsonLines.first?["error"] as? [String: Any])?["code"] as? String == "write_failed")
         #expect(result.stderrLines.filter { $0.hasPrefix("vtrim: error:") }.count == 1)
         #expect(folder.entries().isEmpty, "\(folder.entries())")
     }
 
-    @Test func readOnlyAndMissingFolders() throws {
+    @Test func readOnlyAndMissingFolders() async throws {
         try #require(getuid() != 0 || TestPaths.toolExists("setpriv"), "setpriv is needed to drop privileges")
         let folder = try TemporaryFolder()
         defer { folder.remove() }
@@ -109,20 +102,20 @@ struct HardeningTests {
         chmod(input, 0o644)
         let unprivileged = getuid() == 0 ? ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"] : []
         // The folder belongs to root: nobody may not write into it.
-        let readOnly = try Run.tool(unprivileged.first ?? TestPaths.vtrimBinary,
+        let readOnly = try await Run.tool(unprivileged.first ?? TestPaths.vtrimBinary,
                                     Array(unprivileged.dropFirst()) + (unprivileged.isEmpty ? [] : [TestPaths.vtrimBinary])
                                         + ["cut", "--json", input, "--start", "0", "--end", "1"])
         #expect(readOnly.status == 1, "\(readOnly)")
         #expect((readOnly.jsonLines.first?["error"] as? [String: Any])?["code"] as? String == "write_failed")
         #expect(folder.entries() == ["in.mp4"])
-        let missing = try Run.vtrim(["thumbs", "--json", input, "-o", folder.file("no/such/folder/x.png")])
+        let missing = try await Run.vtrim(["thumbs", "--json", input, "-o", folder.file("no/such/folder/x.png")])
         #expect(missing.status == 1)
         let error = try #require(missing.jsonLines.first?["error"] as? [String: Any])
         #expect(error["code"] as? String == "write_failed")
         #expect((error["message"] as? String)?.contains("does not exist") == true)
     }
 
-    @Test func theInputIsNeverOverwrittenWhateverItsSpelling() throws {
+    @Test func theInputIsNeverOverwrittenWhateverItsSpelling() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         try FileManager.default.createDirectory(atPath: folder.file("dir"), withIntermediateDirectories: true)
@@ -133,7 +126,7 @@ struct HardeningTests {
         for (cwd, output) in [(folder.file("dir"), "./clip.mp4"), (folder.file("dir"), "../dir/clip.mp4"), (folder.path, "alias.mp4"),
                               (folder.path, "dir//clip.mp4")] {
             for mode in ["copy", "exact"] {
-                let result = try Run.vtrim(["cut", "--json", input, "--start", "0", "--end", "1", "--mode", mode, "-o", output, "--overwrite"], in: cwd)
+                let result = try await Run.vtrim(["cut", "--json", input, "--start", "0", "--end", "1", "--mode", mode, "-o", output, "--overwrite"], in: cwd)
                 #expect(result.status == 1, "\(output)")
                 #expect((result.jsonLines.first?["error"] as? [String: Any])?["code"] as? String == "output_is_input")
             }
@@ -141,28 +134,28 @@ struct HardeningTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: input)) == before)
     }
 
-    @Test func namesWithSpacesUnicodeAndALeadingDash() throws {
+    @Test func namesWithSpacesUnicodeAndALeadingDash() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         for name in ["my clip.mp4", "ünïcödé ✓.mp4", "-dash.mp4"] {
             try FileManager.default.copyItem(atPath: TestPaths.fixture("rot90.mp4"), toPath: folder.file(name))
         }
-        let result = try Run.vtrim(["thumbs", "--json", "--count", "2", "--", "my clip.mp4", "ünïcödé ✓.mp4", "-dash.mp4"], in: folder.path)
+        let result = try await Run.vtrim(["thumbs", "--json", "--count", "2", "--", "my clip.mp4", "ünïcödé ✓.mp4", "-dash.mp4"], in: folder.path)
         #expect(result.status == 0, "\(result)")
         #expect(result.jsonLines.map { $0["output"] as? String } == ["my clip.thumbs.png", "ünïcödé ✓.thumbs.png", "-dash.thumbs.png"])
-        let cut = try Run.vtrim(["cut", "--json", "--start", "0.5", "--end", "1.5", "--", "-dash.mp4", "ünïcödé ✓.mp4"], in: folder.path)
+        let cut = try await Run.vtrim(["cut", "--json", "--start", "0.5", "--end", "1.5", "--", "-dash.mp4", "ünïcödé ✓.mp4"], in: folder.path)
         #expect(cut.status == 0, "\(cut)")
         #expect(FileManager.default.fileExists(atPath: folder.file("ünïcödé ✓.cut.mp4")))
         #expect(FileManager.default.fileExists(atPath: folder.file("-dash.cut.mp4")))
     }
 
-    @Test func fifoIsRefusedWithoutWaiting() throws {
+    @Test func fifoIsRefusedWithoutWaiting() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let fifo = folder.file("pipe.mp4")
         try #require(mkfifo(fifo, 0o644) == 0)
         for command in [["probe"], ["thumbs"], ["cut", "--start", "0", "--end", "1"]] {
-            let result = try Run.vtrim(command + ["--json", fifo])
+            let result = try await Run.vtrim(command + ["--json", fifo])
             #expect(result.status == 1)
             let error = try #require(result.jsonLines.first?["error"] as? [String: Any])
             #expect(error["code"] as? String == "unreadable")
@@ -171,36 +164,30 @@ struct HardeningTests {
     }
 
     /// A file cut short or grown while vtrim reads it: a result or a clean error, never a crash.
-    @Test func inputShrinkingWhileRead() throws {
+    @Test func inputShrinkingWhileRead() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let input = try Self.longClip(folder)
+        let input = try await Self.longClip(folder)
         let size = try MediaFacts.fileSize(input)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: TestPaths.vtrimBinary)
-        process.arguments = ["thumbs", input, "--every", "0.1", "--columns", "20", "-o", folder.file("s.png")]
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
+        let child = try await Child(TestPaths.vtrimBinary, ["thumbs", input, "--every", "0.1", "--columns", "20", "-o", folder.file("s.png")])
         // Shrink the input once vtrim is reading it.
-        Readiness.wait(for: process) { Readiness.cpuSeconds(process.processIdentifier) >= 0.1 }
+        await Readiness.wait(for: child) { Readiness.cpuSeconds(child.pid) >= 0.1 }
         truncate(input, off_t(size / 3))
-        process.waitUntilExit()
-        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(process.terminationReason == .exit)
-        #expect([0, 1].contains(process.terminationStatus))
+        let result = await child.result()
+        let stderr = result.stderr
+        #expect(!result.signaled)
+        #expect([0, 1].contains(result.status))
         #expect(stderr.split(separator: "\n").allSatisfy { $0.hasPrefix("vtrim: ") }, "\(stderr)")
         #expect(Self.temporaries(in: folder.path).isEmpty)
     }
 
     /// A picture header claiming 16384x16384: refused before decoding, with bounded memory.
     @Test(.enabled(if: !TestPaths.sanitized, "memory figures of a sanitized build"))
-    func hugePictureIsRefused() throws {
+    func hugePictureIsRefused() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let small = folder.file("small.jpg")
-        let make = try Run.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "color=c=gray:size=16x16", "-frames:v", "1", small])
+        let make = try await Run.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "color=c=gray:size=16x16", "-frames:v", "1", small])
         try #require(make.status == 0)
         var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: small)))
         // SOF0 (FF C0): length(2) precision(1) height(2) width(2).
@@ -209,7 +196,7 @@ struct HardeningTests {
         bytes[sof + 7] = 0x40; bytes[sof + 8] = 0x00
         let huge = folder.file("huge.jpg")
         try Data(bytes).write(to: URL(fileURLWithPath: huge))
-        let result = try Run.tool("/usr/bin/time", ["-f", "%M", TestPaths.vtrimBinary, "thumbs", "--json", huge, "-o", folder.file("h.png")])
+        let result = try await Run.tool("/usr/bin/time", ["-f", "%M", TestPaths.vtrimBinary, "thumbs", "--json", huge, "-o", folder.file("h.png")])
         #expect(result.status == 1, "\(result)")
         let code = (result.jsonLines.first?["error"] as? [String: Any])?["code"] as? String
         #expect(code == "too_large", "\(result)")
@@ -219,7 +206,7 @@ struct HardeningTests {
 
     /// Memory stays flat over a long batch: 200 files peak no higher than 20 (within 25 %).
     @Test(.enabled(if: !TestPaths.sanitized, "memory figures of a sanitized build"))
-    func rssFlatOverA200FileBatch() throws {
+    func rssFlatOverA200FileBatch() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         for count in [20, 200] {
@@ -230,13 +217,13 @@ struct HardeningTests {
                 try FileManager.default.linkItem(atPath: TestPaths.fixture(source), toPath: "\(batch)/\(index).\((source as NSString).pathExtension)")
             }
         }
-        func peak(_ count: Int) throws -> Int {
-            let result = try Run.tool("/usr/bin/time", ["-f", "%M", TestPaths.vtrimBinary, "thumbs", "-r", folder.file("b\(count)"),
+        func peak(_ count: Int) async throws -> Int {
+            let result = try await Run.tool("/usr/bin/time", ["-f", "%M", TestPaths.vtrimBinary, "thumbs", "-r", folder.file("b\(count)"),
                                                         "--count", "3", "--quiet", "--output-dir", folder.file("o\(count)"), "-j", "2"])
             #expect(result.status == 0, "\(result.stderr)")
             return Int(result.stderrLines.last ?? "") ?? Int.max
         }
-        let small = try peak(20), large = try peak(200)
+        let small = try await peak(20), large = try await peak(200)
         #expect(Double(large) <= Double(small) * 1.25, "peak RSS \(small) KiB for 20 files, \(large) KiB for 200")
     }
 }

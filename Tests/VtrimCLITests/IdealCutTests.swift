@@ -26,19 +26,19 @@ struct IdealCutTests {
         let keyframes: [Double]
 
         /// Read once per file (several examples share a source).
-        static func of(_ path: String) throws -> SourceFrames {
+        static func of(_ path: String) async throws -> SourceFrames {
             if let known = cache.withLock({ $0[path] }) { return known }
-            let read = try SourceFrames(path)
+            let read = try await SourceFrames(path)
             cache.withLock { $0[path] = read }
             return read
         }
 
         private static let cache = Mutex<[String: SourceFrames]>([:])
 
-        private init(_ path: String) throws {
-            times = try Reference.frameTimes(path).sorted()
-            let start = try Reference.containerStart(path)
-            let packets = try Run.tool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "packet=pts_time,flags",
+        private init(_ path: String) async throws {
+            times = try await Reference.frameTimes(path).sorted()
+            let start = try await Reference.containerStart(path)
+            let packets = try await Run.tool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "packet=pts_time,flags",
                                                    "-of", "csv=p=0", path]).stdoutLines
             keyframes = packets.compactMap { line -> Double? in
                 let fields = line.split(separator: ",")
@@ -67,8 +67,8 @@ struct IdealCutTests {
         }
     }
 
-    static func examples(_ path: String, name: String) -> [Example] {
-        guard let frames = try? SourceFrames.of(path), frames.times.count >= 4 else { return [] }
+    static func examples(_ path: String, name: String) async -> [Example] {
+        guard let frames = try? await SourceFrames.of(path), frames.times.count >= 4 else { return [] }
         let times = frames.times
         let duration = (times.last ?? 0) + frames.typicalFrame
         var examples = [Example(path: path, name: name, start: duration * 0.3, end: duration * 0.7, kind: "30-70%")]
@@ -86,17 +86,29 @@ struct IdealCutTests {
         return examples.filter { $0.end > $0.start }
     }
 
-    static let fixtureExamples: [Example] = ["h264-aac.mp4", "h264-aac-nob.mp4", "vfr.mp4", "hevc.mp4", "h264-aac.mkv", "vp9-opus.webm",
-                                             "rot90.mp4"].flatMap { examples(TestPaths.fixture($0), name: $0) }
+    private static let fixtures = Once {
+        var made: [Example] = []
+        for name in ["h264-aac.mp4", "h264-aac-nob.mp4", "vfr.mp4", "hevc.mp4", "h264-aac.mkv", "vp9-opus.webm", "rot90.mp4"] {
+            made += await examples(TestPaths.fixture(name), name: name)
+        }
+        return made
+    }
+    static var fixtureExamples: [Example] { get async { (try? await fixtures.value) ?? [] } }
 
     /// The real-world files (skipped under the sanitizers, where the fixtures cover the same code at a
     /// fraction of the time); their 30–70 % copy is CutConformanceTests' cut, here the starts on and between frames.
-    static let mediaExamples: [Example] = TestPaths.sanitized ? [] : ManifestRow.load().filter { row in
-        let ext = (row.file as NSString).pathExtension.lowercased()
-        let duration = row["format_duration_s"].flatMap(Double.init) ?? 0
-        return row["video_codec"] != nil && row["damaged"] == "no" && (row["decoded_video_frames"].flatMap(Int.init) ?? 0) >= 4
-            && ["mp4", "mov", "m4v", "mkv", "webm"].contains(ext) && duration > 0 && duration < 100
-    }.flatMap { examples($0.path, name: $0.file).filter { $0.kind != "30-70%" } }
+    private static let media = Once {
+        let rows = TestPaths.sanitized ? [] : ManifestRow.load().filter { row in
+            let ext = (row.file as NSString).pathExtension.lowercased()
+            let duration = row["format_duration_s"].flatMap(Double.init) ?? 0
+            return row["video_codec"] != nil && row["damaged"] == "no" && (row["decoded_video_frames"].flatMap(Int.init) ?? 0) >= 4
+                && ["mp4", "mov", "m4v", "mkv", "webm"].contains(ext) && duration > 0 && duration < 100
+        }
+        var made: [Example] = []
+        for row in rows { made += await examples(row.path, name: row.file).filter { $0.kind != "30-70%" } }
+        return made
+    }
+    static var mediaExamples: [Example] { get async { (try? await media.value) ?? [] } }
 
     /// Output frames mapped back to the source's timeline through what vtrim reported.
     private static func outputFrames(_ times: [Double], object: [String: Any]) throws -> [Double] {
@@ -106,18 +118,18 @@ struct IdealCutTests {
         return times.map { $0 - first + start }
     }
 
-    @Test(arguments: fixtureExamples + mediaExamples)
-    func copyPresentsTheIdealFrames(_ example: Example) throws {
+    @Test(arguments: await fixtureExamples + mediaExamples)
+    func copyPresentsTheIdealFrames(_ example: Example) async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let source = try SourceFrames.of(example.path)
+        let source = try await SourceFrames.of(example.path)
         let output = folder.file("cut." + (example.ext == "m4v" ? "mp4" : example.ext))
-        let result = try Run.vtrim(["cut", "--json", example.path, "--start", String(format: "%.6f", example.start),
+        let result = try await Run.vtrim(["cut", "--json", example.path, "--start", String(format: "%.6f", example.start),
                                     "--end", String(format: "%.6f", example.end), "-o", output])
         let object = try #require(result.jsonLines.first, "\(result)")
         try #require(result.status == 0, "\(result)")
         let ideal = source.ideal(example.start, example.end)
-        let decoded = try Reference.frameTimes(output).sorted()
+        let decoded = try await Reference.frameTimes(output).sorted()
         let presented = try Self.outputFrames(decoded, object: object)
         let frame = source.typicalFrame
         if example.editLists {
@@ -130,12 +142,12 @@ struct IdealCutTests {
                 break
             }
             let idealDuration = source.frameEnd(ideal.last ?? 0) - (ideal.first ?? 0)
-            let container = try MediaFacts.formatDuration(output)
+            let container = try await MediaFacts.formatDuration(output)
             #expect(abs(container - idealDuration) <= frame + 1e-3, "container \(container) s, ideal \(idealDuration) s")
-            if let video = try MediaFacts.streamDuration(output, selector: "v:0") {
+            if let video = try await MediaFacts.streamDuration(output, selector: "v:0") {
                 #expect(abs(video - idealDuration) <= frame + 1e-3, "video stream \(video) s, ideal \(idealDuration) s")
             }
-            if MediaFacts.gstreamerAvailable, let gst = try MediaFacts.gstreamerDuration(output) {
+            if MediaFacts.gstreamerAvailable, let gst = try await MediaFacts.gstreamerDuration(output) {
                 #expect(abs(gst - idealDuration) <= frame + 1e-3, "GStreamer \(gst) s, ideal \(idealDuration) s")
             }
         } else {
@@ -148,33 +160,33 @@ struct IdealCutTests {
             #expect(Set(ideal.map { Int(($0 * 1000).rounded()) }).isSubset(of: Set(presented.map { Int(($0 * 1000).rounded()) })),
                     "ideal frames missing")
         }
-        #expect(try MediaFacts.decodeErrors(output).isEmpty)
+        #expect(try await MediaFacts.decodeErrors(output).isEmpty)
     }
 
     /// Exact cuts last `end − start`, to a tick of the output's video timescale (the container duration,
     /// which follows the edit list in MP4/MOV and the blocks in Matroska).
-    @Test(arguments: (fixtureExamples + mediaExamples).filter { $0.kind == "between" && $0.end - $0.start < 6 })
-    func exactLastsEndMinusStart(_ example: Example) throws {
+    @Test(arguments: await (fixtureExamples + mediaExamples).filter { $0.kind == "between" && $0.end - $0.start < 6 })
+    func exactLastsEndMinusStart(_ example: Example) async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let output = folder.file("exact." + (example.ext == "m4v" ? "mp4" : example.ext))
-        let result = try Run.vtrim(["cut", "--json", example.path, "--start", String(format: "%.6f", example.start),
+        let result = try await Run.vtrim(["cut", "--json", example.path, "--start", String(format: "%.6f", example.start),
                                     "--end", String(format: "%.6f", example.end), "--mode", "exact",
                                     // The frames' times and the length are checked, not their pictures: a fast encode that keeps B-frames.
                                     "--preset", "superfast", "-o", output])
         try #require(result.status == 0, "\(result)")
-        let timeBase = try Run.tool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=time_base",
+        let timeBase = try await Run.tool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=time_base",
                                                 "-of", "csv=p=0", output]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         let parts = timeBase.split(separator: "/").compactMap { Double($0) }
         let tick = parts.count == 2 && parts[1] > 0 ? parts[0] / parts[1] : 0.001
         let length = example.end - example.start
-        let container = try MediaFacts.formatDuration(output)
+        let container = try await MediaFacts.formatDuration(output)
         #expect(abs(container - length) <= tick + 1e-6, "lasts \(container) s, asked \(length) s (tick \(tick))")
         let reported = try #require((result.jsonLines.first?["actual"] as? [String: Any])?["duration"] as? Double)
         #expect(abs(reported - length) <= tick + 1e-6, "reported \(reported) s")
         // The ideal frames, with the source's timing after the first (variable frame rates included).
-        let ideal = Array(try SourceFrames.of(example.path).ideal(example.start, example.end))
-        let frames = try Reference.frameTimes(output).sorted()
+        let ideal = await Array(try SourceFrames.of(example.path).ideal(example.start, example.end))
+        let frames = try await Reference.frameTimes(output).sorted()
         #expect(frames.count == ideal.count, "\(frames.count) frames, ideal \(ideal.count)")
         if frames.count == ideal.count, frames.count > 2 {
             let offset = ideal[1] - frames[1]
@@ -183,19 +195,19 @@ struct IdealCutTests {
                 break
             }
         }
-        #expect(try MediaFacts.decodeErrors(output).isEmpty)
+        #expect(try await MediaFacts.decodeErrors(output).isEmpty)
     }
 
     /// A dry run plans exactly what the real run does: mode, parts, presented span, plan-time warnings,
     /// and — with --strict — the same verdict.
-    @Test(arguments: fixtureExamples.filter { $0.kind == "between" }, ["copy", "exact", "smart"])
-    func dryRunIsTheRealRunsPlan(_ example: Example, _ mode: String) throws {
+    @Test(arguments: await fixtureExamples.filter { $0.kind == "between" }, ["copy", "exact", "smart"])
+    func dryRunIsTheRealRunsPlan(_ example: Example, _ mode: String) async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let output = folder.file("cut." + example.ext)
         let range = ["--start", String(format: "%.6f", example.start), "--end", String(format: "%.6f", example.end), "--mode", mode]
-        let dry = try Run.vtrim(["cut", "--json", "--dry-run", example.path, "-o", output] + range)
-        let real = try Run.vtrim(["cut", "--json", example.path, "-o", output] + range)
+        let dry = try await Run.vtrim(["cut", "--json", "--dry-run", example.path, "-o", output] + range)
+        let real = try await Run.vtrim(["cut", "--json", example.path, "-o", output] + range)
         let planned = try #require(dry.jsonLines.first), done = try #require(real.jsonLines.first)
         func canonical(_ value: Any?) -> String {
             guard let value else { return "absent" }
@@ -209,8 +221,8 @@ struct IdealCutTests {
         }
         #expect(planned.codes("warnings") == done.codes("warnings").filter { !["decode_errors", "truncated"].contains($0) })
         #expect(planned.codes("notes") == done.codes("notes"))
-        let strictDry = try Run.vtrim(["cut", "--json", "--dry-run", "--strict", example.path, "-o", folder.file("s." + example.ext)] + range)
-        let strictReal = try Run.vtrim(["cut", "--json", "--strict", example.path, "-o", folder.file("s." + example.ext)] + range)
+        let strictDry = try await Run.vtrim(["cut", "--json", "--dry-run", "--strict", example.path, "-o", folder.file("s." + example.ext)] + range)
+        let strictReal = try await Run.vtrim(["cut", "--json", "--strict", example.path, "-o", folder.file("s." + example.ext)] + range)
         #expect(strictDry.status == strictReal.status)
     }
 }

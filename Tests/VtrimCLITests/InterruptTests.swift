@@ -12,10 +12,10 @@ struct InterruptTests {
     static let exitLimitSeconds = TestPaths.sanitized ? 5.0 : 1.0
 
     /// Four 1080p clips of 6 s (x264 ultrafast: cheap to make, costly to decode densely).
-    static func clips(_ folder: TemporaryFolder, count: Int = 4) throws -> [String] {
+    static func clips(_ folder: TemporaryFolder, count: Int = 4) async throws -> [String] {
         let first = folder.file("in/clip0.mp4")
         try FileManager.default.createDirectory(atPath: folder.file("in"), withIntermediateDirectories: true)
-        let make = try Run.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=1920x1080:rate=30", "-f", "lavfi",
+        let make = try await Run.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=1920x1080:rate=30", "-f", "lavfi",
                                            "-i", "sine=sample_rate=48000", "-t", "6", "-c:v", "libx264", "-preset", "ultrafast",
                                            "-g", "60", "-c:a", "aac", first])
         try #require(make.status == 0, "\(make.stderr)")
@@ -33,31 +33,16 @@ struct InterruptTests {
 
     /// Starts vtrim, waits until the work is under way — `cpuSeconds` of CPU used, and a temporary output
     /// growing in `growing` when given — sends the signal and times how long vtrim takes to exit.
-    static func interrupt(_ arguments: [String], cpuSeconds: Double, growing: String? = nil, signal: Int32 = SIGINT) throws -> Interrupted {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: TestPaths.vtrimBinary)
-        process.arguments = arguments
-        let output = Pipe(), errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        nonisolated(unsafe) var outData = Data(), errData = Data()
-        let group = DispatchGroup()
-        group.enter()
-        DispatchQueue.global().async { outData = output.fileHandleForReading.readDataToEndOfFile(); group.leave() }
-        group.enter()
-        DispatchQueue.global().async { errData = errors.fileHandleForReading.readDataToEndOfFile(); group.leave() }
-        let underWay = Readiness.wait(for: process) {
-            Readiness.cpuSeconds(process.processIdentifier) >= cpuSeconds && (growing.map { (Readiness.growingFile(in: $0) ?? 0) > 0 } ?? true)
+    static func interrupt(_ arguments: [String], cpuSeconds: Double, growing: String? = nil, signal: Int32 = SIGINT) async throws -> Interrupted {
+        let child = try await Child(TestPaths.vtrimBinary, arguments)
+        let underWay = await Readiness.wait(for: child) {
+            Readiness.cpuSeconds(child.pid) >= cpuSeconds && (growing.map { (Readiness.growingFile(in: $0) ?? 0) > 0 } ?? true)
         }
         #expect(underWay, "vtrim \(arguments.prefix(2).joined(separator: " ")) ended or stalled before it was under way")
         let sent = Date()
-        kill(process.processIdentifier, signal)
-        process.waitUntilExit()
-        let elapsed = Date().timeIntervalSince(sent)
-        group.wait()
-        let result = RunResult(status: process.terminationStatus, stderr: String(decoding: errData, as: UTF8.self), stdoutData: outData)
-        return Interrupted(status: process.terminationStatus, secondsToExit: elapsed, stdout: result)
+        child.signal(signal)
+        let result = await child.result()
+        return Interrupted(status: result.status, secondsToExit: Date().timeIntervalSince(sent), stdout: result)
     }
 
     static func leftovers(_ folder: String) -> [String] {
@@ -82,12 +67,12 @@ struct InterruptTests {
     }
 
     @Test(arguments: [SIGINT, SIGTERM])
-    func thumbsBatchAtAllCores(_ signal: Int32) throws {
+    func thumbsBatchAtAllCores(_ signal: Int32) async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let inputs = try Self.clips(folder, count: 3 * Self.cores)
+        let inputs = try await Self.clips(folder, count: 3 * Self.cores)
         // Dense sheets (150 cells each): no input is done when the signal comes.
-        let run = try Self.interrupt(["thumbs", "--json", "-j", String(Self.cores), "--every", "0.04", "--columns", "15",
+        let run = try await Self.interrupt(["thumbs", "--json", "-j", String(Self.cores), "--every", "0.04", "--columns", "15",
                                       "--height", "180", "--output-dir", folder.file("out")] + inputs, cpuSeconds: 1.0, signal: signal)
         #expect(run.status == (signal == SIGINT ? 130 : 143), "\(run.stdout)")
         #expect(run.secondsToExit < Self.exitLimitSeconds, "took \(run.secondsToExit) s to exit")
@@ -99,11 +84,11 @@ struct InterruptTests {
     /// One 1080p input: its samples are split over every core.
     /// Storyboards beside their videos: an interrupted batch leaves no `.trickplay` folder it made empty (they
     /// stayed behind), and the storyboards it finished are whole.
-    @Test func storyboardBatchLeavesNoEmptyFolder() throws {
+    @Test func storyboardBatchLeavesNoEmptyFolder() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let inputs = try Self.clips(folder, count: 3 * Self.cores)
-        let run = try Self.interrupt(["thumbs", "--json", "-r", "-j", String(Self.cores), "--storyboard", "jellyfin", "--every", "0.1",
+        let inputs = try await Self.clips(folder, count: 3 * Self.cores)
+        let run = try await Self.interrupt(["thumbs", "--json", "-r", "-j", String(Self.cores), "--storyboard", "jellyfin", "--every", "0.1",
                                       "--width", "480", folder.file("in")], cpuSeconds: 1.0)
         #expect(run.status == 130, "\(run.stdout)")
         Self.checkReport(run, inputs: inputs)
@@ -115,11 +100,11 @@ struct InterruptTests {
         #expect(Self.leftovers(folder.path).isEmpty)
     }
 
-    @Test func singleThumbsInput() throws {
+    @Test func singleThumbsInput() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let inputs = try Self.clips(folder, count: 1)
-        let run = try Self.interrupt(["thumbs", "--json", "--every", "0.04", "--columns", "15", "--height", "360", "-o", folder.file("s.png")] + inputs,
+        let inputs = try await Self.clips(folder, count: 1)
+        let run = try await Self.interrupt(["thumbs", "--json", "--every", "0.04", "--columns", "15", "--height", "360", "-o", folder.file("s.png")] + inputs,
                                      cpuSeconds: 1.0)
         #expect(run.status == 130, "\(run.stdout)")
         #expect(run.secondsToExit < Self.exitLimitSeconds, "took \(run.secondsToExit) s to exit")
@@ -129,13 +114,13 @@ struct InterruptTests {
     }
 
     @Test(arguments: ["exact", "smart"])
-    func cutBatchAtAllCores(mode: String) throws {
+    func cutBatchAtAllCores(mode: String) async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let inputs = try Self.clips(folder, count: 2 * Self.cores)
+        let inputs = try await Self.clips(folder, count: 2 * Self.cores)
         // The default preset, as users run it: 1080p re-encoding keeps every job busy past the signal (smart
         // cuts re-encode only the edges, but a start inside a 2 s GOP is 45 frames of head).
-        let run = try Self.interrupt(["cut", "--json", "-j", String(Self.cores), "--mode", mode,
+        let run = try await Self.interrupt(["cut", "--json", "-j", String(Self.cores), "--mode", mode,
                                       "--start", "0.5", "--end", "5.5", "--output-dir", folder.file("out")] + inputs,
                                      cpuSeconds: 1.0, growing: folder.file("out"))
         #expect(run.status == 130, "\(run.stdout)")

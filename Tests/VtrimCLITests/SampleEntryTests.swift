@@ -57,24 +57,24 @@ struct SampleEntryTests {
         }
     }
 
-    static func expectDecodesCleanly(_ path: String, hevc: Bool, _ context: String) throws {
+    static func expectDecodesCleanly(_ path: String, hevc: Bool, _ context: String) async throws {
         // The null muxer's complaints about VFR timestamps are not decode errors.
-        let ffmpeg = try Run.tool("ffmpeg", ["-v", "error", "-i", path, "-map", "0:v:0", "-f", "null", "-"])
+        let ffmpeg = try await Run.tool("ffmpeg", ["-v", "error", "-i", path, "-map", "0:v:0", "-f", "null", "-"])
         let errors = ffmpeg.stderrLines.filter { !$0.contains("non monotonically increasing dts") && !$0.contains("Last message repeated") }
         #expect(ffmpeg.status == 0 && errors.isEmpty, "\(context): \(errors)")
         guard TestPaths.toolExists("gst-launch-1.0") else { return }
         let parser = hevc ? "h265parse ! avdec_h265" : "h264parse ! avdec_h264"
         let pipeline = "filesrc location=\(path) ! qtdemux name=d d.video_0 ! queue ! \(parser) ! fakesink"
-        let gst = try Run.tool("gst-launch-1.0", ["-q"] + pipeline.split(separator: " ").map(String.init))
+        let gst = try await Run.tool("gst-launch-1.0", ["-q"] + pipeline.split(separator: " ").map(String.init))
         #expect(gst.status == 0, "\(context): GStreamer: \(gst.stderr) \(gst.stdout)")
         #expect(!gst.stderr.contains("ERROR") && !gst.stdout.contains("ERROR"), "\(context): \(gst.stderr)")
     }
 
     /// Cuts `file` and checks the output and the report's `sample_entry`.
     static func cut(_ file: String, _ mode: String, _ container: String, start: String = "0.2", end: String = "0.8",
-                    extra: [String] = [], in folder: TemporaryFolder) throws -> (output: String, report: [String: Any]) {
+                    extra: [String] = [], in folder: TemporaryFolder) async throws -> (output: String, report: [String: Any]) {
         let output = folder.file("\(URL(fileURLWithPath: file).lastPathComponent)-\(mode)-\(start)-\(end).\(container)")
-        let result = try Run.vtrim(["cut", "--json", file.hasPrefix("/") ? file : TestPaths.fixture(file), "--start", start, "--end", end,
+        let result = try await Run.vtrim(["cut", "--json", file.hasPrefix("/") ? file : TestPaths.fixture(file), "--start", start, "--end", end,
                                     "--mode", mode, "-o", output] + extra)
         #expect(result.status == 0, "\(result)")
         return (output, try #require(result.jsonLines.first))
@@ -86,11 +86,11 @@ struct SampleEntryTests {
                       ("h264-aac.mp4", "smart", "mp4"), ("h264-aac.mp4", "smart", "mov"), ("hevc.mp4", "smart", "mp4"),
                       ("hevc.mp4", "smart", "mov"), ("h264-aac.ts", "smart", "mp4"), ("hevc.ts", "smart", "mov"),
                       ("hevc.ts", "exact", "mp4"), ("hevc.ts", "exact", "mov")])
-    func cutsAreOutOfBand(_ file: String, _ mode: String, _ container: String) throws {
+    func cutsAreOutOfBand(_ file: String, _ mode: String, _ container: String) async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         // Smart ranges hold a head, a copied GOP and a tail.
-        let (output, report) = try Self.cut(file, mode, container, end: mode == "smart" ? (file == "hevc.mp4" ? "2" : "2.7") : "0.8",
+        let (output, report) = try await Self.cut(file, mode, container, end: mode == "smart" ? (file == "hevc.mp4" ? "2" : "2.7") : "0.8",
                                             in: folder)
         let hevc = file.hasPrefix("hevc") || file.hasPrefix("hdr10")
         let entry = hevc ? "hvc1" : "avc1"
@@ -99,24 +99,24 @@ struct SampleEntryTests {
         if mode == "smart" { #expect(report["mode"] as? String == "smart" && (report["smart"] as? [String: Any])?["sample_entry"] as? String == entry) }
         #expect((report["warnings"] as? [Any])?.isEmpty ?? true, "\(report)")
         try Self.expectOutOfBand(output, entry: entry, "\(file) \(mode) .\(container)")
-        try Self.expectDecodesCleanly(output, hevc: hevc, "\(file) \(mode) .\(container)")
+        try await Self.expectDecodesCleanly(output, hevc: hevc, "\(file) \(mode) .\(container)")
     }
 
     /// A source whose record holds several PPS (and SPS, VPS) ids, all used by copied slices: a smart cut
     /// of a smart cut (the source's sets and x265's renumbered ones), cut smartly again from its head to
     /// its end (new ids for the new head; the old head, middle and tail copied) and copied.
-    @Test func sourceWithSeveralParameterSetIds() throws {
+    @Test func sourceWithSeveralParameterSetIds() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let (first, _) = try Self.cut("hevc.ts", "smart", "mp4", start: "0.4", end: "2.7", in: folder)
+        let (first, _) = try await Self.cut("hevc.ts", "smart", "mp4", start: "0.4", end: "2.7", in: folder)
         let firstTrack = try MP4VideoTrack.read(first)
         let ppsIds = Set(firstTrack.sampleSlicePPSIds.flatMap { $0 }.compactMap { $0 })
         #expect(ppsIds.count == 2, "first cut's slices use PPS \(ppsIds)")
         for (mode, start) in [("smart", "0.1"), ("copy", "0.0")] {
-            let (output, report) = try Self.cut(first, mode, "mp4", start: start, end: "5", in: folder)
+            let (output, report) = try await Self.cut(first, mode, "mp4", start: start, end: "5", in: folder)
             #expect(report["mode"] as? String == mode)
             try Self.expectOutOfBand(output, entry: "hvc1", "second \(mode) cut")
-            try Self.expectDecodesCleanly(output, hevc: true, "second \(mode) cut")
+            try await Self.expectDecodesCleanly(output, hevc: true, "second \(mode) cut")
             let used = Set(try MP4VideoTrack.read(output).sampleSlicePPSIds.flatMap { $0 }.compactMap { $0 })
             #expect(used.count == (mode == "smart" ? 3 : 2), "\(mode): slices use PPS \(used)")
         }
@@ -125,11 +125,11 @@ struct SampleEntryTests {
     /// SPS 0 changes at 2 s in `sps-change.ts`: a range whose copied samples hold both versions is written
     /// `avc3` with a plan-time warning (and refused by --strict); one whose copied samples hold only one
     /// version (the change falls in a smart cut's re-encoded tail) stays `avc1`.
-    @Test func parameterSetChangingInsideTheRange() throws {
+    @Test func parameterSetChangingInsideTheRange() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         for (mode, end, entry) in [("copy", "2.7", "avc3"), ("smart", "3.9", "avc3"), ("copy", "1.9", "avc1"), ("smart", "2.7", "avc1")] {
-            let (output, report) = try Self.cut("sps-change.ts", mode, "mp4", start: "0.4", end: end, in: folder)
+            let (output, report) = try await Self.cut("sps-change.ts", mode, "mp4", start: "0.4", end: end, in: folder)
             #expect((report["sample_entry"] as? [String: Any])?["type"] as? String == entry, "\(mode) to \(end): \(report)")
             let warnings = (report["warnings"] as? [[String: Any]])?.compactMap { $0["code"] as? String } ?? []
             #expect(warnings == (entry == "avc3" ? ["sample_entry"] : []), "\(mode) to \(end)")
@@ -140,9 +140,9 @@ struct SampleEntryTests {
                 #expect(track.entries.map(\.type) == ["avc3"])
                 #expect(track.sampleNALTypes.contains { $0.contains(7) }, "the changed SPS is in band")
             }
-            try Self.expectDecodesCleanly(output, hevc: false, "\(mode) to \(end)")
+            try await Self.expectDecodesCleanly(output, hevc: false, "\(mode) to \(end)")
         }
-        let strict = try Run.vtrim(["cut", "--strict", TestPaths.fixture("sps-change.ts"), "--start", "0.4", "--end", "2.7",
+        let strict = try await Run.vtrim(["cut", "--strict", TestPaths.fixture("sps-change.ts"), "--start", "0.4", "--end", "2.7",
                                     "-o", folder.file("strict.mp4")])
         #expect(strict.status == 1 && strict.stderr.contains("SPS 0 at 2.000 s"), "\(strict)")
         #expect(!FileManager.default.fileExists(atPath: folder.file("strict.mp4")))
@@ -150,24 +150,24 @@ struct SampleEntryTests {
 
     /// `--sample-entry in-band` keeps the sets in the samples (avc3/hev1), as smart cuts were written
     /// before; the walker sees them there. Exact cuts keep theirs in the record and say so.
-    @Test func inBandOnRequest() throws {
+    @Test func inBandOnRequest() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         for (file, mode, entry) in [("h264-aac.mp4", "smart", "avc3"), ("hevc.ts", "smart", "hev1"), ("hevc.ts", "copy", "hev1")] {
-            let (output, report) = try Self.cut(file, mode, "mp4", start: "0.4", end: "2.7", extra: ["--sample-entry", "in-band"], in: folder)
+            let (output, report) = try await Self.cut(file, mode, "mp4", start: "0.4", end: "2.7", extra: ["--sample-entry", "in-band"], in: folder)
             let json = report["sample_entry"] as? [String: Any]
             #expect(json?["type"] as? String == entry && json?["parameter_sets"] as? String == "in_band", "\(report)")
             let track = try MP4VideoTrack.read(output)
             #expect(track.entries.map(\.type) == [entry])
             let sps = entry == "avc3" ? 7 : 33
             #expect(track.sampleNALTypes.contains { $0.contains(sps) }, "\(file) \(mode): sets in the samples")
-            try Self.expectDecodesCleanly(output, hevc: entry == "hev1", "\(file) \(mode) in band")
+            try await Self.expectDecodesCleanly(output, hevc: entry == "hev1", "\(file) \(mode) in band")
         }
-        let (output, report) = try Self.cut("hevc.mp4", "exact", "mp4", extra: ["--sample-entry", "hev1"], in: folder)
+        let (output, report) = try await Self.cut("hevc.mp4", "exact", "mp4", extra: ["--sample-entry", "hev1"], in: folder)
         #expect((report["warnings"] as? [[String: Any]])?.first?["code"] as? String == "sample_entry")
         try Self.expectOutOfBand(output, entry: "hvc1", "exact asked for hev1")
         // The dry run shows the plan's entry.
-        let dry = try Run.vtrim(["cut", "--dry-run", TestPaths.fixture("hevc.ts"), "--start", "0.4", "--end", "2.7", "--mode", "smart",
+        let dry = try await Run.vtrim(["cut", "--dry-run", TestPaths.fixture("hevc.ts"), "--start", "0.4", "--end", "2.7", "--mode", "smart",
                                  "-o", folder.file("dry.mp4")])
         #expect(dry.stdout.contains("entry     hvc1: parameter sets in the sample entry"), "\(dry.stdout)")
     }
@@ -175,14 +175,14 @@ struct SampleEntryTests {
     /// `--dry-run --json` shows the record the real run writes: the same sets, in the record's order, with
     /// the SPS's own profile and level (the smart cut's encoder's sets come from the plan's one trial).
     @Test(arguments: [("h264-aac.mp4", "smart"), ("hevc.ts", "smart"), ("h264-aac.ts", "copy")])
-    func dryRunShowsTheRecordWritten(_ file: String, _ mode: String) throws {
+    func dryRunShowsTheRecordWritten(_ file: String, _ mode: String) async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let dry = try Run.vtrim(["cut", "--json", "--dry-run", TestPaths.fixture(file), "--start", "0.4", "--end", "2.7", "--mode", mode,
+        let dry = try await Run.vtrim(["cut", "--json", "--dry-run", TestPaths.fixture(file), "--start", "0.4", "--end", "2.7", "--mode", mode,
                                  "-o", folder.file("dry.mp4")])
         let plan = try #require(dry.jsonLines.first, "\(dry)")
         let planned = try #require((plan["sample_entry"] as? [String: Any])?["record"] as? [[String: Any]], "\(dry)")
-        let (output, report) = try Self.cut(file, mode, "mp4", start: "0.4", end: "2.7", in: folder)
+        let (output, report) = try await Self.cut(file, mode, "mp4", start: "0.4", end: "2.7", in: folder)
         let written = try #require((report["sample_entry"] as? [String: Any])?["record"] as? [[String: Any]])
         func sets(_ record: [[String: Any]]) -> [String] {
             record.map { set in ["type", "id", "profile", "level"].map { "\(set[$0] ?? "-")" }.joined(separator: " ") }
@@ -207,12 +207,12 @@ struct SampleEntryTests {
     /// Copies of the real H.264/HEVC files (MP4, MOV, Matroska, MPEG-TS) into MP4: avc1/hvc1, every set in
     /// the record, slices resolved, a clean decode in both readers.
     @Test(.enabled(if: TestPaths.sharedMedia != nil, "../shared/media is absent"), arguments: copyRows)
-    func realWorldCopies(_ row: ManifestRow) throws {
+    func realWorldCopies(_ row: ManifestRow) async throws {
         guard let duration = row["format_duration_s"].flatMap(Double.init) else { return }
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let output = folder.file("copy.mp4")
-        let result = try Run.vtrim(["cut", "--json", row.path, "--start", String(SmartCutCheck.millis(duration * 0.25)),
+        let result = try await Run.vtrim(["cut", "--json", row.path, "--start", String(SmartCutCheck.millis(duration * 0.25)),
                                     "--end", String(SmartCutCheck.millis(duration * 0.75)), "-o", output])
         #expect(result.status == 0, "\(row.file): \(result)")
         let report = try #require(result.jsonLines.first)
@@ -230,7 +230,7 @@ struct SampleEntryTests {
         }
         // The sanitized pass runs vtrim on every file; the normal pass decodes what it wrote in both readers.
         guard !TestPaths.sanitized else { return }
-        try Self.expectDecodesCleanly(output, hevc: hevc, row.file)
+        try await Self.expectDecodesCleanly(output, hevc: hevc, row.file)
     }
 
     /// Real files whose parameter sets change inside the range copied, and the set named in the warning.
@@ -242,42 +242,42 @@ struct SampleEntryTests {
     /// Files joined by stream copy into MP4 keep the later parts' sets in their samples under avc1: a copy
     /// drops the duplicates of the record's sets and keeps the others where they are, with a run-time
     /// warning, rather than fail or drop them.
-    @Test func joinedFileKeepsItsLaterSetsWithAWarning() throws {
+    @Test func joinedFileKeepsItsLaterSetsWithAWarning() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let joined = folder.file("joined.mp4")
-        let remux = try Run.tool("ffmpeg", ["-v", "error", "-i", TestPaths.fixture("sps-change.ts"), "-c", "copy", joined])
+        let remux = try await Run.tool("ffmpeg", ["-v", "error", "-i", TestPaths.fixture("sps-change.ts"), "-c", "copy", joined])
         #expect(remux.status == 0, "\(remux.stderr)")
         let source = try MP4VideoTrack.read(joined)
         #expect(source.entries.map(\.type) == ["avc1"] && source.sampleNALTypes.contains { $0.contains(7) }, "the fixture has sets in band")
-        let (whole, report) = try Self.cut(joined, "copy", "mp4", start: "0.4", end: "3.5", in: folder)
+        let (whole, report) = try await Self.cut(joined, "copy", "mp4", start: "0.4", end: "3.5", in: folder)
         let warnings = (report["warnings"] as? [[String: Any]]) ?? []
         #expect(warnings.compactMap { $0["code"] as? String } == ["sample_entry"], "\(report)")
         let track = try MP4VideoTrack.read(whole)
         #expect(track.sampleNALTypes.contains { $0.contains(7) }, "the second part's SPS is still in band")
-        try Self.expectDecodesCleanly(whole, hevc: false, "joined, whole")
+        try await Self.expectDecodesCleanly(whole, hevc: false, "joined, whole")
         // Before the join only the record's own sets come in band: all dropped, no warning.
-        let (first, quiet) = try Self.cut(joined, "copy", "mp4", start: "0.4", end: "1.9", in: folder)
+        let (first, quiet) = try await Self.cut(joined, "copy", "mp4", start: "0.4", end: "1.9", in: folder)
         #expect((quiet["warnings"] as? [Any])?.isEmpty ?? true, "\(quiet)")
         try Self.expectOutOfBand(first, entry: "avc1", "joined, first part")
     }
 
     /// A Dolby Vision source (an HEVC fixture given an iPhone-style profile 8.4 `dvvC`): smart and copy cuts
     /// say the configuration is dropped, and the output has none, only the hvc1 stream.
-    @Test func dolbyVisionConfigurationIsDroppedWithANote() throws {
+    @Test func dolbyVisionConfigurationIsDroppedWithANote() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let source = folder.file("dovi.mp4")
-        let boxes = try Run.tool("python3", [TestPaths.packageRoot + "/fixtures/tools/add-entry-boxes.py", TestPaths.fixture("hevc.mp4"), source, "dovi"])
+        let boxes = try await Run.tool("python3", [TestPaths.packageRoot + "/fixtures/tools/add-entry-boxes.py", TestPaths.fixture("hevc.mp4"), source, "dovi"])
         #expect(boxes.status == 0, "\(boxes.stderr)")
-        let probe = try Run.tool("ffprobe", ["-v", "error", "-show_streams", "-select_streams", "v", source])
+        let probe = try await Run.tool("ffprobe", ["-v", "error", "-show_streams", "-select_streams", "v", source])
         #expect(probe.stdout.contains("DOVI configuration record"), "the fixture carries Dolby Vision")
         for (mode, end) in [("smart", "2"), ("copy", "1.5")] {
-            let (output, report) = try Self.cut(source, mode, "mp4", start: "0.3", end: end, in: folder)
+            let (output, report) = try await Self.cut(source, mode, "mp4", start: "0.3", end: end, in: folder)
             #expect(report["mode"] as? String == mode)
             let notes = (report["notes"] as? [[String: Any]])?.compactMap { $0["code"] as? String } ?? []
             #expect(notes.contains("dolby_vision_dropped"), "\(mode): \(report)")
-            let written = try Run.tool("ffprobe", ["-v", "error", "-show_streams", "-select_streams", "v", output])
+            let written = try await Run.tool("ffprobe", ["-v", "error", "-show_streams", "-select_streams", "v", output])
             #expect(!written.stdout.contains("DOVI"), "\(mode)")
             try Self.expectOutOfBand(output, entry: "hvc1", "\(mode) of a Dolby Vision source")
         }

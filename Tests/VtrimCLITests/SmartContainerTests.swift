@@ -10,28 +10,23 @@ import Testing
 @Suite(.serialized)
 struct SmartContainerTests {
     /// 4 s at 30 fps, a clean start every 15 frames, B-frames (x264's pyramid: reorder depth 2).
-    static let sources: [String: String] = {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("vtrim-smart-containers-\(getpid())").path
-        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let input = ["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-f", "lavfi", "-i", "sine=sample_rate=48000", "-t", "4"]
+    static let recipes: [String: [String]] = {
         let x265 = "log-level=error:keyint=15:min-keyint=15:scenecut=0:open-gop=0:bframes=3"
-        let recipes: [String: [String]] = [
+        return [
             "h264": ["-c:v", "libx264", "-bf", "3", "-g", "15", "-keyint_min", "15", "-sc_threshold", "0"],
             "hevc": ["-c:v", "libx265", "-x265-params", x265, "-tag:v", "hvc1"],
             "hevc10": ["-c:v", "libx265", "-pix_fmt", "yuv420p10le", "-x265-params", x265, "-tag:v", "hvc1"],
         ]
-        var paths: [String: String] = [:]
-        for (codec, arguments) in recipes {
-            let master = "\(folder)/\(codec).mp4"
-            _ = try? Run.tool("ffmpeg", ["-v", "error", "-y"] + input + arguments + ["-c:a", "aac", "-shortest", master])
-            for container in ["mp4", "mkv", "ts"] {
-                let path = "\(folder)/\(codec).\(container)"
-                if container != "mp4" { _ = try? Run.tool("ffmpeg", ["-v", "error", "-y", "-i", master, "-c", "copy", path]) }
-                paths["\(codec).\(container)"] = path
-            }
-        }
-        return paths
     }()
+
+    /// A source (`codec.container`): the MP4 master encoded, the others remuxed from it (test media, made once).
+    static func source(_ name: String) async throws -> String {
+        let codec = (name as NSString).deletingPathExtension, container = (name as NSString).pathExtension
+        let input = ["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-f", "lavfi", "-i", "sine=sample_rate=48000", "-t", "4"]
+        let master = try await TestMedia.ffmpeg(input + (recipes[codec] ?? []) + ["-c:a", "aac", "-shortest"], name: "\(codec).mp4")
+        guard container != "mp4" else { return master }
+        return try await TestMedia.ffmpeg(["-i", master, "-c", "copy"], name: name)
+    }
 
     struct Case: Sendable, CustomTestStringConvertible {
         let codec: String
@@ -53,44 +48,44 @@ struct SmartContainerTests {
         let stream: ElementaryStream?
     }
 
-    static let facts: [String: SourceFacts] = {
+    static let facts = Once { () async -> [String: SourceFacts] in
         var facts: [String: SourceFacts] = [:]
-        for (name, path) in sources {
-            guard let times = try? Reference.frameTimes(path).sorted() else { continue }
+        for name in recipes.keys.flatMap({ codec in ["mp4", "mkv", "ts"].map { "\(codec).\($0)" } }) {
+            guard let path = try? await source(name), let times = try? await Reference.frameTimes(path).sorted() else { continue }
             // The sanitized pass judges no frames (below): it reads only the times.
             if TestPaths.sanitized {
                 facts[name] = SourceFacts(times: times, frames: [], stream: nil)
                 continue
             }
-            guard let frames = try? FrameMatch.frames(path), let stream = try? ElementaryStream(path) else { continue }
+            guard let frames = try? await FrameMatch.frames(path), let stream = try? await ElementaryStream(path) else { continue }
             facts[name] = SourceFacts(times: times, frames: frames, stream: stream)
         }
         return facts
-    }()
+    }
 
 
     @Test(arguments: cases)
-    func smartIntoEveryContainer(_ example: Case) throws {
+    func smartIntoEveryContainer(_ example: Case) async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let input = try #require(Self.sources["\(example.codec).\(example.container)"])
-        let known = try #require(Self.facts["\(example.codec).\(example.container)"], "\(input) could not be read")
+        let input = try await Self.source("\(example.codec).\(example.container)")
+        let known = try #require(try await Self.facts.value["\(example.codec).\(example.container)"], "\(input) could not be read")
         let times = known.times
         #expect(times.count == 120, "\(input): \(times.count) frames")
         guard times.count == 120 else { return }
         let spans = SmartRanges.spans(join: example.join, times: times)
         let output = folder.file("smart.\(example.container)")
         let arguments = SmartRanges.arguments(spans, join: example.join)
-        let result = try Run.vtrim(["cut", "--json", input] + arguments + ["--mode", "smart", "-o", output])
+        let result = try await Run.vtrim(["cut", "--json", input] + arguments + ["--mode", "smart", "-o", output])
         #expect(result.status == 0, "\(result)")
         let report = try #require(result.jsonLines.first)
         #expect(report["mode"] as? String == "smart", "\(report["warnings"] ?? "")")
         let label = example.testDescription
 
         // FFmpeg prints nothing decoding it, nor remuxing it (Matroska: decode times derived from the first SPS's depth).
-        let decode = try Run.tool("ffmpeg", ["-v", "error", "-i", output, "-f", "null", "-"])
+        let decode = try await Run.tool("ffmpeg", ["-v", "error", "-i", output, "-f", "null", "-"])
         #expect(decode.stderr.isEmpty, "\(label): \(decode.stderr)")
-        let remux = try Run.tool("ffmpeg", ["-v", "error", "-i", output, "-c", "copy", "-f", "null", "-"])
+        let remux = try await Run.tool("ffmpeg", ["-v", "error", "-i", output, "-c", "copy", "-f", "null", "-"])
         #expect(remux.stderr.isEmpty, "\(label): \(remux.stderr)")
         // The sanitized pass runs vtrim on every path here; what it wrote is judged frame by frame in the normal pass.
         guard !TestPaths.sanitized else { return }
@@ -98,18 +93,18 @@ struct SmartContainerTests {
         // Exactly the ideal frames, in FFmpeg and in GStreamer.
         let ideal = FrameMatch.ideal(spans, times: times)
         let source = known.frames
-        let ffmpeg = try FrameMatch.frames(output)
+        let ffmpeg = try await FrameMatch.frames(output)
         #expect(FrameMatch.mismatches(ffmpeg, source: source, ideal: ideal).isEmpty, "\(label): FFmpeg shows \(FrameMatch.sourceIndices(ffmpeg, in: source))")
         // GStreamer on the joins (three seams and six edges each; one range adds nothing a join lacks).
         if example.join, MediaFacts.gstreamerAvailable {
-            let gstreamer = try FrameMatch.frames(output, gstreamer: true)
+            let gstreamer = try await FrameMatch.frames(output, gstreamer: true)
             #expect(FrameMatch.mismatches(gstreamer, source: source, ideal: ideal).isEmpty,
                     "\(label): GStreamer shows \(FrameMatch.sourceIndices(gstreamer, in: source))")
         }
 
         // The copied middle is the source's slices byte for byte: each range's whole GOPs (a join's, 15 frames each;
         // the single range's, 60).
-        let written = try ElementaryStream(output), original = try #require(known.stream)
+        let written = try await ElementaryStream(output), original = try #require(known.stream)
         let run = written.longestRunOfSlices(in: original)
         #expect(run == (example.join ? 15 : 60), "\(label): longest copied run \(run)")
         #expect(written.setProblems.isEmpty, "\(label): \(written.setProblems)")

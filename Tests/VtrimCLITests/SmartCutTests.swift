@@ -8,29 +8,22 @@ import Testing
 struct SmartCutTests {
     /// Inputs the fixtures lack: 4 s HEVC from x265's defaults (open GOPs: CRA with leading pictures),
     /// a rotated 4 s H.264 clip, and H.264 with open GOPs (no IDR after the first frame).
-    static let generated: [String: String] = {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("vtrim-smart-inputs-\(getpid())").path
-        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    static let recipes: [String: [String]] = {
         let source = ["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-f", "lavfi", "-i", "sine=sample_rate=48000", "-t", "4"]
-        let recipes: [String: [String]] = [
+        return [
             "hevc-open.mp4": source + ["-c:v", "libx265", "-x265-params", "log-level=error:keyint=30:min-keyint=30:scenecut=0",
                                        "-tag:v", "hvc1", "-c:a", "aac", "-shortest"],
             "h264-open.mp4": source + ["-c:v", "libx264", "-x264-params", "open-gop=1:keyint=30:min-keyint=30:scenecut=0",
                                        "-c:a", "aac", "-shortest"],
             "rot-4s.mp4": ["-i", TestPaths.fixture("h264-aac.mp4"), "-c", "copy", "-metadata:s:v:0", "rotate=270"],
         ]
-        var paths: [String: String] = [:]
-        for (name, arguments) in recipes {
-            let path = folder + "/" + name
-            if !FileManager.default.fileExists(atPath: path) {
-                _ = try? Run.tool("ffmpeg", ["-v", "error", "-y"] + arguments + [path])
-            }
-            paths[name] = path
-        }
-        return paths
     }()
 
-    static func input(_ name: String) -> String { generated[name] ?? TestPaths.fixture(name) }
+    /// A fixture, or one of the inputs the fixtures lack (test media, made once).
+    static func input(_ name: String) async throws -> String {
+        guard let recipe = recipes[name] else { return TestPaths.fixture(name) }
+        return try await TestMedia.ffmpeg(recipe, name: name)
+    }
 
     struct Case: Sendable, CustomTestStringConvertible {
         let file: String
@@ -56,17 +49,17 @@ struct SmartCutTests {
     ]
 
     @Test(arguments: cases)
-    func frameExactWithACopiedMiddle(_ example: Case) throws {
+    func frameExactWithACopiedMiddle(_ example: Case) async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let input = Self.input(example.file)
+        let input = try await Self.input(example.file)
         let output = folder.file("smart.mp4")
-        let result = try Run.vtrim(["cut", "--json", input, "--start", String(example.start), "--end", String(example.end),
+        let result = try await Run.vtrim(["cut", "--json", input, "--start", String(example.start), "--end", String(example.end),
                                     "--mode", "smart", "-o", output])
         #expect(result.status == 0, "\(result)")
         let object = try #require(result.jsonLines.first)
         #expect(object["mode"] as? String == "smart", "\(object["warnings"] ?? "")")
-        try SmartCutCheck.verify(input: input, output: output, start: example.start, end: example.end, report: object,
+        try await SmartCutCheck.verify(input: input, output: output, start: example.start, end: example.end, report: object,
                                  everyReencodedFrame: true)
         // Audio ends with the video, within one AAC frame.
         let actual = try #require(object["actual"] as? [String: Any])
@@ -77,8 +70,8 @@ struct SmartCutTests {
     /// The real-world H.264 and HEVC files with two or more keyframes: from mid first GOP to mid last GOP,
     /// and to the end. A file that falls back must say why, and still decode.
     @Test(.enabled(if: TestPaths.sharedMedia != nil, "../shared/media is absent"), arguments: mediaRows)
-    func realWorldFiles(_ row: ManifestRow) throws {
-        let keyframes = try SmartCutCheck.keyframeTimes(row.path)
+    func realWorldFiles(_ row: ManifestRow) async throws {
+        let keyframes = try await SmartCutCheck.keyframeTimes(row.path)
         guard keyframes.count >= 2, let duration = row["format_duration_s"].flatMap(Double.init) else { return }
         // Inside the first GOP (mid-GOP, or 0.3 s before its end for long GOPs: re-encoding seconds of
         // 1080p HEVC in a debug build would only slow the suite down).
@@ -92,14 +85,14 @@ struct SmartCutTests {
         defer { folder.remove() }
         for end in ends {
             let output = folder.file("smart.mp4")
-            let result = try Run.vtrim(["cut", "--json", row.path, "--start", String(start), "--end", String(end),
+            let result = try await Run.vtrim(["cut", "--json", row.path, "--start", String(start), "--end", String(end),
                                         "--mode", "smart", "-o", output, "--overwrite"])
             #expect(result.status == 0, "\(row.file): \(result)")
             let object = try #require(result.jsonLines.first)
             // Smart or exact, the output is avc1/hvc1 with every parameter set a slice uses in its record.
             try SampleEntryTests.expectOutOfBand(output, entry: row["video_codec"] == "hevc" ? "hvc1" : "avc1", "\(row.file) \(start)–\(end)")
             guard object["mode"] as? String == "smart" else {
-                #expect(try MediaFacts.decodeErrors(output).isEmpty, "\(row.file)")
+                #expect(try await MediaFacts.decodeErrors(output).isEmpty, "\(row.file)")
                 let warnings = object["warnings"] as? [[String: Any]] ?? []
                 let fallback = warnings.first { $0["code"] as? String == "smart_fallback" }
                 #expect(fallback != nil, "\(row.file) \(start)–\(end): neither smart nor a fallback warning")
@@ -111,7 +104,7 @@ struct SmartCutTests {
             }
             // The sanitized pass runs vtrim on every file; the normal pass judges the frames it wrote.
             if TestPaths.sanitized { continue }
-            try SmartCutCheck.verify(input: row.path, output: output, start: start, end: end, report: object,
+            try await SmartCutCheck.verify(input: row.path, output: output, start: start, end: end, report: object,
                                      everyReencodedFrame: false, label: row.file)
         }
     }
@@ -122,15 +115,15 @@ struct SmartCutTests {
     /// H.264 files: their x264 edges are the ones that declare the source's reorder depth (HEVC into Matroska is
     /// checked on generated clips in SmartContainerTests).
     @Test(.enabled(if: TestPaths.sharedMedia != nil, "../shared/media is absent"), arguments: mediaRows.filter { $0["video_codec"] == "h264" })
-    func realWorldFilesIntoMatroska(_ row: ManifestRow) throws {
-        let keyframes = try SmartCutCheck.keyframeTimes(row.path)
+    func realWorldFilesIntoMatroska(_ row: ManifestRow) async throws {
+        let keyframes = try await SmartCutCheck.keyframeTimes(row.path)
         guard keyframes.count >= 2, let duration = row["format_duration_s"].flatMap(Double.init) else { return }
         let start = SmartCutCheck.millis(max(keyframes[0] + (keyframes[1] - keyframes[0]) / 2, keyframes[1] - 0.3))
         let end = SmartCutCheck.millis(duration)
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let output = folder.file("smart.mkv")
-        let result = try Run.vtrim(["cut", "--json", row.path, "--start", String(start), "--end", String(end), "--mode", "smart", "-o", output])
+        let result = try await Run.vtrim(["cut", "--json", row.path, "--start", String(start), "--end", String(end), "--mode", "smart", "-o", output])
         #expect(result.status == 0, "\(row.file): \(result)")
         let object = try #require(result.jsonLines.first)
         guard object["mode"] as? String == "smart" else {
@@ -141,9 +134,9 @@ struct SmartCutTests {
             #expect(expected.map { message.contains($0) } == true, "\(row.file): unexpected fallback: \(message)")
             return
         }
-        let remux = try Run.tool("ffmpeg", ["-v", "error", "-i", output, "-c", "copy", "-f", "null", "-"])
+        let remux = try await Run.tool("ffmpeg", ["-v", "error", "-i", output, "-c", "copy", "-f", "null", "-"])
         #expect(remux.stderr.isEmpty, "\(row.file): \(remux.stderr)")
-        try SmartCutCheck.verify(input: row.path, output: output, start: start, end: end, report: object, everyReencodedFrame: false, label: row.file)
+        try await SmartCutCheck.verify(input: row.path, output: output, start: start, end: end, report: object, everyReencodedFrame: false, label: row.file)
     }
 
     /// The shared-media files smart cuts fall back on, and why (the warning's words). Both are right: the
@@ -162,54 +155,54 @@ struct SmartCutTests {
             && ($0["format_duration_s"].flatMap(Double.init) ?? 0) < 100
     }
 
-    @Test func sampleEntryAndSecondDemuxer() throws {
+    @Test func sampleEntryAndSecondDemuxer() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         for (file, tag) in [("h264-aac.mp4", "avc1"), ("hevc-open.mp4", "hvc1")] {
             let output = folder.file("\(tag).mp4")
-            let result = try Run.vtrim(["cut", Self.input(file), "--start", "0.5", "--end", "3.5", "--mode", "smart", "-o", output])
+            let result = try await Run.vtrim(["cut", try await Self.input(file), "--start", "0.5", "--end", "3.5", "--mode", "smart", "-o", output])
             #expect(result.status == 0, "\(result)")
-            let probe = try Run.tool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=codec_tag_string",
+            let probe = try await Run.tool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=codec_tag_string",
                                                  "-of", "csv=p=0", output])
             #expect(probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == tag)
             if MediaFacts.gstreamerAvailable {
-                let gst = try #require(try MediaFacts.gstreamerDuration(output))
+                let gst = try #require(try await MediaFacts.gstreamerDuration(output))
                 #expect(abs(gst - 3.0) <= 1.0 / 30 + 0.03, "GStreamer reads \(gst) s")
             }
         }
     }
 
-    @Test func rotationKept() throws {
+    @Test func rotationKept() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let output = folder.file("rot.mp4")
-        #expect(try Run.vtrim(["cut", Self.input("rot-4s.mp4"), "--start", "0.6", "--end", "3.4", "--mode", "smart", "-o", output]).status == 0)
-        #expect(try MediaFacts.rotation(output) == -90)
+        #expect(try await Run.vtrim(["cut", try await Self.input("rot-4s.mp4"), "--start", "0.6", "--end", "3.4", "--mode", "smart", "-o", output]).status == 0)
+        #expect(try await MediaFacts.rotation(output) == -90)
     }
 
     /// Without a clean random-access point inside the range (open GOPs in H.264, or a short range), the
     /// whole range is re-encoded, with a warning (which --strict turns into a refusal).
-    @Test func fallsBackToExactWithAWarning() throws {
+    @Test func fallsBackToExactWithAWarning() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         for (file, start, end) in [("h264-open.mp4", "0.5", "3.5"), ("h264-aac.mp4", "1.2", "1.8")] {
-            let result = try Run.vtrim(["cut", "--json", Self.input(file), "--start", start, "--end", end, "--mode", "smart",
+            let result = try await Run.vtrim(["cut", "--json", try await Self.input(file), "--start", start, "--end", end, "--mode", "smart",
                                         "-o", folder.file("f.mp4"), "--overwrite"])
             #expect(result.status == 0, "\(result)")
             let object = try #require(result.jsonLines.first)
             #expect(object["mode"] as? String == "exact")
             #expect((object["warnings"] as? [[String: Any]])?.first?["code"] as? String == "smart_fallback")
-            #expect(try MediaFacts.decodeErrors(folder.file("f.mp4")).isEmpty)
-            let strict = try Run.vtrim(["cut", "--json", "--strict", Self.input(file), "--start", start, "--end", end, "--mode", "smart",
+            #expect(try await MediaFacts.decodeErrors(folder.file("f.mp4")).isEmpty)
+            let strict = try await Run.vtrim(["cut", "--json", "--strict", try await Self.input(file), "--start", start, "--end", end, "--mode", "smart",
                                         "-o", folder.file("s.mp4")])
             #expect(strict.status == 1)
             #expect(!FileManager.default.fileExists(atPath: folder.file("s.mp4")))
         }
         // A level the source mislabels (too low for its picture size): x265 will not open with it.
         let mislabelled = folder.file("level1.mp4")
-        #expect(try Run.tool("ffmpeg", ["-v", "error", "-i", Self.input("hevc-open.mp4"), "-c", "copy", "-bsf:v", "hevc_metadata=level=1",
+        #expect(try await Run.tool("ffmpeg", ["-v", "error", "-i", try await Self.input("hevc-open.mp4"), "-c", "copy", "-bsf:v", "hevc_metadata=level=1",
                                         mislabelled]).status == 0)
-        let level = try Run.vtrim(["cut", "--json", mislabelled, "--start", "0.5", "--end", "3.5", "--mode", "smart", "-o", folder.file("l.mp4")])
+        let level = try await Run.vtrim(["cut", "--json", mislabelled, "--start", "0.5", "--end", "3.5", "--mode", "smart", "-o", folder.file("l.mp4")])
         #expect(level.status == 0, "\(level)")
         #expect((level.jsonLines.first?["warnings"] as? [[String: Any]])?.first?["code"] as? String == "smart_fallback")
         // One warning, and x265's own log line stays quiet (LeakSanitizer may add its report in CI).
@@ -217,25 +210,25 @@ struct SmartCutTests {
         #expect(!level.stderr.contains("x265 ["), "\(level.stderr)")
         // A header claiming an absurd start time: a clean error, not an arithmetic trap.
         let huge = folder.file("huge.mkv")
-        #expect(try Run.tool("ffmpeg", ["-v", "error", "-i", TestPaths.fixture("h264-aac.mkv"), "-c", "copy", "-output_ts_offset",
+        #expect(try await Run.tool("ffmpeg", ["-v", "error", "-i", TestPaths.fixture("h264-aac.mkv"), "-c", "copy", "-output_ts_offset",
                                         "5000000000000", huge]).status == 0)
         for mode in ["smart", "copy"] {
-            let result = try Run.vtrim(["cut", huge, "--start", "0.5", "--end", "1.5", "--mode", mode, "-o", folder.file("h-\(mode).mkv")])
+            let result = try await Run.vtrim(["cut", huge, "--start", "0.5", "--end", "1.5", "--mode", mode, "-o", folder.file("h-\(mode).mkv")])
             #expect(result.status == 1, "\(result)")
             #expect(result.stderr.hasPrefix("vtrim: error: \(huge): "), "\(result.stderr)")
         }
         // A codec smart cuts do not handle: MPEG-4 Part 2.
         let part2 = folder.file("part2.mkv")
-        #expect(try Run.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=160x90:rate=30", "-t", "2", "-c:v", "mpeg4",
+        #expect(try await Run.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=160x90:rate=30", "-t", "2", "-c:v", "mpeg4",
                                         "-g", "15", part2]).status == 0)
-        let mpeg4 = try Run.vtrim(["cut", "--json", part2, "--start", "0.2", "--end", "1.8", "--mode", "smart", "-o", folder.file("p.mkv")])
+        let mpeg4 = try await Run.vtrim(["cut", "--json", part2, "--start", "0.2", "--end", "1.8", "--mode", "smart", "-o", folder.file("p.mkv")])
         #expect(mpeg4.status == 0, "\(mpeg4)")
         let warning = (mpeg4.jsonLines.first?["warnings"] as? [[String: Any]])?.first
         #expect(warning?["code"] as? String == "smart_fallback" && (warning?["message"] as? String ?? "").contains("this video is mpeg4"), "\(mpeg4)")
     }
 
-    @Test func dryRunShowsThePlan() throws {
-        let result = try Run.vtrim(["cut", "--json", "--dry-run", TestPaths.fixture("h264-aac.mp4"), "--start", "0.5", "--end", "3.4",
+    @Test func dryRunShowsThePlan() async throws {
+        let result = try await Run.vtrim(["cut", "--json", "--dry-run", TestPaths.fixture("h264-aac.mp4"), "--start", "0.5", "--end", "3.4",
                                     "--mode", "smart", "-o", "/tmp/never-written.mp4"])
         #expect(result.status == 0, "\(result)")
         let smart = try #require(result.jsonLines.first?["smart"] as? [String: Any])
@@ -246,14 +239,14 @@ struct SmartCutTests {
         let edges = try #require(smart["edges"] as? [String: Any])
         #expect(edges["encoder"] as? String == "libx264" && (edges["options"] as? [String: String])?["crf"] == "16", "\(edges)")
         #expect(!FileManager.default.fileExists(atPath: "/tmp/never-written.mp4"))
-        let join = try Run.vtrim(["cut", "--json", "--dry-run", TestPaths.fixture("h264-aac.ts"), "--keep", "0.5..2.6", "--keep", "2.7..3.9",
+        let join = try await Run.vtrim(["cut", "--json", "--dry-run", TestPaths.fixture("h264-aac.ts"), "--keep", "0.5..2.6", "--keep", "2.7..3.9",
                                   "-o", "/tmp/never-written.ts"])
         #expect(join.status == 0, "\(join)")
         let segments = try #require(join.jsonLines.first?["segments"] as? [[String: Any]])
         #expect(join.jsonLines.first?["mode"] as? String == "smart")
         #expect(segments.count == 2 && segments.allSatisfy { (($0["smart"] as? [String: Any])?["edges"] as? [String: Any])?["encoder"] as? String == "libx264" },
                 "\(segments)")
-        let human = try Run.vtrim(["cut", "--dry-run", TestPaths.fixture("h264-aac.ts"), "--keep", "0.5..2.6", "--keep", "2.7..3.9",
+        let human = try await Run.vtrim(["cut", "--dry-run", TestPaths.fixture("h264-aac.ts"), "--keep", "0.5..2.6", "--keep", "2.7..3.9",
                                    "-o", "/tmp/never-written.ts"])
         #expect(human.stdout.components(separatedBy: "edges     libx264").count == 3, "\(human.stdout)")
         #expect(!FileManager.default.fileExists(atPath: "/tmp/never-written.ts"))
@@ -271,34 +264,34 @@ enum SmartCutCheck {
 
     /// Decoded frames in presentation order: seconds from the container start (ffprobe) and the MD5 of
     /// the picture as decoded (ffmpeg framemd5), paired by decode-output order.
-    static func frames(_ path: String) throws -> [Frame] {
-        let md5 = try Run.tool("ffmpeg", ["-v", "error", "-autorotate", "0", "-i", path, "-map", "0:v:0", "-fps_mode", "passthrough",
+    static func frames(_ path: String) async throws -> [Frame] {
+        let md5 = try await Run.tool("ffmpeg", ["-v", "error", "-autorotate", "0", "-i", path, "-map", "0:v:0", "-fps_mode", "passthrough",
                                           "-f", "framemd5", "-"])
         let hashes = md5.stdoutLines.filter { !$0.hasPrefix("#") }.compactMap {
             $0.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces) }
         }
-        let times = try Reference.frameTimes(path)
+        let times = try await Reference.frameTimes(path)
         guard hashes.count == times.count else {
             throw ReferenceError(message: "\(path): \(hashes.count) decoded frames but \(times.count) frame times")
         }
         return zip(times, hashes).map { Frame(seconds: $0, hash: $1) }.sorted { $0.seconds < $1.seconds }
     }
 
-    static func keyframeTimes(_ path: String) throws -> [Double] {
-        let probe = try Run.tool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-skip_frame", "nokey", "-show_entries",
+    static func keyframeTimes(_ path: String) async throws -> [Double] {
+        let probe = try await Run.tool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-skip_frame", "nokey", "-show_entries",
                                              "frame=best_effort_timestamp_time", "-of", "csv=p=0", path])
-        let origin = try Reference.containerStart(path)
+        let origin = try await Reference.containerStart(path)
         return probe.stdoutLines.compactMap { Double($0.split(separator: ",").first.map(String.init) ?? "") }.map { $0 - origin }.sorted()
     }
 
     /// PSNR (dB, all planes as 8-bit 4:2:0, unrotated; ∞ when identical) of frames of `output` against
     /// frames of `input`, both given by their index in presentation order; by ffmpeg's psnr filter.
-    static func psnr(_ output: String, _ ours: [Int], against input: String, _ theirs: [Int]) throws -> [Double] {
+    static func psnr(_ output: String, _ ours: [Int], against input: String, _ theirs: [Int]) async throws -> [Double] {
         func pick(_ indices: [Int]) -> String {
             "select=" + indices.map { "eq(n\\,\($0))" }.joined(separator: "+") + ",format=yuv420p,setpts=N/TB"
         }
         let graph = "[0:v:0]\(pick(ours))[a];[1:v:0]\(pick(theirs))[b];[a][b]psnr=stats_file=-"
-        let result = try Run.tool("ffmpeg", ["-v", "error", "-autorotate", "0", "-i", output, "-autorotate", "0", "-i", input,
+        let result = try await Run.tool("ffmpeg", ["-v", "error", "-autorotate", "0", "-i", output, "-autorotate", "0", "-i", input,
                                              "-lavfi", graph, "-fps_mode", "passthrough", "-f", "null", "-"])
         return result.stdoutLines.compactMap { line in
             line.split(separator: " ").first { $0.hasPrefix("psnr_avg:") }.map { Double($0.dropFirst(9)) ?? .infinity }
@@ -306,8 +299,8 @@ enum SmartCutCheck {
     }
 
     /// Seconds per tick of the first video stream's time base.
-    static func videoTick(_ path: String) throws -> Double {
-        let text = try Run.tool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=time_base",
+    static func videoTick(_ path: String) async throws -> Double {
+        let text = try await Run.tool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=time_base",
                                             "-of", "csv=p=0", path]).stdoutLines.first ?? ""
         // Side data (a display matrix) adds an empty field: "1/15360,".
         let parts = text.split(separator: ",").first?.split(separator: "/").compactMap { Double($0) } ?? []
@@ -316,8 +309,8 @@ enum SmartCutCheck {
     }
 
     /// The duration of the first audio packet (one audio frame: 1024 samples for AAC).
-    static func audioFrameSeconds(_ path: String) throws -> Double {
-        let probe = try Run.tool("ffprobe", ["-v", "error", "-select_streams", "a:0", "-read_intervals", "%+#2",
+    static func audioFrameSeconds(_ path: String) async throws -> Double {
+        let probe = try await Run.tool("ffprobe", ["-v", "error", "-select_streams", "a:0", "-read_intervals", "%+#2",
                                              "-show_entries", "packet=duration_time", "-of", "csv=p=0", path])
         guard let seconds = probe.stdoutLines.compactMap({ Double($0.split(separator: ",").first ?? "") }).last else {
             throw ReferenceError(message: "\(path): no audio packet duration")
@@ -326,12 +319,12 @@ enum SmartCutCheck {
     }
 
     /// Audio packets as MD5s, in order (stream copy: the bytes as stored).
-    static func audioPackets(_ path: String) throws -> [String] {
+    static func audioPackets(_ path: String) async throws -> [String] {
         // With no audio stream, an optional map that matches nothing lets ffmpeg pick the video.
-        let audio = try Run.tool("ffprobe", ["-v", "error", "-select_streams", "a:0", "-show_entries", "stream=index",
+        let audio = try await Run.tool("ffprobe", ["-v", "error", "-select_streams", "a:0", "-show_entries", "stream=index",
                                              "-of", "csv=p=0", path])
         guard !audio.stdoutLines.filter({ !$0.isEmpty }).isEmpty else { return [] }
-        return try Run.tool("ffmpeg", ["-v", "error", "-i", path, "-map", "0:a:0?", "-c", "copy", "-f", "framemd5", "-"]).stdoutLines
+        return try await Run.tool("ffmpeg", ["-v", "error", "-i", path, "-map", "0:a:0?", "-c", "copy", "-f", "framemd5", "-"]).stdoutLines
             .filter { !$0.hasPrefix("#") }.compactMap { line in
                 // Field 5 is the packet's hash; side data (e.g. skip samples at an edit) adds fields after it.
                 let fields = line.split(separator: ",")
@@ -343,11 +336,11 @@ enum SmartCutCheck {
     /// - The copied range decodes to exactly the source's pictures; the re-encoded frames are within 40 dB.
     /// - Decodes without errors; audio is one contiguous run of the source's packets, starting with the video.
     static func verify(input: String, output: String, start: Double, end: Double, report: [String: Any],
-                       everyReencodedFrame: Bool, label: String = "") throws {
-        #expect(try MediaFacts.decodeErrors(output).isEmpty, "\(label)")
+                       everyReencodedFrame: Bool, label: String = "") async throws {
+        #expect(try await MediaFacts.decodeErrors(output).isEmpty, "\(label)")
         let smart = try #require(report["smart"] as? [String: Any], "\(label)")
         let copied = try #require(smart["copied"] as? [Double], "\(label)")
-        let source = try frames(input), cut = try frames(output)
+        let source = try await frames(input), cut = try await frames(output)
         // Times in reports and ffprobe's are printed to the microsecond.
         let first = source.last { $0.seconds <= start + 2e-6 } ?? source[0]
         let expectedIndices = source.indices.filter { source[$0].seconds >= first.seconds - 1e-7 && source[$0].seconds < end - 1e-6 }
@@ -375,7 +368,7 @@ enum SmartCutCheck {
             }.map(\.element)
         }
         if !checked.isEmpty {
-            let values = try psnr(output, checked.map(\.ours), against: input, checked.map(\.theirs))
+            let values = try await psnr(output, checked.map(\.ours), against: input, checked.map(\.theirs))
             #expect(values.count == checked.count, "\(label): \(values.count) PSNR values for \(checked.count) frames")
             for (position, value) in values.enumerated() {
                 #expect(value >= 40, "\(label): re-encoded frame \(checked[position].ours) has PSNR \(value) dB")
@@ -383,7 +376,7 @@ enum SmartCutCheck {
         }
 
         // Audio: copied once, continuously (a contiguous run of the source's packets), in sync at the start.
-        let sourceAudio = try audioPackets(input), cutAudio = try audioPackets(output)
+        let sourceAudio = try await audioPackets(input), cutAudio = try await audioPackets(output)
         if !cutAudio.isEmpty {
             // Silent audio repeats packets: any alignment will do.
             let contiguous = sourceAudio.indices.contains { first in
@@ -393,7 +386,7 @@ enum SmartCutCheck {
                     "\(label): the audio is not one contiguous run of the source's packets")
             let actual = try #require(report["actual"] as? [String: Any])
             if let audioStart = actual["audio_start"] as? Double, let videoStart = actual["start"] as? Double {
-                let frame = try audioFrameSeconds(input)
+                let frame = try await audioFrameSeconds(input)
                 #expect(abs(audioStart - videoStart) <= frame + 1e-6,
                         "\(label): audio starts at \(audioStart) s, video at \(videoStart) s (one audio frame: \(frame) s)")
             }
@@ -402,7 +395,7 @@ enum SmartCutCheck {
         // to a tick of the video time base.
         let actual = try #require(report["actual"] as? [String: Any])
         let duration = try #require(actual["duration"] as? Double)
-        let tick = max(try videoTick(input), try videoTick(output))
+        let tick = await max(try videoTick(input), try videoTick(output))
         #expect(duration <= end - first.seconds + max(1e-3, tick + 1e-6), "\(label): duration \(duration)")
     }
 }

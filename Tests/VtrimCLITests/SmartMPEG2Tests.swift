@@ -20,19 +20,11 @@ struct SmartMPEG2Tests {
         "wrapping": ["-b:v", "1500k", "-maxrate", "2500k", "-bufsize", "1000k", "-output_ts_offset", "95440.3"],
     ]
 
-    static let sources: [String: String] = {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("vtrim-smart-mpeg2-\(getpid())").path
-        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        var paths: [String: String] = [:]
-        for (name, arguments) in recipes {
-            let path = "\(folder)/\(name).ts"
-            _ = try? Run.tool("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=256x144:rate=30", "-f", "lavfi", "-i",
-                                         "sine=sample_rate=48000", "-t", "4", "-c:v", "mpeg2video", "-g", "15", "-bf", "2"] + arguments
-                                 + ["-c:a", "mp2", path])
-            paths[name] = path
-        }
-        return paths
-    }()
+    /// A source by its recipe's name (test media, made once).
+    static func source(_ name: String) async throws -> String {
+        try await TestMedia.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=256x144:rate=30", "-f", "lavfi", "-i", "sine=sample_rate=48000", "-t", "4",
+                                    "-c:v", "mpeg2video", "-g", "15", "-bf", "2"] + (recipes[name] ?? []) + ["-c:a", "mp2"], name: name + ".ts")
+    }
 
     struct Case: Sendable, CustomTestStringConvertible {
         let source: String
@@ -50,45 +42,46 @@ struct SmartMPEG2Tests {
     /// The generated sources are what the cases mean to test: open GOPs after the first — FFmpeg's first holds 13
     /// pictures, then an I-frame every 15 frames (15, 30, …, 105) shown after its two leading B-frames, and a last
     /// picture (119) with one — and (for one) a wrap.
-    @Test func sourcesHoldOpenGOPsAndAWrap() throws {
-        for (name, path) in Self.sources {
-            let groups = try MPEG2Stream.read(path).groups
+    @Test func sourcesHoldOpenGOPsAndAWrap() async throws {
+        for name in Self.recipes.keys.sorted() {
+            let path = try await Self.source(name)
+            let groups = try await MPEG2Stream.read(path).groups
             #expect(groups.count == 9 && groups.dropFirst().dropLast().allSatisfy { !$0.closed && $0.references.prefix(3) == [2, 0, 1] },
                     "\(name): \(groups)")
         }
-        let wrapping = try #require(Self.sources["wrapping"])
-        let probe = try Run.tool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "packet=pts", "-of", "csv=p=0", wrapping])
+        let wrapping = try await Self.source("wrapping")
+        let probe = try await Run.tool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "packet=pts", "-of", "csv=p=0", wrapping])
         // libavformat unwraps them; masked to 33 bits again, they fall back once.
         let raw = probe.stdoutLines.compactMap { Int64($0.split(separator: ",").first ?? "") }.map { $0 & (1 << 33 - 1) }
         #expect(zip(raw, raw.dropFirst()).contains { $0.0 > $0.1 + 45000 }, "no timestamp wraps in \(wrapping)")
     }
 
     @Test(arguments: cases)
-    func smartCut(_ example: Case) throws {
+    func smartCut(_ example: Case) async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let input = try #require(Self.sources[example.source])
-        let times = try Reference.frameTimes(input).sorted()
+        let input = try await Self.source(example.source)
+        let times = try await Reference.frameTimes(input).sorted()
         #expect(times.count == 120, "\(input): \(times.count) frames")
         guard times.count == 120 else { return }
         let output = folder.file("smart.\(example.output)")
-        let cut = try SmartRanges.cut(input, output: output, join: example.join, times: times)
+        let cut = try await SmartRanges.cut(input, output: output, join: example.join, times: times)
         let label = example.testDescription, spans = cut.spans
         #expect(cut.result.status == 0 && cut.mode == "smart", "\(label): \(cut.result)")
         #expect(cut.decodeErrors.isEmpty && cut.remuxErrors.isEmpty, "\(label): \(cut.decodeErrors) \(cut.remuxErrors)")
         guard !TestPaths.sanitized else { return }
 
-        let source = try FrameMatch.frames(input)
+        let source = try await FrameMatch.frames(input)
         let ideal = FrameMatch.ideal(spans, times: times)
-        let ffmpeg = try FrameMatch.frames(output)
+        let ffmpeg = try await FrameMatch.frames(output)
         #expect(FrameMatch.mismatches(ffmpeg, source: source, ideal: ideal).isEmpty, "\(label): FFmpeg shows \(FrameMatch.sourceIndices(ffmpeg, in: source))")
         if example.join, MediaFacts.gstreamerAvailable {
-            let gstreamer = try FrameMatch.frames(output, gstreamer: true)
+            let gstreamer = try await FrameMatch.frames(output, gstreamer: true)
             #expect(FrameMatch.mismatches(gstreamer, source: source, ideal: ideal).isEmpty,
                     "\(label): GStreamer shows \(FrameMatch.sourceIndices(gstreamer, in: source))")
         }
 
-        let read = try MPEG2Stream.read(input), written = try MPEG2Stream.read(output)
+        let read = try await MPEG2Stream.read(input), written = try await MPEG2Stream.read(output)
         // The copied pictures after a range's first I-frame (whose leading B-frames were left out, so the run restarts):
         // one range's frames 31–87 (K2 the I-frame at 90, shown from 88), the third join range's 91–117 (its end at 118
         // is where the last picture's group is shown from: copied to there, no tail).
@@ -108,15 +101,15 @@ struct SmartMPEG2Tests {
 
     /// A source with its own intra quantiser matrix: mpeg2video takes none through its options, so no edge can repeat the
     /// sequence header — the cut falls back to exact and names the field.
-    @Test func ownQuantiserMatrixFallsBackNamingIt() throws {
+    @Test func ownQuantiserMatrixFallsBackNamingIt() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let input = folder.file("matrix.ts")
         let matrix = (0..<64).map { String(8 + $0 / 4) }.joined(separator: ",")
-        let made = try Run.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=256x144:rate=30", "-t", "2", "-c:v", "mpeg2video",
+        let made = try await Run.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=256x144:rate=30", "-t", "2", "-c:v", "mpeg2video",
                                            "-g", "15", "-bf", "2", "-b:v", "1M", "-intra_matrix", matrix, input])
         #expect(made.status == 0, "\(made)")
-        let result = try Run.vtrim(["cut", "--json", input, "--start", "0.3", "--end", "1.7", "--mode", "smart", "-o", folder.file("out.ts")])
+        let result = try await Run.vtrim(["cut", "--json", input, "--start", "0.3", "--end", "1.7", "--mode", "smart", "-o", folder.file("out.ts")])
         #expect(result.status == 0, "\(result)")
         let report = try #require(result.jsonLines.first)
         #expect(report["mode"] as? String == "exact")

@@ -14,25 +14,25 @@ struct StoryboardTests {
     /// 8 thumbnails, 2 sheets of 192x96 (the second with 2 cells).
     static let options = ["--every", "0.5", "--width", "64", "--tile", "3x2"]
 
-    static func storyboard(_ format: String, in folder: TemporaryFolder, extra: [String] = []) throws -> (input: String, report: [String: Any]) {
+    static func storyboard(_ format: String, in folder: TemporaryFolder, extra: [String] = []) async throws -> (input: String, report: [String: Any]) {
         let input = folder.file("clip.mp4")
         if !FileManager.default.fileExists(atPath: input) { try FileManager.default.copyItem(atPath: TestPaths.fixture("h264-aac.mp4"), toPath: input) }
-        let result = try Run.vtrim(["thumbs", "--json", input, "--storyboard", format] + options + extra)
+        let result = try await Run.vtrim(["thumbs", "--json", input, "--storyboard", format] + options + extra)
         #expect(result.status == 0, "\(result)")
         return (input, try #require(result.jsonLines.first))
     }
 
     /// A JPEG decoded by ffmpeg (not vtrim) into RGB.
-    static func decodeJPEG(_ path: String, width: Int, height: Int) throws -> RGBImage {
-        let raw = try Run.tool("ffmpeg", ["-v", "error", "-i", path, "-f", "rawvideo", "-pix_fmt", "rgb24", "-"])
+    static func decodeJPEG(_ path: String, width: Int, height: Int) async throws -> RGBImage {
+        let raw = try await Run.tool("ffmpeg", ["-v", "error", "-i", path, "-f", "rawvideo", "-pix_fmt", "rgb24", "-"])
         let pixels = [UInt8](raw.stdoutData)
         try #require(raw.status == 0 && pixels.count == width * height * 3, "\(path): \(pixels.count) bytes for \(width)x\(height)")
         return RGBImage(width: width, height: height, stride: width * 3, pixels: pixels)
     }
 
     /// Each thumbnail is the frame shown at its time: closer to ffmpeg's decode of that frame than to its neighbours'.
-    static func expectTrueFrames(_ thumbnails: [RGBImage], times: [Double], input: String) throws {
-        let frames = try Reference.frames(input, width: 64, height: 48)
+    static func expectTrueFrames(_ thumbnails: [RGBImage], times: [Double], input: String) async throws {
+        let frames = try await Reference.frames(input, width: 64, height: 48)
         for (thumbnail, time) in zip(thumbnails, times) {
             let shown = try #require(Reference.frameShown(at: time, in: frames))
             let index = try #require(frames.firstIndex { $0.seconds == shown.seconds })
@@ -44,10 +44,10 @@ struct StoryboardTests {
         }
     }
 
-    @Test func jellyfinFolderHoldsFullSheets() throws {
+    @Test func jellyfinFolderHoldsFullSheets() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let (input, report) = try Self.storyboard("jellyfin", in: folder)
+        let (input, report) = try await Self.storyboard("jellyfin", in: folder)
         let sheets = folder.file("clip.trickplay/64 - 3x2")
         #expect(report["output"] as? String == sheets)
         let listing = try FileManager.default.contentsOfDirectory(atPath: sheets).sorted()
@@ -59,27 +59,28 @@ struct StoryboardTests {
         #expect(storyboard["interval"] as? Double == 0.5 && (storyboard["bandwidth"] as? Int ?? 0) > 0)
         #expect((storyboard["files"] as? [String])?.count == 2)
         // Every sheet a full 3x2 grid, cells left→right then top→bottom.
-        let decoded = try ["0.jpg", "1.jpg"].map { try Self.decodeJPEG(sheets + "/" + $0, width: 192, height: 96) }
+        var decoded: [RGBImage] = []
+        for name in ["0.jpg", "1.jpg"] { decoded.append(try await Self.decodeJPEG(sheets + "/" + name, width: 192, height: 96)) }
         let thumbnails = (0..<8).map { index in decoded[index / 6].cropped(x: (index % 6 % 3) * 64, y: (index % 6 / 3) * 48, width: 64, height: 48) }
-        try Self.expectTrueFrames(thumbnails, times: (0..<8).map { Double($0) * 0.5 }, input: input)
+        try await Self.expectTrueFrames(thumbnails, times: (0..<8).map { Double($0) * 0.5 }, input: input)
         // The last sheet's empty cells are black.
         let empty = decoded[1].cropped(x: 128, y: 48, width: 64, height: 48)
         #expect(empty.pixels.allSatisfy { $0 < 24 })
         // Run again: the storyboard exists (an error without --overwrite, skipped with --skip-existing).
-        let again = try Run.vtrim(["thumbs", "--json", input, "--storyboard", "jellyfin"] + Self.options)
+        let again = try await Run.vtrim(["thumbs", "--json", input, "--storyboard", "jellyfin"] + Self.options)
         #expect(again.status == 1 && again.stderr.contains("already exists"), "\(again)")
-        let skipped = try Run.vtrim(["thumbs", "--json", input, "--storyboard", "jellyfin", "--skip-existing"] + Self.options)
+        let skipped = try await Run.vtrim(["thumbs", "--json", input, "--storyboard", "jellyfin", "--skip-existing"] + Self.options)
         #expect(skipped.status == 0 && skipped.stdout.contains("skipped"), "\(skipped)")
         // Another width goes beside it, untouched; no temporary folder is left.
-        _ = try Self.storyboard("jellyfin", in: folder, extra: ["--width", "32"])
+        _ = try await Self.storyboard("jellyfin", in: folder, extra: ["--width", "32"])
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.file("clip.trickplay")).sorted() == ["32 - 3x2", "64 - 3x2"])
     }
 
     /// BIF v0 read back field by field: magic, version, count, interval, reserved bytes, the index and its end.
-    @Test func bifIsReadBack() throws {
+    @Test func bifIsReadBack() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let (input, report) = try Self.storyboard("bif", in: folder)
+        let (input, report) = try await Self.storyboard("bif", in: folder)
         let path = folder.file("clip-64-0.5.bif")
         #expect(report["output"] as? String == path)
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
@@ -95,17 +96,17 @@ struct StoryboardTests {
             #expect(bytes[start] == 0xFF && bytes[start + 1] == 0xD8, "entry \(entry) is not a JPEG")
             let picture = folder.file("entry\(entry).jpg")
             try Data(bytes[start..<end]).write(to: URL(fileURLWithPath: picture))
-            images.append(try Self.decodeJPEG(picture, width: 64, height: 48))
+            await images.append(try Self.decodeJPEG(picture, width: 64, height: 48))
         }
         #expect(UInt32(truncatingIfNeeded: u32(64 + 8 * 8)) == 0xFFFF_FFFF && u32(68 + 8 * 8) == bytes.count)
-        try Self.expectTrueFrames(images, times: (0..<8).map { Double($0) * 0.5 }, input: input)
+        try await Self.expectTrueFrames(images, times: (0..<8).map { Double($0) * 0.5 }, input: input)
     }
 
     /// The HLS image playlist's tags, and the line for a master playlist.
-    @Test func hlsPlaylistNamesTheTiles() throws {
+    @Test func hlsPlaylistNamesTheTiles() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        _ = try Self.storyboard("hls", in: folder)
+        _ = try await Self.storyboard("hls", in: folder)
         let base = folder.file("clip.trickplay-hls/64 - 3x2")
         let lines = try String(contentsOfFile: base + "/index.m3u8", encoding: .utf8).split(separator: "\n").map(String.init)
         #expect(lines.first == "#EXTM3U" && lines.contains("#EXT-X-IMAGES-ONLY") && lines.last == "#EXT-X-ENDLIST")
@@ -119,10 +120,10 @@ struct StoryboardTests {
     }
 
     /// The DASH AdaptationSet parses as XML and names the tile grid, the sheets' template and size.
-    @Test func dashFragmentParses() throws {
+    @Test func dashFragmentParses() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        _ = try Self.storyboard("dash", in: folder)
+        _ = try await Self.storyboard("dash", in: folder)
         let document = try XMLDocument(contentsOf: URL(fileURLWithPath: folder.file("clip.trickplay-dash/64 - 3x2/thumbnails.mpd")))
         let root = try #require(document.rootElement())
         #expect(root.name == "AdaptationSet" && root.attribute(forName: "mimeType")?.stringValue == "image/jpeg")
@@ -138,10 +139,10 @@ struct StoryboardTests {
 
     /// Fast mode: keyframes (1 s apart here) stand in for their thumbnails, but a thumbnail whose keyframe lies
     /// more than one interval before it is drawn from the frame at its time, and counted.
-    @Test func fastModeKeepsNearKeyframesOnly() throws {
+    @Test func fastModeKeepsNearKeyframesOnly() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let (_, report) = try Self.storyboard("bif", in: folder, extra: ["--mode", "fast", "--every", "0.25"])
+        let (_, report) = try await Self.storyboard("bif", in: folder, extra: ["--mode", "fast", "--every", "0.25"])
         let cells = try #require(report["cells"] as? [[String: Any]])
         let storyboard = try #require(report["storyboard"] as? [String: Any])
         for cell in cells {
@@ -151,12 +152,12 @@ struct StoryboardTests {
         #expect((storyboard["drawn_accurately"] as? Int ?? 0) > 0, "\(storyboard)")
     }
 
-    @Test func storyboardOptionsAreChecked() throws {
+    @Test func storyboardOptionsAreChecked() async throws {
         let input = TestPaths.fixture("h264-aac.mp4")
         for (extra, needle) in [(["--count", "3"], "--count"), (["--height", "90"], "--height"), (["--width", "63"], "even"),
                                 (["-o", "x.bif"], "-o and --name"), (["--columns", "3"], "--tile"), (["--tile", "0x3"], "tile"),
                                 (["--every", "0.0000000000000000001"], "--every")] {
-            let result = try Run.vtrim(["thumbs", input, "--storyboard", "bif"] + extra)
+            let result = try await Run.vtrim(["thumbs", input, "--storyboard", "bif"] + extra)
             #expect(result.status == 64 && result.stderr.contains(needle), "\(extra): \(result)")
         }
     }

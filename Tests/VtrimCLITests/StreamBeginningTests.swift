@@ -20,9 +20,9 @@ struct StreamBeginningTests {
     static let width = 160, height = 120
 
     /// 10 s at 10 fps, keyframes every 3 s, B-frames; lossless, so the intra 8x8 workaround applies.
-    static func oldX264File(_ folder: TemporaryFolder) throws -> String {
+    static func oldX264File(_ folder: TemporaryFolder) async throws -> String {
         let made = folder.file("new.mp4"), old = folder.file("old.mp4")
-        let run = try Run.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=\(width)x\(height):rate=10", "-t", "10",
+        let run = try await Run.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=\(width)x\(height):rate=10", "-t", "10",
                                           "-pix_fmt", "yuv444p", "-c:v", "libx264", "-preset", "medium", "-qp", "0", "-coder", "0",
                                           "-g", "30", "-bf", "2", made])
         try #require(run.status == 0, "\(run.stderr)")
@@ -41,18 +41,18 @@ struct StreamBeginningTests {
     /// FFmpeg's decoder complains on every frame of a CABAC 4:4:4 stream relabelled as core 142 ("error
     /// while decoding MB …"): none of it reaches stderr without --verbose, in any command; vtrim's own
     /// lines (prefixed "vtrim: ") say what matters.
-    @Test func ffmpegsOwnMessagesStayQuiet() throws {
+    @Test func ffmpegsOwnMessagesStayQuiet() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let made = folder.file("cabac.mp4"), damaged = folder.file("damaged.mp4")
-        let run = try Run.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=\(Self.width)x\(Self.height):rate=10", "-t", "4",
+        let run = try await Run.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=\(Self.width)x\(Self.height):rate=10", "-t", "4",
                                           "-pix_fmt", "yuv444p", "-c:v", "libx264", "-g", "20", made])
         try #require(run.status == 0, "\(run.stderr)")
         var bytes = try Data(contentsOf: URL(fileURLWithPath: made))
         let at = try #require(bytes.range(of: Data("x264 - core ".utf8)))
         bytes.replaceSubrange(at.upperBound..<(at.upperBound + 3), with: Data("142".utf8))
         try bytes.write(to: URL(fileURLWithPath: damaged))
-        let ffmpeg = try Run.tool("ffmpeg", ["-v", "error", "-i", damaged, "-f", "null", "-"])
+        let ffmpeg = try await Run.tool("ffmpeg", ["-v", "error", "-i", damaged, "-f", "null", "-"])
         try #require(ffmpeg.stderr.contains("error while decoding MB"), "the fixture no longer makes the decoder complain")
         let commands: [[String]] = [
             ["probe", damaged],
@@ -61,34 +61,34 @@ struct StreamBeginningTests {
             ["cut", "--mode", "smart", "--start", "1", "--end", "3", "-o", folder.file("smart.mp4"), damaged],
         ]
         for arguments in commands {
-            let result = try Run.vtrim(arguments)
+            let result = try await Run.vtrim(arguments)
             #expect(result.stderrLines.allSatisfy { $0.hasPrefix("vtrim: ") }, "vtrim \(arguments[0]): \(result.stderr)")
             #expect(!result.stderr.contains("error while decoding MB"))
         }
-        let verbose = try Run.vtrim(["thumbs", "--verbose", "--count", "2", "--height", "60", "-o", folder.file("v.png"), damaged])
+        let verbose = try await Run.vtrim(["thumbs", "--verbose", "--count", "2", "--height", "60", "-o", folder.file("v.png"), damaged])
         #expect(verbose.stderr.contains("error while decoding MB"), "--verbose shows FFmpeg's messages")
     }
 
     /// The fixture exercises the workaround: decoding from a later keyframe without the SEI (ffmpeg -ss)
     /// gives other pictures than decoding from the start. Without this the other tests could not fail.
-    @Test func seekingToolsDecodeItDifferently() throws {
+    @Test func seekingToolsDecodeItDifferently() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let path = try Self.oldX264File(folder)
-        let fromStart = try Reference.frames(path, width: Self.width, height: Self.height)
-        let raw = try Run.tool("ffmpeg", ["-v", "quiet", "-ss", "7.5", "-i", path, "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "rgb24", "-"])
+        let path = try await Self.oldX264File(folder)
+        let fromStart = try await Reference.frames(path, width: Self.width, height: Self.height)
+        let raw = try await Run.tool("ffmpeg", ["-v", "quiet", "-ss", "7.5", "-i", path, "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "rgb24", "-"])
         try #require(raw.stdoutData.count == Self.width * Self.height * 3)
         let seeked = RGBImage(width: Self.width, height: Self.height, stride: Self.width * 3, pixels: [UInt8](raw.stdoutData))
         let psnr = ImageCompare.psnr(seeked, try Self.image(Reference.frameShown(at: 7.5, in: fromStart)))
         #expect(psnr < 36, "\(psnr) dB")
     }
 
-    @Test func thumbnailsMidStreamMatchADecodeFromTheStart() throws {
+    @Test func thumbnailsMidStreamMatchADecodeFromTheStart() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let path = try Self.oldX264File(folder)
-        let fromStart = try Reference.frames(path, width: Self.width, height: Self.height)
-        let run = try Run.vtrim(["thumbs", "--json", "--every", "1", "--height", String(Self.height), "--columns", "10",
+        let path = try await Self.oldX264File(folder)
+        let fromStart = try await Reference.frames(path, width: Self.width, height: Self.height)
+        let run = try await Run.vtrim(["thumbs", "--json", "--every", "1", "--height", String(Self.height), "--columns", "10",
                                  "-o", folder.file("strip.png"), path])
         #expect(run.status == 0, "\(run)")
         let object = try #require(run.jsonLines.first)
@@ -105,17 +105,17 @@ struct StreamBeginningTests {
     /// Cuts starting at a later keyframe (copy) or copying from one after a re-encoded head (smart) decode,
     /// in ffmpeg, as the source decoded from its start.
     @Test(arguments: [("copy", 6.0), ("smart", 4.5)])
-    func cutsCarryTheSEI(mode: String, startSeconds: Double) throws {
+    func cutsCarryTheSEI(mode: String, startSeconds: Double) async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let path = try Self.oldX264File(folder)
+        let path = try await Self.oldX264File(folder)
         let output = folder.file("cut.mp4")
-        let run = try Run.vtrim(["cut", "--json", "--mode", mode, "--start", String(startSeconds), "--end", "9", "-o", output, path])
+        let run = try await Run.vtrim(["cut", "--json", "--mode", mode, "--start", String(startSeconds), "--end", "9", "-o", output, path])
         #expect(run.status == 0, "\(run)")
         let notes = (run.jsonLines.first?["notes"] as? [[String: Any]] ?? []).compactMap { $0["code"] as? String }
         #expect(notes.contains("encoder_info_carried"), "\(run.stdout)")
-        let source = try Reference.frames(path, width: Self.width, height: Self.height)
-        let cut = try Reference.frames(output, width: Self.width, height: Self.height)
+        let source = try await Reference.frames(path, width: Self.width, height: Self.height)
+        let cut = try await Reference.frames(output, width: Self.width, height: Self.height)
         #expect(cut.count == Int(((9 - startSeconds) * 10).rounded()), "\(cut.count) frames")
         for frame in cut where frame.seconds + startSeconds >= 6 - 1e-6 {
             // From the keyframe at 6 s on, the frames are the source's own, copied: the same pictures.
@@ -125,11 +125,11 @@ struct StreamBeginningTests {
         }
     }
 
-    @Test func noteIsAbsentFromTheFirstAccessUnit() throws {
+    @Test func noteIsAbsentFromTheFirstAccessUnit() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let path = try Self.oldX264File(folder)
-        let run = try Run.vtrim(["cut", "--json", "--dry-run", "--mode", "copy", "--start", "0", "--end", "2", "-o", folder.file("c.mp4"), path])
+        let path = try await Self.oldX264File(folder)
+        let run = try await Run.vtrim(["cut", "--json", "--dry-run", "--mode", "copy", "--start", "0", "--end", "2", "-o", folder.file("c.mp4"), path])
         #expect(run.status == 0, "\(run)")
         #expect(!run.stdout.contains("encoder_info_carried"), "\(run.stdout)")
     }

@@ -5,11 +5,11 @@ import Testing
 
 /// `vtrim thumbs` end to end: the PNG on disk, the JSON report, stderr and exit status.
 struct ThumbsCLITests {
-    @Test func defaultStripAndReport() throws {
+    @Test func defaultStripAndReport() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let output = folder.file("strip.png")
-        let result = try Run.vtrim(["thumbs", "--json", TestPaths.fixture("h264-aac.mp4"), "-o", output])
+        let result = try await Run.vtrim(["thumbs", "--json", TestPaths.fixture("h264-aac.mp4"), "-o", output])
         #expect(result.status == 0, "\(result)")
         #expect(result.stderr.isEmpty)
         let object = try #require(result.jsonLines.first)
@@ -41,11 +41,11 @@ struct ThumbsCLITests {
 
     @Test(arguments: ["h264-aac.mp4", "rot90.mp4", "rot180.mp4", "rot270.mp4", "mirror.mp4", "transpose.mp4"],
           ["accurate", "fast"])
-    func everyCellIsUpright(_ file: String, _ mode: String) throws {
+    func everyCellIsUpright(_ file: String, _ mode: String) async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let output = folder.file("strip.png")
-        let result = try Run.vtrim(["thumbs", TestPaths.fixture(file), "-o", output, "--count", "4", "--height", "120", "--mode", mode])
+        let result = try await Run.vtrim(["thumbs", TestPaths.fixture(file), "-o", output, "--count", "4", "--height", "120", "--mode", mode])
         #expect(result.status == 0, "\(result)")
         let strip = try PNGFile.read(output)
         #expect(strip.width == 4 * 160 && strip.height == 120)
@@ -55,10 +55,10 @@ struct ThumbsCLITests {
         }
     }
 
-    @Test func gridFramesFolderAndEvery() throws {
+    @Test func gridFramesFolderAndEvery() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let result = try Run.vtrim(["thumbs", "--json", TestPaths.fixture("h264-aac.mp4"), "--every", "0.5", "--columns", "3",
+        let result = try await Run.vtrim(["thumbs", "--json", TestPaths.fixture("h264-aac.mp4"), "--every", "0.5", "--columns", "3",
                                     "--height", "60", "--output-dir", folder.file("out"), "--frames-dir", folder.file("frames")])
         #expect(result.status == 0, "\(result)")
         let object = try #require(result.jsonLines.first)
@@ -73,12 +73,12 @@ struct ThumbsCLITests {
         #expect(first.width == 80 && first.height == 60)
     }
 
-    @Test func videoLineLayout() throws {
+    @Test func videoLineLayout() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         // Demo config: 375 pt wide, 30x50 thumbnails, max 2 s → 10 thumbs in the window, 0.2 s apart;
         // the 4 s clip → 20 cells of 30 pt, 600 pt of content; at 2 px per point 1200x100 px.
-        let result = try Run.vtrim(["thumbs", "--json", TestPaths.fixture("h264-aac.mp4"), "-o", folder.file("vl.png"),
+        let result = try await Run.vtrim(["thumbs", "--json", TestPaths.fixture("h264-aac.mp4"), "-o", folder.file("vl.png"),
                                     "--strip-width", "375", "--thumb-size", "30x50", "--max-duration", "2", "--scale", "2"])
         #expect(result.status == 0, "\(result)")
         let object = try #require(result.jsonLines.first)
@@ -96,11 +96,11 @@ struct ThumbsCLITests {
 
     /// A clip whose length is not a multiple of the spacing ends in a partial cell, so the whole clip is
     /// reachable (VideoLine drops the tail).
-    @Test func videoLinePartialLastCell() throws {
+    @Test func videoLinePartialLastCell() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         // vfr.mp4 lasts 1.934 s; window 1.5 s over 10 thumbs of 30 pt → 0.15 s per cell → 12.89 cells.
-        let result = try Run.vtrim(["thumbs", "--json", TestPaths.fixture("vfr.mp4"), "-o", folder.file("p.png"),
+        let result = try await Run.vtrim(["thumbs", "--json", TestPaths.fixture("vfr.mp4"), "-o", folder.file("p.png"),
                                     "--strip-width", "375", "--thumb-size", "30x50", "--window-max", "1.5"])
         #expect(result.status == 0, "\(result)")
         let object = try #require(result.jsonLines.first)
@@ -113,7 +113,7 @@ struct ThumbsCLITests {
         #expect(object["width"] as? Int == 387)
     }
 
-    @Test func usageErrors() throws {
+    @Test func usageErrors() async throws {
         let two = [TestPaths.fixture("h264-aac.mp4"), TestPaths.fixture("hevc.mp4")]
         for arguments in [
             ["thumbs"] + two + ["-o", "/tmp/x.png"],
@@ -123,28 +123,28 @@ struct ThumbsCLITests {
             ["thumbs", TestPaths.fixture("h264-aac.mp4"), "--start", "banana"],
             ["thumbs", TestPaths.fixture("h264-aac.mp4"), "--mode", "slow"],
         ] {
-            let result = try Run.vtrim(arguments)
+            let result = try await Run.vtrim(arguments)
             #expect(result.status == 64, "\(arguments): \(result)")
             #expect(result.stdout.isEmpty)
         }
     }
 
-    @Test func existingOutputIsKeptWithoutOverwrite() throws {
+    @Test func existingOutputIsKeptWithoutOverwrite() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let output = folder.file("keep.png")
         try Data("precious".utf8).write(to: URL(fileURLWithPath: output))
-        let refused = try Run.vtrim(["thumbs", "--json", TestPaths.fixture("hevc.mp4"), "-o", output])
+        let refused = try await Run.vtrim(["thumbs", "--json", TestPaths.fixture("hevc.mp4"), "-o", output])
         #expect(refused.status == 1)
         #expect((refused.jsonLines.first?["error"] as? [String: Any])?["code"] as? String == "output_exists")
         #expect(try String(contentsOfFile: output, encoding: .utf8) == "precious")
-        let replaced = try Run.vtrim(["thumbs", TestPaths.fixture("hevc.mp4"), "-o", output, "--overwrite"])
+        let replaced = try await Run.vtrim(["thumbs", TestPaths.fixture("hevc.mp4"), "-o", output, "--overwrite"])
         #expect(replaced.status == 0)
         #expect(try PNGFile.read(output).height == 90)
         #expect(folder.entries() == ["keep.png"])
     }
 
-    @Test func theInputIsNeverTheOutput() throws {
+    @Test func theInputIsNeverTheOutput() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         // A video named like a picture, so the output names pass the extension check and reach the file check.
@@ -153,20 +153,20 @@ struct ThumbsCLITests {
         let before = try Data(contentsOf: URL(fileURLWithPath: input))
         try FileManager.default.createSymbolicLink(atPath: folder.file("link.png"), withDestinationPath: input)
         for output in [input, "./clip.png", folder.file("link.png")] {
-            let result = try Run.vtrim(["thumbs", "--json", input, "-o", output, "--overwrite"], in: folder.path)
+            let result = try await Run.vtrim(["thumbs", "--json", input, "-o", output, "--overwrite"], in: folder.path)
             #expect(result.status == 1, "\(output)")
             #expect((result.jsonLines.first?["error"] as? [String: Any])?["code"] as? String == "output_is_input")
         }
         // A video's own name is no picture name: refused before anything is opened.
         let video = folder.file("clip.mp4")
         try FileManager.default.copyItem(atPath: TestPaths.fixture("hevc.mp4"), toPath: video)
-        #expect(try Run.vtrim(["thumbs", video, "-o", video, "--overwrite"], in: folder.path).status == 64)
+        #expect(try await Run.vtrim(["thumbs", video, "-o", video, "--overwrite"], in: folder.path).status == 64)
         #expect(try Data(contentsOf: URL(fileURLWithPath: video)) == before)
         #expect(try Data(contentsOf: URL(fileURLWithPath: input)) == before)
     }
 
-    @Test func inputsWithoutPicturesFailCleanly() throws {
-        let result = try Run.vtrim(["thumbs", "--json", TestPaths.fixture("audio-only.m4a"), TestPaths.fixture("empty.mp4"),
+    @Test func inputsWithoutPicturesFailCleanly() async throws {
+        let result = try await Run.vtrim(["thumbs", "--json", TestPaths.fixture("audio-only.m4a"), TestPaths.fixture("empty.mp4"),
                                     "--output-dir", FileManager.default.temporaryDirectory.path])
         #expect(result.status == 1)
         #expect(result.jsonLines.compactMap { ($0["error"] as? [String: Any])?["code"] as? String } == ["no_video", "not_media"])
@@ -174,8 +174,8 @@ struct ThumbsCLITests {
         #expect(result.stderrLines.last == nil || result.stderrLines.last?.hasPrefix("vtrim: 0 ok, 2 failed, 0 skipped in ") == true)
     }
 
-    @Test func tooWideIsRefusedWithAHint() throws {
-        let result = try Run.vtrim(["thumbs", "--json", TestPaths.fixture("h264-aac.mp4"), "--count", "300", "--height", "200",
+    @Test func tooWideIsRefusedWithAHint() async throws {
+        let result = try await Run.vtrim(["thumbs", "--json", TestPaths.fixture("h264-aac.mp4"), "--count", "300", "--height", "200",
                                     "--output-dir", FileManager.default.temporaryDirectory.path])
         #expect(result.status == 1)
         let error = try #require(result.jsonLines.first?["error"] as? [String: Any])
@@ -183,13 +183,13 @@ struct ThumbsCLITests {
         #expect((error["message"] as? String)?.contains("--columns") == true)
     }
 
-    @Test func strictKeepsNoOutput() throws {
+    @Test func strictKeepsNoOutput() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let live = folder.file("live.webm")
-        let make = try Run.tool("ffmpeg", ["-v", "error", "-i", TestPaths.fixture("vp9-opus.webm"), "-c", "copy", "-live", "1", "-f", "webm", live])
+        let make = try await Run.tool("ffmpeg", ["-v", "error", "-i", TestPaths.fixture("vp9-opus.webm"), "-c", "copy", "-live", "1", "-f", "webm", live])
         try #require(make.status == 0)
-        let result = try Run.vtrim(["thumbs", "--strict", live, "-o", folder.file("s.png")])
+        let result = try await Run.vtrim(["thumbs", "--strict", live, "-o", folder.file("s.png")])
         #expect(result.status == 1)
         #expect(folder.entries() == ["live.webm"])
     }
@@ -201,18 +201,18 @@ struct ThumbsCLITests {
         ["--strip-width", "375", "--thumb-size", "30x50", "--window-max", "1.5"],
         ["--every", "0.7", "--height", "40", "--start", "0.5", "--end", "3"],
     ])
-    func dryRunIsTheRealRunsPlan(options: [String]) throws {
+    func dryRunIsTheRealRunsPlan(options: [String]) async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let output = folder.file("out/sheet.png"), frames = folder.file("cells")
         let common = ["thumbs", "--json", TestPaths.fixture("rot90.mp4"), "--output-dir", folder.file("out"), "--name", "sheet.png",
                       "--frames-dir", frames] + options
-        let dry = try Run.vtrim(common + ["--dry-run"])
+        let dry = try await Run.vtrim(common + ["--dry-run"])
         #expect(dry.status == 0, "\(dry)")
         #expect(folder.entries().isEmpty, "a dry run wrote \(folder.entries())")
         let planned = try #require(dry.jsonLines.first)
         #expect(planned["dry_run"] as? Bool == true)
-        let real = try Run.vtrim(common)
+        let real = try await Run.vtrim(common)
         #expect(real.status == 0, "\(real)")
         let done = try #require(real.jsonLines.first)
         #expect(done["output"] as? String == output)
@@ -232,14 +232,14 @@ struct ThumbsCLITests {
 
     /// Every output of an input is checked before any is written: a cell picture that exists already fails
     /// the input with nothing written — no sheet, no track, no other cell.
-    @Test func anExistingFramesFileLeavesNothingWritten() throws {
+    @Test func anExistingFramesFileLeavesNothingWritten() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let cells = folder.file("cells")
         try FileManager.default.createDirectory(atPath: cells, withIntermediateDirectories: true)
         let taken = (cells as NSString).appendingPathComponent("h264-aac.thumb-002.png")
         try Data("mine".utf8).write(to: URL(fileURLWithPath: taken))
-        let result = try Run.vtrim(["thumbs", "--json", TestPaths.fixture("h264-aac.mp4"), "--count", "4", "--height", "40", "--vtt",
+        let result = try await Run.vtrim(["thumbs", "--json", TestPaths.fixture("h264-aac.mp4"), "--count", "4", "--height", "40", "--vtt",
                                     "--frames-dir", cells, "-o", folder.file("sheet.png")])
         #expect(result.status == 1)
         let error = try #require(result.jsonLines.first?["error"] as? [String: Any])

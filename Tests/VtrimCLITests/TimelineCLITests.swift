@@ -4,10 +4,10 @@ import Testing
 
 /// `vtrim timeline` end to end.
 struct TimelineCLITests {
-    @Test func demoConfigurationGoldenValues() throws {
+    @Test func demoConfigurationGoldenValues() async throws {
         // VideoLine's demo: 375 pt, 30x50 thumbnails, range (2, 5); a 61.23 s clip keeps its tail
         // reachable with a partial 123rd cell (VideoLine: 122 cells, 0.23 s unreachable).
-        let result = try Run.vtrim(["timeline", "--json", "--duration", "61.23", "--strip-width", "375", "--thumb-size", "30x50"])
+        let result = try await Run.vtrim(["timeline", "--json", "--duration", "61.23", "--strip-width", "375", "--thumb-size", "30x50"])
         #expect(result.status == 0, "\(result)")
         let object = try #require(result.jsonLines.first)
         #expect(object["path"] is NSNull)
@@ -29,8 +29,8 @@ struct TimelineCLITests {
         #expect((object["warnings"] as? [Any])?.isEmpty == true)
     }
 
-    @Test func durationFromAFileAndAClampedPreset() throws {
-        let result = try Run.vtrim(["timeline", "--json", TestPaths.fixture("h264-aac.mp4"), "--strip-width", "375",
+    @Test func durationFromAFileAndAClampedPreset() async throws {
+        let result = try await Run.vtrim(["timeline", "--json", TestPaths.fixture("h264-aac.mp4"), "--strip-width", "375",
                                     "--thumb-size", "40x70", "--start", "1", "--end", "1.5"])
         #expect(result.status == 0, "\(result)")
         let object = try #require(result.jsonLines.first)
@@ -45,23 +45,23 @@ struct TimelineCLITests {
         #expect(result.stderr.contains("shorter than the minimum 2 s"))
     }
 
-    @Test func invalidGeometryIsAnErrorNotACrash() throws {
-        let result = try Run.vtrim(["timeline", "--json", "--duration", "10", "--strip-width", "119", "--thumb-size", "40x70"])
+    @Test func invalidGeometryIsAnErrorNotACrash() async throws {
+        let result = try await Run.vtrim(["timeline", "--json", "--duration", "10", "--strip-width", "119", "--thumb-size", "40x70"])
         #expect(result.status == 1)
         let error = try #require(result.jsonLines.first?["error"] as? [String: Any])
         #expect(error["code"] as? String == "invalid_range")
         #expect(result.stderrLines.count == 1)
     }
 
-    @Test func needsADurationOrAnInput() throws {
-        #expect(try Run.vtrim(["timeline", "--strip-width", "375", "--thumb-size", "30x50"]).status == 64)
-        #expect(try Run.vtrim(["timeline", "--duration", "5", TestPaths.fixture("h264-aac.mp4"), "--strip-width", "375",
+    @Test func needsADurationOrAnInput() async throws {
+        #expect(try await Run.vtrim(["timeline", "--strip-width", "375", "--thumb-size", "30x50"]).status == 64)
+        #expect(try await Run.vtrim(["timeline", "--duration", "5", TestPaths.fixture("h264-aac.mp4"), "--strip-width", "375",
                                "--thumb-size", "30x50"]).status == 64)
-        #expect(try Run.vtrim(["timeline", "--duration", "5", "--strip-width", "375", "--thumb-size", "30"]).status == 64)
+        #expect(try await Run.vtrim(["timeline", "--duration", "5", "--strip-width", "375", "--thumb-size", "30"]).status == 64)
     }
 
-    @Test func humanOutput() throws {
-        let result = try Run.vtrim(["timeline", "--duration", "61.23", "--strip-width", "375", "--thumb-size", "30x50"])
+    @Test func humanOutput() async throws {
+        let result = try await Run.vtrim(["timeline", "--duration", "61.23", "--strip-width", "375", "--thumb-size", "30x50"])
         #expect(result.status == 0)
         #expect(result.stdout.contains("10 thumbnails of 30x50 pt in the window, margin 37.5 pt"))
         #expect(result.stdout.contains("123 cells"))

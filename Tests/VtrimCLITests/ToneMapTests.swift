@@ -31,33 +31,33 @@ struct ToneMapTests {
     }
 
     /// ffmpeg's rendering of frame `index`, tone-mapped with the standard recipe, at the cell size.
-    static func reference(_ path: String, frame index: Int, width: Int, height: Int) throws -> RGBImage {
+    static func reference(_ path: String, frame index: Int, width: Int, height: Int) async throws -> RGBImage {
         let filters = "select=eq(n\\,\(index)),zscale=t=linear:npl=100,format=gbrpf32le,zscale=p=bt709,"
             + "tonemap=tonemap=hable:desat=0,zscale=t=bt709:m=bt709:r=tv,format=yuv420p,"
             + "scale=\(width):\(height):flags=bicubic+accurate_rnd+full_chroma_int"
-        let run = try Run.tool("ffmpeg", ["-v", "error", "-i", path, "-vf", filters, "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "rgb24", "-"])
+        let run = try await Run.tool("ffmpeg", ["-v", "error", "-i", path, "-vf", filters, "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "rgb24", "-"])
         try #require(run.status == 0 && run.stdoutData.count == width * height * 3, "\(run.stderr)")
         return RGBImage(width: width, height: height, stride: width * 3, pixels: [UInt8](run.stdoutData))
     }
 
     @Test(arguments: ["hdr10-pq.mp4", "hlg.mp4"])
-    func hdrCellsLookLikeTheToneMappedReference(_ name: String) throws {
+    func hdrCellsLookLikeTheToneMappedReference(_ name: String) async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let input = TestPaths.fixture(name)
-        let mapped = try Run.vtrim(["thumbs", "--json", input, "--count", "3", "--height", "120", "-o", folder.file("mapped.png")])
+        let mapped = try await Run.vtrim(["thumbs", "--json", input, "--count", "3", "--height", "120", "-o", folder.file("mapped.png")])
         #expect(mapped.status == 0 && mapped.stderr.isEmpty, "\(mapped)")
         let report = try #require(mapped.jsonLines.first)
         #expect(report["tone_mapped"] as? Bool == true)
         #expect((report["warnings"] as? [Any])?.isEmpty == true)
-        let flat = try Run.vtrim(["thumbs", "--json", input, "--count", "3", "--height", "120", "--no-tonemap", "-o", folder.file("flat.png")])
+        let flat = try await Run.vtrim(["thumbs", "--json", input, "--count", "3", "--height", "120", "--no-tonemap", "-o", folder.file("flat.png")])
         #expect(flat.status == 0)
         #expect(((flat.jsonLines.first?["warnings"] as? [[String: Any]])?.first?["code"] as? String) == "hdr_not_tone_mapped")
         let sheet = try PNGFile.read(folder.file("mapped.png")), flatSheet = try PNGFile.read(folder.file("flat.png"))
         for cell in try #require(report["cells"] as? [[String: Any]]) {
             let x = try #require(cell["x"] as? Int), width = try #require(cell["width"] as? Int), height = try #require(cell["height"] as? Int)
             let pts = try #require(cell["pts"] as? Double)
-            let expected = Self.look(try Self.reference(input, frame: Int((pts * 30).rounded()), width: width, height: height))
+            let expected = await Self.look(try Self.reference(input, frame: Int((pts * 30).rounded()), width: width, height: height))
             let actual = Self.look(sheet.cropped(x: x, y: 0, width: width, height: height))
             let untouched = Self.look(flatSheet.cropped(x: x, y: 0, width: width, height: height))
             func close(_ look: Look) -> Bool {

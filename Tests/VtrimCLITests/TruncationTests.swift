@@ -7,62 +7,65 @@ import Testing
 /// Matroska and MPEG-TS cut to 10/33/66/99 % of their bytes) through probe, thumbs and every cut mode:
 /// never a result that looks whole and is not.
 struct TruncationTests {
-    /// The truncated files, made once per test process.
-    static let folder: String? = {
-        guard let folder = try? TemporaryFolder("vtrim-truncated"),
-              let made = try? Run.tool(TestPaths.fixture("make-truncated.sh"), [folder.path]), made.status == 0 else { return nil }
-        return folder.path
-    }()
+    /// The truncated files (test media, made once).
+    static func folder() async throws -> String {
+        let script = TestPaths.fixture("make-truncated.sh")
+        let marker = try await TestMedia.file("faststart-100.mp4", key: ["make-truncated.sh", script, TestPaths.fixture("h264-aac.mp4")]) { output in
+            let made = try await Run.tool(script, [(output as NSString).deletingLastPathComponent])
+            guard made.status == 0 else { throw ReferenceError(message: "fixtures/make-truncated.sh failed: \(made)") }
+        }
+        return (marker as NSString).deletingLastPathComponent
+    }
 
     /// `vtrim probe --json` of every file: readable_duration by name, in one run.
-    static let probed: [String: Double] = {
-        guard let folder, let names = try? FileManager.default.contentsOfDirectory(atPath: folder),
-              let result = try? Run.vtrim(["probe", "--json"] + names.sorted().map { folder + "/" + $0 }) else { return [:] }
+    static let probed = Once { () async throws -> [String: Double] in
+        let folder = try await Self.folder()
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder)
+        let result = try await Run.vtrim(["probe", "--json"] + names.sorted().map { folder + "/" + $0 })
         var readable: [String: Double] = [:]
         for object in result.jsonLines {
             if let path = object["path"] as? String { readable[(path as NSString).lastPathComponent] = object["readable_duration"] as? Double }
         }
         return readable
-    }()
+    }
 
-    static func readable(_ path: String) throws -> Double {
-        try #require(probed[(path as NSString).lastPathComponent])
+    static func readable(_ path: String) async throws -> Double {
+        try #require(try await probed.value[(path as NSString).lastPathComponent])
     }
 
     static let readableKinds = ["faststart-%d.mp4", "matroska-%d.mkv", "ts-%d.ts"]
     static let cases: [(String, Int)] = readableKinds.flatMap { kind in [10, 33, 66, 99].map { (kind, $0) } }
 
-    static func file(_ kind: String, _ percent: Int) throws -> String {
-        let folder = try #require(folder, "fixtures/make-truncated.sh failed")
-        return folder + "/" + String(format: kind, percent)
+    static func file(_ kind: String, _ percent: Int) async throws -> String {
+        try await folder() + "/" + String(format: kind, percent)
     }
 
     /// Where the video that really decodes ends (seconds from the container start): ffmpeg's last
     /// decoded frame plus one frame (30 fps).
-    static func decodableEnd(_ path: String) throws -> Double {
-        try #require(try Reference.frameTimes(path).max()) + 1.0 / 30
+    static func decodableEnd(_ path: String) async throws -> Double {
+        try #require(try await Reference.frameTimes(path).max()) + 1.0 / 30
     }
 
     @Test(arguments: cases)
-    func probeWarnsAndMeasuresWhatIsThere(kind: String, percent: Int) throws {
-        let path = try Self.file(kind, percent)
-        let result = try Run.vtrim(["probe", "--json", path])
+    func probeWarnsAndMeasuresWhatIsThere(kind: String, percent: Int) async throws {
+        let path = try await Self.file(kind, percent)
+        let result = try await Run.vtrim(["probe", "--json", path])
         #expect(result.status == 0, "\(result)")
         let object = try #require(result.jsonLines.first)
         #expect(object.codes("warnings").contains("truncated"), "\(result)")
         #expect(result.stderr.contains("truncated"))
         let duration = try #require(object["duration"] as? Double)
         let readable = try #require(object["readable_duration"] as? Double)
-        let truth = try Self.decodableEnd(path)
+        let truth = try await Self.decodableEnd(path)
         #expect(readable <= duration)
         // MP4's index gives decode times: at most a few frames (the B-frame delay) short, never long.
         #expect(readable <= truth + 0.04 && readable >= truth - 0.2, "readable \(readable), decodable to \(truth)")
     }
 
     @Test(arguments: ["faststart-100.mp4", "indexlast-100.mp4", "matroska-100.mkv", "ts-100.ts"])
-    func wholeFilesAreNotFlagged(name: String) throws {
-        let path = try #require(Self.folder) + "/" + name
-        let object = try #require(try Run.vtrim(["probe", "--json", path]).jsonLines.first)
+    func wholeFilesAreNotFlagged(name: String) async throws {
+        let path = try await Self.folder() + "/" + name
+        let object = try #require(try await Run.vtrim(["probe", "--json", path]).jsonLines.first)
         #expect(!object.codes("warnings").contains("truncated"))
         #expect(object["readable_duration"] as? Double == object["duration"] as? Double)
         #expect((object["video"] as? [String: Any])?["decodable"] as? Bool == true)
@@ -70,10 +73,10 @@ struct TruncationTests {
 
     /// An MP4 whose index sits after the media cannot be read without it: a clean error that says why.
     @Test(arguments: [10, 33, 66, 99])
-    func indexAtTheEndIsAnError(percent: Int) throws {
-        let path = try Self.file("indexlast-%d.mp4", percent)
+    func indexAtTheEndIsAnError(percent: Int) async throws {
+        let path = try await Self.file("indexlast-%d.mp4", percent)
         for arguments in [["probe"], ["thumbs", "-o", path + ".png"], ["cut", "--start", "0", "--end", "1", "-o", path + ".cut.mp4"]] {
-            let result = try Run.vtrim([arguments[0], "--json", path] + arguments.dropFirst())
+            let result = try await Run.vtrim([arguments[0], "--json", path] + arguments.dropFirst())
             #expect(result.status == 1, "\(result)")
             let error = try #require(result.jsonLines.first?["error"] as? [String: Any])
             #expect(error["code"] as? String == "not_media")
@@ -85,13 +88,13 @@ struct TruncationTests {
     /// Every cell shows the frame at its time, compared with ffmpeg's decode of the whole file; cells past
     /// the readable end are grey with `sample_failed`, never the last frame again.
     @Test(arguments: cases)
-    func thumbsNeverShowAnotherFrame(kind: String, percent: Int) throws {
-        let path = try Self.file(kind, percent)
-        let whole = try Self.file(kind, 100)
+    func thumbsNeverShowAnotherFrame(kind: String, percent: Int) async throws {
+        let path = try await Self.file(kind, percent)
+        let whole = try await Self.file(kind, 100)
         let png = path + ".png"
-        let result = try Run.vtrim(["thumbs", "--json", path, "--count", "8", "--height", "90", "-o", png, "--overwrite"])
+        let result = try await Run.vtrim(["thumbs", "--json", path, "--count", "8", "--height", "90", "-o", png, "--overwrite"])
         let object = try #require(result.jsonLines.first, "\(result)")
-        let readable = try Self.readable(path)
+        let readable = try await Self.readable(path)
         guard result.status == 0 else {
             // Nothing readable where the first cell is: the input fails as a whole.
             #expect((object["error"] as? [String: Any])?["code"] as? String == "decode_failed", "\(result)")
@@ -99,7 +102,7 @@ struct TruncationTests {
         }
         let cells = try #require(object["cells"] as? [[String: Any]])
         let strip = try PNGFile.read(png)
-        let reference = try Reference.frames(whole, width: 120, height: 90)
+        let reference = try await Reference.frames(whole, width: 120, height: 90)
         var failed = 0
         for cell in cells {
             let time = try #require(cell["time"] as? Double)
@@ -125,12 +128,12 @@ struct TruncationTests {
     /// A cut over the readable end warns `truncated` before writing, ends where the data does (never a
     /// last frame held to the requested end), says so in `actual`; `--strict` refuses and writes nothing.
     @Test(arguments: cutCases)
-    func cutsStopWhereTheDataDoes(kind: String, percent: Int, mode: String) throws {
-        let path = try Self.file(kind, percent)
+    func cutsStopWhereTheDataDoes(kind: String, percent: Int, mode: String) async throws {
+        let path = try await Self.file(kind, percent)
         let output = path + ".\(mode).cut" + (kind.hasSuffix("mp4") ? ".mp4" : kind.hasSuffix("mkv") ? ".mkv" : ".ts")
-        let readable = try Self.readable(path)
+        let readable = try await Self.readable(path)
         let end = 3.8
-        let result = try Run.vtrim(["cut", "--json", path, "--start", "0", "--end", String(end), "--mode", mode, "-o", output, "--overwrite"])
+        let result = try await Run.vtrim(["cut", "--json", path, "--start", "0", "--end", String(end), "--mode", mode, "-o", output, "--overwrite"])
         #expect(result.status == 0, "\(result)")
         let object = try #require(result.jsonLines.first)
         let warnings = object.codes("warnings")
@@ -139,14 +142,14 @@ struct TruncationTests {
         }
         let actual = try #require(object["actual"] as? [String: Any])
         let duration = try #require(actual["duration"] as? Double)
-        let written = try Reference.frameTimes(output)
+        let written = try await Reference.frameTimes(output)
         let lastShown = try #require(written.max()) + 1.0 / 30
         #expect(duration <= readable + 0.15, "wrote \(duration) s of \(readable) s readable")
         #expect(lastShown >= duration - 0.07, "the output claims \(duration) s but its frames end at \(lastShown)")
 
         if warnings.contains("truncated") {
             let strict = folderFile(path, "strict-\(mode)")
-            let refused = try Run.vtrim(["cut", path, "--start", "0", "--end", String(end), "--mode", mode, "-o", strict, "--strict"])
+            let refused = try await Run.vtrim(["cut", path, "--start", "0", "--end", String(end), "--mode", mode, "-o", strict, "--strict"])
             #expect(refused.status == 1 && refused.stderr.contains("--strict"), "\(refused)")
             #expect(!FileManager.default.fileExists(atPath: strict))
         }
@@ -156,17 +159,17 @@ struct TruncationTests {
     /// An audiobook whose index claims hours but whose file holds 1 MB (a truncated download): probe warns; a
     /// cut of a range past what the file holds fails naming the truncation (it wrote a 258-byte file, or failed
     /// "av_seek_frame failed"); a join whose ranges lie before and past the truncation says so once.
-    @Test func truncatedAudiobookIsNamed() throws {
+    @Test func truncatedAudiobookIsNamed() async throws {
         guard let shared = TestPaths.sharedMedia else { return }
         let input = shared + "/androidx-media/large_stbl_truncated_after_moov.m4b"
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let probe = try Run.vtrim(["probe", "--json", input])
+        let probe = try await Run.vtrim(["probe", "--json", input])
         #expect(probe.status == 0 && (probe.jsonLines.first?.codes("warnings").contains("truncated") ?? false), "\(probe)")
-        let cut = try Run.vtrim(["cut", input, "--start", "1", "--end", "5", "-o", folder.file("a.m4a")])
+        let cut = try await Run.vtrim(["cut", input, "--start", "1", "--end", "5", "-o", folder.file("a.m4a")])
         #expect(cut.status == 1 && cut.stderr.contains("truncated") && cut.stderr.contains("past what can be read"), "\(cut)")
         #expect(!FileManager.default.fileExists(atPath: folder.file("a.m4a")))
-        let join = try Run.vtrim(["cut", "--json", TestPaths.fixture("truncated.mp4"), "--keep", "0.5..1", "--keep", "1.5..3",
+        let join = try await Run.vtrim(["cut", "--json", TestPaths.fixture("truncated.mp4"), "--keep", "0.5..1", "--keep", "1.5..3",
                                   "--mode", "exact", "-o", folder.file("j.mp4")])
         #expect(join.status == 0, "\(join)")
         let warnings = (join.jsonLines.first?["warnings"] as? [[String: Any]] ?? []) + (join.jsonLines.first?["notes"] as? [[String: Any]] ?? [])
@@ -174,9 +177,9 @@ struct TruncationTests {
         #expect(truncation.count == 1, "one truncation message: \(truncation)")
     }
 
-    @Test func rangeBeforeTheTruncationIsWhole() throws {
-        let path = try Self.file("faststart-%d.mp4", 66)
-        let result = try Run.vtrim(["cut", "--json", path, "--start", "0.5", "--end", "1.5", "-o", path + ".early.mp4",
+    @Test func rangeBeforeTheTruncationIsWhole() async throws {
+        let path = try await Self.file("faststart-%d.mp4", 66)
+        let result = try await Run.vtrim(["cut", "--json", path, "--start", "0.5", "--end", "1.5", "-o", path + ".early.mp4",
                                     "--overwrite", "--strict"])
         #expect(result.status == 0, "\(result)")
         let object = try #require(result.jsonLines.first)
@@ -190,7 +193,7 @@ struct TruncationTests {
 
     /// One damaged timestamp (a video PES whose PTS reads 2^33 − 1, found by fuzz/fuzz.py's `tsfield`) does
     /// not make a 4 s MPEG-TS hours long: the duration stays the container's, with no `duration_suspect`.
-    @Test func anOutlierTimestampIsNotTheEnd() throws {
+    @Test func anOutlierTimestampIsNotTheEnd() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: TestPaths.fixture("h264-aac.ts"))))
@@ -214,7 +217,7 @@ struct TruncationTests {
         try #require(patched)
         let damaged = folder.file("outlier.ts")
         try Data(bytes).write(to: URL(fileURLWithPath: damaged))
-        let run = try Run.vtrim(["probe", "--json", damaged])
+        let run = try await Run.vtrim(["probe", "--json", damaged])
         #expect(run.status == 0, "\(run)")
         let object = try #require(run.jsonLines.first)
         let duration = try #require(object["duration"] as? Double)

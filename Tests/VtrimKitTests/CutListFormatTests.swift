@@ -21,7 +21,7 @@ struct CutListFormatTests {
     }
 
     @Test(arguments: [CutListFormat.csv, .llc, .otio, .edl], [30.0, 30000.0 / 1001, 25.0])
-    func roundTrips(_ format: CutListFormat, _ rate: Double) throws {
+    func roundTrips(_ format: CutListFormat, _ rate: Double) async throws {
         for timecode in [nil, "01:00:00:00"] {
             let media = ListMedia(path: "/media/Clip 1.mov", framesPerSecond: rate, durationSeconds: 120, startTimecode: timecode)
             let text = try CutLists.render(Self.ranges, format: format, media: media)
@@ -38,7 +38,7 @@ struct CutListFormatTests {
     }
 
     /// Chapter text: contiguous ranges only, times m:ss (with a fraction where needed), each to the next.
-    @Test func chapterTextRoundTripsContiguousRanges() throws {
+    @Test func chapterTextRoundTripsContiguousRanges() async throws {
         let contiguous = [ListRange(startSeconds: 0, endSeconds: 62.5, label: "Intro"), ListRange(startSeconds: 62.5, endSeconds: 3700, label: "Main")]
         let text = try CutLists.render(contiguous, format: .chapters, media: ListMedia(path: "a.mp4", framesPerSecond: 30, durationSeconds: 3700))
         #expect(text == "0:00 Intro\n1:02.5 Main\n")
@@ -57,7 +57,7 @@ struct CutListFormatTests {
         (.llc, "{cutSegments: [{start: 'x'}]}", 1),
         (.otio, "{\"OTIO_SCHEMA\": \"Timeline.1\"}", 1),
     ])
-    func malformedListsNameTheLine(_ format: CutListFormat, _ text: String, _ line: Int) {
+    func malformedListsNameTheLine(_ format: CutListFormat, _ text: String, _ line: Int) async {
         do {
             _ = try CutLists.read(text, format: format, media: ListMedia(path: "a.mp4", framesPerSecond: 30, durationSeconds: 10))
             Issue.record("read a malformed \(format) list")
@@ -68,7 +68,7 @@ struct CutListFormatTests {
 
     /// Lists written on Windows end their lines with CR LF (one Character in Swift, which a split on "\n" never
     /// finds): an EDL and chapter text read the same either way.
-    @Test func windowsLineEndingsReadTheSame() throws {
+    @Test func windowsLineEndingsReadTheSame() async throws {
         let media = ListMedia(path: "clip.mp4", framesPerSecond: 25, durationSeconds: 60)
         let edl = "TITLE: x\nFCM: NON-DROP FRAME\n\n001  AX V C 00:00:01:00 00:00:02:12 00:00:00:00 00:00:01:12\n* FROM CLIP NAME: shot\n"
         let chapters = "0:00 Intro\n0:12 Main\n"

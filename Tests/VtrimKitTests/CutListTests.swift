@@ -2,7 +2,7 @@ import Testing
 @testable import VtrimKit
 
 struct CutListTests {
-    @Test func headerRowIsSkippedInAnyCase() throws {
+    @Test func headerRowIsSkippedInAnyCase() async throws {
         for header in ["start,end,label", "Start,End,Label", "START,END"] {
             let segments = try CutList.parse("\(header)\n1,2.5,intro\n3,,rest\n")
             #expect(segments.count == 2, "\(header)")
@@ -10,7 +10,7 @@ struct CutListTests {
         }
     }
 
-    @Test func aBadRowNamesItsLine() {
+    @Test func aBadRowNamesItsLine() async {
         do {
             _ = try CutList.parse("start,end,label\n1,2\nabc,4\n")
             Issue.record("a malformed row was accepted")
@@ -21,7 +21,7 @@ struct CutListTests {
     }
 
     /// Only the first row may be a header: "start,end" later is a malformed row.
-    @Test func headerOnlyFirst() {
+    @Test func headerOnlyFirst() async {
         #expect(throws: CutList.ParseError.self) { try CutList.parse("1,2\nstart,end\n") }
     }
 
@@ -35,23 +35,23 @@ struct CutListTests {
         ("1,2,\"\"", ["1", "2", ""]),
         ("1,,", ["1", "", ""]),
     ])
-    func csvFields(line: String, expected: [String]) throws {
+    func csvFields(line: String, expected: [String]) async throws {
         #expect(try CutList.records(line).map(\.fields) == [expected])
     }
 
     /// A label with a line break (or a quote and a comma) is written quoted and read back as it was.
     @Test(arguments: ["two\nlines", "windows\r\nbreak", "a \"quoted\", comma", "trailing\n"])
-    func labelsRoundTrip(label: String) throws {
+    func labelsRoundTrip(label: String) async throws {
         let text = CutList.render([ListRange(startSeconds: 1, endSeconds: 2, label: label), ListRange(startSeconds: 3, endSeconds: 4, label: "next")])
         let segments = try CutList.parse(text)
         #expect(segments.map(\.label) == [label, "next"], "\(text)")
     }
 
-    @Test func unclosedQuoteNamesItsLine() {
+    @Test func unclosedQuoteNamesItsLine() async {
         #expect(throws: CutList.ParseError.self) { try CutList.parse("1,2,a\n3,4,\"never closed\n5,6\n") }
     }
 
-    @Test func quotedLabelWithEscapedQuote() throws {
+    @Test func quotedLabelWithEscapedQuote() async throws {
         let segments = try CutList.parse("1,2,\"the \"\"best\"\" part\"\n")
         #expect(segments.first?.label == "the \"best\" part")
     }

@@ -5,7 +5,7 @@ import TestSupport
 @testable import VtrimKit
 
 struct InputWalkerTests {
-    @Test func foldersNeedRecursive() throws {
+    @Test func foldersNeedRecursive() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         #expect(throws: InputWalker.WalkError.folderNeedsRecursive(folder.path)) {
@@ -13,7 +13,7 @@ struct InputWalkerTests {
         }
     }
 
-    @Test func mediaFilesSortedHiddenSkippedFilesKeptAsGiven() throws {
+    @Test func mediaFilesSortedHiddenSkippedFilesKeptAsGiven() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         for name in ["b.mp4", "a.MKV", "notes.txt", ".hidden.mp4", "sub/c.webm", "sub/.secret/d.mp4"] {
@@ -26,7 +26,7 @@ struct InputWalkerTests {
     }
 
     /// Storyboard folders (`thumbs --storyboard`) are not walked, even with --include "*"; BIF files are no media.
-    @Test func walksSkipStoryboards() throws {
+    @Test func walksSkipStoryboards() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         for name in ["m.mkv", "m.trickplay/320 - 10x10/0.jpg", "m.trickplay-hls/320 - 10x10/x.ts", "m.trickplay-dash/320 - 10x10/y.mp4",
@@ -41,7 +41,7 @@ struct InputWalkerTests {
 
     /// A second run over a folder never takes the first run's outputs (x.cut.mov → x.cut.cut.mov), even under
     /// --include, unless --include-outputs; files given by name are always taken.
-    @Test func walksSkipVtrimsOwnOutputs() throws {
+    @Test func walksSkipVtrimsOwnOutputs() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let names = ["x.mov", "x.cut.mov", "x.2.cut.mp4", "x.intro.cut.mkv", "x.thumbs.png", "x.thumbs.vtt", "x.1.5-3.25.cut.mov",
@@ -57,7 +57,7 @@ struct InputWalkerTests {
     @Test(arguments: [("x.cut.mov", "x"), ("x.thumbs.png", "x"), ("x.1.5-3.25.cut.mov", "x"), ("x.1.5-3.25.cut-2.mov", "x"),
                       ("x.1-3.cut.mp4", "x"), ("trip.day.1.5-3.cut.mp4", "trip.day"), ("x.intro.cut.mkv", "x.intro"),
                       ("x.mov", nil), ("x.cutaway.mp4", nil), ("x.cut-take.mp4", nil)] as [(String, String?)])
-    func outputsNameTheirSource(_ name: String, _ stem: String?) {
+    func outputsNameTheirSource(_ name: String, _ stem: String?) async {
         #expect(InputWalker.sourceStem(ofOutput: name) == stem)
     }
 }

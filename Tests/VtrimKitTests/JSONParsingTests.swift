@@ -6,7 +6,7 @@ import WorkerProtocol
 /// The serve worker's replies are read back with `JSON(parsing:)`: member order kept, integers as
 /// integers, every escape, and hostile text refused rather than trusted.
 struct JSONParsingTests {
-    @Test func roundTripKeepsOrderAndKinds() throws {
+    @Test func roundTripKeepsOrderAndKinds() async throws {
         let value = JSON.object([
             ("path", .string("a \"quoted\" \\ path\n\t\u{1}é😀")), ("zeta", .int(-9_223_372_036_854_775_808)), ("alpha", .number(0.1)),
             ("list", .array([.null, .bool(true), .bool(false), .int(0), .number(1.5e-7), .object([])])), ("big", .int(Int64.max)),
@@ -17,16 +17,16 @@ struct JSONParsingTests {
     }
 
     @Test(arguments: ["{\"a\":1", "[1,]", "{\"a\" 1}", "\"\\x\"", "01x", "nul", "{\"a\":1}x", "\"\u{1}\"", "", "-", "1e999"])
-    func malformedTextIsRefused(text: String) {
+    func malformedTextIsRefused(text: String) async {
         #expect(throws: JSON.ParseError.self) { try JSON(parsing: text) }
     }
 
-    @Test func deepNestingIsRefusedNotACrash() {
+    @Test func deepNestingIsRefusedNotACrash() async {
         let deep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
         #expect(throws: JSON.ParseError.self) { try JSON(parsing: deep) }
     }
 
-    @Test func surrogatePairsAndMembers() throws {
+    @Test func surrogatePairsAndMembers() async throws {
         let parsed = try JSON(parsing: "{\"s\":\"\\ud83d\\ude00\",\"n\":2.5}")
         #expect(parsed.member("s") == .string("😀"))
         #expect(parsed.member("n") == .number(2.5))

@@ -16,11 +16,11 @@ struct JSONTests {
         (JSON.null, "null"),
         (JSON.bool(true), "true"),
     ])
-    func serializes(_ value: JSON, _ text: String) {
+    func serializes(_ value: JSON, _ text: String) async {
         #expect(value.serialized == text)
     }
 
-    @Test func objectsKeepKeyOrder() {
+    @Test func objectsKeepKeyOrder() async {
         let object = JSON.object([("path", .string("x")), ("b", .array([.int(1), .null])), ("a", .object([]))])
         #expect(object.serialized == #"{"path":"x","b":[1,null],"a":{}}"#)
     }

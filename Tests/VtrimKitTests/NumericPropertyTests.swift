@@ -20,7 +20,11 @@ import WorkerProtocol
     @Test func timecodesRoundTripOrRefuse() async {
         await propertyCheck(count: 1000, input: Wild.int, Self.rates, Wild.text) { count, rate, text in
             if let written = Timecode.text(count, rate: rate) { #expect(Timecode.frames(written, rate: rate) == count, "\(count) at \(rate): \(written)") }
-            _ = Timecode.frames(text, rate: rate)
+            // Any text is a count or nil; a count read is a frame of the day and writes back as itself.
+            if let read = Timecode.frames(text, rate: rate) {
+                #expect(read >= 0, "\(text) read as \(read)")
+                #expect(Timecode.text(read, rate: rate).flatMap { Timecode.frames($0, rate: rate) } == read, "\(text) read as \(read)")
+            }
         }
     }
 
@@ -28,7 +32,7 @@ import WorkerProtocol
         await propertyCheck(count: 500, input: Wild.double, Wild.text) { fps, text in
             if let rate = SMPTERate.matching(framesPerSecond: fps) { #expect(abs(rate.framesPerSecond - fps) <= rate.framesPerSecond * 0.0005) }
             #expect(SMPTERate.nearest(to: fps).count == 2)
-            _ = SMPTERate(text: text)
+            if let rate = SMPTERate(text: text) { #expect(SMPTERate(text: rate.rawValue) == rate, "\(text) read as \(rate)") }
         }
     }
 
@@ -37,8 +41,16 @@ import WorkerProtocol
         await propertyCheck(count: 800, input: Wild.text, Self.formats, Self.media, Self.rates, Gen.element(of: ListOrigin.allCases)) {
             text, format, media, rate, origin in
             for timing in [ListTiming(), ListTiming(rate: rate, origin: origin ?? .auto)] {
-                if let reading = try? CutLists.read(text, format: format, media: media, timing: timing) {
-                    for segment in reading.segments { _ = try? segment.start.resolve(durationSeconds: media.durationSeconds ?? 1) }
+                // Ranges whose times resolve to finite seconds in order, or an error naming a line of the text.
+                do throws(CutList.ParseError) {
+                    let reading = try CutLists.read(text, format: format, media: media, timing: timing)
+                    for segment in reading.segments {
+                        guard let start = try? segment.start.resolve(durationSeconds: media.durationSeconds ?? 1),
+                              let end = try? (segment.end ?? .beforeEnd(0)).resolve(durationSeconds: media.durationSeconds ?? 1) else { continue }
+                        #expect(start.isFinite && end.isFinite, "\(format): \(segment)")
+                    }
+                } catch {
+                    #expect(error.line >= 1 && !error.message.isEmpty, "\(format): \(error)")
                 }
             }
         }
@@ -62,8 +74,10 @@ import WorkerProtocol
             #expect(!ListNumber.seconds(value).isEmpty)
             let formatted = JSON.format(value)
             if value.isFinite { #expect(Double(formatted) == value || abs((Double(formatted) ?? .nan) - value) <= abs(value) * 1e-15) }
-            _ = try? JSON(parsing: text)
-            _ = try? JSON(parsing: "[\(formatted), \(text)]")
+            // What parses writes back as text that parses to the same value.
+            for candidate in [text, "[\(formatted), \(text)]"] {
+                if let value = try? JSON(parsing: candidate) { #expect((try? JSON(parsing: value.serialized)) == value, "\(candidate)") }
+            }
         }
     }
 
@@ -104,8 +118,9 @@ import WorkerProtocol
                                          maxDurationSeconds: limit, pixelsPerPoint: scale)
             guard let plan = try? ThumbsPlan.videoLine(layout, duration: duration, path: "in.mp4") else { return }
             let request = TileRequest(layout: layout, first: first, count: count)
-            if let (cells, _, _) = try? FilmstripTile.tileCells(plan, request: request, path: "in.mp4"), let last = cells.last, let left = cells.first?.x {
-                _ = try? FilmstripTile.tileWidth(plan, left: left, last: last, path: "in.mp4")
+            if let (cells, _, _) = try? FilmstripTile.tileCells(plan, request: request, path: "in.mp4"), let last = cells.last, let left = cells.first?.x,
+               let width = try? FilmstripTile.tileWidth(plan, left: left, last: last, path: "in.mp4") {
+                #expect(width >= 1, "\(cells.count) cells from \(left): \(width) pixels")
             }
         }
     }
@@ -116,8 +131,40 @@ import WorkerProtocol
         let ranges = zip(Wild.double, Wild.double).map { ServeRange(start: $0, end: $1) }.array(of: 0...4)
         await propertyCheck(count: 500, input: clip, Wild.text, ranges, Self.formats, Wild.text) { clip, text, ranges, format, rate in
             let request = ListRequest(format: format.rawValue, clip: clip, text: text, ranges: ranges, listRate: rate, listOrigin: nil)
-            _ = ListRequests.parse(request)
-            _ = ListRequests.render(request)
+            // A list read gives finite ranges in order inside the clip, or a reason; a list written is text, or a reason.
+            switch ListRequests.parse(request) {
+            case let .success(value):
+                guard case let .array(read)? = value.member("ranges") else { Issue.record("no ranges in \(value)"); return }
+                for range in read {
+                    let start = range.member("start")?.doubleValue ?? .nan, end = range.member("end")?.doubleValue ?? .nan
+                    #expect(start.isFinite && end.isFinite && start >= 0 && start < end, "\(range)")
+                }
+            case let .failure(error):
+                #expect(!error.message.isEmpty)
+            }
+            switch ListRequests.render(request) {
+            case let .success(value): #expect(value.member("text") != nil, "\(value)")
+            case let .failure(error): #expect(!error.message.isEmpty)
+            }
+        }
+    }
+
+    /// Every edge value through timecodes, rates, list numbers and JSON numbers, in a process of its own: a trap there
+    /// fails this test — its exit is a signal — not the whole run.
+    @Test func edgeValuesNeverTrap() async {
+        await #expect(processExitsWith: .success) {
+            for count in Wild.specialInt64s {
+                for rate in SMPTERate.allCases { _ = Timecode.text(Int(truncatingIfNeeded: count), rate: rate) }
+            }
+            for value in Wild.specialDoubles {
+                _ = (SMPTERate.matching(framesPerSecond: value), SMPTERate.nearest(to: value), ChapterText.time(value), ListNumber.seconds(value),
+                     JSON.format(value))
+                for format in CutListFormat.allCases {
+                    let media = ListMedia(path: "clip.mp4", framesPerSecond: value, durationSeconds: value, startTimecode: "10:00:00;02")
+                    _ = try? CutLists.render([ListRange(startSeconds: value, endSeconds: -value, label: nil)], format: format, media: media,
+                                             timing: ListTiming())
+                }
+            }
         }
     }
 }

@@ -13,7 +13,7 @@ struct OutputNamingTests {
         (OutputChoice.folder("out"), "clips/a.mp4", ".thumbs.png", "out/a.thumbs.png"),
         (OutputChoice.folder("out/"), "a.MOV", ".cut.MOV", "out/a.cut.MOV"),
     ])
-    func outputPaths(_ choice: OutputChoice, _ input: String, _ suffix: String, _ expected: String) {
+    func outputPaths(_ choice: OutputChoice, _ input: String, _ suffix: String, _ expected: String) async {
         #expect(choice.path(for: input, suffix: suffix) == expected)
     }
 
@@ -27,18 +27,18 @@ struct OutputNamingTests {
         ("{unknown}-{stem}", "x", "{unknown}-x"),
         ("}{stem}{", "x", "}x{"),
     ])
-    func templatesAreFilledInOnePass(_ template: String, _ stem: String, _ expected: String) {
+    func templatesAreFilledInOnePass(_ template: String, _ stem: String, _ expected: String) async {
         for _ in 0..<20 {
             #expect(OutputNamer.fill(template, ["stem": stem, "index": "3", "ext": "mp4", "end": "9"]) == expected)
         }
     }
 
-    @Test func cutKeepsTheInputExtension() {
+    @Test func cutKeepsTheInputExtension() async {
         #expect(CutRequest.suffix(for: "a/b.MKV") == ".cut.MKV")
         #expect(CutRequest.suffix(for: "noext") == ".cut.mp4")
     }
 
-    @Test func temporaryNamesAreHiddenMarkedAndKeepTheExtension() {
+    @Test func temporaryNamesAreHiddenMarkedAndKeepTheExtension() async {
         let target = OutputTarget(path: "/tmp/out/clip.cut.mp4", overwrite: false)
         let temporary = target.temporaryPath()
         let name = (temporary as NSString).lastPathComponent
@@ -47,7 +47,7 @@ struct OutputNamingTests {
         #expect(target.temporaryPath() != temporary)
     }
 
-    @Test func sameFileThroughSymlinksAndSpellings() throws {
+    @Test func sameFileThroughSymlinksAndSpellings() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let file = folder.file("a.mp4")

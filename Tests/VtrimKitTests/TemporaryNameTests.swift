@@ -15,7 +15,7 @@ struct TemporaryNameTests {
     static func read(_ path: String) -> String? { FileManager.default.contents(atPath: path).map { String(decoding: $0, as: UTF8.self) } }
 
     /// A file: never over an existing one unless replacing; the temporary gone either way.
-    @Test func filesAreCommittedWhole() throws {
+    @Test func filesAreCommittedWhole() async throws {
         let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let name = TemporaryName(output: folder + "/clip.cut.mp4")
@@ -36,7 +36,7 @@ struct TemporaryNameTests {
 
     /// A folder (a storyboard): put in place whole, replacing an existing one by exchange — never half old, half new —
     /// and never over one without replacing (not even an empty one, which rename(2) would take).
-    @Test func foldersAreCommittedWhole() throws {
+    @Test func foldersAreCommittedWhole() async throws {
         let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let name = TemporaryName(output: folder + "/clip.trickplay")
@@ -57,7 +57,7 @@ struct TemporaryNameTests {
 
     /// Leftovers are removed only when written on this host by a process that is gone: a live process's temporary, and
     /// another host's, stay.
-    @Test func onlyDeadProcessesLeftoversAreRemoved() throws {
+    @Test func onlyDeadProcessesLeftoversAreRemoved() async throws {
         let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let host = TemporaryName.hostName

@@ -5,11 +5,11 @@ import TimelineCore
 struct ThumbnailTrackTests {
     @Test(arguments: [(0.0, "00:00:00.000"), (1.2345, "00:00:01.235"), (59.9996, "00:01:00.000"), (3661.5, "01:01:01.500"),
                       (360_000.0, "100:00:00.000"), (-1.0, "00:00:00.000"), (Double.nan, "00:00:00.000")])
-    func timestamps(_ seconds: Double, _ text: String) {
+    func timestamps(_ seconds: Double, _ text: String) async {
         #expect(TimeFormatting.webVTT(seconds: seconds) == text)
     }
 
-    @Test func cuesShareTheirBoundariesAndEscapeTheSheetName() {
+    @Test func cuesShareTheirBoundariesAndEscapeTheSheetName() async {
         let text = ThumbnailTrack.text(cues: [
             .init(startSeconds: 0, endSeconds: 1.0 / 3, x: 0, y: 0, width: 160, height: 90),
             .init(startSeconds: 1.0 / 3, endSeconds: 2.0 / 3, x: 160, y: 0, width: 160, height: 90),

@@ -132,11 +132,11 @@ struct ServerTests {
         ("bytes=+1-2", .whole),
         ("items=0-1", .whole),
     ])
-    func rangeHeaders(header: String, expected: FileResponses.Requested) {
+    func rangeHeaders(header: String, expected: FileResponses.Requested) async {
         #expect(FileResponses.parseRange(header, size: 1000) == expected, "\(header)")
     }
 
-    @Test func hostAllowListFollowsTheBoundAddress() {
+    @Test func hostAllowListFollowsTheBoundAddress() async {
         let named = Security(token: Self.token, host: "192.168.7.9")
         named.bound(port: 4321)
         #expect(named.hostAllowed("192.168.7.9:4321") && named.hostAllowed("127.0.0.1:4321") && named.hostAllowed("LOCALHOST:4321"))
@@ -155,7 +155,7 @@ struct ServerTests {
     }
 
     /// A cut's plan goes ahead of queued tiles and probes, behind plans queued before it; the rest wait in order.
-    @Test func plansGoAheadOfQueuedTilesAndProbes() {
+    @Test func plansGoAheadOfQueuedTilesAndProbes() async {
         let plan = WorkerRequest.plan(path: "a.mp4", output: "a.cut.mp4", ranges: [ServeRange(start: 1, end: 2)], shape: .cut, mode: .copy,
                                       threads: ThreadShare(cores: 2, jobs: 1))
         let probe = WorkerRequest.probe(path: "b.mp4"), frames = WorkerRequest.frames(path: "c.mp4")

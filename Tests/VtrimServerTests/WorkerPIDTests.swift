@@ -6,7 +6,7 @@ import Testing
 /// A worker's pid once reaped may be another process's: the pool's watchdog and cancels signal through
 /// `WorkerPID`, which drops every signal after the reap.
 struct WorkerPIDTests {
-    @Test func noSignalReachesAReapedPid() throws {
+    @Test func noSignalReachesAReapedPid() async throws {
         var pid: pid_t = 0
         let words: [String] = ["/bin/sleep", "30"]
         var argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
