@@ -45,8 +45,8 @@ public struct StoryboardRequest: Sendable {
 }
 
 /// `vtrim thumbs --storyboard` for one input: probe, plan (`StoryboardPlan`), sample every thumbnail, tile the
-/// sheets (or, for BIF, keep each thumbnail), write the format's files. A folder is written as
-/// `<name>.tmp-<pid>` beside where it goes and renamed into place; a BIF file through a temporary file.
+/// sheets (or, for BIF, keep each thumbnail), write the format's files. A folder or a BIF file is written under a
+/// temporary name beside where it goes and put in place whole (LibraryFiles' TemporaryName).
 public enum StoryboardJob {
     /// Where `item`'s storyboards go (its folder, or the mirror below --output-dir) and the video's stem.
     private static func place(_ item: InputItem, _ request: StoryboardRequest) -> (folder: String, stem: String) {

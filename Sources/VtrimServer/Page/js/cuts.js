@@ -81,6 +81,27 @@ async function followCut(box, job) {
   }
 }
 
+// Sends a cut or join body with the plan the strip shows for it (plan.js: run as it is), and follows the job in a new
+// box on top of the list.
+async function startCut(kind, body, shownFor) {
+  const box = document.createElement("div");
+  box.className = kind === "join" ? "cut join" : "cut";
+  $("cuts").prepend(box);
+  box.scrollIntoView({ block: "nearest" });
+  try {
+    const shown = shownFor(body);
+    const job = await api("/api/cuts", { json: { ...body, ...shown } });
+    // The server plans again when the clip or the plan's output name changed since the plan was shown: say so.
+    if (shown.plan && job.plan_id !== shown.plan) box.dataset.replanned = "1";
+    box.dataset.cut = job.id;
+    S.cuts.push(job);
+    followCut(box, job);
+  } catch (error) {
+    box.classList.add("failed");
+    box.textContent = (kind === "join" ? "Cannot join: " : "Cannot cut: ") + error.message;
+  }
+}
+
 export function wireCuts() {
   wirePlan();
   $("cut-button").addEventListener("click", async () => {
@@ -88,45 +109,12 @@ export function wireCuts() {
     const selection = await settledSelection();
     if (!selection) return;
     const { start, end } = selection;
-    const box = document.createElement("div");
-    box.className = "cut";
-    $("cuts").prepend(box);
-    box.scrollIntoView({ block: "nearest" });
-    try {
-      // The plan the strip shows for exactly this body, which the cut then runs as it is (plan.js).
-      const body = { clip: S.current.id, start, end, ...chosenMode() };
-      const shown = shownPlan(body);
-      const job = await api("/api/cuts", { json: { ...body, ...shown } });
-      // The server plans again when the clip or the plan's output name changed since the plan was shown: say so.
-      if (shown.plan && job.plan_id !== shown.plan) box.dataset.replanned = "1";
-      box.dataset.cut = job.id;
-      S.cuts.push(job);
-      followCut(box, job);
-    } catch (error) {
-      box.classList.add("failed");
-      box.textContent = "Cannot cut: " + error.message;
-    }
+    await startCut("cut", { clip: S.current.id, start, end, ...chosenMode() }, shownPlan);
   });
 
   $("join-button").addEventListener("click", async () => {
     const ranges = clipRanges().map((r) => ({ start: r.start, end: r.end, label: r.label || null }));
     if (!ranges.length) { showProblem("Add a range first: choose its start and end, then Add range.", "add"); return; }
-    const box = document.createElement("div");
-    box.className = "cut join";
-    $("cuts").prepend(box);
-    box.scrollIntoView({ block: "nearest" });
-    try {
-      // The join's plan the strip shows for exactly these ranges and mode, run as it is (plan.js).
-      const body = { clip: S.current.id, ranges, ...chosenMode() };
-      const shown = shownJoinPlan(body);
-      const job = await api("/api/cuts", { json: { ...body, ...shown } });
-      if (shown.plan && job.plan_id !== shown.plan) box.dataset.replanned = "1";
-      box.dataset.cut = job.id;
-      S.cuts.push(job);
-      followCut(box, job);
-    } catch (error) {
-      box.classList.add("failed");
-      box.textContent = "Cannot join: " + error.message;
-    }
+    await startCut("join", { clip: S.current.id, ranges, ...chosenMode() }, shownJoinPlan);
   });
 }
