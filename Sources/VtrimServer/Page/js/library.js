@@ -162,10 +162,13 @@ function renderWindow() {
     feed.append(card);
     feedObserver.observe(card);
   }
+  // The scroll position once the new cards are in the page (the snap, in the feed, may have moved it); read once, not
+  // once a card: a read after a card's writes lays the page out again (a long task over a grid's forty cards).
+  const scrollTop = feed.scrollTop;
   for (const [index, card] of L.cards) {
     const row = Math.floor(index / g.columns), column = index % g.columns;
     // The card's place on screen, from its real offset and the scroll's real offset.
-    const top = feed.scrollTop + (row * g.rowHeight - offset);
+    const top = scrollTop + (row * g.rowHeight - offset);
     // Offsets, not transforms: scroll snapping reads the layout box.
     card.style.top = top + "px";
     if (L.view === "grid") card.style.left = column * GRID_CELL.width + "px";
