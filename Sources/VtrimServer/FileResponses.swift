@@ -71,11 +71,16 @@ enum FileResponses {
         }
     }
 
-    /// A file that another thread is still writing: sent as it grows until `finished()` says it is
-    /// complete (then to its end); no length, no ranges.
-    static func streamGrowing(_ path: String, finished: @escaping @Sendable () -> Bool) -> Response {
+    /// A file that another process is still writing at `partial` and that becomes `final` when done: sent as it
+    /// grows until `finished()` says it is complete (then to its end); no length, no ranges. The response always
+    /// ends: a request that comes before the writer has made its file waits for the file (or for the end, when it
+    /// is already in place as `final`, or failed: then the body is empty).
+    static func streamGrowing(_ partial: String, final: String, finished: @escaping @Sendable () -> Bool) -> Response {
         let body = ResponseBody { writer in
-            guard let handle = FileHandle(forReadingAtPath: path) else { return }
+            guard let handle = try await openWhenMade(partial, final: final, finished: finished) else {
+                try await writer.finish(nil)
+                return
+            }
             defer { try? handle.close() }
             while true {
                 let done = finished()
@@ -90,5 +95,16 @@ enum FileResponses {
             try await writer.finish(nil)
         }
         return Response(status: .ok, headers: [.contentType: "video/mp4", .cacheControl: "no-store"], body: body)
+    }
+
+    /// The growing file once it exists; `final` when the writer finished (and renamed it) first; nil when it ended
+    /// without one. `finished()` is read before each try, so a file renamed between the two opens is still found.
+    private static func openWhenMade(_ partial: String, final: String, finished: @Sendable () -> Bool) async throws -> FileHandle? {
+        while true {
+            let done = finished()
+            if let handle = FileHandle(forReadingAtPath: partial) { return handle }
+            if done { return FileHandle(forReadingAtPath: final) }
+            try await Task.sleep(nanoseconds: 100_000_000)
+        }
     }
 }

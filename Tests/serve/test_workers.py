@@ -227,6 +227,23 @@ def test_a_preview_is_made_only_on_post(folder, cache):
         server.stop()
 
 
+def test_a_preview_asked_for_before_its_file_exists_is_sent_whole(folder, cache):
+    # The page GETs a preview right after its POST; the worker here starts 2 s late, so the GET comes before the
+    # file exists. It must wait for it and end with the whole file (it answered 200 and then nothing, forever).
+    server = Server(folder, env=dict(cache, VTRIM_TEST_WORKER_DELAY="preview:hevc.mp4"))
+    try:
+        clip = clip_id(server, "hevc.mp4")
+        response, state = post(server, f"/api/clips/{clip}/preview", {})
+        assert response.status == 200 and state["status"] == "running"
+        response, streamed = request(server, "GET", f"/media/{clip}/preview.mp4")
+        assert response.status == 200
+        assert api(server, f"/api/clips/{clip}/preview")["status"] == "done"
+        response, whole = request(server, "GET", f"/media/{clip}/preview.mp4")
+        assert response.status == 200 and len(whole) > 1000 and streamed == whole
+    finally:
+        server.stop()
+
+
 def test_oversized_tile_and_strip_requests_are_refused(folder, cache):
     server = Server(folder, env=cache)
     try:

@@ -226,7 +226,8 @@ private struct LineReader {
 /// (SIGABRT); one containing `VTRIM_TEST_WORKER_HANG` never answers. `op:marker` limits a switch to one
 /// kind of request (`probe`, `tile`, `frames`, `plan`, `cut`, `preview`). A cut of a path containing
 /// `VTRIM_TEST_WORKER_PAUSE_AFTER_WRITE` waits, once its output is in place, until it is told to stop (at most
-/// 30 s) before it answers: the window in which a cancel must not call a written cut cancelled.
+/// 30 s) before it answers: the window in which a cancel must not call a written cut cancelled. One whose path
+/// contains `VTRIM_TEST_WORKER_DELAY` starts 2 s late: the window before a preview's file exists.
 private enum TestHooks {
     static func pauseAfterWriting(path: String) {
         guard let marker = ProcessInfo.processInfo.environment["VTRIM_TEST_WORKER_PAUSE_AFTER_WRITE"], !marker.isEmpty,
@@ -237,6 +238,7 @@ private enum TestHooks {
     static func apply(to request: WorkerRequest) {
         let environment = ProcessInfo.processInfo.environment
         if matches(environment["VTRIM_TEST_WORKER_TRAP"], request) { abort() }
+        if matches(environment["VTRIM_TEST_WORKER_DELAY"], request) { sleep(2) }
         if matches(environment["VTRIM_TEST_WORKER_HANG"], request) {
             while true { sleep(60) }
         }

@@ -31,7 +31,7 @@ struct MediaController {
             return APIError.response(.unprocessableContent, code: "preview_failed", message: reason)
         case .running:
             let previews = server.previews
-            return FileResponses.streamGrowing(entry.partial) {
+            return FileResponses.streamGrowing(entry.partial, final: entry.final) {
                 if case .running? = previews.state(for: clip)?.state { return false }
                 return true
             }
