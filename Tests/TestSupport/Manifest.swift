@@ -25,3 +25,13 @@ public struct ManifestRow: Sendable, CustomStringConvertible {
 
     public var path: String { (TestPaths.sharedMedia ?? "") + "/" + file }
 }
+
+extension Array where Element == ManifestRow {
+    /// A real-file matrix as the sanitizer pass runs it (scripts/sanitizers): the first file of each video codec and
+    /// container, since every real file already runs once there (CutConformanceTests); the normal pass runs them all.
+    public var sanitizerShare: [ManifestRow] {
+        guard TestPaths.sanitized else { return self }
+        var seen = Set<String>()
+        return filter { seen.insert(($0["video_codec"] ?? "") + "/" + ($0.file as NSString).pathExtension.lowercased()).inserted }
+    }
+}

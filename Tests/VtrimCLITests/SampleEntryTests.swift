@@ -206,7 +206,7 @@ struct SampleEntryTests {
 
     /// Copies of the real H.264/HEVC files (MP4, MOV, Matroska, MPEG-TS) into MP4: avc1/hvc1, every set in
     /// the record, slices resolved, a clean decode in both readers.
-    @Test(.enabled(if: TestPaths.sharedMedia != nil, "../shared/media is absent"), arguments: copyRows)
+    @Test(.enabled(if: TestPaths.sharedMedia != nil, "../shared/media is absent"), arguments: copyRows.sanitizerShare)
     func realWorldCopies(_ row: ManifestRow) async throws {
         guard let duration = row["format_duration_s"].flatMap(Double.init) else { return }
         let folder = try TemporaryFolder()

@@ -69,7 +69,7 @@ struct SmartCutTests {
 
     /// The real-world H.264 and HEVC files with two or more keyframes: from mid first GOP to mid last GOP,
     /// and to the end. A file that falls back must say why, and still decode.
-    @Test(.enabled(if: TestPaths.sharedMedia != nil, "../shared/media is absent"), arguments: mediaRows)
+    @Test(.enabled(if: TestPaths.sharedMedia != nil, "../shared/media is absent"), arguments: mediaRows.sanitizerShare)
     func realWorldFiles(_ row: ManifestRow) async throws {
         let keyframes = try await SmartCutCheck.keyframeTimes(row.path)
         guard keyframes.count >= 2, let duration = row["format_duration_s"].flatMap(Double.init) else { return }

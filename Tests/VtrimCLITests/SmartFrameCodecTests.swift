@@ -181,7 +181,7 @@ struct SmartFrameCodecTests {
     /// VP8 with an alpha channel (BlockAdditional): the edges would lose it.
     static let expectedFallbacks = ["imagorvideo/alpha-webm.webm": "alpha channel"]
 
-    @Test(.enabled(if: TestPaths.sharedMedia != nil, "../shared/media is absent"), arguments: mediaRows)
+    @Test(.enabled(if: TestPaths.sharedMedia != nil, "../shared/media is absent"), arguments: mediaRows.sanitizerShare)
     func realWorldFiles(_ row: ManifestRow) async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
