@@ -51,6 +51,18 @@ struct PlanShapeTests {
         // A range is its timing: well under a kilobyte each.
         let perRange = try JSONEncoder().encode(plan.ranges).count / 400
         #expect(perRange < 1000, "\(perRange) bytes a range")
+        // What is left out when unset (a packet's false flags) comes back as it was.
+        #expect(try JSONDecoder().decode(EditPlan.self, from: JSONEncoder().encode(plan)) == plan)
+    }
+
+    @Test(arguments: [false, true], [false, true])
+    func packetsRoundTripWithTheirFlagsLeftOutWhenUnset(keyframe: Bool, clean: Bool) throws {
+        for splice in [false, true] {
+            let packet = VideoPacket(pts: -3, dts: Int64.min, duration: Int64.max, isKeyframe: keyframe, isClean: clean, isSplicePoint: splice)
+            let data = try JSONEncoder().encode(packet)
+            #expect(try JSONDecoder().decode(VideoPacket.self, from: data) == packet)
+            #expect(!String(decoding: data, as: UTF8.self).contains("false"))
+        }
     }
 
     /// Only the edit writer sees every range: a writer is made with the output's plan and its own range's

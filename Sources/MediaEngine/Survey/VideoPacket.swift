@@ -30,4 +30,27 @@ public struct VideoPacket: Sendable, Equatable, Codable, CustomStringConvertible
     }
 
     public var description: String { "\(isKeyframe ? "K" : "")\(isClean ? "*" : "")\(pts)/\(dts)" }
+
+    // In a plan, a flag is written only when set: every range names two packets.
+    private enum CodingKeys: String, CodingKey { case pts, dts, duration, isKeyframe, isClean, isSplicePoint }
+
+    public init(from decoder: any Swift.Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        pts = try container.decode(Int64.self, forKey: .pts)
+        dts = try container.decode(Int64.self, forKey: .dts)
+        duration = try container.decode(Int64.self, forKey: .duration)
+        isKeyframe = try container.decodeIfPresent(Bool.self, forKey: .isKeyframe) ?? false
+        isClean = try container.decodeIfPresent(Bool.self, forKey: .isClean) ?? false
+        isSplicePoint = try container.decodeIfPresent(Bool.self, forKey: .isSplicePoint) ?? false
+    }
+
+    public func encode(to encoder: any Swift.Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(pts, forKey: .pts)
+        try container.encode(dts, forKey: .dts)
+        try container.encode(duration, forKey: .duration)
+        if isKeyframe { try container.encode(true, forKey: .isKeyframe) }
+        if isClean { try container.encode(true, forKey: .isClean) }
+        if isSplicePoint { try container.encode(true, forKey: .isSplicePoint) }
+    }
 }

@@ -16,6 +16,36 @@ struct CutRange: Sendable, Codable {
 
     var requestedJSON: JSON { .object([("start", .number(requestedStart)), ("end", .number(requestedEnd))]) }
 
+    // In a plan, empty notes and warnings are left out: a 400-range plan carries 400 of each.
+    private enum CodingKeys: String, CodingKey { case requestedStart, requestedEnd, effectiveStart, effectiveEnd, notes, warnings }
+
+    init(requestedStart: Double, requestedEnd: Double, effectiveStart: Double, effectiveEnd: Double) {
+        self.requestedStart = requestedStart
+        self.requestedEnd = requestedEnd
+        self.effectiveStart = effectiveStart
+        self.effectiveEnd = effectiveEnd
+    }
+
+    init(from decoder: any Swift.Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        requestedStart = try container.decode(Double.self, forKey: .requestedStart)
+        requestedEnd = try container.decode(Double.self, forKey: .requestedEnd)
+        effectiveStart = try container.decode(Double.self, forKey: .effectiveStart)
+        effectiveEnd = try container.decode(Double.self, forKey: .effectiveEnd)
+        notes = try container.decodeIfPresent([MediaWarning].self, forKey: .notes) ?? []
+        warnings = try container.decodeIfPresent([MediaWarning].self, forKey: .warnings) ?? []
+    }
+
+    func encode(to encoder: any Swift.Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(requestedStart, forKey: .requestedStart)
+        try container.encode(requestedEnd, forKey: .requestedEnd)
+        try container.encode(effectiveStart, forKey: .effectiveStart)
+        try container.encode(effectiveEnd, forKey: .effectiveEnd)
+        if !notes.isEmpty { try container.encode(notes, forKey: .notes) }
+        if !warnings.isEmpty { try container.encode(warnings, forKey: .warnings) }
+    }
+
     static func resolve(_ segment: CutSegment, request: CutRequest, durationSeconds duration: Double, path: String) throws(MediaError) -> CutRange {
         // Messages name the range as the user gave it: `--keep 2..3.5: …`, or the `--start`/`--end` flags.
         let named = segment.source.map { $0 + ": " } ?? ""
