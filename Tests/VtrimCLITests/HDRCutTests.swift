@@ -86,10 +86,10 @@ struct HDRCutTests {
         let path = folder.file("hdr10-av1.mkv")
         // SVT-AV1 takes decimals (chromaticity, cd/m²).
         let svt = "mastering-display=G(0.17,0.797)B(0.131,0.046)R(0.708,0.292)WP(0.3127,0.329)L(1000,0.005):content-light=1000,400"
-        setenv("SVT_LOG", "1", 0)
+        // SVT-AV1's banner off, for this child only: setenv here would race the other tests' spawns, which read environ.
         let run = try await Run.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-t", "4", "-pix_fmt", "yuv420p10le",
                                           "-c:v", "libsvtav1", "-preset", "12", "-g", "30", "-svtav1-params", svt, "-color_primaries", "bt2020",
-                                          "-color_trc", "smpte2084", "-colorspace", "bt2020nc", path])
+                                          "-color_trc", "smpte2084", "-colorspace", "bt2020nc", path], environment: ["SVT_LOG": "1"])
         try #require(run.status == 0, "\(run.stderr)")
         let source = try await Self.metadata(path)
         try #require(source.frame.count == 2, "the source lacks its metadata: \(source)")

@@ -30,15 +30,18 @@ struct SmartFrameCodecTests {
         let arguments = recipes[codec] ?? []
         let input = ["-f", "lavfi", "-i", "testsrc2=size=256x144:rate=30", "-f", "lavfi", "-i", "sine=sample_rate=48000", "-t", "4",
                      "-g", "15", "-keyint_min", "15"]
-        setenv("SVT_LOG", "1", 0)
+        // SVT-AV1's banner off, for this child only: setenv here would race the other tests' spawns, which read environ.
+        let quiet = ["SVT_LOG": "1"]
         let master = try await TestMedia.file("\(codec).mkv", key: ["smart-frame-codec", codec] + input + arguments) { output in
             var encoding = arguments
             if codec == "vp9-altref" {
                 let log = ["-passlogfile", (output as NSString).deletingPathExtension]
-                _ = try await Run.tool("ffmpeg", ["-v", "error", "-y"] + input + arguments + log + ["-pass", "1", "-an", "-f", "null", "-"])
+                _ = try await Run.tool("ffmpeg", ["-v", "error", "-y"] + input + arguments + log + ["-pass", "1", "-an", "-f", "null", "-"],
+                                       environment: quiet)
                 encoding += log + ["-pass", "2"]
             }
-            let made = try await Run.tool("ffmpeg", ["-v", "error", "-y"] + input + encoding + ["-c:a", "libopus", "-shortest", output])
+            let made = try await Run.tool("ffmpeg", ["-v", "error", "-y"] + input + encoding + ["-c:a", "libopus", "-shortest", output],
+                                          environment: quiet)
             guard made.status == 0 else { throw ReferenceError(message: made.stderr) }
         }
         guard container != "mkv" else { return master }
