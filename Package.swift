@@ -25,9 +25,6 @@ let package = Package(
         // libavfilter (HDR tone mapping) is loaded on first use, not linked (see CAV.h).
         .target(
             name: "CAV",
-            // Debug builds' C in DWARF 4, as Swift's is: valgrind 3.19 (scripts/valgrind, on the tests' own build) reads
-            // no DWARF 5.
-            cSettings: [.unsafeFlags(["-gdwarf-4"], .when(configuration: .debug))],
             linkerSettings: [
                 .linkedLibrary("avformat"), .linkedLibrary("avcodec"), .linkedLibrary("avutil"),
                 .linkedLibrary("swscale"), .linkedLibrary("png16"),
@@ -43,7 +40,7 @@ let package = Package(
         // Swift module that imports CAV.
         .target(name: "MediaEngine", dependencies: ["CAV", "CFreeType", "Locking"]),
         // renameat2(2) for LibraryFiles (Swift's Glibc does not declare it).
-        .target(name: "CFileSystem", cSettings: [.unsafeFlags(["-gdwarf-4"], .when(configuration: .debug))]),
+        .target(name: "CFileSystem"),
         // Files, not media: walking inputs, file versions, output names, the one way a file or folder is written.
         .target(name: "LibraryFiles", dependencies: ["CFileSystem"]),
         // What `vtrim serve` and its engine workers say to each other, and the values it carries (JSON); no engine.

@@ -111,22 +111,25 @@ def test_a_cursor_belongs_to_its_order(big):
 
 
 def test_files_that_appear_and_vanish_show_within_5_seconds(big, library):
+    # The 5 s are the normal build's promise; scripts/thread-sanitizer runs this against a build 5–15 times slower
+    # for its races, not its seconds.
+    within = 30 if os.environ.get("VTRIM_SANITIZED") else 5
     assert api(big, "/api/clips?limit=1")["watching"] is True
     added = os.path.join(library, "a004", "b2", "zz-new.mp4")
     shutil.copy(os.path.join(FIXTURES, "h264-aac-nob.mp4"), added)
     started = time.time()
     try:
-        wait_for(lambda: api(big, "/api/clips?q=zz-new")["total"] == 1, timeout=5, message="the new file listed")
+        wait_for(lambda: api(big, "/api/clips?q=zz-new")["total"] == 1, timeout=within, message="the new file listed")
         assert api(big, "/api/clips?limit=1")["total"] == COUNT + 1
         print(f"listed after {time.time() - started:.2f} s")
         folder = os.path.join(library, "new-folder", "deeper")
         os.makedirs(folder)
         os.link(os.path.join(FIXTURES, "hevc.mp4"), os.path.join(folder, "fresh.mp4"))
-        wait_for(lambda: api(big, "/api/clips?q=new-folder/deeper/fresh")["total"] == 1, timeout=5, message="a file in a new folder")
+        wait_for(lambda: api(big, "/api/clips?q=new-folder/deeper/fresh")["total"] == 1, timeout=within, message="a file in a new folder")
     finally:
         os.unlink(added)
         shutil.rmtree(os.path.join(library, "new-folder"), ignore_errors=True)
-    wait_for(lambda: api(big, "/api/clips?limit=1")["total"] == COUNT, timeout=5, message="the files gone")
+    wait_for(lambda: api(big, "/api/clips?limit=1")["total"] == COUNT, timeout=within, message="the files gone")
 
 
 def test_the_index_survives_a_restart(library, tmp_path):
