@@ -58,6 +58,10 @@ public final class Child {
     private let exit = Exit()
 
     public init(_ executable: String, _ arguments: [String], in directory: String? = nil, environment: [String: String]? = nil) async throws {
+        // The turn first, then the pipes: hundreds of tests wait for a turn at once, and pipes made before it stayed
+        // open while they waited (1,300 descriptors in a full run; every child inherited them, and Foundation's
+        // Process.run crashed walking them).
+        await ProcessSlots.shared.acquire()
         process = Process()
         if executable.hasPrefix("/") {
             process.executableURL = URL(fileURLWithPath: executable)
@@ -76,7 +80,6 @@ public final class Child {
         process.standardInput = FileHandle.nullDevice
         let exit = exit
         process.terminationHandler = { ended in exit.finish(ended.terminationStatus, signaled: ended.terminationReason == .uncaughtSignal) }
-        await ProcessSlots.shared.acquire()
         do {
             try process.run()
         } catch {
@@ -89,6 +92,8 @@ public final class Child {
         // The child has its copies; the reading ends are the drains' own duplicates.
         try? outputPipe.fileHandleForWriting.close()
         try? errorPipe.fileHandleForWriting.close()
+        try? outputPipe.fileHandleForReading.close()
+        try? errorPipe.fileHandleForReading.close()
     }
 
     public var isRunning: Bool { exit.status == nil }
