@@ -244,7 +244,10 @@ def add_range(browser, start, end):
         js(browser, "const f = document.getElementById(arguments[0]); f.value = arguments[1]; f.dispatchEvent(new Event('change'))", field, value)
     wait_for(lambda: not js(browser, "return window.vtrim.inFlight")
              and js(browser, "const s = window.vtrim.timeline.selection; return [s.start, s.end]") == [start, end], message="the typed selection")
+    answered = js(browser, "return window.vtrim.addsAnswered")
     browser.find_element(By.ID, "add-button").click()
+    # The page's answer to Add is asynchronous: a click on the ranges before it comes can be undone by it.
+    wait_for(lambda: js(browser, "return window.vtrim.addsAnswered") > answered, timeout=10, message="the page's answer to Add")
     return js(browser, "return window.vtrim.ranges.map(r => [r.start, r.end])")
 
 
