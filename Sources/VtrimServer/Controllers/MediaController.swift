@@ -1,3 +1,4 @@
+import Foundation
 import Hummingbird
 
 /// `/media`: the clips' own files, their preview stand-ins and finished cuts, served with Range.
@@ -31,6 +32,12 @@ struct MediaController {
             return APIError.response(.unprocessableContent, code: "preview_failed", message: reason)
         case .running:
             let previews = server.previews
+            // Before the worker has made its file, wait for the file or the end, so that a preview that fails first is
+            // answered as failed (422), not as 200 with an empty body.
+            while case .running? = previews.state(for: clip)?.state, !FileManager.default.fileExists(atPath: entry.partial) {
+                try await Task.sleep(nanoseconds: 100_000_000)
+            }
+            guard case .running? = previews.state(for: clip)?.state else { return try await preview(request, context) }
             return FileResponses.streamGrowing(entry.partial, final: entry.final) {
                 if case .running? = previews.state(for: clip)?.state { return false }
                 return true
