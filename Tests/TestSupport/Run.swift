@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Synchronization
+import Testing
 
 /// What a finished process printed and how it exited.
 public struct RunResult: Sendable, CustomStringConvertible {
@@ -63,12 +64,19 @@ public final class Child {
         // Process.run crashed walking them).
         await ProcessSlots.shared.acquire()
         process = Process()
-        if executable.hasPrefix("/") {
-            process.executableURL = URL(fileURLWithPath: executable)
-            process.arguments = arguments
+        // VTRIM_TEST_CPU_LOG=FILE: each child runs under /usr/bin/time, which appends the test's name, the program
+        // and its seconds (wall, user, system) to FILE — where a run's CPU goes, for sizing CI's sets.
+        var command = [executable] + arguments
+        if let log = ProcessInfo.processInfo.environment["VTRIM_TEST_CPU_LOG"] {
+            let name = (Test.current?.name ?? "-").replacingOccurrences(of: "%", with: "%%")
+            command = ["/usr/bin/time", "-a", "-o", log, "-f", "\(name)\t\((executable as NSString).lastPathComponent)\t%e\t%U\t%S"] + command
+        }
+        if command[0].hasPrefix("/") {
+            process.executableURL = URL(fileURLWithPath: command[0])
+            process.arguments = Array(command.dropFirst())
         } else {
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = [executable] + arguments
+            process.arguments = command
         }
         if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
         if let environment {
