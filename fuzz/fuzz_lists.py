@@ -39,7 +39,7 @@ parser.add_argument("--seed", type=int, default=1)
 parser.add_argument("--jobs", type=int, default=2)
 parser.add_argument("--timeout", type=float, default=30.0)
 parser.add_argument("--only", choices=["lists", "serve"])
-parser.add_argument("--vtrim", default=os.environ.get("VTRIM_BIN", os.path.join(ROOT, ".build", "debug", "vtrim")))
+parser.add_argument("--vtrim", default=os.environ.get("VTRIM_BIN", os.path.join(ROOT, ".build", "release", "vtrim")))
 parser.add_argument("--findings", default=os.path.join(HERE, "findings"))
 args = parser.parse_args()
 

@@ -27,7 +27,7 @@ public enum TestPaths {
         let candidates = [
             URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("vtrim").path,
             URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("vtrim").path,
-            packageRoot + "/.build/debug/vtrim",
+            packageRoot + "/.build/release/vtrim",
         ]
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0) } ?? candidates[candidates.count - 1]
     }()

@@ -13,8 +13,33 @@ import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 FIXTURES = os.path.join(ROOT, "fixtures")
-VTRIM = os.environ.get("VTRIM_BIN") or os.path.join(ROOT, ".build", "debug", "vtrim")
+VTRIM = os.environ.get("VTRIM_BIN") or os.path.join(ROOT, ".build", "release", "vtrim")
 SCREENSHOTS = os.environ.get("VTRIM_SCREENSHOTS") or os.path.join(ROOT, ".build", "serve-screenshots")
+
+
+def _has_worker_switches(path):
+    try:
+        with open(path, "rb") as handle:
+            return b"VTRIM_TEST_WORKER" in handle.read()
+    except OSError:
+        return False
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "worker_switches: needs a debug build's VTRIM_TEST_WORKER_* switches "
+                                       "(a worker told to crash, hang or wait); scripts/thread-sanitizer runs them")
+
+
+def pytest_collection_modifyitems(config, items):
+    # A release build has no test switches (scripts/install-test checks it): tests that need one are skipped, said
+    # so, and run against the ThreadSanitizer debug build (scripts/thread-sanitizer), which has them.
+    if _has_worker_switches(VTRIM):
+        return
+    skip = pytest.mark.skip(reason=f"{VTRIM} is a release build without the VTRIM_TEST_WORKER_* switches "
+                                   "(scripts/thread-sanitizer runs this test against its debug build)")
+    for item in items:
+        if "worker_switches" in item.keywords:
+            item.add_marker(skip)
 
 
 def vtrim(*arguments, check=True):

@@ -132,6 +132,7 @@ def test_files_that_appear_and_vanish_show_within_5_seconds(big, library):
     wait_for(lambda: api(big, "/api/clips?limit=1")["total"] == COUNT, timeout=within, message="the files gone")
 
 
+@pytest.mark.worker_switches
 def test_the_index_survives_a_restart(library, tmp_path):
     cache = {"XDG_CACHE_HOME": str(tmp_path / "cache")}
     first = Server(library, env=cache)

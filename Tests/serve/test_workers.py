@@ -53,6 +53,7 @@ def cache(tmp_path):
     return {"XDG_CACHE_HOME": str(tmp_path / "cache")}
 
 
+@pytest.mark.worker_switches
 def test_a_crashing_worker_costs_only_its_request(folder, cache):
     server = Server(folder, env=dict(cache, VTRIM_TEST_WORKER_TRAP="crash-marker"))
     try:
@@ -89,6 +90,7 @@ def test_a_crashing_worker_costs_only_its_request(folder, cache):
         assert server.stop() == 130
 
 
+@pytest.mark.worker_switches
 def test_a_hanging_worker_is_killed_after_its_deadline(folder, cache):
     server = Server(folder, "--worker-timeout", "2", env=dict(cache, VTRIM_TEST_WORKER_HANG="hang-marker"))
     try:
@@ -125,6 +127,7 @@ def test_a_cut_runs_the_plan_it_showed(folder, cache):
         server.stop()
 
 
+@pytest.mark.worker_switches
 def test_a_file_changed_between_plan_and_cut_fails_plan_stale(folder, cache, tmp_path):
     long_clip(folder, "slow.mp4")
     out = tmp_path / "out"
@@ -170,6 +173,7 @@ def test_delete_cancels_a_running_cut_and_leaves_nothing(folder, cache, tmp_path
         server.stop()
 
 
+@pytest.mark.worker_switches
 def test_a_cut_written_before_its_cancel_is_done(folder, cache, tmp_path):
     """DELETE arriving after the worker renamed the output into place, before it answered: the file is there, so
     the cut is `done`, never `cancelled`."""
@@ -227,6 +231,7 @@ def test_a_preview_is_made_only_on_post(folder, cache):
         server.stop()
 
 
+@pytest.mark.worker_switches
 def test_a_preview_asked_for_before_its_file_exists_is_sent_whole(folder, cache):
     # The page GETs a preview right after its POST; the worker here starts 2 s late, so the GET comes before the
     # file exists. It must wait for it and end with the whole file (it answered 200 and then nothing, forever).
