@@ -15,6 +15,9 @@ public indirect enum JSON: Sendable, Equatable {
         case let (.bool(a), .bool(b)): return a == b
         case let (.int(a), .int(b)): return a == b
         case let (.number(a), .number(b)): return a == b
+        // JSON has one kind of number: a whole double is written without a fraction (`format`) and reads back as an
+        // integer, so 5.0 and 5 (and -0.0, from "-1e-3001", and 0) are the same value. Exactly, no rounding.
+        case let (.int(a), .number(b)), let (.number(b), .int(a)): return Int64(exactly: b) == a
         case let (.string(a), .string(b)): return a == b
         case let (.array(a), .array(b)): return a == b
         case let (.object(a), .object(b)):

@@ -16,6 +16,15 @@ struct JSONParsingTests {
         #expect(parsed.serialized == value.serialized)
     }
 
+    /// A whole double is written without a fraction and reads back as an integer: still the same number (the property
+    /// test found "-1e-3001": -0.0, written "0", read back as the integer 0, was unequal).
+    @Test(arguments: ["5.0", "-1e-3001", "1e2", "-0.0", "9007199254740992.0"])
+    func wholeDoublesRoundTripAsTheSameNumber(text: String) async throws {
+        let value = try JSON(parsing: text)
+        #expect(try JSON(parsing: value.serialized) == value, "\(text) → \(value.serialized)")
+        #expect(JSON.number(0.5) != .int(0) && JSON.number(9.3e18) != .int(Int64.max))
+    }
+
     @Test(arguments: ["{\"a\":1", "[1,]", "{\"a\" 1}", "\"\\x\"", "01x", "nul", "{\"a\":1}x", "\"\u{1}\"", "", "-", "1e999"])
     func malformedTextIsRefused(text: String) async {
         #expect(throws: JSON.ParseError.self) { try JSON(parsing: text) }
