@@ -35,6 +35,9 @@ def pytest_collection_modifyitems(config, items):
     # so, and run against the ThreadSanitizer debug build (scripts/thread-sanitizer), which has them.
     if _has_worker_switches(VTRIM):
         return
+    if os.environ.get("VTRIM_REQUIRE_WORKER_SWITCHES"):
+        # scripts/thread-sanitizer is where these tests run: skipping them there would leave them run nowhere.
+        raise pytest.UsageError(f"{VTRIM} has no VTRIM_TEST_WORKER_* switches, and this run must run the tests that need them")
     skip = pytest.mark.skip(reason=f"{VTRIM} is a release build without the VTRIM_TEST_WORKER_* switches "
                                    "(scripts/thread-sanitizer runs this test against its debug build)")
     for item in items:
