@@ -36,16 +36,20 @@ import Testing
         try Data(MP4Craft.settingField(of: source, box: field.box, offset: field.offset, to: field.value)).write(to: URL(fileURLWithPath: path))
         // The smart cut (edges on threads of their own), the exact writer (where the overlapping access was) and a
         // smart join; the phone clip, larger, through the smart cut the crash was first seen in.
+        let fixture = source.hasPrefix(TestPaths.fixture(""))
+        // The phone clip (1080p HEVC, one keyframe) falls back to re-encoding the range with x265: 0.2 s of it, at
+        // x265's fastest preset (which keeps its B-frames).
+        let end = fixture ? "2.5" : "0.7", preset = fixture ? "superfast" : "ultrafast"
         var runs: [(String, [String])] = [
-            ("smart", ["cut", path, "--start", "0.5", "--end", "2.5", "--mode", "smart", "-o", folder.file("smart.\(ext)")]),
+            ("smart", ["cut", path, "--start", "0.5", "--end", end, "--mode", "smart", "-o", folder.file("smart.\(ext)")]),
         ]
-        if source.hasPrefix(TestPaths.fixture("")) {
+        if fixture {
             runs += [("exact", ["cut", path, "--start", "0.5", "--end", "2.5", "--mode", "exact", "-o", folder.file("exact.\(ext)")]),
                      ("smart join", ["cut", path, "--keep", "0.2..1", "--keep", "1.5..2.5", "--mode", "smart", "-o", folder.file("join.\(ext)")])]
         }
         for (what, arguments) in runs {
             // What is checked is how each run ends, not its pictures: a fast preset (x264's and x265's B-frames kept).
-            let result = try await Run.vtrim(arguments + ["--preset", "superfast"])
+            let result = try await Run.vtrim(arguments + ["--preset", preset])
             #expect(result.status == 0 || result.status == 1, "\(what) of \(field.testDescription): \(result)")
             #expect(result.stderrLines.allSatisfy { $0.hasPrefix("vtrim: ") }, "\(what) of \(field.testDescription): \(result.stderr)")
         }

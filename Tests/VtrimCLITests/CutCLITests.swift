@@ -136,7 +136,12 @@ struct CutCLITests {
     }
 
     /// Orientation survives every mode: a thumbnail of the output shows the markers where the input's does.
-    @Test(arguments: ["rot90.mp4", "rot270.mp4", "mirror.mp4", "transpose.mp4"], ["copy", "keyframe", "exact"])
+    /// Under the sanitizers each file once and each mode at least once (the display matrix is read and written alike).
+    static let orientationCases = ["rot90.mp4", "rot270.mp4", "mirror.mp4", "transpose.mp4"].enumerated().flatMap { index, file in
+        ["copy", "keyframe", "exact"].enumerated().filter { !TestPaths.sanitized || $0.offset == index % 3 }.map { (file, $0.element) }
+    }
+
+    @Test(arguments: orientationCases)
     func orientationIsKept(_ file: String, _ mode: String) async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }

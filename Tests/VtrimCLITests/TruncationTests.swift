@@ -121,9 +121,11 @@ struct TruncationTests {
         #expect(object.codes("warnings").contains("sample_failed") == (failed > 0), "\(result)")
     }
 
+    /// Under the sanitizers the readers meet every truncation through the copy writer; the exact and smart writers
+    /// (the same reading) at 66 % only.
     static let cutCases: [(String, Int, String)] = cases.flatMap { kind, percent in
         ["copy", "exact", "smart"].map { (kind, percent, $0) }
-    }
+    }.filter { !TestPaths.sanitized || $0.2 == "copy" || $0.1 == 66 }
 
     /// A cut over the readable end warns `truncated` before writing, ends where the data does (never a
     /// last frame held to the requested end), says so in `actual`; `--strict` refuses and writes nothing.
