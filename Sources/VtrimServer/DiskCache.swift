@@ -6,9 +6,12 @@ import Locking
 /// The server's cache of filmstrip tiles and previews on disk, bounded in bytes: least recently used
 /// files go first once the total passes the limit (`--cache-size`). What is on disk from an earlier run
 /// counts from the start (its modification time as its last use). A file being written (a preview) is
-/// pinned until it is finished.
+/// pinned until it is finished. Only the cache's own subfolders are its files: anything else in its folder
+/// (an older version's library index, a user's file) is never counted or removed.
 final class DiskCache: Sendable {
     static let defaultLimitBytes: Int64 = 1 << 30
+    /// The subfolders the cache writes (every name given to it starts with one of them).
+    static let ownedFolders = ["tiles", "previews"]
 
     let folder: String
     let limitBytes: Int64
@@ -26,8 +29,10 @@ final class DiskCache: Sendable {
         self.limitBytes = limitBytes
         try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         var found = State()
-        if let walker = FileManager.default.enumerator(atPath: folder) {
-            while let relative = walker.nextObject() as? String {
+        for owned in Self.ownedFolders {
+            guard let walker = FileManager.default.enumerator(atPath: (folder as NSString).appendingPathComponent(owned)) else { continue }
+            while let within = walker.nextObject() as? String {
+                let relative = owned + "/" + within
                 let path = (folder as NSString).appendingPathComponent(relative)
                 guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
                       attributes[.type] as? FileAttributeType == .typeRegular else { continue }

@@ -37,10 +37,17 @@ final class Previews: Sendable {
     /// The cache name of a clip version's preview.
     private func name(_ clip: Library.Clip) -> String { "previews/\(clip.id)-\(clip.version).mp4" }
 
-    /// The clip's preview as it stands: done (from the cache), being made, failed, or nil (none yet).
+    /// The clip's preview as it stands: done (from the cache), being made, failed, or nil (none yet, or evicted from
+    /// the cache since it was made: the next POST makes it again).
     func state(for clip: Library.Clip) -> Entry? {
         let name = name(clip)
-        if let known = entries.withLock({ $0[name] }) { return known }
+        if let known = entries.withLock({ $0[name] }) {
+            guard case .done = known.state, cache.lookup(name) == nil else { return known }
+            entries.withLock { table in
+                if case .done? = table[name]?.state { table.removeValue(forKey: name) }
+            }
+            return nil
+        }
         guard let file = cache.lookup(name) else { return nil }
         let entry = Entry(state: .done, partial: file, final: file, name: name)
         entries.withLock { $0[name] = entry }

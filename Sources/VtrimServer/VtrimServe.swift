@@ -28,6 +28,9 @@ public struct ServeOptions: Sendable {
     public var workerExecutable: String?
     /// Where tiles and previews are cached (nil: `$XDG_CACHE_HOME/vtrim/serve`).
     public var cacheFolder: String?
+    /// Where the library's state (its index of walked and probed files) is kept (nil: `$XDG_STATE_HOME/vtrim`, else
+    /// `~/.local/state/vtrim`): never in the cache, whose files are evicted.
+    public var stateFolder: String?
     /// Whether the server owns SIGINT/SIGTERM and prints its address (the command line); an embedder stops
     /// it with `Server.stop()`.
     public var standalone = true
@@ -90,6 +93,28 @@ final class Server: Sendable {
     let stoppedBy = Atomic<Int32>(0)
     private let running = Locked<ServiceGroup?>(nil)
 
+    /// `$XDG_STATE_HOME/vtrim`, else `~/.local/state/vtrim` (the XDG base directory specification's state home).
+    static func defaultStateFolder(_ environment: [String: String]) -> String {
+        let base = environment["XDG_STATE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? (NSHomeDirectory() + "/.local/state")
+        return base + "/vtrim"
+    }
+
+    /// The state folder, made if need be; nil (said once, on stderr) where it cannot be written — a read-only home, a
+    /// container run read-only: the library is then known for this run only.
+    static func usableStateFolder(_ folder: String) -> String? {
+        do {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        } catch {
+            FileHandle.standardError.write(Data("vtrim serve: cannot keep the library's state in \(folder) (\(error.localizedDescription)); what is probed is kept for this run only\n".utf8))
+            return nil
+        }
+        guard access(folder, W_OK | X_OK) == 0 else {
+            FileHandle.standardError.write(Data("vtrim serve: cannot write the library's state in \(folder) (\(String(cString: strerror(errno)))); what is probed is kept for this run only\n".utf8))
+            return nil
+        }
+        return folder
+    }
+
     /// Cut workers when `--cut-workers` is not given: two where the cores allow, one on two cores.
     static func defaultCutWorkers(cores: Int) -> Int { max(1, min(2, cores - 1)) }
 
@@ -99,7 +124,8 @@ final class Server: Sendable {
         let environment = ProcessInfo.processInfo.environment
         let base = environment["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? (NSHomeDirectory() + "/.cache")
         let cacheFolder = options.cacheFolder ?? base + "/vtrim/serve"
-        library = Library(folders: options.folders, indexFolder: cacheFolder)
+        let stateFolder = options.stateFolder ?? Self.defaultStateFolder(environment)
+        library = Library(folders: options.folders, indexFolder: Self.usableStateFolder(stateFolder), formerIndexFolder: cacheFolder)
         let cores = max(1, ProcessInfo.processInfo.activeProcessorCount)
         let cutWorkers = options.cutWorkers ?? Self.defaultCutWorkers(cores: cores)
         let executable = options.workerExecutable ?? WorkerProcess.ownExecutable

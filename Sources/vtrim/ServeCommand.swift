@@ -39,6 +39,9 @@ struct ServeCommand: ParsableCommand {
     @Option(name: .customLong("cache-size"), help: ArgumentHelp("Disk space for filmstrip tiles and previews (bytes, or with K, M, G); least recently used go first.", valueName: "size"))
     var cacheSize = "1G"
 
+    @Option(name: .customLong("state-dir"), help: ArgumentHelp("Where the library's state is kept (default: $XDG_STATE_HOME/vtrim, else ~/.local/state/vtrim); never in the cache.", valueName: "folder"))
+    var stateDir: String?
+
     @Option(name: .customLong("cut-workers"), help: ArgumentHelp("Engine processes for cuts and previews (default: 2, 1 on two cores; at most cores - 1).", valueName: "n"))
     var cutWorkers: Int?
 
@@ -70,9 +73,11 @@ struct ServeCommand: ParsableCommand {
     }
 
     func run() throws {
-        let status = VtrimServe.run(ServeOptions(folders: folders, host: host, port: port, outputFolder: outputDir, token: token,
-                                                 json: json, verbose: verbose, cacheSizeBytes: ByteSize.parse(cacheSize) ?? 0,
-                                                 cutWorkers: cutWorkers, workerTimeoutSeconds: workerTimeout))
+        var options = ServeOptions(folders: folders, host: host, port: port, outputFolder: outputDir, token: token,
+                                   json: json, verbose: verbose, cacheSizeBytes: ByteSize.parse(cacheSize) ?? 0,
+                                   cutWorkers: cutWorkers, workerTimeoutSeconds: workerTimeout)
+        options.stateFolder = stateDir
+        let status = VtrimServe.run(options)
         if status != 0 { throw ExitCode(status) }
     }
 }

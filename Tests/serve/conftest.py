@@ -64,8 +64,14 @@ class Server:
         self.folder = folder
         # stderr to a file: a pipe nobody reads would fill up (crashing workers print backtraces) and stall it.
         self.log = tempfile.NamedTemporaryFile(prefix="vtrim-serve-", suffix=".log", delete=False)
+        env = dict(env or {})
+        if "XDG_STATE_HOME" not in env:
+            # The library's state beside the test's cache (a restart given the same cache finds it), else a folder of
+            # its own: never the home of the user running the tests.
+            env["XDG_STATE_HOME"] = (env["XDG_CACHE_HOME"] + "-state" if "XDG_CACHE_HOME" in env
+                                     else tempfile.mkdtemp(prefix="vtrim-state-"))
         self.process = subprocess.Popen([*prefix, VTRIM, "serve", folder, "--json", *extra], stdout=subprocess.PIPE,
-                                        stderr=self.log, text=True, env=dict(os.environ, **(env or {})))
+                                        stderr=self.log, text=True, env=dict(os.environ, **env))
         line = self.process.stdout.readline()
         if not line:
             raise AssertionError("vtrim serve printed nothing: " + self.stderr())

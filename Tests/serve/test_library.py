@@ -140,7 +140,7 @@ def test_the_index_survives_a_restart(library, tmp_path):
         wait_for(lambda: api(first, "/api/clips?limit=1")["probed"] >= 200, timeout=60, message="some probes")
     finally:
         first.stop()
-    index = [name for name in os.listdir(tmp_path / "cache" / "vtrim" / "serve") if name.startswith("library-")]
+    index = [name for name in os.listdir(tmp_path / "cache-state" / "vtrim") if name.startswith("library-")]
     assert len(index) == 1
     # Every probe of the second server hangs (a debug build's test switch): what it knows of durations is the index's.
     second = Server(library, env=dict(cache, VTRIM_TEST_WORKER_HANG="probe:clips/"))
@@ -150,6 +150,58 @@ def test_the_index_survives_a_restart(library, tmp_path):
         assert page["probed"] >= 200
     finally:
         second.stop()
+
+
+def test_the_library_state_is_kept_outside_the_cache(tmp_path):
+    """The index sat in the tile cache's folder and was evicted like a tile: with a small cache it was gone after four
+    tiles, and the next start probed every clip again. It lives in the state folder; the cache counts only its own."""
+    folder = tmp_path / "clips"
+    os.makedirs(folder)
+    names = ["h264-aac.mp4", "hevc.mp4", "rot90.mp4"]
+    for name in names:
+        shutil.copy(os.path.join(FIXTURES, name), folder / name)
+    cache, state = tmp_path / "cache", tmp_path / "state"
+    env = {"XDG_CACHE_HOME": str(cache), "XDG_STATE_HOME": str(state)}
+    first = Server(str(folder), "--cache-size", "10K", env=env)
+    try:
+        items = wait_for(lambda: (lambda page: page["items"] if page["probed"] == 3 else None)(api(first, "/api/clips")),
+                         timeout=60, message="every clip probed")
+        for item in items:
+            for count in (1, 2, 3, 4):
+                response, data = request(first, "GET", f"/api/clips/{item['id']}/filmstrip.png?strip_width=600&thumb_width=40"
+                                                       f"&thumb_height=50&max=2&first=0&count={count}")
+                assert response.status == 200 and data[:4] == b"\x89PNG"
+    finally:
+        first.stop()
+    index = [name for name in os.listdir(state / "vtrim") if name.startswith("library-")]
+    assert len(index) == 1
+    with open(state / "vtrim" / index[0]) as handle:
+        text = handle.read()
+    assert all(name in text for name in names), text
+    assert set(os.listdir(cache / "vtrim" / "serve")) <= {"tiles", "previews"}
+    # An index where an earlier version kept it (the cache folder) is moved to the state folder.
+    os.rename(state / "vtrim" / index[0], cache / "vtrim" / "serve" / index[0])
+    second = Server(str(folder), env=env)
+    try:
+        assert api(second, "/api/clips?limit=1")["total"] == 3
+    finally:
+        second.stop()
+    assert os.path.exists(state / "vtrim" / index[0]) and not os.path.exists(cache / "vtrim" / "serve" / index[0])
+
+
+def test_a_state_folder_that_cannot_be_written_is_said_and_the_library_served(tmp_path):
+    folder = tmp_path / "clips"
+    os.makedirs(folder)
+    shutil.copy(os.path.join(FIXTURES, "h264-aac.mp4"), folder / "a.mp4")
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file where the state folder would go")
+    server = Server(str(folder), "--state-dir", str(blocker / "vtrim"), env={"XDG_CACHE_HOME": str(tmp_path / "cache")})
+    try:
+        assert api(server, "/api/clips")["total"] == 1
+        lines = [line for line in server.stderr().splitlines() if "library's state" in line]
+        assert len(lines) == 1 and str(blocker / "vtrim") in lines[0] and "this run only" in lines[0], server.stderr()
+    finally:
+        server.stop()
 
 
 def test_a_folder_that_becomes_unreadable_is_marked_and_the_rest_served():

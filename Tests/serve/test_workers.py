@@ -231,6 +231,31 @@ def test_a_preview_is_made_only_on_post(folder, cache):
         server.stop()
 
 
+def test_an_evicted_preview_is_made_again(folder, cache):
+    # A preview evicted from the cache stayed "done": 404 forever, and a POST answered done without making it.
+    server = Server(folder, "--cache-size", "10K", env=cache)
+    try:
+        clip = clip_id(server, "hevc.mp4")
+        post(server, f"/api/clips/{clip}/preview", {})
+        wait_for(lambda: api(server, f"/api/clips/{clip}/preview")["status"] == "done", timeout=60, message="the preview")
+        previews = os.path.join(cache["XDG_CACHE_HOME"], "vtrim", "serve", "previews")
+        assert len(os.listdir(previews)) == 1
+        # The next file the cache keeps evicts it (it alone is larger than the cache).
+        response, data = request(server, "GET", f"/api/clips/{clip_id(server, 'h264-aac.mp4')}/filmstrip.png?{TILE}&first=0&count=4")
+        assert response.status == 200 and data[:4] == b"\x89PNG"
+        assert os.listdir(previews) == []
+        assert api(server, f"/api/clips/{clip}/preview")["status"] == "none"
+        response, _ = request(server, "GET", f"/media/{clip}/preview.mp4")
+        assert response.status == 404
+        response, state = post(server, f"/api/clips/{clip}/preview", {})
+        assert response.status == 200 and state["status"] in ("running", "done")
+        wait_for(lambda: api(server, f"/api/clips/{clip}/preview")["status"] == "done", timeout=60, message="the preview again")
+        response, data = request(server, "GET", f"/media/{clip}/preview.mp4")
+        assert response.status == 200 and len(data) > 1000
+    finally:
+        server.stop()
+
+
 @pytest.mark.worker_switches
 def test_a_preview_asked_for_before_its_file_exists_is_sent_whole(folder, cache):
     # The page GETs a preview right after its POST; the worker here starts 2 s late, so the GET comes before the

@@ -181,7 +181,9 @@ struct ClipsController {
         let tile = TileRequest(layout: layout, first: first, count: count, sampling: mode, workers: 2)
         switch await server.engine(clip, .tile(path: clip.path, request: tile), pool: server.interactive) {
         case let .bytes(png):
-            guard let file = try? server.cache.store(name, data: png) else {
+            // A tile the cache could not keep (a full disk, or larger than --cache-size and evicted at once) is sent
+            // from memory.
+            guard let file = try? server.cache.store(name, data: png), FileManager.default.fileExists(atPath: file) else {
                 return Response(status: .ok, headers: [.contentType: "image/png", .cacheControl: "no-store"],
                                 body: .init(byteBuffer: ByteBuffer(bytes: png)))
             }

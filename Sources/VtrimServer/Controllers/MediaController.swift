@@ -17,8 +17,12 @@ struct MediaController {
         return try await FileResponses.serve(clip.path, request: request, context: context)
     }
 
-    /// The preview stand-in: from the cache with Range once made; while being made, streamed as it grows;
-    /// 404 when none was asked for (only a POST starts one).
+    /// Seconds a GET of a preview whose worker has not made its file yet waits before answering 503.
+    static let previewFileWaitSeconds = 10.0
+
+    /// The preview stand-in: from the cache with Range once made; while being made, streamed as it grows (a GET
+    /// before the worker has made its file waits for it, at most `previewFileWaitSeconds`, then answers 503 with
+    /// Retry-After); 404 when none was asked for (only a POST starts one) or it has been evicted since.
     private func preview(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         guard let known = try server.clip(context) else { return API.notFound("no such clip") }
         let clip = server.library.current(known)
@@ -34,7 +38,14 @@ struct MediaController {
             let previews = server.previews
             // Before the worker has made its file, wait for the file or the end, so that a preview that fails first is
             // answered as failed (422), not as 200 with an empty body.
+            let deadline = ContinuousClock.now + .milliseconds(Int(Self.previewFileWaitSeconds * 1000))
             while case .running? = previews.state(for: clip)?.state, !FileManager.default.fileExists(atPath: entry.partial) {
+                guard ContinuousClock.now < deadline else {
+                    var response = APIError.response(.serviceUnavailable, code: "preview_not_ready",
+                                                     message: "the preview is being made and has no bytes yet; ask again")
+                    response.headers[.retryAfter] = "2"
+                    return response
+                }
                 try await Task.sleep(nanoseconds: 100_000_000)
             }
             guard case .running? = previews.state(for: clip)?.state else { return try await preview(request, context) }

@@ -88,8 +88,9 @@ final class Library: Sendable {
         let filters: ClipQuery.Filters
     }
 
-    /// `indexFolder`: where the on-disk index lives (the cache folder), nil for none.
-    init(folders: [String], indexFolder: String?) {
+    /// `indexFolder`: where the on-disk index lives (the state folder), nil for none. `formerIndexFolder`: where earlier
+    /// versions kept it (the cache folder, whose eviction deleted it); an index found there is moved to `indexFolder`.
+    init(folders: [String], indexFolder: String?, formerIndexFolder: String? = nil) {
         // A folder given twice (or by two names) is served once.
         var seen = Set<String>()
         var unique: [(given: String, real: String)] = []
@@ -102,9 +103,15 @@ final class Library: Sendable {
         resolvedRoots = resolved
         // Whether each root is a file (`vtrim serve clip.mp4`), decided once: a folder that goes away stays a folder.
         rootIsFile = roots.map { !InputWalker.isDirectory($0) }
-        indexPath = indexFolder.map { folder in
-            // One index per set of folders.
-            (folder as NSString).appendingPathComponent("library-\(Library.identifier(root: resolved.joined(separator: "\u{0}"), relative: "index")).tsv")
+        // One index per set of folders.
+        let indexName = "library-\(Library.identifier(root: resolved.joined(separator: "\u{0}"), relative: "index")).tsv"
+        indexPath = indexFolder.map { ($0 as NSString).appendingPathComponent(indexName) }
+        if let indexPath, let formerIndexFolder, !FileManager.default.fileExists(atPath: indexPath) {
+            let former = (formerIndexFolder as NSString).appendingPathComponent(indexName)
+            if rename(former, indexPath) != 0, errno == EXDEV {
+                // Another filesystem: copied, then the old one removed.
+                if (try? FileManager.default.copyItem(atPath: former, toPath: indexPath)) != nil { unlink(former) }
+            }
         }
     }
 

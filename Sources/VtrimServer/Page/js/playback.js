@@ -18,10 +18,17 @@ async function canPlay(clip) {
 async function usePreview(video, clip) {
   if (video.dataset.preview === clip.id) return;
   video.dataset.preview = clip.id;
-  const state = await api("/api/clips/" + clip.id + "/preview", { json: {} });
+  let state = await api("/api/clips/" + clip.id + "/preview", { json: {} });
+  watchPreview(clip);
+  // The source is set once the preview has its first bytes: a GET before them waits, and answers 503 after 10 s.
+  while (state.status === "running" && !(state.progress > 0)) {
+    await new Promise((r) => setTimeout(r, 250));
+    if (video.dataset.preview !== clip.id) return;
+    state = await api("/api/clips/" + clip.id + "/preview");
+  }
+  if (video.dataset.preview !== clip.id || state.status === "failed") return;
   video.src = state.url;
   video.dataset.source = "preview";
-  watchPreview(clip);
 }
 
 async function watchPreview(clip) {
