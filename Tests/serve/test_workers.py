@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from conftest import FIXTURES, Server, wait_for
+from conftest import FIXTURES, Server, ffprobe, wait_for
 from test_http import request, api, clip_id, assert_alive, listed
 
 TILE = "strip_width=600&thumb_width=40&thumb_height=50&max=2"
@@ -227,6 +227,30 @@ def test_a_preview_is_made_only_on_post(folder, cache):
         wait_for(lambda: api(server, f"/api/clips/{clip}/preview")["status"] == "done", timeout=60, message="the preview")
         response, data = request(server, "GET", f"/media/{clip}/preview.mp4", headers={"Range": "bytes=0-99"})
         assert response.status == 206 and len(data) == 100
+    finally:
+        server.stop()
+
+
+def test_a_transport_stream_with_aac_gets_a_preview_with_its_sound(folder, cache, tmp_path):
+    # HLS segments, screen recorders and cameras write H.264 + AAC in MPEG-TS. Its preview failed ("Operation not
+    # permitted": the ADTS audio copied into a fragmented MP4 as it was), and the clip was labelled video/mp4, so
+    # Chromium said "probably" and tried the TS itself.
+    shutil.copy(os.path.join(FIXTURES, "h264-aac.ts"), os.path.join(folder, "rec.ts"))
+    server = Server(folder, env=cache)
+    try:
+        clip = clip_id(server, "rec.ts")
+        assert api(server, f"/api/clips/{clip}")["mime"].startswith("video/mp2t;")
+        post(server, f"/api/clips/{clip}/preview", {})
+        state = wait_for(lambda: (lambda s: s if s["status"] != "running" else None)(api(server, f"/api/clips/{clip}/preview")),
+                         timeout=60, message="the preview")
+        assert state["status"] == "done", state
+        response, data = request(server, "GET", f"/media/{clip}/preview.mp4")
+        assert response.status == 200
+        preview = tmp_path / "preview.mp4"
+        preview.write_bytes(data)
+        assert [s["codec_name"] for s in ffprobe(str(preview), "-show_entries", "stream=codec_name")["streams"]] == ["h264", "aac"]
+        decoded = subprocess.run(["ffmpeg", "-v", "error", "-i", str(preview), "-f", "null", "-"], capture_output=True, text=True)
+        assert decoded.returncode == 0 and decoded.stderr == "", decoded.stderr
     finally:
         server.stop()
 

@@ -48,6 +48,8 @@ public enum PreviewEncoder {
         let videoOut: Int
         let audio: (input: Int, output: Int, timeBase: AVRational)?
         let durationMicro: Int64
+        let movflags: String
+        let adts: PacketFilter?
         private let frame: Frame
 
         init(input: InputFile, stream: UnsafeMutablePointer<AVStream>, index: Int, parameters: AVCodecParameters, output path: String,
@@ -80,21 +82,30 @@ public enum PreviewEncoder {
                 try output.write(packet, stream: videoOut, timeBase: timeBase)
             }
             var audio: (Int, Int, AVRational)?
+            var adts: PacketFilter?
             for candidate in 0..<input.streamCount {
                 guard let source = input.stream(candidate), let codec = source.pointee.codecpar?.pointee,
                       codec.codec_type == AVMEDIA_TYPE_AUDIO, [AV_CODEC_ID_AAC, AV_CODEC_ID_MP3].contains(codec.codec_id) else { continue }
                 let copy = try output.addCopy(of: source, keepSideData: false)
                 audio = (candidate, Int(copy.pointee.index), source.pointee.time_base)
+                // AAC in ADTS (MPEG-TS, .aac) carries its configuration in each packet's header, and FFmpeg 5.1's
+                // fragmented MP4 refuses such packets ("Malformed AAC bitstream", EPERM): aac_adtstoasc takes the
+                // headers off, and the moov waits for the first fragment, by when the filter has made the configuration.
+                if codec.codec_id == AV_CODEC_ID_AAC, codec.extradata_size == 0, let parameters = source.pointee.codecpar {
+                    adts = try PacketFilter(name: "aac_adtstoasc", parameters: parameters, timeBase: source.pointee.time_base)
+                }
                 break
             }
             self.audio = audio
+            self.adts = adts
+            movflags = "frag_keyframe+empty_moov+default_base_moof" + (adts != nil ? "+delay_moov" : "")
             let duration = input.format.pointee.duration
             durationMicro = duration == CAV_NOPTS_VALUE || duration <= 0 ? 0 : duration
             frame = try Frame()
         }
 
         func run(shouldStop: () -> Bool, progress: (Double) -> Void) throws -> Result {
-            try output.writeHeader(options: ["movflags": "frag_keyframe+empty_moov+default_base_moof"])
+            try output.writeHeader(options: ["movflags": movflags])
             let origin = input.originMicro
             let shift = stream.ticks(micro: origin)
             let reader = try Packet()
@@ -109,6 +120,13 @@ public enum PreviewEncoder {
                     try decoder.decode(reader, into: frame) { decoded throws in try self.encode(decoded, shift: shift) }
                 } else if let audio, reader.streamIndex == audio.input {
                     reader.shift(by: av_rescale_q(origin, cav_time_base_q(), audio.timeBase))
+                    if let adts {
+                        guard try adts.filter(reader) else { continue }
+                        if let target = output.format.pointee.streams?[audio.output], target.pointee.codecpar?.pointee.extradata_size == 0 {
+                            let configuration = adts.outputExtradata
+                            if !configuration.isEmpty { try OutputFile.setExtradata(configuration, of: target) }
+                        }
+                    }
                     try output.write(reader, stream: audio.output, timeBase: audio.timeBase)
                 }
             }

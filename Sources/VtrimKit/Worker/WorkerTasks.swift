@@ -41,9 +41,29 @@ public enum WorkerTasks {
             default: codecs.append(audio.codec)
             }
         }
-        let ext = (info.path as NSString).pathExtension.lowercased()
-        let container = ext == "webm" ? "video/webm" : (ext == "mkv" ? "video/x-matroska" : "video/mp4")
-        return "\(container); codecs=\"\(codecs.joined(separator: ", "))\""
+        return "\(container(info)); codecs=\"\(codecs.joined(separator: ", "))\""
+    }
+
+    /// The container's media type, from what the demuxer read (not the name's extension: a `.ts` is no MP4, and a
+    /// browser told it is tries to play it as one). Types browsers cannot play are named as they are, so that
+    /// `canPlayType` says no and the page asks for a preview.
+    static func container(_ info: MediaInfo) -> String {
+        let kind = info.video == nil ? "audio" : "video"
+        let demuxers = Set(info.formatName.split(separator: ","))
+        if demuxers.contains("mov") || demuxers.contains("mp4") { return "\(kind)/mp4" }
+        if demuxers.contains("matroska") {
+            return (info.path as NSString).pathExtension.lowercased() == "webm" ? "\(kind)/webm" : "\(kind)/x-matroska"
+        }
+        switch info.formatName {
+        case "mpegts": return "video/mp2t"
+        case "avi": return "video/x-msvideo"
+        case "ogg": return "\(kind)/ogg"
+        case "mp3": return "audio/mpeg"
+        case "flac": return "audio/flac"
+        case "wav": return "audio/wav"
+        case "aac": return "audio/aac"
+        default: return "application/octet-stream"
+        }
     }
 
     /// The presentation times (seconds) of a file's video frames, for frame stepping; or the failure report.
