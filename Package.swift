@@ -46,12 +46,14 @@ let package = Package(
         .target(name: "MediaEngine", dependencies: ["CAV", "CFreeType", "Locking"]),
         // renameat2(2) for LibraryFiles (Swift's Glibc does not declare it).
         .target(name: "CFileSystem"),
+        // prctl for `vtrim _worker`: it dies with the server that spawned it.
+        .target(name: "CProcess"),
         // Files, not media: walking inputs, file versions, output names, the one way a file or folder is written.
         .target(name: "LibraryFiles", dependencies: ["CFileSystem"]),
         // What `vtrim serve` and its engine workers say to each other, and the values it carries (JSON); no engine.
         .target(name: "WorkerProtocol", dependencies: ["LibraryFiles", "TimelineCore"]),
         // Jobs, reports, the engine's side of the worker protocol.
-        .target(name: "VtrimKit", dependencies: ["MediaEngine", "TimelineCore", "LibraryFiles", "WorkerProtocol", "Locking"]),
+        .target(name: "VtrimKit", dependencies: ["MediaEngine", "TimelineCore", "LibraryFiles", "WorkerProtocol", "Locking", "CProcess"]),
         // `vtrim serve`: routes, security, the page. It cannot link the engine: everything that reads media
         // goes to the worker processes through WorkerProtocol.
         .target(

@@ -12,8 +12,11 @@ struct WorkerCommand: ParsableCommand {
     @Flag(help: "Show FFmpeg's own log on stderr.")
     var verbose = false
 
+    @Option(help: "The server's process id: a worker whose parent is not it ends at once.")
+    var parent: Int32?
+
     func run() throws {
-        let status = EngineWorker.run(verbose: verbose)
+        let status = EngineWorker.run(verbose: verbose, parent: parent)
         if status != 0 { throw ExitCode(status) }
     }
 }

@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from conftest import FIXTURES, Server, ffprobe, wait_for
+from conftest import FIXTURES, VTRIM, Server, ffprobe, wait_for
 from test_http import request, api, clip_id, assert_alive, listed
 
 TILE = "strip_width=600&thumb_width=40&thumb_height=50&max=2"
@@ -213,6 +213,43 @@ def test_cancelled_and_refused_requests_leave_no_zombies(folder, cache, tmp_path
         assert_alive(server)
     finally:
         server.stop()
+
+
+def _ended(pid):
+    """Gone, or a zombie waiting for whoever adopted it (the server that would reap it is dead)."""
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except OSError:
+        return True
+
+
+def test_workers_end_with_a_killed_server(folder, cache, tmp_path):
+    # A server killed outright (SIGKILL, the OOM killer) leaves no engine process working on: each worker dies with it
+    # (its parent-death signal), its cut stopped and the temporary file removed.
+    long_clip(folder, "long.mp4", seconds=30)
+    out = tmp_path / "out"
+    out.mkdir()
+    server = Server(folder, "--output-dir", str(out), env=cache)
+    try:
+        response, job = post(server, "/api/cuts", {"clip": clip_id(server, "long.mp4"), "start": 0.5, "end": 29.5, "mode": "exact"})
+        assert response.status == 202, job
+        wait_for(lambda: api(server, f"/api/cuts/{job['id']}")["progress"] > 0 and any("vtrim-tmp" in n for n in os.listdir(out)),
+                 timeout=60, message="the cut to be under way")
+        workers = server.workers()
+        assert workers
+        server.process.kill()
+        server.process.wait()
+        wait_for(lambda: all(_ended(pid) for pid in workers), timeout=10, message="the workers to end")
+        wait_for(lambda: os.listdir(out) == [], timeout=10, message="the partial output to be removed")
+    finally:
+        server.stop()
+
+
+def test_a_worker_whose_server_is_already_gone_ends_at_once():
+    # Its parent is not the server it was started for (the server died between spawn and start): it ends.
+    result = subprocess.run([VTRIM, "_worker", "--parent", "1"], stdin=subprocess.DEVNULL, capture_output=True, timeout=30)
+    assert result.returncode == 1, result
 
 
 def test_a_preview_is_made_only_on_post(folder, cache):

@@ -1,3 +1,4 @@
+import CProcess
 import Foundation
 import Glibc
 import MediaEngine
@@ -12,7 +13,11 @@ public enum EngineWorker {
     static let requestDescriptor = WorkerChannel.requestDescriptor
     static let replyDescriptor = WorkerChannel.replyDescriptor
 
-    public static func run(verbose: Bool) -> Int32 {
+    public static func run(verbose: Bool, parent: Int32? = nil) -> Int32 {
+        // First thing: a worker dies with its server (SIGTERM: its work stops at the next checkpoint). The server may
+        // already be gone: then this process's parent is no longer the pid it was given.
+        let dying = vtrim_die_with_parent(SIGTERM) == 0
+        if let parent, getppid() != parent { return 1 }
         closeInheritedChannels()
         Advice.audience = .page
         FFmpegLog.configure(verbose ? .info : .quiet)
@@ -21,7 +26,7 @@ public enum EngineWorker {
         signal(SIGPIPE, SIG_IGN)
         Interrupt.install(signals: [SIGTERM])
         signal(SIGINT, SIG_IGN)
-        watchParent()
+        if !dying { watchParent() }
         let scratch = WorkerChannel.scratchFolder(pid: getpid())
         try? FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: scratch) }
@@ -56,9 +61,8 @@ public enum EngineWorker {
         }
     }
 
-    /// A worker whose server is gone (killed, crashed) stops as if told to: its work stops at the next
-    /// checkpoint and its temporary files are removed. (Linux's PR_SET_PDEATHSIG is out of reach: prctl is
-    /// variadic, which Swift cannot call.)
+    /// Where the kernel refuses PR_SET_PDEATHSIG: a worker whose server is gone (killed, crashed) notices within a
+    /// second and stops as if told to: its work stops at the next checkpoint and its temporary files are removed.
     private static func watchParent() {
         let parent = getppid()
         let thread = Thread {

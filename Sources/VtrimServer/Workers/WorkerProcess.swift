@@ -62,7 +62,9 @@ final class WorkerProcess {
         posix_spawn_file_actions_adddup2(&actions, replyPipe.write, WorkerChannel.replyDescriptor)
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        let arguments = [executable, "_worker"] + (verbose ? ["--verbose"] : [])
+        // Spawned from a pool's slot thread, which outlives its worker: the worker's parent-death signal (which
+        // follows the spawning thread, not the process) fires only when the server is gone.
+        let arguments = [executable, "_worker", "--parent", String(getpid())] + (verbose ? ["--verbose"] : [])
         var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var pid: pid_t = 0
