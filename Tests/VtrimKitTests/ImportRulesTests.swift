@@ -21,7 +21,7 @@ struct ImportRulesTests {
         "Locking": [],
         "LibraryFiles": ["CFileSystem"],
         "WorkerProtocol": ["LibraryFiles", "TimelineCore"],
-        "VtrimKit": ["MediaEngine", "TimelineCore", "LibraryFiles", "WorkerProtocol", "Locking"],
+        "VtrimKit": ["MediaEngine", "TimelineCore", "LibraryFiles", "WorkerProtocol", "Locking", "CProcess"],
         "VtrimServer": ["WorkerProtocol", "LibraryFiles", "TimelineCore", "Locking", "Hummingbird", "ServiceLifecycle", "Logging"],
         "vtrim": ["VtrimKit", "TimelineCore", "LibraryFiles", "WorkerProtocol", "VtrimServer", "ArgumentParser"],
     ]
