@@ -155,8 +155,11 @@ def list_case(index, seeds, root):
 class Server:
     def __init__(self, folder):
         self.log = tempfile.NamedTemporaryFile(prefix="vtrim-fuzz-serve-", suffix=".log", delete=False)
+        # Its cache and library state beside the clips (removed with them), never in the home of whoever runs it.
+        parent = os.path.dirname(folder)
+        env = dict(os.environ, XDG_CACHE_HOME=os.path.join(parent, "cache"), XDG_STATE_HOME=os.path.join(parent, "state"))
         self.process = subprocess.Popen([args.vtrim, "serve", folder, "--json", "--worker-timeout", "20"], stdout=subprocess.PIPE,
-                                        stderr=self.log, text=True)
+                                        stderr=self.log, text=True, env=env)
         info = json.loads(self.process.stdout.readline())
         self.port, self.token = info["port"], info["token"]
 

@@ -27,6 +27,7 @@ struct ServerTests {
             options.workerExecutable = TestPaths.vtrimBinary
             options.standalone = false
             options.cacheFolder = folder.file("cache")
+            options.stateFolder = folder.file("state")
             let server = Server(options: options)
             self.server = server
             task = Task { await server.run() }

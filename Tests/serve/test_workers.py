@@ -238,6 +238,10 @@ def test_workers_end_with_a_killed_server(folder, cache, tmp_path):
                  timeout=60, message="the cut to be under way")
         workers = server.workers()
         assert workers
+        # Each worker asked the kernel for the signal: none runs the one-second parent poll kept for where it cannot.
+        for pid in workers:
+            names = [open(os.path.join(f"/proc/{pid}/task", task, "comm")).read().strip() for task in os.listdir(f"/proc/{pid}/task")]
+            assert "vtrim-worker-pa" not in names, names
         server.process.kill()
         server.process.wait()
         wait_for(lambda: all(_ended(pid) for pid in workers), timeout=10, message="the workers to end")
@@ -247,8 +251,11 @@ def test_workers_end_with_a_killed_server(folder, cache, tmp_path):
 
 
 def test_a_worker_whose_server_is_already_gone_ends_at_once():
-    # Its parent is not the server it was started for (the server died between spawn and start): it ends.
-    result = subprocess.run([VTRIM, "_worker", "--parent", "1"], stdin=subprocess.DEVNULL, capture_output=True, timeout=30)
+    # Its parent is not the server it was started for (the server died between spawn and start): it ends. The pid
+    # given is one that has ended, so it cannot be this test's.
+    ended = subprocess.Popen(["true"])
+    ended.wait()
+    result = subprocess.run([VTRIM, "_worker", "--parent", str(ended.pid)], stdin=subprocess.DEVNULL, capture_output=True, timeout=30)
     assert result.returncode == 1, result
 
 

@@ -30,6 +30,7 @@
 int cav_averror(int posix_errno);
 extern const int CAV_AVERROR_EOF;
 extern const int CAV_AVERROR_EAGAIN;
+extern const int CAV_AVERROR_PATCHWELCOME;
 extern const int CAV_AVERROR_INVALIDDATA;
 extern const int CAV_AVERROR_DECODER_NOT_FOUND;
 extern const int CAV_AVERROR_ENCODER_NOT_FOUND;

@@ -20,21 +20,25 @@ final class PacketFilter {
 
     deinit { av_bsf_free(&context) }
 
-    /// The configuration the filter has made for its output (empty until a packet has been through it).
-    var outputExtradata: [UInt8] {
-        guard let parameters = context?.pointee.par_out, let bytes = parameters.pointee.extradata,
-              parameters.pointee.extradata_size > 0 else { return [] }
-        return Array(UnsafeBufferPointer(start: bytes, count: Int(parameters.pointee.extradata_size)))
+    enum Outcome {
+        /// `packet` holds the filtered packet.
+        case packet
+        /// The filter gives nothing for this packet (EAGAIN).
+        case none
+        /// The packet is not what the filter reads (INVALIDDATA: a damaged header); it is dropped.
+        case damaged
+        case failed(AVFailure)
     }
 
-    /// Filters `packet` in place; false when the filter has no packet to give for it (EAGAIN: nothing to write).
-    func filter(_ packet: Packet) throws(AVFailure) -> Bool {
-        guard let context else { throw AVFailure(code: CAV_AVERROR_INVALIDDATA, operation: "av_bsf_send_packet") }
+    /// Filters `packet` in place. For filters that give one packet for each they take (aac_adtstoasc): nothing is
+    /// held back, so there is nothing to flush at the end.
+    func filter(_ packet: Packet) -> Outcome {
+        guard let context else { return .failed(AVFailure(code: CAV_AVERROR_INVALIDDATA, operation: "av_bsf_send_packet")) }
         var status = av_bsf_send_packet(context, packet.pointer)
-        if status < 0 { throw AVFailure(code: status, operation: "av_bsf_send_packet") }
-        status = av_bsf_receive_packet(context, packet.pointer)
-        if status == CAV_AVERROR_EAGAIN { return false }
-        if status < 0 { throw AVFailure(code: status, operation: "av_bsf_receive_packet") }
-        return true
+        if status >= 0 { status = av_bsf_receive_packet(context, packet.pointer) }
+        if status >= 0 { return .packet }
+        if status == CAV_AVERROR_EAGAIN { return .none }
+        if status == CAV_AVERROR_INVALIDDATA || status == CAV_AVERROR_PATCHWELCOME { return .damaged }
+        return .failed(AVFailure(code: status, operation: "av_bsf_send_packet"))
     }
 }

@@ -90,7 +90,9 @@ public enum PreviewEncoder {
                 audio = (candidate, Int(copy.pointee.index), source.pointee.time_base)
                 // AAC in ADTS (MPEG-TS, .aac) carries its configuration in each packet's header, and FFmpeg 5.1's
                 // fragmented MP4 refuses such packets ("Malformed AAC bitstream", EPERM): aac_adtstoasc takes the
-                // headers off, and the moov waits for the first fragment, by when the filter has made the configuration.
+                // headers off, and the moov waits for the first fragment (delay_moov), by when the first audio packet
+                // has brought the configuration. (Sound that starts more than a fragment after the picture would find
+                // the moov written without it: MPEG-TS interleaves well within that.)
                 if codec.codec_id == AV_CODEC_ID_AAC, codec.extradata_size == 0, let parameters = source.pointee.codecpar {
                     adts = try PacketFilter(name: "aac_adtstoasc", parameters: parameters, timeBase: source.pointee.time_base)
                 }
@@ -120,11 +122,13 @@ public enum PreviewEncoder {
                     try decoder.decode(reader, into: frame) { decoded throws in try self.encode(decoded, shift: shift) }
                 } else if let audio, reader.streamIndex == audio.input {
                     reader.shift(by: av_rescale_q(origin, cav_time_base_q(), audio.timeBase))
+                    // The filter hands the muxer the configuration as the first packet's new-extradata side data. A damaged
+                    // ADTS header (a truncated recording's last packet) costs that packet, not the preview.
                     if let adts {
-                        guard try adts.filter(reader) else { continue }
-                        if let target = output.format.pointee.streams?[audio.output], target.pointee.codecpar?.pointee.extradata_size == 0 {
-                            let configuration = adts.outputExtradata
-                            if !configuration.isEmpty { try OutputFile.setExtradata(configuration, of: target) }
+                        switch adts.filter(reader) {
+                        case .packet: break
+                        case .none, .damaged: continue
+                        case let .failed(failure): throw failure
                         }
                     }
                     try output.write(reader, stream: audio.output, timeBase: audio.timeBase)

@@ -181,13 +181,11 @@ struct ClipsController {
         let tile = TileRequest(layout: layout, first: first, count: count, sampling: mode, workers: 2)
         switch await server.engine(clip, .tile(path: clip.path, request: tile), pool: server.interactive) {
         case let .bytes(png):
-            // A tile the cache could not keep (a full disk, or larger than --cache-size and evicted at once) is sent
-            // from memory.
-            guard let file = try? server.cache.store(name, data: png), FileManager.default.fileExists(atPath: file) else {
-                return Response(status: .ok, headers: [.contentType: "image/png", .cacheControl: "no-store"],
-                                body: .init(byteBuffer: ByteBuffer(bytes: png)))
-            }
-            return try await FileResponses.serve(file, request: request, context: context, cache: "private, max-age=86400")
+            // Kept for the next request, sent from memory: the file may be evicted at once (larger than --cache-size,
+            // or another tile stored meanwhile), and the cache may not be writable at all.
+            let kept = (try? server.cache.store(name, data: png)) != nil
+            return Response(status: .ok, headers: [.contentType: "image/png", .cacheControl: kept ? "private, max-age=86400" : "no-store"],
+                            body: .init(byteBuffer: ByteBuffer(bytes: png)))
         case let .refused(report):
             return API.unprocessable(API.relative(report, clip))
         case let .failed(response):
@@ -248,9 +246,13 @@ struct ClipsController {
         let clip = server.library.current(known)
         var members: [(String, JSON)] = [("id", .string(clip.id))]
         if start, let how = server.quarantine.reason(clip) { return EngineAnswer.crashed(clip, how: how) }
-        switch (start ? server.previews.start(clip) : server.previews.state(for: clip))?.state {
+        let entry = start ? server.previews.start(clip) : server.previews.state(for: clip)
+        switch entry?.state {
         case nil: members.append(("status", .string("none")))
-        case let .running(progress)?: members += [("status", .string("running")), ("progress", .number(progress))]
+        case let .running(progress)?:
+            // Whether a GET would stream bytes now (the page sets the video's source then; progress needs a known duration).
+            let streaming = entry.map { FileManager.default.fileExists(atPath: $0.partial) } ?? false
+            members += [("status", .string("running")), ("progress", .number(progress)), ("has_bytes", .bool(streaming))]
         case .done?: members += [("status", .string("done")), ("progress", .number(1))]
         case let .failed(reason)?: members += [("status", .string("failed")), ("error", .string(reason))]
         }

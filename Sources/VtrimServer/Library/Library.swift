@@ -109,8 +109,14 @@ final class Library: Sendable {
         if let indexPath, let formerIndexFolder, !FileManager.default.fileExists(atPath: indexPath) {
             let former = (formerIndexFolder as NSString).appendingPathComponent(indexName)
             if rename(former, indexPath) != 0, errno == EXDEV {
-                // Another filesystem: copied, then the old one removed.
-                if (try? FileManager.default.copyItem(atPath: former, toPath: indexPath)) != nil { unlink(former) }
+                // Another filesystem: copied whole under a temporary name, put in place, then the old one removed.
+                let writing = TemporaryName(output: indexPath), temporary = writing.makePath()
+                if (try? FileManager.default.copyItem(atPath: former, toPath: temporary)) != nil,
+                   (try? writing.commit(temporary, replacing: false)) != nil {
+                    unlink(former)
+                } else {
+                    unlink(temporary)
+                }
             }
         }
     }

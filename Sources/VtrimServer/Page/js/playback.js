@@ -20,8 +20,8 @@ async function usePreview(video, clip) {
   video.dataset.preview = clip.id;
   let state = await api("/api/clips/" + clip.id + "/preview", { json: {} });
   watchPreview(clip);
-  // The source is set once the preview has its first bytes: a GET before them waits, and answers 503 after 10 s.
-  while (state.status === "running" && !(state.progress > 0)) {
+  // The source is set once the preview's file exists: a GET before it waits, and answers 503 after 10 s.
+  while (state.status === "running" && !state.has_bytes) {
     await new Promise((r) => setTimeout(r, 250));
     if (video.dataset.preview !== clip.id) return;
     state = await api("/api/clips/" + clip.id + "/preview");
