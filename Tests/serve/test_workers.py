@@ -151,7 +151,9 @@ def test_a_file_changed_between_plan_and_cut_fails_plan_stale(folder, cache, tmp
         server.stop()
 
 
-def test_delete_cancels_a_running_cut_and_leaves_nothing(folder, cache, tmp_path):
+def start_long_cut(folder, cache, tmp_path):
+    """A server cutting a 30 s clip exactly into tmp_path/out, waited for until it is under way (its temporary file
+    written to): (server, job, out)."""
     long_clip(folder, "long.mp4", seconds=30)
     out = tmp_path / "out"
     out.mkdir()
@@ -159,9 +161,17 @@ def test_delete_cancels_a_running_cut_and_leaves_nothing(folder, cache, tmp_path
     try:
         response, job = post(server, "/api/cuts", {"clip": clip_id(server, "long.mp4"), "start": 0.5, "end": 29.5, "mode": "exact"})
         assert response.status == 202, job
-        # Running, with its temporary file written to.
         wait_for(lambda: api(server, f"/api/cuts/{job['id']}")["progress"] > 0 and any("vtrim-tmp" in n for n in os.listdir(out)),
                  timeout=60, message="the cut to be under way")
+    except BaseException:
+        server.stop()
+        raise
+    return server, job, out
+
+
+def test_delete_cancels_a_running_cut_and_leaves_nothing(folder, cache, tmp_path):
+    server, job, out = start_long_cut(folder, cache, tmp_path)
+    try:
         response, cancelled = post(server, f"/api/cuts/{job['id']}", {}, method="DELETE")
         assert response.status == 200 and cancelled["status"] == "cancelled"
         wait_for(lambda: os.listdir(out) == [], timeout=10, message="the partial output to be removed")
@@ -227,15 +237,8 @@ def _ended(pid):
 def test_workers_end_with_a_killed_server(folder, cache, tmp_path):
     # A server killed outright (SIGKILL, the OOM killer) leaves no engine process working on: each worker dies with it
     # (its parent-death signal), its cut stopped and the temporary file removed.
-    long_clip(folder, "long.mp4", seconds=30)
-    out = tmp_path / "out"
-    out.mkdir()
-    server = Server(folder, "--output-dir", str(out), env=cache)
+    server, _, out = start_long_cut(folder, cache, tmp_path)
     try:
-        response, job = post(server, "/api/cuts", {"clip": clip_id(server, "long.mp4"), "start": 0.5, "end": 29.5, "mode": "exact"})
-        assert response.status == 202, job
-        wait_for(lambda: api(server, f"/api/cuts/{job['id']}")["progress"] > 0 and any("vtrim-tmp" in n for n in os.listdir(out)),
-                 timeout=60, message="the cut to be under way")
         workers = server.workers()
         assert workers
         # Each worker asked the kernel for the signal: none runs the one-second parent poll kept for where it cannot.
