@@ -22,7 +22,7 @@ public struct MediaError: Error, Sendable, Equatable, CustomStringConvertible {
         case unsupportedContainer = "unsupported_container"
         /// A warning under `--strict`.
         case strictWarning = "strict_warning"
-        /// The file changed (size or modification time) between the plan and the cut that runs it.
+        /// The file changed (size, modification or change time, or inode) between the plan and the cut that runs it.
         case planStale = "plan_stale"
         /// `--export-list`: the list format cannot hold the ranges of this clip (an EDL of a clip at a rate no
         /// timecode counts in, without `--list-rate`; gaps in chapter text).

@@ -128,7 +128,8 @@ def test_a_cut_runs_the_plan_it_showed(folder, cache):
 
 
 @pytest.mark.worker_switches
-def test_a_file_changed_between_plan_and_cut_fails_plan_stale(folder, cache, tmp_path):
+@pytest.mark.parametrize("change", ["touched", "copied over keeping size and time"])
+def test_a_file_changed_between_plan_and_cut_fails_plan_stale(folder, cache, tmp_path, change):
     long_clip(folder, "slow.mp4")
     out = tmp_path / "out"
     out.mkdir()
@@ -139,8 +140,21 @@ def test_a_file_changed_between_plan_and_cut_fails_plan_stale(folder, cache, tmp
         wait_for(lambda: len(server.workers()) >= 2, message="the cut worker to start")
         response, queued = post(server, "/api/cuts", {"clip": clip_id(server, "rot90.mp4"), "start": 0.5, "end": 1.5, "mode": "copy"})
         assert response.status == 202 and api(server, f"/api/cuts/{queued['id']}")["status"] == "queued"
-        stamp = time.time() + 5
-        os.utime(os.path.join(folder, "rot90.mp4"), (stamp, stamp))
+        target = os.path.join(folder, "rot90.mp4")
+        if change == "touched":
+            stamp = time.time() + 5
+            os.utime(target, (stamp, stamp))
+        else:
+            # `cp -p` of other content with the same size: size and mtime stay; only the change time says so.
+            before = os.stat(target)
+            with open(target, "r+b") as handle:
+                data = bytearray(handle.read())
+                data[len(data) // 2] ^= 0xFF
+                handle.seek(0)
+                handle.write(data)
+            os.utime(target, ns=(before.st_atime_ns, before.st_mtime_ns))
+            after = os.stat(target)
+            assert (after.st_size, after.st_mtime_ns) == (before.st_size, before.st_mtime_ns)
         response, cancelled = post(server, f"/api/cuts/{blocker['id']}", {}, method="DELETE")
         assert response.status == 200 and cancelled["status"] == "cancelled"
         ended = wait_cut(server, queued["id"])

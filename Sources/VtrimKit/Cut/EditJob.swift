@@ -126,7 +126,7 @@ public enum EditJob {
         do throws(MediaError) {
             guard let now = FileVersion.of(path), now == planned.source else {
                 throw MediaError(.planStale, path: path, operation: "plan",
-                                 reason: "the file changed since the cut was planned (size or modification time); plan it again")
+                                 reason: "the file changed since the cut was planned (its size, modification or change time, or inode); plan it again")
             }
             let target = OutputTarget(path: planned.output, overwrite: planned.overwrite, createsFolder: planned.createsFolder)
             try target.check(input: path)

@@ -76,7 +76,8 @@ struct ClipSummary: Sendable, Equatable {
 /// file, then renamed) every few seconds while it changes, which is all the index needs — one tab-separated line per
 /// file, no query language, no dependency. Paths holding a tab or a line break are not kept (they are still served).
 enum LibraryIndexFile {
-    static let header = "vtrim-library-index 1"
+    // 2: the version's inode and change time after its mtime (an index of 1 is read as none: probed again once).
+    static let header = "vtrim-library-index 2"
 
     struct Entry: Equatable {
         var root: Int
@@ -95,21 +96,22 @@ enum LibraryIndexFile {
         var entries: [Entry] = []
         while let line = lines.next() {
             let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
-            guard fields.count == 11, let root = Int(fields[0]), roots.indices.contains(root), isRelativeMediaPath(fields[1]),
-                  let size = Int64(fields[2]), size >= 0, let modified = Int64(fields[3]) else { continue }
+            guard fields.count == 13, let root = Int(fields[0]), roots.indices.contains(root), isRelativeMediaPath(fields[1]),
+                  let size = Int64(fields[2]), size >= 0, let modified = Int64(fields[3]), let inode = UInt64(fields[4]),
+                  let changed = Int64(fields[5]) else { continue }
             var summary: ClipSummary?
-            if fields[5] == "1" {
-                let duration = Double(fields[6]).flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
-                let codec = fields[7] == "-" ? nil : String(fields[7].prefix(32))
-                let width = Int(fields[9].split(separator: "x").first ?? "").flatMap { (0..<1_000_000).contains($0) ? $0 : nil }
-                let height = Int(fields[9].split(separator: "x").last ?? "").flatMap { (0..<1_000_000).contains($0) ? $0 : nil }
-                summary = fields[10] == "-"
-                    ? ClipSummary(durationSeconds: duration, codec: codec, hasVideo: fields[8] == "1", displayWidth: width,
+            if fields[7] == "1" {
+                let duration = Double(fields[8]).flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
+                let codec = fields[9] == "-" ? nil : String(fields[9].prefix(32))
+                let width = Int(fields[11].split(separator: "x").first ?? "").flatMap { (0..<1_000_000).contains($0) ? $0 : nil }
+                let height = Int(fields[11].split(separator: "x").last ?? "").flatMap { (0..<1_000_000).contains($0) ? $0 : nil }
+                summary = fields[12] == "-"
+                    ? ClipSummary(durationSeconds: duration, codec: codec, hasVideo: fields[10] == "1", displayWidth: width,
                                   displayHeight: height, failure: nil)
-                    : ClipSummary(failure: String(fields[10]))
+                    : ClipSummary(failure: String(fields[12]))
             }
-            entries.append(Entry(root: root, relative: String(fields[1]), version: FileVersion(sizeBytes: size, modifiedNanoseconds: modified),
-                                 isOutput: fields[4] == "1", summary: summary))
+            let version = FileVersion(sizeBytes: size, modifiedNanoseconds: modified, inode: inode, changedNanoseconds: changed)
+            entries.append(Entry(root: root, relative: String(fields[1]), version: version, isOutput: fields[6] == "1", summary: summary))
         }
         return entries
     }
@@ -120,7 +122,7 @@ enum LibraryIndexFile {
         text.reserveCapacity(entries.count * 96)
         for entry in entries where !entry.relative.contains("\t") && !entry.relative.contains("\n") {
             var fields = [String(entry.root), entry.relative, String(entry.version.sizeBytes), String(entry.version.modifiedNanoseconds),
-                          entry.isOutput ? "1" : "0"]
+                          String(entry.version.inode), String(entry.version.changedNanoseconds), entry.isOutput ? "1" : "0"]
             if let summary = entry.summary {
                 let size = "\(summary.displayWidth.map(String.init) ?? "-")x\(summary.displayHeight.map(String.init) ?? "-")"
                 fields += ["1", summary.durationSeconds.map { "\($0)" } ?? "-", summary.codec.map { clean($0) } ?? "-",

@@ -522,7 +522,7 @@ final class Library: Sendable {
     }
 }
 
-/// Files that crashed a worker: not handed to the engine again until their size or modification time
+/// Files that crashed a worker: not handed to the engine again until their version (size, times, inode)
 /// changes (or the server restarts), so one bad file cannot keep killing workers.
 final class Quarantine: Sendable {
     private let crashed = Locked<[String: (version: FileVersion, reason: String)]>([:])
