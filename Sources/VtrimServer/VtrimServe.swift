@@ -102,17 +102,20 @@ final class Server: Sendable {
     /// The state folder, made if need be; nil (said once, on stderr) where it cannot be written — a read-only home, a
     /// container run read-only: the library is then known for this run only.
     static func usableStateFolder(_ folder: String) -> String? {
-        do {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        } catch {
-            FileHandle.standardError.write(Data("vtrim serve: cannot keep the library's state in \(folder) (\(error.localizedDescription)); what is probed is kept for this run only\n".utf8))
-            return nil
+        // Made part by part with mkdir(2), so that a refusal names its reason (Foundation's error says only "error 512").
+        var made = folder.hasPrefix("/") ? "" : "."
+        var problem: String?
+        for part in folder.split(separator: "/") {
+            made += "/" + part
+            if mkdir(made, 0o755) != 0, errno != EEXIST {
+                problem = "cannot make \(made): \(String(cString: strerror(errno)))"
+                break
+            }
         }
-        guard access(folder, W_OK | X_OK) == 0 else {
-            FileHandle.standardError.write(Data("vtrim serve: cannot write the library's state in \(folder) (\(String(cString: strerror(errno)))); what is probed is kept for this run only\n".utf8))
-            return nil
-        }
-        return folder
+        if problem == nil, access(folder, W_OK | X_OK) != 0 { problem = "cannot write there: \(String(cString: strerror(errno)))" }
+        guard let problem else { return folder }
+        FileHandle.standardError.write(Data("vtrim serve: cannot keep the library's state in \(folder) (\(problem)); what is probed is kept for this run only\n".utf8))
+        return nil
     }
 
     /// Cut workers when `--cut-workers` is not given: two where the cores allow, one on two cores.

@@ -200,6 +200,7 @@ def test_a_state_folder_that_cannot_be_written_is_said_and_the_library_served(tm
         assert api(server, "/api/clips")["total"] == 1
         lines = [line for line in server.stderr().splitlines() if "library's state" in line]
         assert len(lines) == 1 and str(blocker / "vtrim") in lines[0] and "this run only" in lines[0], server.stderr()
+        assert "Not a directory" in lines[0], lines[0]
     finally:
         server.stop()
 
