@@ -222,7 +222,7 @@ def test_a_cut_from_the_page_is_what_vtrim_cut_describes(browser, server, clips_
                                  "S.opsSent === S.ops.map(o => o[0] + ':' + o[1]).join(',')"), message="a settled selection")
     start, end = selection(browser)
     browser.find_element(By.ID, "cut-button").click()
-    box = wait_for(lambda: browser.find_element(By.CSS_SELECTOR, "#cuts .cut[data-status='done']"), timeout=60, message="the cut")
+    box = wait_for(lambda: browser.find_element(By.CSS_SELECTOR, "#cuts > .cut:first-child[data-status='done']"), timeout=60, message="the cut")
     job_id = box.get_attribute("data-cut")
     job = js(browser, "return fetch('/api/cuts/' + arguments[0]).then(r => r.json())", job_id)
     reference = tmp_path / "reference.mp4"
@@ -310,7 +310,7 @@ def test_three_ranges_edited_and_joined_are_what_vtrim_cut_keeps(browser, server
     assert ranges[1][1] < second[1] and ranges[0] != ranges[1]
     js(browser, "window.vtrim.ranges[0].label = 'opening'")
     browser.find_element(By.ID, "join-button").click()
-    box = wait_for(lambda: browser.find_element(By.CSS_SELECTOR, "#cuts .cut.join[data-status='done']"), timeout=90, message="the join")
+    box = wait_for(lambda: browser.find_element(By.CSS_SELECTOR, "#cuts > .cut.join:first-child[data-status='done']"), timeout=90, message="the join")
     job = js(browser, "return fetch('/api/cuts/' + arguments[0]).then(r => r.json())", box.get_attribute("data-cut"))
     source = os.path.join(clips_folder, "camera", "h264-aac.mp4")
     reference = tmp_path / "reference.mp4"

@@ -149,3 +149,50 @@ def test_library_badges_and_a_banner_of_clips_with_pictures(browser, everyday):
                       message="the banner")
     names = js(browser, "return window.vtrim.clips.filter(c => arguments[0].includes(c.id)).map(c => c.name).sort()", slides)
     assert names == ["h264-aac.mp4", "twelve.mp4"], names
+
+
+def test_a_clip_shows_only_its_own_cuts_player_and_usable_buttons(browser, everyday):
+    open_page(browser, everyday)
+    first = open_clip(browser, everyday, "h264-aac.mp4")
+    wait_for(lambda: js(browser, "return !!window.vtrim.timeline && window.vtrim.current.id === arguments[0]", first), message="the first clip")
+    wait_for(lambda: settled(browser), message="the first timeline")
+    browser.find_element(By.ID, "cut-button").click()
+    box = wait_for(lambda: browser.find_element(By.CSS_SELECTOR, "#cuts > .cut:first-child[data-status='done']"), timeout=60, message="the cut")
+    job = js(browser, "return fetch('/api/cuts/' + arguments[0]).then(r => r.json())", box.get_attribute("data-cut"))
+    try:
+        other = open_clip(browser, everyday, "twelve.mp4")
+        wait_for(lambda: js(browser, "return !!window.vtrim.timeline && window.vtrim.current.id === arguments[0]", other), message="the other clip")
+        assert js(browser, "return document.querySelectorAll('#cuts .cut').length") == 0, "another clip's cut is shown"
+        # Back on the first clip its cut is listed again, from the server (as after a reload).
+        open_clip(browser, everyday, "h264-aac.mp4")
+        wait_for(lambda: js(browser, "return [...document.querySelectorAll('#cuts .cut')].map(b => [b.dataset.cut, b.dataset.status])")
+                 == [[job["id"], "done"]], message="the first clip's own cut")
+        # An unreadable clip opened after an audio-only one: no player of the audio clip is left in its place.
+        open_clip(browser, everyday, "audio-only.m4a")
+        wait_for(lambda: js(browser, "return !!document.querySelector('#player-slot #audio-player')"), message="the audio player")
+        open_clip(browser, everyday, "not-video.mp4")
+        wait_for(lambda: browser.find_element(By.ID, "trim-error").is_displayed(), message="the clip's error")
+        assert js(browser, "return document.getElementById('player-slot').children.length") == 0
+        assert js(browser, "return document.querySelectorAll('#cuts .cut').length") == 0
+        # Buttons that cannot be used look it, the primary one included.
+        for id in ("cut-button", "join-button", "add-button"):
+            assert not browser.find_element(By.ID, id).is_enabled()
+            assert float(js(browser, "return getComputedStyle(document.getElementById(arguments[0])).opacity", id)) < 0.6, id
+        shot(browser, "trimmer-unreadable-after-audio")
+    finally:
+        if os.path.exists(job.get("output", "")):
+            os.unlink(job["output"])
+
+
+def test_the_player_follows_a_typed_start(browser, everyday):
+    open_page(browser, everyday)
+    clip = open_clip(browser, everyday, "twelve.mp4")
+    wait_for(lambda: js(browser, "return !!window.vtrim.timeline && window.vtrim.current.id === arguments[0] && "
+                                 "document.getElementById('player').readyState >= 1", clip), message="the clip and its player")
+    field = browser.find_element(By.ID, "start-time")
+    field.clear()
+    field.send_keys("7.5", Keys.ENTER)
+    position = "return document.getElementById('player').currentTime"
+    wait_for(lambda: abs(js(browser, position) - 7.5) < 0.05, message="the player at the typed start")
+    wait_for(lambda: settled(browser) and abs(js(browser, "return window.vtrim.timeline.selection.start") - 7.5) < 1e-6, message="the selection")
+

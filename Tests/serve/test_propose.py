@@ -10,6 +10,7 @@ import urllib.request
 
 import pytest
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 
 from conftest import Server, vtrim, wait_for
 from test_browser import clip_of, js, open_page, play_to_end, shot
@@ -64,8 +65,16 @@ def test_propose_puts_ranges_on_the_strip_and_join_cuts_them(browser, talk_serve
     js(browser, "location.hash = '#/trim/' + arguments[0]", clip)
     wait_for(lambda: js(browser, "return !!window.vtrim.timeline"), message="the timeline")
     js(browser, "window.vtrim.ranges = []; document.getElementById('propose-kinds').value = 'silence'")
+    # A selection the user shaped (a typed start) and did not add: the proposal replaces the ranges, and nothing is said
+    # about that selection overlapping them (it is no candidate range any more).
+    field = browser.find_element(By.ID, "start-time")
+    field.clear()
+    field.send_keys("1", Keys.ENTER)
+    wait_for(lambda: abs(js(browser, "return window.vtrim.timeline.selection.start") - 1) < 1e-6, message="the typed start")
     browser.find_element(By.ID, "propose-button").click()
     wait_for(lambda: len(js(browser, "return window.vtrim.ranges")) == 2, timeout=60, message="the proposed ranges")
+    wait_for(lambda: not js(browser, "return window.vtrim.inFlight || window.vtrim.pending"), message="the strip")
+    assert not browser.find_element(By.ID, "range-problem").is_displayed(), browser.find_element(By.ID, "range-problem").text
     shown = js(browser, "return window.vtrim.ranges.map(r => [r.start, r.end])")
     assert all(abs(a - b) <= 1e-6 for got, want in zip(shown, cli["ranges"]) for a, b in zip(got, [want["start"], want["end"]])), (shown, cli)
     assert "1 of 1 seams copy-only" in browser.find_element(By.ID, "status").text
@@ -73,7 +82,7 @@ def test_propose_puts_ranges_on_the_strip_and_join_cuts_them(browser, talk_serve
     assert len(browser.find_elements(By.CSS_SELECTOR, "#range-bands .band")) == 2
     shot(browser, "trimmer-proposed")
     browser.find_element(By.ID, "join-button").click()
-    box = wait_for(lambda: browser.find_element(By.CSS_SELECTOR, "#cuts .cut.join[data-status='done']"), timeout=90, message="the join")
+    box = wait_for(lambda: browser.find_element(By.CSS_SELECTOR, "#cuts > .cut.join:first-child[data-status='done']"), timeout=90, message="the join")
     job = js(browser, "return fetch('/api/cuts/' + arguments[0]).then(r => r.json())", box.get_attribute("data-cut"))
     planned = json.loads(vtrim("cut", source, "--propose", "silence", "--join", "-o", "/tmp/unused-proposed.mp4", "--dry-run", "--json").stdout)
     assert [s["requested"] for s in job["segments"]] == [s["requested"] for s in planned["segments"]]

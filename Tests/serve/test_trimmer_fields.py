@@ -300,7 +300,7 @@ def test_a_cut_result_comes_into_view(driver, fourteen):
     button = driver.find_element(By.ID, "cut-button")
     assert js(driver, "const r = arguments[0].getBoundingClientRect(); return r.bottom <= window.innerHeight", button)
     button.click()
-    box = wait_for(lambda: driver.find_element(By.CSS_SELECTOR, "#cuts .cut[data-status='done']"), timeout=60, message="the cut")
+    box = wait_for(lambda: driver.find_element(By.CSS_SELECTOR, "#cuts > .cut:first-child[data-status='done']"), timeout=60, message="the cut")
     in_view = js(driver, """const r = arguments[0].getBoundingClientRect(), bar = document.getElementById('bar').getBoundingClientRect();
         return [r.top, r.bottom, bar.bottom, window.innerHeight]""", box)
     assert in_view[0] >= in_view[2] - 0.5 and in_view[1] <= in_view[3] + 0.5, in_view

@@ -249,7 +249,7 @@ def test_the_first_and_last_frames_shown_are_the_written_ones(browser, truecut_s
     select(browser, start, end, mode)
     strip = shown(browser)
     browser.find_element(By.ID, "cut-button").click()
-    box = wait_for(lambda: browser.find_element(By.CSS_SELECTOR, "#cuts .cut[data-status='done']"), timeout=90, message="the cut")
+    box = wait_for(lambda: browser.find_element(By.CSS_SELECTOR, "#cuts > .cut:first-child[data-status='done']"), timeout=90, message="the cut")
     job = js(browser, "return fetch('/api/cuts/' + arguments[0]).then(r => r.json())", box.get_attribute("data-cut"))
     js(browser, "document.getElementById('cuts').textContent = ''")
     try:
@@ -355,7 +355,7 @@ def test_a_cut_planned_again_says_so(browser, truecut_server, folder):
     stamp = time.time() + 5
     os.utime(os.path.join(folder, name), (stamp, stamp))
     browser.find_element(By.ID, "cut-button").click()
-    box = wait_for(lambda: browser.find_element(By.CSS_SELECTOR, "#cuts .cut[data-status='done']"), timeout=90, message="the cut")
+    box = wait_for(lambda: browser.find_element(By.CSS_SELECTOR, "#cuts > .cut:first-child[data-status='done']"), timeout=90, message="the cut")
     job = js(browser, "return fetch('/api/cuts/' + arguments[0]).then(r => r.json())", box.get_attribute("data-cut"))
     try:
         assert job.get("plan_id") != strip["plan_id"]
@@ -395,7 +395,7 @@ def test_a_joins_ranges_show_their_first_and_last_frames_as_written(browser, tru
         assert sorted((s["from"], s["to"]) for s in spans if s["index"] == segment["index"]) == sorted(tuple(e) for e in edges)
     shown_id = line.get_attribute("data-plan-id")
     browser.find_element(By.ID, "join-button").click()
-    box = wait_for(lambda: browser.find_element(By.CSS_SELECTOR, "#cuts .cut.join[data-status='done']"), timeout=120, message="the join")
+    box = wait_for(lambda: browser.find_element(By.CSS_SELECTOR, "#cuts > .cut.join:first-child[data-status='done']"), timeout=120, message="the join")
     job = js(browser, "return fetch('/api/cuts/' + arguments[0]).then(r => r.json())", box.get_attribute("data-cut"))
     try:
         assert job["plan_id"] == shown_id

@@ -127,6 +127,8 @@ function typed(changed) {
   watchSelection();
   selectExactly(start, end);
   S.typedPair = [start, end];
+  // The player shows a typed start (an end typed alone leaves it where it is: playback loops inside the selection).
+  if (changed === "start-time") player.currentTime = start;
   refreshTimeline();
 }
 

@@ -28,6 +28,8 @@ function describePlan(job) {
 
 async function followCut(box, job) {
   for (;;) {
+    // Another clip opened: its own cuts are shown now (showCutsOf).
+    if (!box.isConnected) return;
     box.textContent = "";
     const head = document.createElement("div");
     head.innerHTML = "";
@@ -81,11 +83,34 @@ async function followCut(box, job) {
   }
 }
 
+function cutBox(job) {
+  const box = document.createElement("div");
+  box.className = job.segments ? "cut join" : "cut";
+  box.dataset.clip = job.clip;
+  if (job.id) box.dataset.cut = job.id;
+  return box;
+}
+
+// The open clip's cuts only, newest first: the server's list (what was cut since it started, from this page or
+// another), each followed until it ends.
+export async function showCutsOf(clipId) {
+  const list = $("cuts");
+  list.textContent = "";
+  let jobs = [];
+  try { jobs = await api("/api/cuts"); } catch (error) { status("Cannot list the cuts: " + error.message); return; }
+  if (!S.current || S.current.id !== clipId) return;
+  for (const job of jobs.filter((j) => j.clip === clipId).reverse()) {
+    if (list.querySelector(`[data-cut="${CSS.escape(job.id)}"]`)) continue;
+    const box = cutBox(job);
+    list.append(box);
+    followCut(box, job);
+  }
+}
+
 // Sends a cut or join body with the plan the strip shows for it (plan.js: run as it is), and follows the job in a new
 // box on top of the list.
 async function startCut(kind, body, shownFor) {
-  const box = document.createElement("div");
-  box.className = kind === "join" ? "cut join" : "cut";
+  const box = cutBox({ clip: body.clip, segments: kind === "join" });
   $("cuts").prepend(box);
   box.scrollIntoView({ block: "nearest" });
   try {
@@ -94,7 +119,6 @@ async function startCut(kind, body, shownFor) {
     // The server plans again when the clip or the plan's output name changed since the plan was shown: say so.
     if (shown.plan && job.plan_id !== shown.plan) box.dataset.replanned = "1";
     box.dataset.cut = job.id;
-    S.cuts.push(job);
     followCut(box, job);
   } catch (error) {
     box.classList.add("failed");

@@ -1,6 +1,6 @@
 import { api } from "./api.js";
 import { $, status } from "./dom.js";
-import { clipRanges, renderRanges } from "./ranges.js";
+import { clipRanges, forgetSelection, renderRanges } from "./ranges.js";
 import { S } from "./state.js";
 
 // Cut lists (CSV, LosslessCut, OTIO, EDL, chapters): read and written by the engine (/api/lists/parse and
@@ -82,5 +82,6 @@ export function wireLists() {
 function replaceRanges(rows) {
   S.ranges = S.ranges.filter((r) => r.clip !== S.current.id).concat(rows.map((r) => ({ clip: S.current.id, ...r })));
   S.editing = null;
+  forgetSelection();
   renderRanges();
 }

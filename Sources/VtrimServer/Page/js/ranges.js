@@ -46,6 +46,12 @@ export function showProblem(text, kind) {
 // as it changes, and goes when it goes.
 let watching = false;
 export function watchSelection() { watching = true; }
+// Ranges replaced wholesale (a proposal, an imported list) or another clip opened: the selection is no candidate
+// range any more, so nothing is said about it until the user shapes it again.
+export function forgetSelection() {
+  watching = false;
+  if ($("range-problem").dataset.kind === "selection") showProblem("");
+}
 
 function checkSelection() {
   const box = $("range-problem");

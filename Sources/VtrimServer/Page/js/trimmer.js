@@ -1,16 +1,18 @@
 import { api, probe } from "./api.js";
 import { clearTyped, setCutControls } from "./controls.js";
+import { showCutsOf } from "./cuts.js";
 import { $, status } from "./dom.js";
 import { bytes, seconds } from "./format.js";
 import { attachPlayer, emptyPlayers, player, undock } from "./player.js";
-import { renderRanges } from "./ranges.js";
+import { forgetSelection, renderRanges } from "./ranges.js";
 import { S } from "./state.js";
 import { clearStrip, drawPlayhead, refreshTimeline } from "./timeline.js";
 
 // Trimmer: a clip opened (its facts, player and ranges, then its first timeline: timeline.js), and the
 // playhead, which follows playback and loops inside the selection.
 
-// Everything the previous clip left: the strip, labels, facts, notes, the top bar's message, the player.
+// Everything the previous clip left: the strip, labels, facts, notes, the top bar's message, the player (out of its
+// slot too: a clip that cannot be read has none), its cuts, a selection being shaped.
 function resetTrimmer() {
   status("");
   S.current = null; S.ops = []; S.frames = null; S.timeline = null;
@@ -23,6 +25,9 @@ function resetTrimmer() {
   $("strip").hidden = false;
   $("playhead").hidden = true;
   emptyPlayers();
+  $("player-slot").textContent = "";
+  $("cuts").textContent = "";
+  forgetSelection();
   setCutControls(false);
 }
 
@@ -54,6 +59,7 @@ export async function openTrimmer(clip) {
                   frameSeconds: Math.round(1e6 / fps) / 1e6 };
     $("min-duration").placeholder = "1 frame";
     facts(info);
+    showCutsOf(clip.id);
     await attachPlayer(clip);
     api(`/api/clips/${clip.id}/frames`).then((f) => { if (S.current && S.current.id === clip.id) S.frames = f.times; }).catch(() => {});
     renderRanges();
