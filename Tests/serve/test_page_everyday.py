@@ -196,3 +196,38 @@ def test_the_player_follows_a_typed_start(browser, everyday):
     wait_for(lambda: abs(js(browser, position) - 7.5) < 0.05, message="the player at the typed start")
     wait_for(lambda: settled(browser) and abs(js(browser, "return window.vtrim.timeline.selection.start") - 7.5) < 1e-6, message="the selection")
 
+
+
+@pytest.fixture(scope="module")
+def many():
+    """25 short clips: more than the feed's first screens."""
+    folder = tempfile.mkdtemp(prefix="vtrim-many-")
+    for index in range(1, 26):
+        shutil.copy(os.path.join(FIXTURES, "h264-aac.mp4"), os.path.join(folder, f"clip{index:02d}.mp4"))
+    running = Server(folder)
+    yield running
+    running.stop()
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_the_feed_opens_at_the_first_clip(browser, many):
+    browser.set_window_size(1280, 900)
+    open_page(browser, many)
+    wait_for(lambda: js(browser, "return document.querySelectorAll('#feed .card').length") >= 3, message="the feed's cards")
+    # Every card made so far laid out, over a few frames (cards are made at most six a frame).
+    browser.set_script_timeout(10)
+    state = browser.execute_async_script("""
+        const done = arguments[arguments.length - 1];
+        let frames = 0;
+        const next = () => {
+          if (++frames < 20) { requestAnimationFrame(next); return; }
+          const feed = document.getElementById('feed');
+          const first = [...feed.querySelectorAll('.card')].find(c => {
+            const r = c.getBoundingClientRect(), f = feed.getBoundingClientRect();
+            return r.bottom > f.top + 1 && r.top < f.bottom - 1; });
+          done([feed.scrollTop, first ? first.dataset.index : null, first ? first.querySelector('.name').title : null]);
+        };
+        requestAnimationFrame(next);""")
+    assert state[0] == 0 and state[1] == "0", state
+    assert state[2].endswith("clip01.mp4"), state
+    shot(browser, "feed-opens-at-the-first-clip")
