@@ -359,6 +359,28 @@ def test_a_preview_asked_for_before_its_file_exists_is_sent_whole(folder, cache)
         server.stop()
 
 
+
+@pytest.mark.worker_switches
+def test_a_preview_whose_file_never_comes_is_a_503_with_retry_after(folder, cache):
+    # The preview's worker never answers and never writes: the GET waits its bounded time for the first bytes, then
+    # says 503 preview_not_ready with Retry-After (never 200 and then nothing); the server goes on serving.
+    server = Server(folder, env=dict(cache, VTRIM_TEST_WORKER_HANG="preview:hevc.mp4"))
+    try:
+        clip = clip_id(server, "hevc.mp4")
+        response, state = post(server, f"/api/clips/{clip}/preview", {})
+        assert response.status == 200 and state["status"] == "running"
+        began = time.monotonic()
+        response, data = request(server, "GET", f"/media/{clip}/preview.mp4")
+        waited = time.monotonic() - began
+        assert response.status == 503, (response.status, data[:200])
+        assert json.loads(data)["error"]["code"] == "preview_not_ready", data
+        assert response.getheader("Retry-After") == "2"
+        # The bound is the server's 10 s (MediaController.previewFileWaitSeconds), not the client's 30 s timeout.
+        assert 9 <= waited <= 20, waited
+        assert_alive(server)
+    finally:
+        server.stop()
+
 def test_oversized_tile_and_strip_requests_are_refused(folder, cache):
     server = Server(folder, env=cache)
     try:
