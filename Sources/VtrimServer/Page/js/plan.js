@@ -112,6 +112,8 @@ function drawJoin(marks) {
 function loadFrames(clip) {
   if (P.clip === clip && P.loading) return P.loading;
   P.clip = clip; P.times = []; P.keyframes = []; P.plan = null; P.key = ""; P.body = null;
+  // Sound alone has no frames to ask for (the route answers 422).
+  if (S.current && S.current.id === clip && !S.current.info.video) return (P.loading = Promise.resolve());
   P.loading = api(`/api/clips/${clip}/frames`).then((f) => {
     if (P.clip !== clip) return;
     P.times = f.times || []; P.keyframes = f.keyframes || [];

@@ -61,7 +61,7 @@ export async function openTrimmer(clip) {
     facts(info);
     showCutsOf(clip.id);
     await attachPlayer(clip);
-    api(`/api/clips/${clip.id}/frames`).then((f) => { if (S.current && S.current.id === clip.id) S.frames = f.times; }).catch(() => {});
+    if (info.video) api(`/api/clips/${clip.id}/frames`).then((f) => { if (S.current && S.current.id === clip.id) S.frames = f.times; }).catch(() => {});
     renderRanges();
   } else if (player.parentElement !== $("player-slot")) {
     $("player-slot").append(player);
