@@ -11,6 +11,7 @@ import pytest
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.select import Select
 
 from conftest import FIXTURES, Server, wait_for
 from test_browser import clip_of, js, open_page, shot
@@ -215,7 +216,6 @@ def many():
 
 
 def test_the_feed_opens_at_the_first_clip(browser, many):
-    browser.set_window_size(1280, 900)
     open_page(browser, many)
     wait_for(lambda: js(browser, "return document.querySelectorAll('#feed .card').length") >= 3, message="the feed's cards")
     # Every card made so far laid out, over a few frames (cards are made at most six a frame).
@@ -235,3 +235,27 @@ def test_the_feed_opens_at_the_first_clip(browser, many):
     assert state[0] == 0 and state[1] == "0", state
     assert state[2].endswith("clip01.mp4"), state
     shot(browser, "feed-opens-at-the-first-clip")
+
+
+@pytest.mark.parametrize("width", [1400, 420])
+def test_the_grid_fills_the_width(browser, many, width):
+    before = browser.get_window_size()
+    browser.set_window_size(width, 900)
+    try:
+        open_page(browser, many)
+        Select(browser.find_element(By.ID, "library-view")).select_by_value("grid")
+        wait_for(lambda: js(browser, "return document.querySelectorAll('#feed.grid .card').length") >= 2, message="grid cards")
+        # The first row's cards, laid out (once a frame).
+        row = wait_for(lambda: (lambda r: r if r and all(c[2] > 0 for c in r) else None)(js(browser, """
+            const feed = document.getElementById('feed'), f = feed.getBoundingClientRect();
+            const cards = [...feed.querySelectorAll('.card')].map(c => c.getBoundingClientRect()).filter(r => Math.abs(r.top - f.top - 4) < 2);
+            return cards.map(r => [r.left - f.left, r.right - f.left, r.width, feed.clientWidth]);""")), message="the first row")
+        shot(browser, f"grid-{width}")
+        inner = row[0][3]
+        # No empty strip on the right (at most a margin) and no narrow card alone.
+        assert max(r[1] for r in row) >= inner - 10, row
+        assert min(r[0] for r in row) <= 6, row
+        if len(row) == 1:
+            assert row[0][2] >= inner * 0.9, row
+    finally:
+        browser.set_window_size(before["width"], before["height"])

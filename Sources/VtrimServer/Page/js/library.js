@@ -12,7 +12,7 @@ import { S } from "./state.js";
 // onto the rows, so every clip is reachable: past the cap a scroll position stands for a row, not for pixels.
 
 const PAGE = 100;
-const GRID_CELL = { width: 232, height: 212 };
+const GRID_CELL = { width: 232, height: 212, margin: 4 };
 const L = {
   total: 0, version: -1, probesVersion: -1, listing: "", query: "", sort: "path", order: "asc", view: "feed",
   pages: new Map(), loading: new Map(), cards: new Map(), generation: 0, walked: true,
@@ -100,13 +100,15 @@ function geometry() {
   const feed = $("feed");
   const viewHeight = Math.max(1, feed.clientHeight);
   const columns = L.view === "grid" ? Math.max(1, Math.floor(feed.clientWidth / GRID_CELL.width)) : 1;
+  // Grid cells share the whole width (no empty strip on the right, no narrow card alone on a phone).
+  const cellWidth = Math.max(GRID_CELL.width, Math.floor(feed.clientWidth / columns));
   const rowHeight = L.view === "grid" ? GRID_CELL.height : viewHeight;
   const rows = Math.ceil(L.total / columns);
   const realHeight = rows * rowHeight;
   const shownHeight = Math.min(realHeight, L.maxScrollPixels);
   // Past the cap a scroll position maps linearly onto the real offsets, end to end.
   const scale = realHeight > shownHeight && shownHeight > viewHeight ? (realHeight - viewHeight) / (shownHeight - viewHeight) : 1;
-  return { viewHeight, columns, rowHeight, rows, realHeight, shownHeight, scale };
+  return { viewHeight, columns, cellWidth, rowHeight, rows, realHeight, shownHeight, scale };
 }
 
 let layoutQueued = false;
@@ -171,8 +173,11 @@ function renderWindow() {
     const top = scrollTop + (row * g.rowHeight - offset);
     // Offsets, not transforms: scroll snapping reads the layout box.
     card.style.top = top + "px";
-    if (L.view === "grid") card.style.left = column * GRID_CELL.width + "px";
-    card.style.height = (L.view === "grid" ? GRID_CELL.height - 8 : g.rowHeight) + "px";
+    if (L.view === "grid") {
+      card.style.left = column * g.cellWidth + "px";
+      card.style.width = g.cellWidth - 2 * GRID_CELL.margin + "px";
+    }
+    card.style.height = (L.view === "grid" ? GRID_CELL.height - 2 * GRID_CELL.margin : g.rowHeight) + "px";
   }
   // Cards in index order in the DOM (tests and keyboard order read it).
   const ordered = [...L.cards.entries()].sort((a, b) => a[0] - b[0]).map((e) => e[1]);
