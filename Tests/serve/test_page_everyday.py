@@ -259,3 +259,21 @@ def test_the_grid_fills_the_width(browser, many, width):
             assert row[0][2] >= inner * 0.9, row
     finally:
         browser.set_window_size(before["width"], before["height"])
+
+
+def test_a_grid_card_of_sound_shows_its_badge_and_waveform(browser, everyday):
+    open_page(browser, everyday)
+    Select(browser.find_element(By.ID, "library-view")).select_by_value("grid")
+    card = wait_for(lambda: js(browser, "return [...document.querySelectorAll('#feed.grid .card')].find(c => c.querySelector('.name').title === 'audio-only.m4a')"),
+                    message="the audio clip's grid card")
+    wait_for(lambda: "audio only" in [b.text for b in card.find_elements(By.CSS_SELECTOR, ".badge")], timeout=20, message="the audio only badge")
+    poster = wait_for(lambda: js(browser, "const p = arguments[0].querySelector('.poster'); return p && !p.hidden && p.complete && p.naturalWidth > 0 ? p : null", card),
+                      timeout=30, message="the waveform poster")
+    coloured = js(browser, """const image = arguments[0], canvas = document.createElement('canvas');
+        canvas.width = image.naturalWidth; canvas.height = image.naturalHeight;
+        const context = canvas.getContext('2d'); context.drawImage(image, 0, 0);
+        const data = context.getImageData(0, 0, canvas.width, canvas.height).data;
+        let count = 0; for (let i = 0; i < data.length; i += 4) if (data[i + 2] > 200 && data[i] > 100) count++;
+        return count;""", poster)
+    assert coloured > 20, coloured
+    shot(browser, "grid-audio-only")

@@ -209,14 +209,8 @@ function makeCard(clip, index) {
     // A poster: the engine's first filmstrip cell, made lazily by a worker and cached on disk.
     const poster = document.createElement("img");
     poster.className = "poster"; poster.alt = ""; poster.loading = "lazy";
-    if (!clip.unreadable && clip.has_video !== false) {
-      // The first cell of a strip of 200-point cells over the clip (the strip needs room for three).
-      const query = "strip_width=600&thumb_width=200&thumb_height=112&mode=fast" + (clip.duration ? `&max=${clip.duration}&min=${Math.min(1, clip.duration)}` : "");
-      poster.src = `/api/clips/${clip.id}/filmstrip.png?${query}&first=0&count=1`;
-      poster.addEventListener("error", () => { poster.hidden = true; }, { once: true });
-    } else {
-      poster.hidden = true;
-    }
+    poster.addEventListener("error", () => { poster.hidden = true; });
+    setPoster(poster, clip);
     card.append(poster, name, meta, trim);
   } else {
     const video = document.createElement("video");
@@ -230,6 +224,21 @@ function makeCard(clip, index) {
   if (clip.has_video === false) badge(card, "audio only");
   if (clip.folder_problem) badge(card, "folder unreadable");
   return card;
+}
+
+// A grid card's picture: the first cell of a strip of 200-point cells over the clip (the strip needs room for three);
+// for sound alone, the whole strip, which the engine draws as the waveform; none for a file it cannot read. Set again
+// when a probe tells what the clip holds.
+function setPoster(poster, clip) {
+  const kind = clip.unreadable ? "none" : clip.has_video === false ? "waveform" : "picture";
+  if (poster.dataset.kind === kind) return;
+  poster.dataset.kind = kind;
+  poster.hidden = kind === "none";
+  if (kind === "none") { poster.removeAttribute("src"); return; }
+  const span = clip.duration ? `&max=${clip.duration}&min=${Math.min(1, clip.duration)}` : "";
+  poster.src = kind === "waveform"
+    ? `/api/clips/${clip.id}/filmstrip.png?strip_width=600&thumb_width=200&thumb_height=112${span}&first=0&count=3`
+    : `/api/clips/${clip.id}/filmstrip.png?strip_width=600&thumb_width=200&thumb_height=112&mode=fast${span}&first=0&count=1`;
 }
 
 function facts(clip) {
@@ -366,6 +375,8 @@ async function refreshProbed(probesVersion) {
     if (clip.probed) for (const b of card.querySelectorAll(".badge")) if (b.textContent === "probing") b.remove();
     if (clip.has_video === false) badge(card, "audio only");
     if (clip.unreadable) markUnreadable(card, clip.unreadable);
+    const poster = card.querySelector(".poster");
+    if (poster) setPoster(poster, clip);
   }
 }
 
