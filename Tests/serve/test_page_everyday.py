@@ -43,6 +43,16 @@ def settled(browser):
         js(browser, "return window.vtrim.opsSent") == js(browser, "return window.vtrim.ops.map(o => o[0] + ':' + o[1]).join(',')")
 
 
+def waveform_pixels(browser, image):
+    """Pixels of an image in the waveform's bar colour (not only the background): the engine drew the sound."""
+    return js(browser, """const image = arguments[0], canvas = document.createElement('canvas');
+        canvas.width = image.naturalWidth; canvas.height = image.naturalHeight;
+        const context = canvas.getContext('2d'); context.drawImage(image, 0, 0);
+        const data = context.getImageData(0, 0, canvas.width, canvas.height).data;
+        let count = 0; for (let i = 0; i < data.length; i += 4) if (data[i + 2] > 200 && data[i] > 100) count++;
+        return count;""", image)
+
+
 def test_the_trimmer_opens_on_the_whole_clip(browser, everyday):
     open_page(browser, everyday)
     open_clip(browser, everyday, "twelve.mp4")
@@ -128,13 +138,7 @@ def test_an_audio_only_clip_plays_and_shows_its_waveform(browser, everyday):
              message=f"audio playback ({js(browser, state)})")
     tile = wait_for(lambda: js(browser, "return [...document.querySelectorAll('#strip-content .tile')].find(t => t.dataset.loaded && t.naturalWidth > 0)"),
                     timeout=30, message="a waveform tile")
-    # Drawn: the bar colour is in the tile, not only the background.
-    coloured = js(browser, """const image = arguments[0], canvas = document.createElement('canvas');
-        canvas.width = image.naturalWidth; canvas.height = image.naturalHeight;
-        const context = canvas.getContext('2d'); context.drawImage(image, 0, 0);
-        const data = context.getImageData(0, 0, canvas.width, canvas.height).data;
-        let count = 0; for (let i = 0; i < data.length; i += 4) if (data[i + 2] > 200 && data[i] > 100) count++;
-        return count;""", tile)
+    coloured = waveform_pixels(browser, tile)
     assert coloured > 20, coloured
     # Sound alone has no frames: the page never asks for them (the route answers 422, once from each of two places).
     clip = js(browser, "return window.vtrim.current.id")
@@ -269,11 +273,6 @@ def test_a_grid_card_of_sound_shows_its_badge_and_waveform(browser, everyday):
     wait_for(lambda: "audio only" in [b.text for b in card.find_elements(By.CSS_SELECTOR, ".badge")], timeout=20, message="the audio only badge")
     poster = wait_for(lambda: js(browser, "const p = arguments[0].querySelector('.poster'); return p && !p.hidden && p.complete && p.naturalWidth > 0 ? p : null", card),
                       timeout=30, message="the waveform poster")
-    coloured = js(browser, """const image = arguments[0], canvas = document.createElement('canvas');
-        canvas.width = image.naturalWidth; canvas.height = image.naturalHeight;
-        const context = canvas.getContext('2d'); context.drawImage(image, 0, 0);
-        const data = context.getImageData(0, 0, canvas.width, canvas.height).data;
-        let count = 0; for (let i = 0; i < data.length; i += 4) if (data[i + 2] > 200 && data[i] > 100) count++;
-        return count;""", poster)
+    coloured = waveform_pixels(browser, poster)
     assert coloured > 20, coloured
     shot(browser, "grid-audio-only")

@@ -341,15 +341,20 @@ def test_an_evicted_preview_is_made_again(folder, cache):
         server.stop()
 
 
+def started_preview(server, name):
+    """The clip's id, once its preview is asked for and under way."""
+    clip = clip_id(server, name)
+    response, state = post(server, f"/api/clips/{clip}/preview", {})
+    assert response.status == 200 and state["status"] == "running"
+    return clip
+
 @pytest.mark.worker_switches
 def test_a_preview_asked_for_before_its_file_exists_is_sent_whole(folder, cache):
     # The page GETs a preview right after its POST; the worker here starts 2 s late, so the GET comes before the
     # file exists. It must wait for it and end with the whole file (it answered 200 and then nothing, forever).
     server = Server(folder, env=dict(cache, VTRIM_TEST_WORKER_DELAY="preview:hevc.mp4"))
     try:
-        clip = clip_id(server, "hevc.mp4")
-        response, state = post(server, f"/api/clips/{clip}/preview", {})
-        assert response.status == 200 and state["status"] == "running"
+        clip = started_preview(server, "hevc.mp4")
         response, streamed = request(server, "GET", f"/media/{clip}/preview.mp4")
         assert response.status == 200
         assert api(server, f"/api/clips/{clip}/preview")["status"] == "done"
@@ -366,9 +371,7 @@ def test_a_preview_whose_file_never_comes_is_a_503_with_retry_after(folder, cach
     # says 503 preview_not_ready with Retry-After (never 200 and then nothing); the server goes on serving.
     server = Server(folder, env=dict(cache, VTRIM_TEST_WORKER_HANG="preview:hevc.mp4"))
     try:
-        clip = clip_id(server, "hevc.mp4")
-        response, state = post(server, f"/api/clips/{clip}/preview", {})
-        assert response.status == 200 and state["status"] == "running"
+        clip = started_preview(server, "hevc.mp4")
         began = time.monotonic()
         response, data = request(server, "GET", f"/media/{clip}/preview.mp4")
         waited = time.monotonic() - began

@@ -26,7 +26,8 @@ function describePlan(job) {
   return [text, ...warnings, ...notes].join("\n");
 }
 
-async function followCut(box, job) {
+// `reveal`: a cut started here is scrolled into view when it ends; one listed on opening the clip is not.
+async function followCut(box, job, reveal = true) {
   for (;;) {
     // Another clip opened: its own cuts are shown now (showCutsOf).
     if (!box.isConnected) return;
@@ -78,7 +79,7 @@ async function followCut(box, job) {
       box.append(result);
     }
     // The result where the user is looking, however far down the list of ranges pushed it.
-    box.scrollIntoView({ block: "nearest" });
+    if (reveal) box.scrollIntoView({ block: "nearest" });
     return;
   }
 }
@@ -103,7 +104,7 @@ export async function showCutsOf(clipId) {
     if (list.querySelector(`[data-cut="${CSS.escape(job.id)}"]`)) continue;
     const box = cutBox(job);
     list.append(box);
-    followCut(box, job);
+    followCut(box, job, false);
   }
 }
 

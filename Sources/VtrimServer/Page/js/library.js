@@ -302,15 +302,20 @@ export function onCardVisibility(entries) {
   for (const [card, r] of visibility) if (r >= ratio && card.isConnected) { best = card; ratio = r; }
   for (const card of $("feed").querySelectorAll(".card")) {
     const video = card.querySelector("video");
-    if (!video) continue;
-    if (card === best && !$("view-library").hidden) {
-      fillCard(card).then(() => { if (card === currentFeedCard) video.play().catch(() => {}); });
-    } else if (!video.paused) {
-      video.pause();
-    }
+    if (video && card !== best && !video.paused) video.pause();
   }
   currentFeedCard = best;
+  // The card in view is filled (probe, strip, its video attached) and plays once the feed rests on it: cards flown
+  // past while scrolling start no media (attaching one is a long task of its own).
+  clearTimeout(settling);
+  if (!best || !best.querySelector("video")) return;
+  settling = setTimeout(() => {
+    if (best !== currentFeedCard || !best.isConnected || $("view-library").hidden) return;
+    fillCard(best).then(() => { if (best === currentFeedCard) best.querySelector("video").play().catch(() => {}); });
+  }, SETTLE_MS);
 }
+const SETTLE_MS = 150;
+let settling = null;
 
 export function pauseFeed() { for (const video of $("feed").querySelectorAll("video")) video.pause(); }
 
