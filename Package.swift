@@ -39,6 +39,8 @@ let package = Package(
         ),
         // FreeType and fontconfig: text on thumbnails (timestamps, contact sheet headers).
         .systemLibrary(name: "CFreeType", pkgConfig: "freetype2", providers: [.apt(["libfreetype-dev", "libfontconfig-dev"])]),
+        // Debian's SQLite (libsqlite3): what `vtrim serve` knows across restarts (VtrimServer/State).
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // Pure timeline math; imports nothing.
         .target(name: "TimelineCore"),
         // A lock ThreadSanitizer can see (pthread), for state threads share.
@@ -61,7 +63,7 @@ let package = Package(
         .target(
             name: "VtrimServer",
             dependencies: [
-                "WorkerProtocol", "LibraryFiles", "TimelineCore", "Locking",
+                "WorkerProtocol", "LibraryFiles", "TimelineCore", "Locking", "CSQLite",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),

@@ -13,6 +13,8 @@ import WorkerProtocol
 /// repeated edits never collide. One range or several: the same request, plan and write (`WorkerRequest.plan`,
 /// `.write`).
 /// `cancel` withdraws a queued cut or stops a running one (its temporary file is removed).
+/// Every cut is kept in the state database (`History`): a restarted server lists the cuts made before, and serves
+/// their outputs; a cut the last run did not finish is `failed` with the code `interrupted`.
 final class CutQueue: Sendable {
     enum Status: String, Sendable { case queued, running, done, failed, cancelled }
 
@@ -26,6 +28,15 @@ final class CutQueue: Sendable {
         var report: JSON
         /// The shown plan (`POST /api/plans`) this cut runs as it was shown; nil when the cut was planned for itself.
         var planID: String? = nil
+        /// Seconds since the epoch: queued, and ended (nil until then).
+        var createdAt: Double = 0
+        var endedAt: Double? = nil
+    }
+
+    /// Where the cuts are kept: the state database, under the library's key.
+    struct History: Sendable {
+        let database: StateDatabase
+        let library: String
     }
 
     /// A plan the page was shown (`POST /api/plans`: the dry run, nothing queued or written), kept so a cut posted
@@ -57,6 +68,7 @@ final class CutQueue: Sendable {
     private let pool: WorkerPool
     private let quarantine: Quarantine
     private let threads: ThreadShare
+    private let history: History?
     private let jobs = Locked<[String: Job]>([:])
     private let order = Locked<[String]>([])
     private let tickets = Locked<[String: WorkerPool.Ticket]>([:])
@@ -70,13 +82,41 @@ final class CutQueue: Sendable {
     /// Shown plans kept for cuts to take: the newest ones (a page plans on every handle move, debounced).
     static let shownKept = 200
 
-    init(outputFolder: String?, interactive: WorkerPool, pool: WorkerPool, quarantine: Quarantine, threads: ThreadShare) {
+    init(outputFolder: String?, interactive: WorkerPool, pool: WorkerPool, quarantine: Quarantine, threads: ThreadShare, history: History? = nil) {
         self.outputFolder = outputFolder
         self.interactive = interactive
         self.pool = pool
         self.quarantine = quarantine
         self.threads = threads
+        self.history = history
+        restore()
     }
+
+    /// The cuts kept from earlier runs (the newest `finishedKept`); one that had not ended then never will.
+    private func restore() {
+        guard let history else { return }
+        let kept = history.database.cuts(library: history.library, limit: Self.finishedKept)
+        var restored: [String: Job] = [:]
+        for cut in kept {
+            var job = Job(id: Self.id(cut.number), clip: cut.clip, output: cut.output, status: Status(rawValue: cut.status) ?? .failed,
+                          progress: cut.status == Status.done.rawValue ? 1 : 0, report: cut.report, planID: cut.planID,
+                          createdAt: cut.createdAt, endedAt: cut.endedAt)
+            if job.status == .queued || job.status == .running {
+                job.status = .failed
+                job.endedAt = Date().timeIntervalSince1970
+                job.report = .object([("path", .string(cut.source)), ("error", .object([
+                    ("code", .string("interrupted")), ("message", .string("the server stopped before this cut ended; nothing was written")),
+                ]))])
+                history.database.updateCut(number: cut.number, status: job.status.rawValue, report: job.report, endedAt: job.endedAt)
+            }
+            restored[job.id] = job
+        }
+        jobs.withLock { $0 = restored }
+        order.withLock { $0 = kept.map { Self.id($0.number) } }
+        if let last = kept.last { counter.store(Int(clamping: last.number), ordering: .relaxed) }
+    }
+
+    private static func id(_ number: Int64) -> String { String(format: "c%04lld", number) }
 
     /// Plans the edit of `ranges` (one range, or several joined, in time order) and queues it; the plan's report is
     /// the answer (or why there is no plan). The plan comes back as a value the server keeps as it is and hands to
@@ -86,7 +126,8 @@ final class CutQueue: Sendable {
     func submit(clip: Library.Clip, ranges: [ServeRange], shape: EditShape, mode: EditMode?, planID: String? = nil) async throws(SubmitError) -> Job {
         if let planID, let taken = shownPlan(planID), taken.clip == clip.id, taken.version == clip.version, taken.ranges == ranges,
            taken.shape == shape, taken.mode == mode, reserve(exactly: taken.output) {
-            return enqueue(clip: clip, output: taken.output, plan: taken.plan, report: taken.report, planID: taken.id)
+            return enqueue(clip: clip, ranges: ranges, shape: shape, mode: mode, output: taken.output, plan: taken.plan, report: taken.report,
+                           planID: taken.id)
         }
         let output = reserveName(for: clip, ranges: ranges, shape: shape)
         let made: (plan: String, report: JSON)
@@ -96,7 +137,7 @@ final class CutQueue: Sendable {
             release(output)
             throw error
         }
-        return enqueue(clip: clip, output: output, plan: made.plan, report: made.report, planID: nil)
+        return enqueue(clip: clip, ranges: ranges, shape: shape, mode: mode, output: output, plan: made.plan, report: made.report, planID: nil)
     }
 
     /// The plan of an edit as `submit` would make it (the same worker request, into the output name `submit` would
@@ -142,10 +183,29 @@ final class CutQueue: Sendable {
     }
 
     /// Queues a planned edit whose output name is reserved.
-    private func enqueue(clip: Library.Clip, output: String, plan: String, report: JSON, planID: String?) -> Job {
+    private func enqueue(clip: Library.Clip, ranges: [ServeRange], shape: EditShape, mode: EditMode?, output: String, plan: String,
+                         report: JSON, planID: String?) -> Job {
         let request = WorkerRequest.write(path: clip.path, plan: plan)
-        let id = String(format: "c%04d", counter.add(1, ordering: .relaxed).newValue)
-        let job = Job(id: id, clip: clip.id, output: output, status: .queued, progress: 0, report: report, planID: planID)
+        let created = Date().timeIntervalSince1970
+        // The database numbers the cut (two servers over one library never reuse an id); without it, this run does.
+        let asked = JSON.object([
+            ("ranges", .array(ranges.map { .object([("start", .number($0.start)), ("end", .number($0.end)), ("label", .optional($0.label))]) })),
+            ("shape", .string(shape.rawValue)), ("mode", .optional(mode?.rawValue)),
+        ])
+        let stored = history.flatMap { history in
+            history.database.insertCut(library: history.library, StoredCut(
+                number: 0, clip: clip.id, source: clip.path, output: output, request: asked, plan: plan, planID: planID,
+                status: Status.queued.rawValue, report: report, createdAt: created, endedAt: nil))
+        }
+        let number: Int
+        if let stored {
+            number = Int(clamping: stored)
+            counter.store(number, ordering: .relaxed)
+        } else {
+            number = counter.add(1, ordering: .relaxed).newValue
+        }
+        let id = Self.id(Int64(number))
+        let job = Job(id: id, clip: clip.id, output: output, status: .queued, progress: 0, report: report, planID: planID, createdAt: created)
         jobs.withLock { $0[id] = job }
         order.withLock { $0.append(id) }
         pruneFinished()
@@ -153,7 +213,7 @@ final class CutQueue: Sendable {
                                      progress: { [self] fraction in update(id) { if $0.status == .queued { $0.status = .running }; $0.progress = fraction } },
                                      cleanup: { TemporaryName(output: output).removeStale() })
         tickets.withLock { $0[id] = ticket }
-        let task = Task { await run(id, ticket: ticket, clip: clip, output: output) }
+        let task = Task { await run(id, ticket: ticket, clip: clip, output: output, stored: stored) }
         runs.withLock { $0[id] = task }
         Task {
             await task.value
@@ -162,13 +222,17 @@ final class CutQueue: Sendable {
         return job
     }
 
-    private func run(_ id: String, ticket: WorkerPool.Ticket, clip: Library.Clip, output: String) async {
+    private func run(_ id: String, ticket: WorkerPool.Ticket, clip: Library.Clip, output: String, stored: Int64?) async {
         defer {
             release(output)
             tickets.withLock { _ = $0.removeValue(forKey: id) }
+            if let ended = job(id) {
+                if let history, let stored { history.database.updateCut(number: stored, status: ended.status.rawValue, report: ended.report, endedAt: ended.endedAt) }
+            }
         }
         let result = await pool.run(ticket)
         update(id) { job in
+            job.endedAt = Date().timeIntervalSince1970
             if case .cancelled = result {
                 job.status = .cancelled
                 return

@@ -89,6 +89,8 @@ final class Server: Sendable {
     let cuts: CutQueue
     let previews: Previews
     let cache: DiskCache
+    /// What outlives the run: the walk, probes, cuts (nil only when SQLite cannot open even a database in memory).
+    let state: StateDatabase?
     /// The signal that stopped the server (0 while running).
     let stoppedBy = Atomic<Int32>(0)
     private let running = Locked<ServiceGroup?>(nil)
@@ -100,7 +102,7 @@ final class Server: Sendable {
     }
 
     /// The state folder, made if need be; nil (said once, on stderr) where it cannot be written — a read-only home, a
-    /// container run read-only: the library is then known for this run only.
+    /// container run read-only: the state database is then one in memory, for this run only.
     static func usableStateFolder(_ folder: String) -> String? {
         // Made part by part with mkdir(2), so that a refusal names its reason (Foundation's error says only "error 512").
         var made = folder.hasPrefix("/") ? "" : "."
@@ -114,7 +116,7 @@ final class Server: Sendable {
         }
         if problem == nil, access(folder, W_OK | X_OK) != 0 { problem = "cannot write there: \(String(cString: strerror(errno)))" }
         guard let problem else { return folder }
-        FileHandle.standardError.write(Data("vtrim serve: cannot keep the library's state in \(folder) (\(problem)); what is probed is kept for this run only\n".utf8))
+        FileHandle.standardError.write(Data("vtrim serve: cannot keep the library's state in \(folder) (\(problem)); what is learned is kept in memory for this run only\n".utf8))
         return nil
     }
 
@@ -128,7 +130,15 @@ final class Server: Sendable {
         let base = environment["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? (NSHomeDirectory() + "/.cache")
         let cacheFolder = options.cacheFolder ?? base + "/vtrim/serve"
         let stateFolder = options.stateFolder ?? Self.defaultStateFolder(environment)
-        library = Library(folders: options.folders, indexFolder: Self.usableStateFolder(stateFolder), formerIndexFolder: cacheFolder)
+        let usableState = Self.usableStateFolder(stateFolder)
+        let state = StateDatabase.open(folder: usableState) { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
+        self.state = state
+        let library = Library(folders: options.folders, state: state)
+        self.library = library
+        // The tab-separated index earlier versions kept (in the cache, then the state folder): replaced by the database.
+        for folder in [cacheFolder, usableState].compactMap({ $0 }) {
+            unlink((folder as NSString).appendingPathComponent("library-\(library.key).tsv"))
+        }
         let cores = max(1, ProcessInfo.processInfo.activeProcessorCount)
         let cutWorkers = options.cutWorkers ?? Self.defaultCutWorkers(cores: cores)
         let executable = options.workerExecutable ?? WorkerProcess.ownExecutable
@@ -141,7 +151,8 @@ final class Server: Sendable {
         cache = DiskCache(folder: cacheFolder, limitBytes: options.cacheSizeBytes)
         // Each cut worker's share of the cores (an encoder's threads, its decoder half of them).
         let share = ThreadShare(cores: cores, jobs: cutWorkers)
-        cuts = CutQueue(outputFolder: options.outputFolder, interactive: interactive, pool: long, quarantine: quarantine, threads: share)
+        cuts = CutQueue(outputFolder: options.outputFolder, interactive: interactive, pool: long, quarantine: quarantine, threads: share,
+                        history: state.map { CutQueue.History(database: $0, library: library.key) })
         previews = Previews(cache: cache, pool: long, threads: share)
         library.start()
     }

@@ -225,6 +225,37 @@ def test_a_join_through_the_api_equals_vtrim_cut_keep(server, clips_folder, tmp_
     os.unlink(done["output"])
 
 
+def test_cuts_and_their_outputs_survive_a_restart(clips_folder, tmp_path):
+    """What was cut, when, where the output is and its report: kept in the state database, so a restarted server lists
+    the cuts made before and serves their outputs; a new cut takes a new id."""
+    out = tmp_path / "out"
+    out.mkdir()
+    env = {"XDG_CACHE_HOME": str(tmp_path / "cache"), "XDG_STATE_HOME": str(tmp_path / "state")}
+    first = Server(clips_folder, "--output-dir", str(out), env=env)
+    try:
+        clip = clip_id(first, "h264-aac.mp4")
+        status, job = post(first, "/api/cuts", {"clip": clip, "start": 0.5, "end": 1.5})
+        assert status == 202, job
+        done = wait_for(lambda: (lambda j: j if j["status"] in ("done", "failed") else None)(api(first, "/api/cuts/" + job["id"])),
+                        timeout=60, message="the cut")
+        assert done["status"] == "done" and done["created_at"] <= done["ended_at"], done
+        response, written = request(first, "GET", done["url"])
+        assert response.status == 200 and written
+    finally:
+        first.stop()
+    second = Server(clips_folder, "--output-dir", str(out), env=env)
+    try:
+        kept = next(cut for cut in api(second, "/api/cuts") if cut["id"] == job["id"])
+        for key in ("status", "clip", "output", "actual", "mode", "created_at", "ended_at", "url"):
+            assert kept[key] == done[key], key
+        response, served = request(second, "GET", kept["url"])
+        assert response.status == 200 and served == written
+        status, again = post(second, "/api/cuts", {"clip": clip, "start": 2, "end": 3})
+        assert status == 202 and again["id"] != job["id"], again
+    finally:
+        second.stop()
+
+
 def test_bad_ranges_and_lists_are_refused_and_the_server_keeps_serving(server):
     clip = clip_id(server, "h264-aac.mp4")
     status, answer = post(server, "/api/cuts", {"clip": clip, "ranges": [{"start": 2, "end": 3}, {"start": 1, "end": 2.5}]})

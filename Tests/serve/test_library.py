@@ -5,6 +5,7 @@ unreadable."""
 import json
 import os
 import shutil
+import sqlite3
 import subprocess
 import time
 
@@ -132,29 +133,46 @@ def test_files_that_appear_and_vanish_show_within_5_seconds(big, library):
     wait_for(lambda: api(big, "/api/clips?limit=1")["total"] == COUNT, timeout=within, message="the files gone")
 
 
+def state_rows(database, sql):
+    """Rows of the server's state database (read as a second program would, beside a running server too)."""
+    connection = sqlite3.connect(f"file:{database}?mode=ro", uri=True)
+    try:
+        return connection.execute(sql).fetchall()
+    finally:
+        connection.close()
+
+
 @pytest.mark.worker_switches
-def test_the_index_survives_a_restart(library, tmp_path):
+def test_the_library_state_survives_a_restart(library, tmp_path):
     cache = {"XDG_CACHE_HOME": str(tmp_path / "cache")}
     first = Server(library, env=cache)
     try:
         wait_for(lambda: api(first, "/api/clips?limit=1")["probed"] >= 200, timeout=60, message="some probes")
     finally:
         first.stop()
-    index = [name for name in os.listdir(tmp_path / "cache-state" / "vtrim") if name.startswith("library-")]
-    assert len(index) == 1
-    # Every probe of the second server hangs (a debug build's test switch): what it knows of durations is the index's.
+    database = tmp_path / "cache-state" / "vtrim" / "vtrim.sqlite3"
+    probed = state_rows(database, "SELECT count(*) FROM files WHERE probed = 1")[0][0]
+    assert probed >= 200
+    # Every probe of the second server hangs (a debug build's test switch): what it knows is the database's.
     second = Server(library, env=dict(cache, VTRIM_TEST_WORKER_HANG="probe:clips/"))
     try:
         page = wait_for(lambda: (lambda p: p if p["total"] == COUNT else None)(api(second, "/api/clips?limit=1")),
-                        message="the listing from the index")
+                        message="the listing from the database")
         assert page["probed"] >= 200
+        # A probed clip opens from its kept probe: the engine, which would hang, is not asked.
+        item = next(item for item in api(second, "/api/clips?limit=500&sort=duration")["items"] if item["duration"] is not None)
+        started = time.monotonic()
+        opened = api(second, f"/api/clips/{item['id']}")
+        assert opened["id"] == item["id"] and opened["duration"] == pytest.approx(item["duration"])
+        assert time.monotonic() - started < 5
     finally:
         second.stop()
 
 
 def test_the_library_state_is_kept_outside_the_cache(tmp_path):
     """The index sat in the tile cache's folder and was evicted like a tile: with a small cache it was gone after four
-    tiles, and the next start probed every clip again. It lives in the state folder; the cache counts only its own."""
+    tiles, and the next start probed every clip again. It is a database in the state folder; the cache counts only its
+    own; every probe is kept whole, so a clip opened after a restart asks the engine nothing."""
     folder = tmp_path / "clips"
     os.makedirs(folder)
     names = ["h264-aac.mp4", "hevc.mp4", "rot90.mp4"]
@@ -162,6 +180,8 @@ def test_the_library_state_is_kept_outside_the_cache(tmp_path):
         shutil.copy(os.path.join(FIXTURES, name), folder / name)
     cache, state = tmp_path / "cache", tmp_path / "state"
     env = {"XDG_CACHE_HOME": str(cache), "XDG_STATE_HOME": str(state)}
+    # The tab-separated index of earlier versions, where they kept it: removed.
+    os.makedirs(cache / "vtrim" / "serve")
     first = Server(str(folder), "--cache-size", "10K", env=env)
     try:
         items = wait_for(lambda: (lambda page: page["items"] if page["probed"] == 3 else None)(api(first, "/api/clips")),
@@ -171,22 +191,42 @@ def test_the_library_state_is_kept_outside_the_cache(tmp_path):
                 response, data = request(first, "GET", f"/api/clips/{item['id']}/filmstrip.png?strip_width=600&thumb_width=40"
                                                        f"&thumb_height=50&max=2&first=0&count={count}")
                 assert response.status == 200 and data[:4] == b"\x89PNG"
+        probes = {item["id"]: api(first, f"/api/clips/{item['id']}") for item in items}
     finally:
         first.stop()
-    index = [name for name in os.listdir(state / "vtrim") if name.startswith("library-")]
-    assert len(index) == 1
-    with open(state / "vtrim" / index[0]) as handle:
-        text = handle.read()
-    assert all(name in text for name in names), text
+    database = state / "vtrim" / "vtrim.sqlite3"
+    rows = state_rows(database, "SELECT display, probed, codec FROM files ORDER BY display")
+    assert [(name, 1) for name in sorted(names)] == [row[:2] for row in rows], rows
+    assert {row[2] for row in rows} == {"h264", "hevc"}
+    assert state_rows(database, "SELECT count(*) FROM probes")[0][0] == 3
     assert set(os.listdir(cache / "vtrim" / "serve")) <= {"tiles", "previews"}
-    # An index where an earlier version kept it (the cache folder) is moved to the state folder.
-    os.rename(state / "vtrim" / index[0], cache / "vtrim" / "serve" / index[0])
     second = Server(str(folder), env=env)
     try:
         assert api(second, "/api/clips?limit=1")["total"] == 3
+        for clip_id, probe in probes.items():
+            assert api(second, f"/api/clips/{clip_id}") == probe
     finally:
         second.stop()
-    assert os.path.exists(state / "vtrim" / index[0]) and not os.path.exists(cache / "vtrim" / "serve" / index[0])
+
+
+def test_a_damaged_state_database_is_moved_aside_and_the_library_served(tmp_path):
+    folder = tmp_path / "clips"
+    os.makedirs(folder)
+    shutil.copy(os.path.join(FIXTURES, "h264-aac.mp4"), folder / "a.mp4")
+    state = tmp_path / "state"
+    os.makedirs(state / "vtrim")
+    damaged = b"SQLite format 3\x00" + b"\x07" * 4096
+    (state / "vtrim" / "vtrim.sqlite3").write_bytes(damaged)
+    server = Server(str(folder), env={"XDG_CACHE_HOME": str(tmp_path / "cache"), "XDG_STATE_HOME": str(state)})
+    try:
+        wait_for(lambda: api(server, "/api/clips")["probed"] == 1, timeout=30, message="the clip probed")
+        lines = [line for line in server.stderr().splitlines() if "moved aside" in line]
+        assert len(lines) == 1 and "vtrim.sqlite3" in lines[0], server.stderr()
+    finally:
+        server.stop()
+    aside = [name for name in os.listdir(state / "vtrim") if name.startswith("vtrim.sqlite3.damaged-")]
+    assert len(aside) == 1 and (state / "vtrim" / aside[0]).read_bytes() == damaged
+    assert state_rows(state / "vtrim" / "vtrim.sqlite3", "SELECT display, probed FROM files") == [("a.mp4", 1)]
 
 
 def test_a_state_folder_that_cannot_be_written_is_said_and_the_library_served(tmp_path):

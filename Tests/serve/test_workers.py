@@ -251,7 +251,7 @@ def _ended(pid):
 def test_workers_end_with_a_killed_server(folder, cache, tmp_path):
     # A server killed outright (SIGKILL, the OOM killer) leaves no engine process working on: each worker dies with it
     # (its parent-death signal), its cut stopped and the temporary file removed.
-    server, _, out = start_long_cut(folder, cache, tmp_path)
+    server, job, out = start_long_cut(folder, cache, tmp_path)
     try:
         workers = server.workers()
         assert workers
@@ -265,6 +265,13 @@ def test_workers_end_with_a_killed_server(folder, cache, tmp_path):
         wait_for(lambda: os.listdir(out) == [], timeout=10, message="the partial output to be removed")
     finally:
         server.stop()
+    # The restarted server lists the cut as ended: it never will, and nothing was written.
+    restarted = Server(folder, "--output-dir", str(out), env=cache)
+    try:
+        kept = api(restarted, f"/api/cuts/{job['id']}")
+        assert kept["status"] == "failed" and kept["error"]["code"] == "interrupted" and "ended_at" in kept, kept
+    finally:
+        restarted.stop()
 
 
 def test_a_worker_whose_server_is_already_gone_ends_at_once():

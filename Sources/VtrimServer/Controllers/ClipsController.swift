@@ -92,10 +92,7 @@ struct ClipsController {
         if let cached = server.library.cachedProbe(clip) { return .success(cached) }
         switch await server.engine(clip, .probe(path: clip.path), pool: server.interactive) {
         case let .result(report, reply):
-            var members: [(String, JSON)] = [("id", .string(clip.id)), ("name", .string(clip.relativePath)),
-                                             ("mime", reply.mime.map(JSON.string) ?? .null)]
-            if case let .object(fields) = report { members += fields.map { $0.0 == "path" ? ("path", .string(clip.relativePath)) : $0 } }
-            let json = JSON.object(members)
+            let json = Self.probeObject(clip, report: report, mime: reply.mime)
             server.library.storeProbe(clip, json)
             return .success(json)
         case let .refused(report):
@@ -106,6 +103,14 @@ struct ClipsController {
             return .failure(EngineFailure(response: APIError.response(.internalServerError, code: "engine_unavailable",
                                                                       message: "the engine answered a probe with bytes")))
         }
+    }
+
+    /// `GET /api/clips/{id}`'s object from the engine's probe: the clip's id, relative path and MIME type, then
+    /// `vtrim probe --json`'s fields (its `path` relative too).
+    static func probeObject(_ clip: Library.Clip, report: JSON, mime: String?) -> JSON {
+        var members: [(String, JSON)] = [("id", .string(clip.id)), ("name", .string(clip.relativePath)), ("mime", mime.map(JSON.string) ?? .null)]
+        if case let .object(fields) = report { members += fields.map { $0.0 == "path" ? ("path", .string(clip.relativePath)) : $0 } }
+        return .object(members)
     }
 
     struct EngineFailure: Error {

@@ -137,6 +137,15 @@ struct CutsController {
         if let plan = job.planID { members.append(("plan_id", .string(plan))) }
         if case let .object(fields) = job.report { members += fields.filter { !["id", "status", "progress"].contains($0.0) } }
         if job.status == .done { members.append(("url", .string("/media/cuts/\(job.id)"))) }
+        members.append(("created_at", .string(Self.utc(job.createdAt))))
+        if let ended = job.endedAt { members.append(("ended_at", .string(Self.utc(ended)))) }
         return .object(members)
+    }
+
+    /// ISO 8601 in UTC to the second ("2026-11-29T19:30:05Z").
+    static func utc(_ seconds: Double) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        return formatter.string(from: Date(timeIntervalSince1970: seconds.isFinite ? seconds : 0))
     }
 }

@@ -2,7 +2,8 @@ import Foundation
 
 /// Probes the library's clips in the background, in path order, one at a time in the server's background worker, so
 /// the list can sort and filter by duration and codec and show which clips cannot be read. Each result (or refusal)
-/// goes to the library's summaries, and from there to the on-disk index: a clip is probed once per file version.
+/// goes to the library (its summary to the listing, the whole probe to the state database): a clip is probed once
+/// per file version.
 enum BackgroundProber {
     static func run(_ server: Server) async {
         var position = 0
@@ -26,8 +27,10 @@ enum BackgroundProber {
                     continue
                 }
                 switch await server.engine(clip, .probe(path: clip.path), pool: server.background) {
-                case let .result(report, _):
-                    server.library.storeSummary(clip, ClipSummary(probe: report))
+                case let .result(report, reply):
+                    // Whole, as `GET /api/clips/{id}` answers it: kept, so opening the clip later (after a restart too)
+                    // asks the engine nothing.
+                    server.library.storeProbe(clip, ClipsController.probeObject(clip, report: report, mime: reply.mime))
                 case let .refused(report):
                     let code: String
                     if case let .string(text)? = report.member("error")?.member("code") { code = text } else { code = "unreadable" }

@@ -7,12 +7,12 @@ import WorkerProtocol
 /// listed under their sources; a file given instead of a folder is served alone), each with a stable id derived
 /// from its folder and relative path — the client never sends a path.
 ///
-/// The folders are walked on a thread of their own, never on a request: first the on-disk index of the last run is
+/// The folders are walked on a thread of their own, never on a request: first what the state database knew is
 /// listed (a large library shows at once), then a walk checks it, then inotify names each folder that changes and
 /// only that folder is listed again (where inotify is missing or out of watches, a full walk every
 /// `fallbackRescanSeconds`). Each walk publishes an immutable snapshot with its orders made; a request takes the
 /// snapshot and pages through it. Probe summaries (duration, codec) come from the background prober and from
-/// requests, are kept per file version, and go to the index too.
+/// requests, are kept per file version, and go to the state database too (`StateDatabase`: files, probes).
 final class Library: Sendable {
     struct Clip: Sendable {
         let id: String
@@ -25,6 +25,9 @@ final class Library: Sendable {
         var cuts: [Clip] = []
         /// Why its folder cannot be listed now (the clip is as last seen), or nil.
         var folderProblem: String?
+        /// Which served folder it is under, and its path there: its row in the state database.
+        var root = 0
+        var relativeInRoot = ""
 
         var size: Int64 { version.sizeBytes }
         var modifiedSeconds: Double { Double(version.modifiedNanoseconds) / 1e9 }
@@ -40,7 +43,11 @@ final class Library: Sendable {
     let roots: [String]
     private let resolvedRoots: [String]
     private let rootIsFile: [Bool]
-    private let indexPath: String?
+    /// Each root's key in the state database (nil: it could not be stat'ed at start, and is not kept).
+    private let rootKeys: [RootKey?]
+    private let state: StateDatabase?
+    /// This set of folders, for the rows that belong to the library as a whole (the cuts made).
+    let key: String
 
     struct Snapshot: Sendable {
         var clips: [Clip] = []
@@ -57,7 +64,7 @@ final class Library: Sendable {
         var orders: [OrderKey: [Int]] = [:]
         var generation = 0
         var epoch = 0
-        /// A walk has finished (before, the clips are the on-disk index's).
+        /// A walk has finished (before, the clips are the state database's).
         var walked = false
         /// Every folder is watched (false: full rescans every `fallbackRescanSeconds`).
         var watching = false
@@ -88,9 +95,8 @@ final class Library: Sendable {
         let filters: ClipQuery.Filters
     }
 
-    /// `indexFolder`: where the on-disk index lives (the state folder), nil for none. `formerIndexFolder`: where earlier
-    /// versions kept it (the cache folder, whose eviction deleted it); an index found there is moved to `indexFolder`.
-    init(folders: [String], indexFolder: String?, formerIndexFolder: String? = nil) {
+    /// `state`: where what is walked and probed is kept across runs (nil: nowhere).
+    init(folders: [String], state: StateDatabase?) {
         // A folder given twice (or by two names) is served once.
         var seen = Set<String>()
         var unique: [(given: String, real: String)] = []
@@ -103,22 +109,9 @@ final class Library: Sendable {
         resolvedRoots = resolved
         // Whether each root is a file (`vtrim serve clip.mp4`), decided once: a folder that goes away stays a folder.
         rootIsFile = roots.map { !InputWalker.isDirectory($0) }
-        // One index per set of folders.
-        let indexName = "library-\(Library.identifier(root: resolved.joined(separator: "\u{0}"), relative: "index")).tsv"
-        indexPath = indexFolder.map { ($0 as NSString).appendingPathComponent(indexName) }
-        if let indexPath, let formerIndexFolder, !FileManager.default.fileExists(atPath: indexPath) {
-            let former = (formerIndexFolder as NSString).appendingPathComponent(indexName)
-            if rename(former, indexPath) != 0, errno == EXDEV {
-                // Another filesystem: copied whole under a temporary name, put in place, then the old one removed.
-                let writing = TemporaryName(output: indexPath), temporary = writing.makePath()
-                if (try? FileManager.default.copyItem(atPath: former, toPath: temporary)) != nil,
-                   (try? writing.commit(temporary, replacing: false)) != nil {
-                    unlink(former)
-                } else {
-                    unlink(temporary)
-                }
-            }
-        }
+        rootKeys = resolved.map(RootKey.of)
+        self.state = state
+        key = Library.identifier(root: resolved.joined(separator: "\u{0}"), relative: "index")
     }
 
     /// Starts the scanning thread (once).
@@ -132,7 +125,7 @@ final class Library: Sendable {
         thread.start()
     }
 
-    /// Stops the scanning thread, which saves the index (with the probes made since the last save) before it ends;
+    /// Stops the scanning thread, which saves the walk (with the summaries made since the last save) before it ends;
     /// waits for it at most a few seconds.
     func stop() {
         guard !stopped.withLock({ flag in defer { flag = true }; return flag }) else { return }
@@ -261,21 +254,34 @@ final class Library: Sendable {
     func current(_ clip: Clip) -> Clip {
         guard let version = FileVersion.of(clip.path), version != clip.version else { return clip }
         return Clip(id: clip.id, relativePath: clip.relativePath, path: clip.path, version: version, cuts: clip.cuts,
-                    folderProblem: clip.folderProblem)
+                    folderProblem: clip.folderProblem, root: clip.root, relativeInRoot: clip.relativeInRoot)
     }
 
-    /// The cached probe of a clip's version, if any.
+    /// The probe of a clip's version made before (in this run, or kept in the state database), if any.
     func cachedProbe(_ clip: Clip) -> JSON? {
-        probes.withLock { $0[clip.path].flatMap { $0.version == clip.version ? $0.json : nil } }
+        if let json = probes.withLock({ $0[clip.path].flatMap { $0.version == clip.version ? $0.json : nil } }) { return json }
+        guard let state, rootKeys.indices.contains(clip.root), let root = rootKeys[clip.root],
+              let text = state.probe(root: root, relative: clip.relativeInRoot, version: clip.version),
+              let json = try? JSON(parsing: text), case .object = json else { return nil }
+        remember(clip, json)
+        return json
     }
 
+    /// A clip's whole probe (`GET /api/clips/{id}`'s object): kept in memory for the clips in use, in the state
+    /// database for every clip, and summarized for the listing.
     func storeProbe(_ clip: Clip, _ json: JSON) {
+        remember(clip, json)
+        if let state, rootKeys.indices.contains(clip.root), let root = rootKeys[clip.root] {
+            state.storeProbe(root: root, relative: clip.relativeInRoot, version: clip.version, json: json.serialized)
+        }
+        storeSummary(clip, ClipSummary(probe: json))
+    }
+
+    private func remember(_ clip: Clip, _ json: JSON) {
         probes.withLock { table in
-            // Whole probes are kept for the clips in use only; the summary of every clip is kept below.
             if table.count >= Self.fullProbeCacheEntries { table.removeAll(keepingCapacity: true) }
             table[clip.path] = (clip.version, json)
         }
-        storeSummary(clip, ClipSummary(probe: json))
     }
 
     func storeSummary(_ clip: Clip, _ summary: ClipSummary) {
@@ -304,11 +310,11 @@ final class Library: Sendable {
     private func scanLoop() {
         var tree = LibraryTree(roots: roots, rootIsFile: rootIsFile)
         var watch = FolderWatch()
-        loadIndex()
+        var saved = loadState()
         tree.scanAll()
         watch.watch(tree.folders.filter { $0.value.unreadable == nil }.keys)
         publish(tree, watching: watch.isComplete)
-        save(tree)
+        save(tree, &saved)
         var lastFullScan = ProcessInfo.processInfo.systemUptime
         var lastSave = lastFullScan
         var lastEpoch = lastFullScan
@@ -365,27 +371,43 @@ final class Library: Sendable {
                 unsaved = true
             }
             if unsaved, now - lastSave >= Self.saveEverySeconds {
-                save(tree)
+                save(tree, &saved)
                 lastSave = now
                 unsaved = false
             }
         }
-        if unsaved || summariesChanged.withLock({ $0 }) { save(tree) }
+        if unsaved || summariesChanged.withLock({ $0 }) { save(tree, &saved) }
     }
 
-    /// What the on-disk index of an earlier run knew, served until the first walk is done.
-    private func loadIndex() {
-        guard let indexPath else { return }
-        let entries = LibraryIndexFile.load(indexPath, roots: roots)
-        guard !entries.isEmpty else { return }
-        summaries.withLock { table in
-            for entry in entries {
-                guard let summary = entry.summary else { continue }
-                table[path(root: entry.root, relative: entry.relative)] = (entry.version, summary)
+    /// A file's row in the state database: its root and its path there.
+    private struct SavedKey: Hashable {
+        let root: Int
+        let relative: String
+    }
+
+    /// What the state database knew from an earlier run (or another server over the same folders), served until the
+    /// first walk is done; returned as what is saved, so the next save writes only what changed.
+    private func loadState() -> [SavedKey: StoredFile] {
+        guard let state else { return [:] }
+        var saved: [SavedKey: StoredFile] = [:]
+        for (root, key) in rootKeys.enumerated() {
+            guard let key else { continue }
+            for file in state.files(under: key) {
+                // A file root's one row is its own name.
+                if rootIsFile[root], file.relative != (roots[root] as NSString).lastPathComponent { continue }
+                saved[SavedKey(root: root, relative: file.relative)] = file
             }
         }
-        publish(files: entries.map { ($0.root, $0.relative, LibraryTree.File(version: $0.version, isOutput: $0.isOutput), nil) },
+        guard !saved.isEmpty else { return [:] }
+        summaries.withLock { table in
+            for (key, file) in saved {
+                guard let summary = file.summary else { continue }
+                table[rootIsFile[key.root] ? roots[key.root] : path(root: key.root, relative: key.relative)] = (file.version, summary)
+            }
+        }
+        publish(files: saved.map { ($0.key.root, $0.key.relative, LibraryTree.File(version: $0.value.version, isOutput: $0.value.isOutput), nil) },
                 walked: false, watching: false, problems: [])
+        return saved
     }
 
     private func path(root: Int, relative: String) -> String {
@@ -417,7 +439,7 @@ final class Library: Sendable {
             let prefix = roots.count > 1 && !isFile ? (roots[entry.root] as NSString).lastPathComponent + "/" : ""
             let clip = Clip(id: Self.identifier(root: resolvedRoots[entry.root], relative: entry.relative),
                             relativePath: prefix + entry.relative, path: isFile ? roots[entry.root] : path(root: entry.root, relative: entry.relative),
-                            version: entry.file.version, folderProblem: entry.problem)
+                            version: entry.file.version, folderProblem: entry.problem, root: entry.root, relativeInRoot: entry.relative)
             if entry.file.isOutput { outputs.append(clip) } else { clips.append((entry.root, clip)) }
         }
         // In no order: the snapshot's orders are made below.
@@ -495,19 +517,35 @@ final class Library: Sendable {
         snap.orders = orders(snap)
     }
 
-    private func save(_ tree: LibraryTree) {
-        guard let indexPath else { return }
+    /// Writes to the state database what changed since `saved` (the files listed now, with their summaries), and
+    /// removes the rows of files gone; `saved` becomes what is listed.
+    private func save(_ tree: LibraryTree, _ saved: inout [SavedKey: StoredFile]) {
+        guard let state else { return }
         let known = summaries.withLock { $0 }
-        var entries: [LibraryIndexFile.Entry] = []
+        var now: [SavedKey: StoredFile] = [:]
+        func add(_ root: Int, _ relative: String, _ path: String, _ file: LibraryTree.File) {
+            let summary = known[path].flatMap { $0.version == file.version ? $0.summary : nil }
+            now[SavedKey(root: root, relative: relative)] = StoredFile(relative: relative, version: file.version, isOutput: file.isOutput, summary: summary)
+        }
         for (folderPath, folder) in tree.folders {
             for (name, file) in folder.files {
-                let path = folderPath.hasSuffix("/") ? folderPath + name : folderPath + "/" + name
-                let summary = known[path].flatMap { $0.version == file.version ? $0.summary : nil }
-                entries.append(LibraryIndexFile.Entry(root: folder.root, relative: folder.relative.isEmpty ? name : folder.relative + "/" + name,
-                                                      version: file.version, isOutput: file.isOutput, summary: summary))
+                add(folder.root, folder.relative.isEmpty ? name : folder.relative + "/" + name,
+                    folderPath.hasSuffix("/") ? folderPath + name : folderPath + "/" + name, file)
             }
         }
-        LibraryIndexFile.save(entries, roots: roots, to: indexPath)
+        for (root, file) in tree.singleFiles { add(root, (roots[root] as NSString).lastPathComponent, roots[root], file) }
+        var changed: [(root: RootKey, file: StoredFile)] = []
+        var removed: [(root: RootKey, relative: String)] = []
+        for (key, file) in now where saved[key] != file {
+            if let root = rootKeys[key.root] { changed.append((root, file)) }
+        }
+        // A served folder that is missing now (an unplugged drive) keeps its rows for when it is back.
+        let present = Set(roots.indices.filter { rootIsFile[$0] ? tree.singleFiles[$0] != nil : tree.folders[roots[$0]] != nil })
+        for key in saved.keys where now[key] == nil && present.contains(key.root) {
+            if let root = rootKeys[key.root] { removed.append((root, key.relative)) }
+        }
+        state.saveFiles(changed, removed: removed)
+        saved = now
     }
 
     /// 16 hex digits of FNV-1a over the folder and the relative path: stable across runs and restarts.

@@ -1,0 +1,66 @@
+import Foundation
+import WorkerProtocol
+
+/// A cut as the `cuts` table keeps it: what was asked, the plan run, where the output is, how it ended.
+struct StoredCut: Sendable, Equatable {
+    /// The row's number, the cut's id (`c0042`).
+    var number: Int64
+    var clip: String
+    var source: String
+    var output: String
+    /// `{ranges, shape, mode}` as asked.
+    var request: JSON
+    /// The plan the writing worker ran (the worker protocol's `planned`).
+    var plan: String
+    var planID: String?
+    var status: String
+    /// The plan's report, then the run's, or the engine's error.
+    var report: JSON
+    /// Seconds since the epoch.
+    var createdAt: Double
+    var endedAt: Double?
+}
+
+/// The `cuts` table: every cut a server over this library queued, kept across restarts.
+extension StateDatabase {
+    /// Adds a queued cut; its number (the id), or nil when it could not be written.
+    func insertCut(library: String, _ cut: StoredCut) -> Int64? {
+        use("keep a cut") { connection throws(SQLiteError) in
+            try connection.prepare("""
+                INSERT INTO cuts (library, clip, source, output, request, plan, plan_id, status, report, created_at, ended_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """).run([.text(library), .text(cut.clip), .blob(Array(cut.source.utf8)), .blob(Array(cut.output.utf8)),
+                          .text(cut.request.serialized), .text(cut.plan), .optional(cut.planID), .text(cut.status),
+                          .text(cut.report.serialized), .real(cut.createdAt), .optional(cut.endedAt)])
+            return try connection.scalar("SELECT last_insert_rowid()")?.integer
+        } ?? nil
+    }
+
+    /// A cut's status and report as they are now.
+    func updateCut(number: Int64, status: String, report: JSON, endedAt: Double?) {
+        _ = use("keep a cut's end") { connection throws(SQLiteError) in
+            try connection.prepare("UPDATE cuts SET status = ?, report = ?, ended_at = ? WHERE number = ?")
+                .run([.text(status), .text(report.serialized), .optional(endedAt), .integer(number)])
+        }
+    }
+
+    /// The newest `limit` cuts of `library`, oldest first. Rows that do not read back (damaged JSON, a path that is not
+    /// text) are left out.
+    func cuts(library: String, limit: Int) -> [StoredCut] {
+        let rows = use("read the cuts") { connection throws(SQLiteError) in
+            try connection.rows("""
+                SELECT number, clip, source, output, request, plan, plan_id, status, report, created_at, ended_at
+                FROM cuts WHERE library = ? ORDER BY number DESC LIMIT ?
+                """, [.text(library), .integer(Int64(max(0, limit)))])
+        } ?? []
+        return rows.reversed().compactMap { row -> StoredCut? in
+            guard row.count == 11, let number = row[0].integer, let clip = row[1].text,
+                  let source = row[2].blob.flatMap({ String(validating: $0, as: UTF8.self) }),
+                  let output = row[3].blob.flatMap({ String(validating: $0, as: UTF8.self) }),
+                  let request = row[4].text.flatMap({ try? JSON(parsing: $0) }), let plan = row[5].text, let status = row[7].text,
+                  let report = row[8].text.flatMap({ try? JSON(parsing: $0) }), let created = row[9].real else { return nil }
+            return StoredCut(number: number, clip: clip, source: source, output: output, request: request, plan: plan,
+                             planID: row[6].text, status: status, report: report, createdAt: created, endedAt: row[10].real)
+        }
+    }
+}
