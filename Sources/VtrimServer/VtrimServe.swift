@@ -31,6 +31,9 @@ public struct ServeOptions: Sendable {
     /// Where the library's state (its index of walked and probed files) is kept (nil: `$XDG_STATE_HOME/vtrim`, else
     /// `~/.local/state/vtrim`): never in the cache, whose files are evicted.
     public var stateFolder: String?
+    /// Seconds a file being written must go unwritten (its size held) before it is listed and probed; a file closed
+    /// after writing or moved in is listed at once (`--settle`).
+    public var settleSeconds: Double = 3
     /// Whether the server owns SIGINT/SIGTERM and prints its address (the command line); an embedder stops
     /// it with `Server.stop()`.
     public var standalone = true
@@ -133,7 +136,7 @@ final class Server: Sendable {
         let usableState = Self.usableStateFolder(stateFolder)
         let state = StateDatabase.open(folder: usableState) { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
         self.state = state
-        let library = Library(folders: options.folders, state: state)
+        let library = Library(folders: options.folders, state: state, settleSeconds: options.settleSeconds)
         self.library = library
         // The tab-separated index earlier versions kept (in the cache, then the state folder): replaced by the database.
         for folder in [cacheFolder, usableState].compactMap({ $0 }) {

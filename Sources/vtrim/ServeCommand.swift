@@ -42,6 +42,9 @@ struct ServeCommand: ParsableCommand {
     @Option(name: .customLong("state-dir"), help: ArgumentHelp("Where the library's state is kept (default: $XDG_STATE_HOME/vtrim, else ~/.local/state/vtrim); never in the cache.", valueName: "folder"))
     var stateDir: String?
 
+    @Option(help: ArgumentHelp("Seconds a file being written into a served folder must go unwritten before it is listed and probed (a file closed or moved in is listed at once; 0: at every write).", valueName: "seconds"))
+    var settle: Double = 3
+
     @Option(name: .customLong("cut-workers"), help: ArgumentHelp("Engine processes for cuts and previews (default: 2, 1 on two cores; at most cores - 1).", valueName: "n"))
     var cutWorkers: Int?
 
@@ -59,6 +62,7 @@ struct ServeCommand: ParsableCommand {
             throw ValidationError("--cut-workers must be 1–\(max(1, cores - 1)) here (one core stays for the page's own requests)")
         }
         if !(workerTimeout.isFinite && workerTimeout >= 1) { throw ValidationError("--worker-timeout must be at least 1 second") }
+        if !(settle.isFinite && (0...3600).contains(settle)) { throw ValidationError("--settle must be 0–3600 seconds") }
         if let token, token.count < 8 || !token.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) {
             throw ValidationError("--token must be at least 8 letters, digits, '-' or '_'")
         }
@@ -77,6 +81,7 @@ struct ServeCommand: ParsableCommand {
                                    json: json, verbose: verbose, cacheSizeBytes: ByteSize.parse(cacheSize) ?? 0,
                                    cutWorkers: cutWorkers, workerTimeoutSeconds: workerTimeout)
         options.stateFolder = stateDir
+        options.settleSeconds = settle
         let status = VtrimServe.run(options)
         if status != 0 { throw ExitCode(status) }
     }

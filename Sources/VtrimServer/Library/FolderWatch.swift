@@ -1,6 +1,7 @@
 import Glibc
 
-/// inotify over the library's folders: which folders changed since the last call, so only they are listed again.
+/// inotify over the library's folders: which folders changed since the last call, so only they are listed again, and
+/// which files are being written (listed once they settle) or were just closed.
 /// Where inotify is missing, refused, or runs out of watches (`fs.inotify.max_user_watches`), `isComplete` is false
 /// and the library falls back to bounded full rescans. Used by the scanning thread alone.
 struct FolderWatch: ~Copyable {
@@ -44,24 +45,30 @@ struct FolderWatch: ~Copyable {
         }
     }
 
-    enum Changes: Equatable {
-        case none
-        case folders(Set<String>)
+    /// What the kernel said since the last call.
+    struct Changes: Equatable {
+        /// Folders whose listing changed: an entry made, removed, renamed, its attributes changed.
+        var folders: Set<String> = []
+        /// Files being written (created or modified, not yet closed): listed once they settle.
+        var writing: Set<String> = []
+        /// Files closed after writing, or moved in: done, listed now.
+        var written: Set<String> = []
         /// The kernel's queue overflowed: anything may have changed.
-        case everything
+        var overflow = false
+
+        var isEmpty: Bool { folders.isEmpty && writing.isEmpty && written.isEmpty && !overflow }
     }
 
-    /// Waits up to `milliseconds` for events, then returns every folder with a change so far.
+    /// Waits up to `milliseconds` for events, then returns every change so far.
     mutating func changes(waitingMilliseconds milliseconds: Int32) -> Changes {
+        var changes = Changes()
         guard descriptor >= 0 else {
             var none = pollfd()
             _ = poll(&none, 0, milliseconds)
-            return .none
+            return changes
         }
         var waiting = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-        guard poll(&waiting, 1, milliseconds) > 0 else { return .none }
-        var changed = Set<String>()
-        var overflow = false
+        guard poll(&waiting, 1, milliseconds) > 0 else { return changes }
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
             let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
@@ -74,13 +81,21 @@ struct FolderWatch: ~Copyable {
                      bytes.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self),
                      bytes.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self))
                 }
-                if mask & UInt32(IN_Q_OVERFLOW) != 0 { overflow = true }
+                // The name is NUL-padded after the header (bounded by what was read).
+                let start = offset + header, end = min(count, start + Int(nameLength))
+                let name = start < end ? String(decoding: buffer[start..<end].prefix { $0 != 0 }, as: UTF8.self) : ""
+                if mask & UInt32(IN_Q_OVERFLOW) != 0 { changes.overflow = true }
                 if let folder = folderByWatch[watch] {
+                    let file = name.isEmpty || mask & UInt32(IN_ISDIR) != 0 ? nil : (folder.hasSuffix("/") ? folder + name : folder + "/" + name)
                     if mask & (UInt32(IN_DELETE_SELF) | UInt32(IN_MOVE_SELF)) != 0 {
                         // The folder itself went: its parent lists it as gone.
-                        changed.insert(Self.parent(of: folder))
+                        changes.folders.insert(Self.parent(of: folder))
+                    } else if let file, mask & (UInt32(IN_MODIFY) | UInt32(IN_CREATE)) != 0 {
+                        changes.writing.insert(file)
+                    } else if let file, mask & (UInt32(IN_CLOSE_WRITE) | UInt32(IN_MOVED_TO)) != 0 {
+                        changes.written.insert(file)
                     } else {
-                        changed.insert(folder)
+                        changes.folders.insert(folder)
                     }
                 }
                 if mask & UInt32(IN_IGNORED) != 0, let folder = folderByWatch.removeValue(forKey: watch) {
@@ -89,8 +104,7 @@ struct FolderWatch: ~Copyable {
                 offset += header + Int(nameLength)
             }
         }
-        if overflow { return .everything }
-        return changed.isEmpty ? .none : .folders(changed)
+        return changes
     }
 
     private static func parent(of path: String) -> String {

@@ -38,6 +38,8 @@ final class Library: Sendable {
     static let quietMilliseconds: Int32 = 200
     static let latestApplySeconds = 1.0
     static let saveEverySeconds = 5.0
+    /// A file being written is listed once nothing has written to it (and its size held) this long (`--settle`).
+    let settleSeconds: Double
     static let fullProbeCacheEntries = 256
 
     let roots: [String]
@@ -96,7 +98,8 @@ final class Library: Sendable {
     }
 
     /// `state`: where what is walked and probed is kept across runs (nil: nowhere).
-    init(folders: [String], state: StateDatabase?) {
+    init(folders: [String], state: StateDatabase?, settleSeconds: Double = 3) {
+        self.settleSeconds = settleSeconds.isFinite ? max(0, settleSeconds) : 3
         // A folder given twice (or by two names) is served once.
         var seen = Set<String>()
         var unique: [(given: String, real: String)] = []
@@ -319,38 +322,49 @@ final class Library: Sendable {
         var lastSave = lastFullScan
         var lastEpoch = lastFullScan
         var dirty = Set<String>()
+        var settling = SettlingFiles()
         var firstDirty: Double?
         var unsaved = false
         while !stopped.withLock({ $0 }) {
             let changes = watch.changes(waitingMilliseconds: Self.quietMilliseconds)
             let now = ProcessInfo.processInfo.systemUptime
             var changed = false
-            var everything = false
-            switch changes {
-            case .none:
-                break
-            case let .folders(folders):
-                // A served folder itself went away or was moved (its parent is not ours): everything is listed again.
-                if folders.contains(where: { folder in tree.folders[folder] == nil && roots.contains { ($0 as NSString).deletingLastPathComponent == folder } }) {
-                    everything = true
-                } else {
-                    dirty.formUnion(folders)
-                    firstDirty = firstDirty ?? now
-                }
-            case .everything:
+            var everything = changes.overflow
+            // A served folder itself went away or was moved (its parent is not ours): everything is listed again.
+            if changes.folders.contains(where: { folder in tree.folders[folder] == nil && roots.contains { ($0 as NSString).deletingLastPathComponent == folder } }) {
                 everything = true
+            }
+            var ready = changes.folders
+            // Media files being written wait until they settle (or are closed); a file closed or moved in is ready now.
+            for file in changes.writing where settleSeconds > 0 && Self.isMedia(file) { settling.touch(file, at: now) }
+            for file in changes.written where Self.isMedia(file) || settling.contains(file) {
+                settling.remove(file)
+                ready.insert((file as NSString).deletingLastPathComponent)
+            }
+            if settleSeconds <= 0 {
+                for file in changes.writing where Self.isMedia(file) { ready.insert((file as NSString).deletingLastPathComponent) }
+            }
+            ready.formUnion(settling.settled(at: now, after: settleSeconds))
+            if !ready.isEmpty {
+                dirty.formUnion(ready)
+                firstDirty = firstDirty ?? now
+            }
+            let quiet = changes.folders.isEmpty && changes.written.isEmpty && !changes.overflow
+            if quiet, !changes.writing.isEmpty {
+                // Only writes: a copy makes an event per write, so the next look is a poll period away, not at once.
+                usleep(UInt32(Self.quietMilliseconds) * 1000)
             }
             // Without inotify, or with a served folder missing (nothing to watch until it is back), full rescans.
             let rootMissing = roots.indices.contains { !rootIsFile[$0] && tree.folders[roots[$0]] == nil }
             if everything || (!watch.isComplete || rootMissing) && now - lastFullScan >= Self.fallbackRescanSeconds {
-                tree.scanAll()
+                tree.scanAll(holding: settling.files)
                 dirty = []
                 firstDirty = nil
                 changed = true
                 lastFullScan = now
-            } else if let first = firstDirty, changes == .none || now - first >= Self.latestApplySeconds {
+            } else if let first = firstDirty, quiet || now - first >= Self.latestApplySeconds {
                 // The changed folders listed again once they are quiet (or at the latest after a second).
-                for folder in dirty { tree.rescan(folder: folder) }
+                for folder in dirty { tree.rescan(folder: folder, holding: settling.files) }
                 dirty = []
                 firstDirty = nil
                 changed = true
@@ -377,6 +391,10 @@ final class Library: Sendable {
             }
         }
         if unsaved || summariesChanged.withLock({ $0 }) { save(tree, &saved) }
+    }
+
+    private static func isMedia(_ path: String) -> Bool {
+        InputWalker.mediaExtensions.contains((path as NSString).pathExtension.lowercased())
     }
 
     /// A file's row in the state database: its root and its path there.

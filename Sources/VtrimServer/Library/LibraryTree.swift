@@ -49,14 +49,16 @@ struct LibraryTree {
         resolvedRoots = roots.map { URL(fileURLWithPath: $0).resolvingSymlinksInPath().standardizedFileURL.path }
     }
 
-    /// Every root from scratch. Returns the folders now listed (to watch).
-    mutating func scanAll() {
+    /// Every root from scratch. `holding`: files being written (`SettlingFiles`), kept as they were listed before, or
+    /// not listed yet.
+    mutating func scanAll(holding: Set<String> = []) {
+        let previous = folders
         folders = [:]
         identities = [:]
         singleFiles = [:]
         for (index, root) in roots.enumerated() {
             if !rootIsFile[index] {
-                list(folder: root, root: index, relative: "")
+                list(folder: root, root: index, relative: "", holding: holding, before: previous)
             } else if let version = FileVersion.of(root) {
                 singleFiles[index] = File(version: version, isOutput: false)
             }
@@ -65,9 +67,9 @@ struct LibraryTree {
 
     /// Lists `folder` again (after a change in it): files added, changed or removed there, folders below it
     /// that appeared (listed whole) or went (dropped with everything under them).
-    mutating func rescan(folder path: String) {
+    mutating func rescan(folder path: String, holding: Set<String> = []) {
         guard let known = folders[path] else { return }
-        list(folder: path, root: known.root, relative: known.relative, previous: known)
+        list(folder: path, root: known.root, relative: known.relative, previous: known, holding: holding)
     }
 
     /// Single-file roots are stat'ed again (cheap; they have no folder to watch).
@@ -83,7 +85,8 @@ struct LibraryTree {
         return changed
     }
 
-    private mutating func list(folder path: String, root: Int, relative: String, previous: Folder? = nil) {
+    private mutating func list(folder path: String, root: Int, relative: String, previous: Folder? = nil, holding: Set<String> = [],
+                               before: [String: Folder] = [:]) {
         let identity = Self.identity(of: path)
         if let identity, let owner = identities[identity], owner != path { return }
         guard let directory = opendir(path) else {
@@ -120,6 +123,11 @@ struct LibraryTree {
                 if InputWalker.isStoryboardFolder(name) { continue }
                 subfolders.append((child, below, FolderIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))))
             } else if kind == S_IFREG, InputWalker.mediaExtensions.contains((name as NSString).pathExtension.lowercased()) {
+                if holding.contains(child) {
+                    // Being written: as it was listed before, if it was.
+                    if let listed = (previous ?? before[path])?.files[name] { folder.files[name] = listed }
+                    continue
+                }
                 folder.files[name] = File(version: FileVersion(info), isOutput: InputWalker.isVtrimOutput(name))
             }
         }
@@ -129,7 +137,7 @@ struct LibraryTree {
         folders[path] = folder
         for (child, below, identity) in subfolders {
             guard let known = folders[child] else {
-                list(folder: child, root: root, relative: below)
+                list(folder: child, root: root, relative: below, holding: holding, before: before)
                 continue
             }
             // Listed before: again only if it could not be read then — what it held stays, marked, while it still
@@ -137,9 +145,9 @@ struct LibraryTree {
             // (deleted and made again between two events).
             if known.identity != identity {
                 drop(folder: child)
-                list(folder: child, root: root, relative: below)
+                list(folder: child, root: root, relative: below, holding: holding)
             } else if known.unreadable != nil {
-                list(folder: child, root: root, relative: below, previous: known)
+                list(folder: child, root: root, relative: below, previous: known, holding: holding)
             }
         }
         // A subfolder skipped as a second way into a folder already listed is not one of ours.
