@@ -34,7 +34,7 @@ let package = Package(
             name: "CAV",
             linkerSettings: [
                 .linkedLibrary("avformat"), .linkedLibrary("avcodec"), .linkedLibrary("avutil"),
-                .linkedLibrary("swscale"), .linkedLibrary("png16"),
+                .linkedLibrary("swscale"), .linkedLibrary("swresample"), .linkedLibrary("png16"),
             ]
         ),
         // FreeType and fontconfig: text on thumbnails (timestamps, contact sheet headers).

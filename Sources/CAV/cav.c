@@ -386,6 +386,58 @@ int cav_audio_fifo_read_frame(AVAudioFifo *fifo, const AVCodecContext *encoder, 
     return read < 0 ? read : (read == count ? 0 : AVERROR(EINVAL));
 }
 
+int cav_audio_encoder_for_preview(AVCodecContext *encoder, const AVCodecContext *decoder, int global_header) {
+    if (decoder->sample_rate <= 0 || decoder->ch_layout.nb_channels <= 0) return AVERROR(EINVAL);
+    static const int rates[] = {96000, 88200, 64000, 48000, 44100, 32000, 24000, 22050, 16000, 12000, 11025, 8000, 7350};
+    int rate = 48000;
+    for (size_t i = 0; i < sizeof rates / sizeof rates[0]; i++) if (rates[i] == decoder->sample_rate) rate = rates[i];
+    encoder->sample_fmt = AV_SAMPLE_FMT_FLTP;
+    encoder->sample_rate = rate;
+    av_channel_layout_uninit(&encoder->ch_layout);
+    av_channel_layout_default(&encoder->ch_layout, decoder->ch_layout.nb_channels == 1 ? 1 : 2);
+    encoder->time_base = (AVRational){1, rate};
+    encoder->bit_rate = decoder->ch_layout.nb_channels == 1 ? 96000 : 160000;
+    if (global_header) encoder->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
+    return 0;
+}
+
+SwrContext *cav_preview_resampler(const AVCodecContext *decoder, const AVCodecContext *encoder) {
+    AVChannelLayout input = {0};
+    /* A stream that gives only its channel count (PCM in AVI) is taken in the default order for that count. */
+    if (decoder->ch_layout.order == AV_CHANNEL_ORDER_UNSPEC) av_channel_layout_default(&input, decoder->ch_layout.nb_channels);
+    else if (av_channel_layout_copy(&input, &decoder->ch_layout) < 0) return NULL;
+    SwrContext *swr = NULL;
+    int status = swr_alloc_set_opts2(&swr, &encoder->ch_layout, encoder->sample_fmt, encoder->sample_rate, &input, decoder->sample_fmt,
+                                     decoder->sample_rate, 0, NULL);
+    av_channel_layout_uninit(&input);
+    if (status < 0 || swr_init(swr) < 0) {
+        swr_free(&swr);
+        return NULL;
+    }
+    return swr;
+}
+
+int cav_resample_into_fifo(SwrContext *swr, AVAudioFifo *fifo, const AVFrame *frame, const AVCodecContext *decoder,
+                           const AVCodecContext *encoder) {
+    if (frame && (frame->format != decoder->sample_fmt || frame->ch_layout.nb_channels != decoder->ch_layout.nb_channels
+                  || frame->sample_rate != decoder->sample_rate || frame->nb_samples < 0)) return AVERROR(EINVAL);
+    int count = frame ? frame->nb_samples : 0;
+    int64_t room = av_rescale_rnd(swr_get_delay(swr, decoder->sample_rate) + count, encoder->sample_rate, decoder->sample_rate,
+                                  AV_ROUND_UP) + 32;
+    if (room <= 0 || room > (1 << 24)) return AVERROR(EINVAL);
+    uint8_t **planes = NULL;
+    int status = av_samples_alloc_array_and_samples(&planes, NULL, encoder->ch_layout.nb_channels, (int)room, encoder->sample_fmt, 0);
+    if (status < 0) return status;
+    int converted = swr_convert(swr, planes, (int)room, frame ? (const uint8_t **)frame->extended_data : NULL, count);
+    if (converted > 0) {
+        int written = av_audio_fifo_write(fifo, (void **)planes, converted);
+        if (written < 0) converted = written;
+    }
+    av_freep(&planes[0]);
+    av_freep(&planes);
+    return converted < 0 ? converted : 0;
+}
+
 #include <malloc.h>
 
 int cav_return_blocks_from(int bytes) {

@@ -323,6 +323,45 @@ def test_a_transport_stream_with_aac_gets_a_preview_with_its_sound(folder, cache
         server.stop()
 
 
+@pytest.mark.parametrize("name, video, sound, channels, kept", [
+    ("dvd.mkv", "libx264", "ac3", 6, "aac"),
+    ("broadcast.ts", "libx264", "mp2", 2, "aac"),
+    ("camera.mov", "libx264", "pcm_s16le", 2, "aac"),
+    ("archive.mkv", "libx265", "flac", 1, "aac"),
+    ("divx.avi", "mpeg4", "libmp3lame", 2, "mp3"),
+])
+def test_a_preview_keeps_the_sound_browsers_cannot_play_as_aac(folder, cache, tmp_path, name, video, sound, channels, kept):
+    """AC-3, MP2, PCM and FLAC made AAC (mono stays mono; 5.1 becomes stereo), MP3 copied: the preview has the
+    source's sound, as long as its picture and audible, not silence."""
+    source = os.path.join(folder, name)
+    subprocess.run(["ffmpeg", "-v", "error", "-f", "lavfi", "-i", "testsrc2=s=320x240:r=25:d=3", "-f", "lavfi",
+                    "-i", f"sine=f=440:sample_rate=48000:d=3", "-ac", str(channels), "-c:v", video, "-c:a", sound,
+                    "-pix_fmt", "yuv420p", source], check=True, capture_output=True)
+    server = Server(folder, env=cache)
+    try:
+        clip = clip_id(server, name)
+        post(server, f"/api/clips/{clip}/preview", {})
+        state = wait_for(lambda: (lambda s: s if s["status"] != "running" else None)(api(server, f"/api/clips/{clip}/preview")),
+                         timeout=60, message="the preview")
+        assert state["status"] == "done", state
+        response, data = request(server, "GET", f"/media/{clip}/preview.mp4")
+        assert response.status == 200
+        preview = tmp_path / "preview.mp4"
+        preview.write_bytes(data)
+        streams = ffprobe(str(preview), "-show_entries", "stream=codec_name,channels,duration")["streams"]
+        assert [s["codec_name"] for s in streams] == ["h264", kept], streams
+        assert streams[1]["channels"] == (1 if channels == 1 else 2), streams
+        assert abs(float(streams[1]["duration"]) - 3) < 0.1, streams
+        decoded = subprocess.run(["ffmpeg", "-v", "error", "-i", str(preview), "-f", "null", "-"], capture_output=True, text=True)
+        assert decoded.returncode == 0 and decoded.stderr == "", decoded.stderr
+        loudness = subprocess.run(["ffmpeg", "-i", str(preview), "-map", "0:a", "-af", "volumedetect", "-f", "null", "-"],
+                                  capture_output=True, text=True).stderr
+        mean = float(loudness.split("mean_volume:")[1].split()[0])
+        assert mean > -30, loudness[-500:]
+    finally:
+        server.stop()
+
+
 def test_an_evicted_preview_is_made_again(folder, cache):
     # A preview evicted from the cache stayed "done": 404 forever, and a POST answered done without making it.
     server = Server(folder, "--cache-size", "10K", env=cache)

@@ -23,6 +23,7 @@
 #include <libavutil/opt.h>
 #include <libavutil/pixdesc.h>
 #include <libavutil/timecode.h>
+#include <libswresample/swresample.h>
 #include <libswscale/swscale.h>
 
 // AVERROR(e) is a function-like macro; AVERROR_EOF and AV_NOPTS_VALUE are built from macros
@@ -80,6 +81,15 @@ int cav_audio_fifo_write_part(AVAudioFifo *fifo, const AVFrame *frame, int offse
 int cav_audio_fifo_write_silence(AVAudioFifo *fifo, enum AVSampleFormat format, int channels, int count);
 // A frame of `count` samples in the encoder's format taken from `fifo` (its buffer allocated here).
 int cav_audio_fifo_read_frame(AVAudioFifo *fifo, const AVCodecContext *encoder, AVFrame *frame, int count);
+
+// A preview's sound in a codec browsers play: the encoder set up for AAC-LC (float planar, mono or stereo as the
+// source, its rate where AAC has it, else 48 kHz), and a resampler from what the decoder gives to it (NULL on failure).
+int cav_audio_encoder_for_preview(AVCodecContext *encoder, const AVCodecContext *decoder, int global_header);
+SwrContext *cav_preview_resampler(const AVCodecContext *decoder, const AVCodecContext *encoder);
+// Converts `frame` (NULL: what the resampler still holds) and appends the samples to `fifo` (the encoder's format);
+// AVERROR(EINVAL), nothing converted, for a frame whose format, channels or rate are not the decoder's at setup.
+int cav_resample_into_fifo(SwrContext *swr, AVAudioFifo *fifo, const AVFrame *frame, const AVCodecContext *decoder,
+                           const AVCodecContext *encoder);
 
 /// The one rotate/flip routine (frames and RGB pictures): the pixel at (x, y) of a w×h plane of `bytes`-byte
 /// pixels goes to (a·x + c·y + tx, b·x + d·y + ty), with the translation that keeps it in the picture.

@@ -2,12 +2,15 @@ import CAV
 
 /// A small H.264 stand-in for a video a browser cannot play (HEVC in Chromium on Linux): at most
 /// `maxLines` lines on its shorter side, libx264 ultrafast, fragmented MP4 (a fragment per keyframe, so it
-/// plays while it is still being written), the display matrix kept, audio copied where MP4 and browsers
-/// take it (AAC, MP3) and left out otherwise. Times are on vtrim's timeline (0 = the source's start), so
-/// the player's clock reads the source's times. Cuts never use it: they always read the source.
+/// plays while it is still being written), the display matrix kept, the first sound stream copied where MP4 and
+/// browsers take it (AAC, MP3) and otherwise made AAC (`PreviewSound`: AC-3, MP2, PCM, FLAC, …). Times are on vtrim's
+/// timeline (0 = the source's start), so the player's clock reads the source's times. Cuts never use it: they always
+/// read the source.
 public enum PreviewEncoder {
     public struct Result: Sendable {
+        /// The sound is in the preview: copied, or made AAC (`soundEncoded`).
         public var audioKept: Bool
+        public var soundEncoded: Bool
         public var width: Int
         public var height: Int
     }
@@ -50,6 +53,8 @@ public enum PreviewEncoder {
         let durationMicro: Int64
         let movflags: String
         let adts: PacketFilter?
+        /// The source's sound made AAC, where it is not one MP4 and browsers take as it is.
+        let sound: PreviewSound?
         private let frame: Frame
 
         init(input: InputFile, stream: UnsafeMutablePointer<AVStream>, index: Int, parameters: AVCodecParameters, output path: String,
@@ -83,9 +88,17 @@ public enum PreviewEncoder {
             }
             var audio: (Int, Int, AVRational)?
             var adts: PacketFilter?
+            var sound: PreviewSound?
             for candidate in 0..<input.streamCount {
                 guard let source = input.stream(candidate), let codec = source.pointee.codecpar?.pointee,
-                      codec.codec_type == AVMEDIA_TYPE_AUDIO, [AV_CODEC_ID_AAC, AV_CODEC_ID_MP3].contains(codec.codec_id) else { continue }
+                      codec.codec_type == AVMEDIA_TYPE_AUDIO else { continue }
+                guard [AV_CODEC_ID_AAC, AV_CODEC_ID_MP3].contains(codec.codec_id) else {
+                    // One this FFmpeg cannot decode, or that will not resample, leaves the preview silent rather than
+                    // without a picture.
+                    sound = try? PreviewSound(stream: source, index: candidate, output: output, originMicro: input.originMicro)
+                    if sound != nil { break }
+                    continue
+                }
                 let copy = try output.addCopy(of: source, keepSideData: false)
                 audio = (candidate, Int(copy.pointee.index), source.pointee.time_base)
                 // AAC in ADTS (MPEG-TS, .aac) carries its configuration in each packet's header, and FFmpeg 5.1's
@@ -100,6 +113,7 @@ public enum PreviewEncoder {
             }
             self.audio = audio
             self.adts = adts
+            self.sound = sound
             movflags = "frag_keyframe+empty_moov+default_base_moof" + (adts != nil ? "+delay_moov" : "")
             let duration = input.format.pointee.duration
             durationMicro = duration == CAV_NOPTS_VALUE || duration <= 0 ? 0 : duration
@@ -132,13 +146,16 @@ public enum PreviewEncoder {
                         }
                     }
                     try output.write(reader, stream: audio.output, timeBase: audio.timeBase)
+                } else if let sound, reader.streamIndex == sound.input {
+                    try sound.take(reader)
                 }
             }
+            try sound?.take(nil)
             try decoder.decode(nil, into: frame) { decoded throws in try self.encode(decoded, shift: shift) }
             try encoder.finish()
             try output.finish()
             progress(1)
-            return Result(audioKept: audio != nil, width: Int(width), height: Int(height))
+            return Result(audioKept: audio != nil || sound != nil, soundEncoded: sound != nil, width: Int(width), height: Int(height))
         }
 
         private func encode(_ decoded: Frame, shift: Int64) throws {
