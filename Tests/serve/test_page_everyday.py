@@ -15,6 +15,7 @@ from selenium.webdriver.support.select import Select
 
 from conftest import FIXTURES, Server, wait_for
 from test_browser import clip_of, js, open_page, shot
+from test_http import api, clip_id, post
 
 
 @pytest.fixture(scope="module")
@@ -191,6 +192,34 @@ def test_a_clip_shows_only_its_own_cuts_player_and_usable_buttons(browser, every
     finally:
         if os.path.exists(job.get("output", "")):
             os.unlink(job["output"])
+
+
+def test_cuts_made_before_a_restart_are_listed_with_their_outputs(browser, tmp_path):
+    folder = tmp_path / "clips"
+    os.makedirs(folder)
+    shutil.copy(os.path.join(FIXTURES, "h264-aac.mp4"), folder / "trip.mp4")
+    env = {"XDG_CACHE_HOME": str(tmp_path / "cache"), "XDG_STATE_HOME": str(tmp_path / "state")}
+    first = Server(str(folder), "--output-dir", str(tmp_path / "out"), env=env)
+    try:
+        clip = clip_id(first, "trip.mp4")
+        status, job = post(first, "/api/cuts", {"clip": clip, "start": 1, "end": 2})
+        assert status == 202, job
+        wait_for(lambda: api(first, "/api/cuts/" + job["id"])["status"] == "done", timeout=60, message="the cut")
+    finally:
+        first.stop()
+    second = Server(str(folder), "--output-dir", str(tmp_path / "out"), env=env)
+    try:
+        open_page(browser, second)
+        open_clip(browser, second, "trip.mp4")
+        box = wait_for(lambda: browser.find_element(By.CSS_SELECTOR, f"#cuts > .cut[data-cut='{job['id']}'][data-status='done']"),
+                       timeout=20, message="the cut made before the restart")
+        head = box.find_element(By.CLASS_NAME, "cut-head").text
+        assert job["output"] in head and "done" in head, head
+        link = box.find_element(By.TAG_NAME, "a").get_attribute("href")
+        status = js(browser, "return fetch(arguments[0]).then(r => r.status)", link)
+        assert status == 200, link
+    finally:
+        second.stop()
 
 
 def test_the_player_follows_a_typed_start(browser, everyday):

@@ -33,8 +33,10 @@ async function followCut(box, job, reveal = true) {
     if (!box.isConnected) return;
     box.textContent = "";
     const head = document.createElement("div");
-    head.innerHTML = "";
-    head.textContent = `${job.id} · ${job.status} · → ${job.output}`;
+    // When it was asked for (kept across restarts of the server, like the cut itself).
+    const when = job.created_at ? new Date(job.created_at).toLocaleString() : "";
+    head.className = "cut-head";
+    head.textContent = [job.id, job.status, when, "→ " + job.output].filter(Boolean).join(" · ");
     const plan = document.createElement("div");
     plan.className = "plan";
     plan.textContent = describePlan(job);
@@ -92,8 +94,8 @@ function cutBox(job) {
   return box;
 }
 
-// The open clip's cuts only, newest first: the server's list (what was cut since it started, from this page or
-// another), each followed until it ends.
+// The open clip's cuts only, newest first: the server's list (every cut made on this library, from this page or
+// another, before a restart too), each followed until it ends.
 export async function showCutsOf(clipId) {
   const list = $("cuts");
   list.textContent = "";
