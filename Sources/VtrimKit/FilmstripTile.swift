@@ -34,9 +34,11 @@ public enum FilmstripTile {
         let plan = try ThumbsPlan.videoLine(request.layout, duration: sampler.info.durationSeconds, path: path)
         let (cells, left, last) = try tileCells(plan, request: request, path: path)
         let width = try tileWidth(plan, left: left, last: last, path: path)
-        let frames = try sampler.sample(SampleRequest(
+        var sampling = SampleRequest(
             timesSeconds: cells.map(\.timeSeconds), mode: request.sampling == .fast ? .fast : .accurate, cellWidthPixels: plan.cellWidthPixels,
-            cellHeightPixels: plan.cellHeightPixels, fit: plan.fit, decoderThreads: decoderThreads), workers: request.workers)
+            cellHeightPixels: plan.cellHeightPixels, fit: plan.fit, decoderThreads: decoderThreads)
+        if request.skipDull == true, request.sampling == .accurate { sampling.dullSearchEndsSeconds = cells.map(\.windowEndSeconds) }
+        let frames = try sampler.sample(sampling, workers: request.workers)
         let image = Filmstrip.compose(zip(cells, frames).map { cell, frame in
             Filmstrip.Cell(x: cell.x - left, y: 0, width: cell.width, height: cell.height, image: frame.image)
         }, width: width, height: plan.heightPixels)

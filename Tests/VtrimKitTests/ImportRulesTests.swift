@@ -14,7 +14,7 @@ struct ImportRulesTests {
     /// What each of vtrim's own modules may import besides the platform's (the house, DESIGN.md): TimelineCore
     /// imports nothing at all; only MediaEngine imports CAV; LibraryFiles and WorkerProtocol hold no engine; VtrimServer
     /// reaches the engine only through the worker protocol (it cannot import VtrimKit or MediaEngine, so it cannot
-    /// link them); the command line never touches FFmpeg.
+    /// link them) and keeps its state through SQLite (CSQLite); the command line never touches FFmpeg.
     static let allowed: [String: Set<String>] = [
         "TimelineCore": [],
         "MediaEngine": ["CAV", "CFreeType", "Locking"],
@@ -22,7 +22,7 @@ struct ImportRulesTests {
         "LibraryFiles": ["CFileSystem"],
         "WorkerProtocol": ["LibraryFiles", "TimelineCore"],
         "VtrimKit": ["MediaEngine", "TimelineCore", "LibraryFiles", "WorkerProtocol", "Locking", "CProcess"],
-        "VtrimServer": ["WorkerProtocol", "LibraryFiles", "TimelineCore", "Locking", "Hummingbird", "ServiceLifecycle", "Logging"],
+        "VtrimServer": ["WorkerProtocol", "LibraryFiles", "TimelineCore", "Locking", "CSQLite", "Hummingbird", "ServiceLifecycle", "Logging"],
         "vtrim": ["VtrimKit", "TimelineCore", "LibraryFiles", "WorkerProtocol", "VtrimServer", "ArgumentParser"],
     ]
 

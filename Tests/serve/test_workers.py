@@ -362,6 +362,35 @@ def test_a_preview_keeps_the_sound_browsers_cannot_play_as_aac(folder, cache, tm
         server.stop()
 
 
+def test_a_poster_skips_a_fade_from_black(folder, cache, tmp_path):
+    """The grid's poster (the strip's first cell with skip_dull=1): the first frame that is not dull, not the black
+    start of a clip that fades in; the same cell without it is black."""
+    clip_path = os.path.join(folder, "fade.mp4")
+    subprocess.run(["ffmpeg", "-v", "error", "-f", "lavfi", "-i", "color=black:s=320x240:r=25:d=1.5", "-f", "lavfi",
+                    "-i", "testsrc2=s=320x240:r=25:d=8.5", "-filter_complex", "[0:v][1:v]concat=n=2:v=1[v]", "-map", "[v]",
+                    "-c:v", "libx264", "-pix_fmt", "yuv420p", clip_path], check=True, capture_output=True)
+    server = Server(folder, env=cache)
+    try:
+        clip = clip_id(server, "fade.mp4")
+        query = f"/api/clips/{clip}/filmstrip.png?strip_width=600&thumb_width=200&thumb_height=112&max=10&min=1&first=0&count=1"
+
+        def mean_brightness(path):
+            response, data = request(server, "GET", path)
+            assert response.status == 200, data[:200]
+            image = tmp_path / "cell.png"
+            image.write_bytes(data)
+            gray = subprocess.run(["ffmpeg", "-v", "error", "-i", str(image), "-f", "rawvideo", "-pix_fmt", "gray", "-"],
+                                  capture_output=True, check=True).stdout
+            return sum(gray) / len(gray)
+
+        assert mean_brightness(query) < 20
+        assert mean_brightness(query + "&skip_dull=1") > 60
+        response, _ = request(server, "GET", query + "&skip_dull=1&mode=fast")
+        assert response.status == 400
+    finally:
+        server.stop()
+
+
 def test_an_evicted_preview_is_made_again(folder, cache):
     # A preview evicted from the cache stayed "done": 404 forever, and a POST answered done without making it.
     server = Server(folder, "--cache-size", "10K", env=cache)

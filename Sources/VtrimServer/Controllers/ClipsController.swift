@@ -174,16 +174,24 @@ struct ClipsController {
         let scale = query.get("scale", as: Double.self) ?? 1
         guard let mode = TileRequest.Sampling(rawValue: query.get("mode") ?? "accurate") else { return API.badRequest("mode is accurate or fast") }
         guard scale.isFinite, scale > 0, scale <= 4 else { return API.badRequest("scale is 0–4") }
+        // A poster: each cell's first frame that is not dull (a fade from black, a slate), as `thumbs --skip-dull`.
+        let skipDull: Bool
+        switch query.get("skip_dull") {
+        case nil, "0": skipDull = false
+        case "1": skipDull = true
+        default: return API.badRequest("skip_dull is 0 or 1")
+        }
+        if skipDull, mode == .fast { return API.badRequest("skip_dull needs mode=accurate (fast shows keyframes only)") }
         let layout = VideoLineLayout(stripWidthPoints: width, thumbWidthPoints: thumbWidth, thumbHeightPoints: thumbHeight,
                                      minDurationSeconds: query.get("min", as: Double.self),
                                      maxDurationSeconds: query.get("max", as: Double.self), pixelsPerPoint: scale)
         let parameters = [width, thumbWidth, thumbHeight, scale, layout.minDurationSeconds ?? -1, layout.maxDurationSeconds ?? -1]
             .map { JSON.format($0) }.joined(separator: "_")
-        let name = "tiles/\(clip.id)-\(clip.version)/\(parameters)-\(first)-\(count)-\(mode.rawValue).png"
+        let name = "tiles/\(clip.id)-\(clip.version)/\(parameters)-\(first)-\(count)-\(mode.rawValue)\(skipDull ? "-skipdull" : "").png"
         if let cached = server.cache.lookup(name) {
             return try await FileResponses.serve(cached, request: request, context: context, cache: "private, max-age=86400")
         }
-        let tile = TileRequest(layout: layout, first: first, count: count, sampling: mode, workers: 2)
+        let tile = TileRequest(layout: layout, first: first, count: count, sampling: mode, workers: 2, skipDull: skipDull)
         switch await server.engine(clip, .tile(path: clip.path, request: tile), pool: server.interactive) {
         case let .bytes(png):
             // Kept for the next request, sent from memory: the file may be evicted at once (larger than --cache-size,

@@ -334,17 +334,7 @@ final class Library: Sendable {
             if changes.folders.contains(where: { folder in tree.folders[folder] == nil && roots.contains { ($0 as NSString).deletingLastPathComponent == folder } }) {
                 everything = true
             }
-            var ready = changes.folders
-            // Media files being written wait until they settle (or are closed); a file closed or moved in is ready now.
-            for file in changes.writing where settleSeconds > 0 && Self.isMedia(file) { settling.touch(file, at: now) }
-            for file in changes.written where Self.isMedia(file) || settling.contains(file) {
-                settling.remove(file)
-                ready.insert((file as NSString).deletingLastPathComponent)
-            }
-            if settleSeconds <= 0 {
-                for file in changes.writing where Self.isMedia(file) { ready.insert((file as NSString).deletingLastPathComponent) }
-            }
-            ready.formUnion(settling.settled(at: now, after: settleSeconds))
+            let ready = readyFolders(changes, &settling, now: now)
             if !ready.isEmpty {
                 dirty.formUnion(ready)
                 firstDirty = firstDirty ?? now
@@ -391,6 +381,22 @@ final class Library: Sendable {
             }
         }
         if unsaved || summariesChanged.withLock({ $0 }) { save(tree, &saved) }
+    }
+
+    /// The folders to list again for `changes`: those whose entries changed, and those of files written that are done
+    /// (closed, moved in, or settled); media files still being written wait in `settling`.
+    private func readyFolders(_ changes: FolderWatch.Changes, _ settling: inout SettlingFiles, now: Double) -> Set<String> {
+        var ready = changes.folders
+        for file in changes.writing where settleSeconds > 0 && Self.isMedia(file) { settling.touch(file, at: now) }
+        for file in changes.written where Self.isMedia(file) || settling.contains(file) {
+            settling.remove(file)
+            ready.insert((file as NSString).deletingLastPathComponent)
+        }
+        if settleSeconds <= 0 {
+            for file in changes.writing where Self.isMedia(file) { ready.insert((file as NSString).deletingLastPathComponent) }
+        }
+        ready.formUnion(settling.settled(at: now, after: settleSeconds))
+        return ready
     }
 
     private static func isMedia(_ path: String) -> Bool {

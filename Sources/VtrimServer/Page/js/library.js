@@ -238,7 +238,9 @@ function setPoster(poster, clip) {
   const span = clip.duration ? `&max=${clip.duration}&min=${Math.min(1, clip.duration)}` : "";
   poster.src = kind === "waveform"
     ? `/api/clips/${clip.id}/filmstrip.png?strip_width=600&thumb_width=200&thumb_height=112${span}&first=0&count=3`
-    : `/api/clips/${clip.id}/filmstrip.png?strip_width=600&thumb_width=200&thumb_height=112&mode=fast${span}&first=0&count=1`;
+    // The first frame that is not dull (a clip fading in from black gets its first real picture): cell 0 is at the
+    // start, a keyframe, so accurate sampling costs what fast did.
+    : `/api/clips/${clip.id}/filmstrip.png?strip_width=600&thumb_width=200&thumb_height=112&skip_dull=1${span}&first=0&count=1`;
 }
 
 function facts(clip) {
