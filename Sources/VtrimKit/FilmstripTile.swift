@@ -17,6 +17,9 @@ public enum FilmstripTile {
         public var failedCells: Int
     }
 
+    /// How far past its time a cell looks for a frame that is not dull (`skipDull`): a fade or a slate, not a clip.
+    static let dullSearchSeconds = 5.0
+
     /// The largest tile drawn (pixels): 64 cells of 256×256 at scale 2.
     static let maximumPixels = 16 << 20
 
@@ -37,7 +40,10 @@ public enum FilmstripTile {
         var sampling = SampleRequest(
             timesSeconds: cells.map(\.timeSeconds), mode: request.sampling == .fast ? .fast : .accurate, cellWidthPixels: plan.cellWidthPixels,
             cellHeightPixels: plan.cellHeightPixels, fit: plan.fit, decoderThreads: decoderThreads)
-        if request.skipDull == true, request.sampling == .accurate { sampling.dullSearchEndsSeconds = cells.map(\.windowEndSeconds) }
+        if request.skipDull == true, request.sampling == .accurate {
+            // Bounded: a clip dark throughout would otherwise decode a third of itself for one poster.
+            sampling.dullSearchEndsSeconds = cells.map { min($0.windowEndSeconds, $0.timeSeconds + Self.dullSearchSeconds) }
+        }
         let frames = try sampler.sample(sampling, workers: request.workers)
         let image = Filmstrip.compose(zip(cells, frames).map { cell, frame in
             Filmstrip.Cell(x: cell.x - left, y: 0, width: cell.width, height: cell.height, image: frame.image)

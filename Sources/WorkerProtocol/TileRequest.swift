@@ -33,7 +33,8 @@ public struct TileRequest: Sendable, Hashable, Codable {
     /// Decoders working on the tile's cells at once.
     public var workers: Int
     /// Each cell the first frame from its time on that is not dull (black, white, one colour: a fade-in, a slate),
-    /// searched up to the next cell's time, as `vtrim thumbs --skip-dull` does (accurate sampling only): posters.
+    /// searched up to the next cell's time (at most 5 s on), as `vtrim thumbs --skip-dull` does (accurate sampling
+    /// only): posters.
     public var skipDull: Bool?
 
     public init(layout: VideoLineLayout, first: Int, count: Int, sampling: Sampling = .accurate, workers: Int = 1, skipDull: Bool = false) {

@@ -118,6 +118,14 @@ import WorkerProtocol
         }
     }
 
+    /// A cut's times as the API writes them: ISO 8601 in UTC, whatever the number kept says.
+    @Test(arguments: [(0.0, "1970-01-01T00:00:00Z"), (1_795_000_000.9, "2026-11-18T11:06:40Z"), (951_782_400, "2000-02-29T00:00:00Z"),
+                      (253_402_300_799, "9999-12-31T23:59:59Z"), (1e300, "9999-12-31T23:59:59Z"), (-5, "1970-01-01T00:00:00Z"),
+                      (.nan, "1970-01-01T00:00:00Z")])
+    func cutTimesAreUTC(seconds: Double, text: String) {
+        #expect(CutsController.utc(seconds) == text)
+    }
+
     @Test func probesAndCutsReadBackAsWritten() throws {
         let database = try #require(StateDatabase.open(folder: nil) { _ in })
         let version = FileVersion(sizeBytes: 10, modifiedNanoseconds: 20, inode: .max, changedNanoseconds: -30)
