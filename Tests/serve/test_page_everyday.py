@@ -62,7 +62,9 @@ def test_the_trimmer_opens_on_the_whole_clip(browser, everyday):
     assert duration > 11.9
     selection = js(browser, "return window.vtrim.timeline.selection")
     assert selection["start"] == 0 and abs(selection["end"] - duration) < 1e-6, selection
-    # The shortest selection is one frame: the right handle dragged onto the left one leaves 1/30 s.
+    # The shortest selection is one frame: the right handle dragged onto the left one leaves 1/30 s. Dragged once the
+    # page has settled on the clip (on a loaded machine the handle was read before the strip's last layout).
+    wait_for(lambda: settled(browser), message="the opened clip")
     right = browser.find_element(By.ID, "handle-right")
     x = js(browser, "const r = arguments[0].getBoundingClientRect(); return r.left + r.width / 2", right)
     ActionChains(browser).click_and_hold(right).move_by_offset(-round(x - 5), 0).release().perform()
