@@ -101,7 +101,8 @@ final class CutQueue: Sendable {
             var job = Job(id: Self.id(cut.number), clip: cut.clip, output: cut.output, status: Status(rawValue: cut.status) ?? .failed,
                           progress: cut.status == Status.done.rawValue ? 1 : 0, report: cut.report, planID: cut.planID,
                           createdAt: cut.createdAt, endedAt: cut.endedAt)
-            if job.status == .queued || job.status == .running {
+            // Another live server's cut (two servers over one state folder) is its to end; shown as it was.
+            if job.status == .queued || job.status == .running, cut.owner?.hasEnded ?? true {
                 job.status = .failed
                 job.endedAt = Date().timeIntervalSince1970
                 job.report = .object([("path", .string(cut.source)), ("error", .object([
@@ -195,7 +196,7 @@ final class CutQueue: Sendable {
         let stored = history.flatMap { history in
             history.database.insertCut(library: history.library, StoredCut(
                 number: 0, clip: clip.id, source: clip.path, output: output, request: asked, plan: plan, planID: planID,
-                status: Status.queued.rawValue, report: report, createdAt: created, endedAt: nil))
+                status: Status.queued.rawValue, report: report, createdAt: created, endedAt: nil, owner: ServerProcess.current))
         }
         let number: Int
         if let stored {

@@ -52,7 +52,15 @@ public enum Run {
 /// (`ProcessSlots`: as many as the machine has cores), so the tests — started all at once — load the machine as
 /// one run did before; a child holds its slot until its result is taken, so take it before starting another.
 public final class Child {
-    public let pid: Int32
+    /// The program's own process: under VTRIM_TEST_CPU_LOG the one /usr/bin/time started (so a test's signals and
+    /// CPU readings reach what it ran, not the wrapper), once it has started.
+    public var pid: Int32 {
+        guard wrapped else { return processID }
+        let children = (try? String(contentsOfFile: "/proc/\(processID)/task/\(processID)/children", encoding: .utf8)) ?? ""
+        return children.split(separator: " ").first.flatMap { Int32($0) } ?? processID
+    }
+    private let processID: Int32
+    private let wrapped: Bool
     private let process: Process
     private let output: Drain
     private let errors: Drain
@@ -65,8 +73,10 @@ public final class Child {
         await ProcessSlots.shared.acquire()
         process = Process()
         // VTRIM_TEST_CPU_LOG=FILE: each child runs under /usr/bin/time, which appends the test's name, the program
-        // and its seconds (wall, user, system) to FILE — where a run's CPU goes, for sizing CI's sets.
+        // and its seconds (wall, user, system) to FILE — where a run's CPU goes, for sizing CI's sets. (A child killed by
+        // a signal then ends with time's status 128 + n: the one test that kills with SIGKILL fails under the log.)
         var command = [executable] + arguments
+        wrapped = ProcessInfo.processInfo.environment["VTRIM_TEST_CPU_LOG"] != nil
         if let log = ProcessInfo.processInfo.environment["VTRIM_TEST_CPU_LOG"] {
             let name = (Test.current?.name ?? "-").replacingOccurrences(of: "%", with: "%%")
             command = ["/usr/bin/time", "-a", "-o", log, "-f", "\(name)\t\((executable as NSString).lastPathComponent)\t%e\t%U\t%S"] + command
@@ -94,7 +104,7 @@ public final class Child {
             await ProcessSlots.shared.release()
             throw error
         }
-        pid = process.processIdentifier
+        processID = process.processIdentifier
         output = Drain(outputPipe.fileHandleForReading.fileDescriptor)
         errors = Drain(errorPipe.fileHandleForReading.fileDescriptor)
         // The child has its copies; the reading ends are the drains' own duplicates.

@@ -136,7 +136,9 @@ import WorkerProtocol
         #expect(database.probe(root: Self.root, relative: "a.mp4", version: other) == nil, "another version's probe is not this one's")
         let cut = StoredCut(number: 0, clip: "0123456789abcdef", source: "/r/a.mp4", output: "/r/a.1-2.cut.mp4",
                             request: .object([("shape", .string("cut"))]), plan: "{}", planID: nil, status: "queued",
-                            report: .object([("mode", .string("copy"))]), createdAt: 1_795_000_000.5, endedAt: nil)
+                            report: .object([("mode", .string("copy"))]), createdAt: 1_795_000_000.5, endedAt: nil,
+                            owner: ServerProcess.current)
+        #expect(cut.owner != nil)
         let first = try #require(database.insertCut(library: "lib", cut))
         let second = try #require(database.insertCut(library: "lib", cut))
         #expect(second == first + 1)
@@ -151,5 +153,45 @@ import WorkerProtocol
         done.endedAt = 1_795_000_009
         #expect(read.first == done)
         #expect(database.cuts(library: "lib", limit: 1).map(\.number) == [second], "the newest")
+    }
+
+    /// A database the first schema made (vtrim before cuts had owners) opens at the newest, its cuts kept, owner unknown.
+    @Test func aFirstSchemaDatabaseIsMigratedWithItsCuts() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        do {
+            let old = try SQLiteConnection(path: folder.file(StateDatabase.fileName))
+            try old.execute("PRAGMA application_id = \(StateDatabase.applicationID)")
+            try old.execute(StateDatabase.migrations[0])
+            try old.execute("""
+                INSERT INTO cuts (library, clip, source, output, request, plan, status, report, created_at)
+                VALUES ('lib', 'c', X'2F612E6D7034', X'2F622E6D7034', '{}', '{}', 'running', '{}', 1)
+                """)
+            try old.execute("PRAGMA user_version = 1")
+        }
+        let (database, said) = Self.open(folder)
+        #expect(said.isEmpty, "\(said)")
+        let cuts = try #require(database).cuts(library: "lib", limit: 5)
+        #expect(cuts.map(\.source) == ["/a.mp4"] && cuts.first?.owner == nil && cuts.first?.status == "running")
+    }
+
+    /// Another server's cut is interrupted only when its process has certainly ended: this host, and another boot or
+    /// no process with that pid and start time. A server on another host (a shared state folder) cannot be checked.
+    @Test func aServerProcessHasEndedOnlyWhenThisHostCanTell() throws {
+        let me = try #require(ServerProcess.current)
+        #expect(!me.hasEnded)
+        #expect(ServerProcess(stored: me.stored) == me)
+        var restarted = me
+        restarted.startTicks += 1
+        #expect(restarted.hasEnded, "the same pid started at another time is another process")
+        var rebooted = me
+        rebooted.boot = "00000000-0000-0000-0000-000000000000"
+        #expect(rebooted.hasEnded)
+        var elsewhere = rebooted
+        elsewhere.host = me.host + "-elsewhere"
+        #expect(!elsewhere.hasEnded)
+        for stored in ["", "a b c", "a b 0 1", "a b -3 1", "a b 12 x", "a b 12 1 more", "a  12 1 "] {
+            #expect(ServerProcess(stored: stored) == nil, "\(stored)")
+        }
     }
 }

@@ -259,6 +259,16 @@ def test_workers_end_with_a_killed_server(folder, cache, tmp_path):
         for pid in workers:
             names = [open(os.path.join(f"/proc/{pid}/task", task, "comm")).read().strip() for task in os.listdir(f"/proc/{pid}/task")]
             assert "vtrim-worker-pa" not in names, names
+        # A second server over the same library and state folder leaves the first one's cut to it: not interrupted,
+        # and the first one's temporary output stays.
+        second = Server(folder, "--output-dir", str(out), env=cache)
+        try:
+            seen = api(second, f"/api/cuts/{job['id']}")
+            assert seen["status"] in ("queued", "running"), seen
+        finally:
+            second.stop()
+        assert any("vtrim-tmp" in name for name in os.listdir(out))
+        assert api(server, f"/api/cuts/{job['id']}")["status"] == "running"
         server.process.kill()
         server.process.wait()
         wait_for(lambda: all(_ended(pid) for pid in workers), timeout=10, message="the workers to end")

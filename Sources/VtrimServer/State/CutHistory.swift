@@ -19,6 +19,8 @@ struct StoredCut: Sendable, Equatable {
     /// Seconds since the epoch.
     var createdAt: Double
     var endedAt: Double?
+    /// The server process that queued it; nil when unknown (an older vtrim's row).
+    var owner: ServerProcess?
 }
 
 /// The `cuts` table: every cut a server over this library queued, kept across restarts.
@@ -27,11 +29,11 @@ extension StateDatabase {
     func insertCut(library: String, _ cut: StoredCut) -> Int64? {
         use("keep a cut") { connection throws(SQLiteError) in
             try connection.prepare("""
-                INSERT INTO cuts (library, clip, source, output, request, plan, plan_id, status, report, created_at, ended_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO cuts (library, clip, source, output, request, plan, plan_id, status, report, created_at, ended_at, owner)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """).run([.text(library), .text(cut.clip), .blob(Array(cut.source.utf8)), .blob(Array(cut.output.utf8)),
                           .text(cut.request.serialized), .text(cut.plan), .optional(cut.planID), .text(cut.status),
-                          .text(cut.report.serialized), .real(cut.createdAt), .optional(cut.endedAt)])
+                          .text(cut.report.serialized), .real(cut.createdAt), .optional(cut.endedAt), .optional(cut.owner?.stored)])
             return try connection.scalar("SELECT last_insert_rowid()")?.integer
         } ?? nil
     }
@@ -49,18 +51,19 @@ extension StateDatabase {
     func cuts(library: String, limit: Int) -> [StoredCut] {
         let rows = use("read the cuts") { connection throws(SQLiteError) in
             try connection.rows("""
-                SELECT number, clip, source, output, request, plan, plan_id, status, report, created_at, ended_at
+                SELECT number, clip, source, output, request, plan, plan_id, status, report, created_at, ended_at, owner
                 FROM cuts WHERE library = ? ORDER BY number DESC LIMIT ?
                 """, [.text(library), .integer(Int64(max(0, limit)))])
         } ?? []
         return rows.reversed().compactMap { row -> StoredCut? in
-            guard row.count == 11, let number = row[0].integer, let clip = row[1].text,
+            guard row.count == 12, let number = row[0].integer, let clip = row[1].text,
                   let source = row[2].blob.flatMap({ String(validating: $0, as: UTF8.self) }),
                   let output = row[3].blob.flatMap({ String(validating: $0, as: UTF8.self) }),
                   let request = row[4].text.flatMap({ try? JSON(parsing: $0) }), let plan = row[5].text, let status = row[7].text,
                   let report = row[8].text.flatMap({ try? JSON(parsing: $0) }), let created = row[9].real else { return nil }
             return StoredCut(number: number, clip: clip, source: source, output: output, request: request, plan: plan,
-                             planID: row[6].text, status: status, report: report, createdAt: created, endedAt: row[10].real)
+                             planID: row[6].text, status: status, report: report, createdAt: created, endedAt: row[10].real,
+                             owner: row[11].text.flatMap(ServerProcess.init(stored:)))
         }
     }
 }

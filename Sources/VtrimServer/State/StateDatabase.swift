@@ -41,6 +41,8 @@ final class StateDatabase: Sendable {
         );
         CREATE INDEX cuts_by_library ON cuts (library, number);
         """,
+        // The server process that queued each cut (`ServerProcess`): another server's live cut is not interrupted.
+        "ALTER TABLE cuts ADD COLUMN owner TEXT;",
     ]
 
     /// The database file, or ":memory:".
