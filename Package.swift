@@ -74,6 +74,7 @@ let package = Package(
                 .embedInCode("Page/js/api.js"),
                 .embedInCode("Page/js/banner.js"),
                 .embedInCode("Page/js/controls.js"),
+                .embedInCode("Page/js/cutlist.js"),
                 .embedInCode("Page/js/cuts.js"),
                 .embedInCode("Page/js/dom.js"),
                 .embedInCode("Page/js/format.js"),

@@ -200,6 +200,7 @@ def test_cuts_made_before_a_restart_are_listed_with_their_outputs(browser, tmp_p
     folder = tmp_path / "clips"
     os.makedirs(folder)
     shutil.copy(os.path.join(FIXTURES, "h264-aac.mp4"), folder / "trip.mp4")
+    shutil.copy(os.path.join(FIXTURES, "rot90.mp4"), folder / "dance.mp4")
     env = {"XDG_CACHE_HOME": str(tmp_path / "cache"), "XDG_STATE_HOME": str(tmp_path / "state")}
     first = Server(str(folder), "--output-dir", str(tmp_path / "out"), env=env)
     try:
@@ -207,6 +208,10 @@ def test_cuts_made_before_a_restart_are_listed_with_their_outputs(browser, tmp_p
         status, job = post(first, "/api/cuts", {"clip": clip, "start": 1, "end": 2})
         assert status == 202, job
         wait_for(lambda: api(first, "/api/cuts/" + job["id"])["status"] == "done", timeout=60, message="the cut")
+        other_clip = clip_id(first, "dance.mp4")
+        status, other = post(first, "/api/cuts", {"clip": other_clip, "start": 0.2, "end": 1})
+        assert status == 202, other
+        wait_for(lambda: api(first, "/api/cuts/" + other["id"])["status"] == "done", timeout=60, message="the second cut")
     finally:
         first.stop()
     second = Server(str(folder), "--output-dir", str(tmp_path / "out"), env=env)
@@ -220,6 +225,20 @@ def test_cuts_made_before_a_restart_are_listed_with_their_outputs(browser, tmp_p
         link = box.find_element(By.TAG_NAME, "a").get_attribute("href")
         status = js(browser, "return fetch(arguments[0]).then(r => r.status)", link)
         assert status == 200, link
+        # A clip's page shows its own cuts only; the library's list (Cuts) shows both, newest first, each naming its
+        # clip, and a clip's name opens it.
+        assert not browser.find_elements(By.CSS_SELECTOR, f"#cuts > .cut[data-cut='{other['id']}']")
+        browser.find_element(By.ID, "nav-cuts").click()
+        wait_for(lambda: [row.get_attribute("data-cut") for row in browser.find_elements(By.CSS_SELECTOR, "#library-cuts > .cut")]
+                 == [other["id"], job["id"]], timeout=20, message="the library's cuts, newest first")
+        rows = browser.find_elements(By.CSS_SELECTOR, "#library-cuts > .cut")
+        assert [row.find_element(By.CLASS_NAME, "cut-clip").text for row in rows] == ["dance.mp4", "trip.mp4"]
+        assert all(row.get_attribute("data-status") == "done" for row in rows)
+        assert other["output"] in rows[0].find_element(By.CLASS_NAME, "cut-head").text
+        assert browser.find_element(By.ID, "view-library").get_attribute("hidden") is not None
+        rows[0].find_element(By.CLASS_NAME, "cut-clip").click()
+        wait_for(lambda: js(browser, "return !!window.vtrim.current && window.vtrim.current.id === arguments[0]", other_clip),
+                 message="the cut's clip opened")
     finally:
         second.stop()
 

@@ -10,6 +10,7 @@ enum PageAssets {
         "api.js": String(decoding: PackageResources.api_js, as: UTF8.self),
         "banner.js": String(decoding: PackageResources.banner_js, as: UTF8.self),
         "controls.js": String(decoding: PackageResources.controls_js, as: UTF8.self),
+        "cutlist.js": String(decoding: PackageResources.cutlist_js, as: UTF8.self),
         "cuts.js": String(decoding: PackageResources.cuts_js, as: UTF8.self),
         "dom.js": String(decoding: PackageResources.dom_js, as: UTF8.self),
         "format.js": String(decoding: PackageResources.format_js, as: UTF8.self),

@@ -6,6 +6,7 @@
 import { api } from "./api.js";
 import { realignBanner, wireBanner } from "./banner.js";
 import { wireControls } from "./controls.js";
+import { showLibraryCuts } from "./cutlist.js";
 import { wireCuts } from "./cuts.js";
 import { $, status } from "./dom.js";
 import { loadLibrary, onCardVisibility, pauseFeed, watchFolders, wireLibrary } from "./library.js";
@@ -16,13 +17,21 @@ import { S } from "./state.js";
 import { refreshTimeline } from "./timeline.js";
 import { openTrimmer, tick } from "./trimmer.js";
 
-// Views: one app, no reloads (#/library, #/trim/<id>).
+// Views: one app, no reloads (#/library, #/trim/<id>, #/cuts).
+
+function showView(name) {
+  for (const view of ["library", "trim", "cuts"]) $("view-" + view).hidden = view !== name;
+}
 
 async function route() {
   const match = location.hash.match(/^#\/trim\/([0-9a-f]{16})$/);
-  if (match) {
-    $("view-library").hidden = true;
-    $("view-trim").hidden = false;
+  if (location.hash === "#/cuts") {
+    showView("cuts");
+    pauseFeed();
+    if (!S.docked && !player.paused) player.pause();
+    await showLibraryCuts();
+  } else if (match) {
+    showView("trim");
     pauseFeed();
     // A clip the list has not loaded (an address opened directly): its probe names it.
     let clip = S.clipById.get(match[1]);
@@ -34,8 +43,7 @@ async function route() {
     }
     await openTrimmer(clip);
   } else {
-    $("view-trim").hidden = true;
-    $("view-library").hidden = false;
+    showView("library");
     if (!S.docked && !player.paused) player.pause();
     if (!S.library.loaded) { S.library.loaded = true; await loadLibrary(); }
     else onCardVisibility([]);
