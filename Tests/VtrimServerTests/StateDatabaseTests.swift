@@ -129,7 +129,7 @@ import WorkerProtocol
     @Test func probesAndCutsReadBackAsWritten() throws {
         let database = try #require(StateDatabase.open(folder: nil) { _ in })
         let version = FileVersion(sizeBytes: 10, modifiedNanoseconds: 20, inode: .max, changedNanoseconds: -30)
-        database.storeProbe(root: Self.root, relative: "a.mp4", version: version, json: #"{"duration":1.5}"#)
+        database.storeProbes([.init(root: Self.root, relative: "a.mp4", version: version, json: #"{"duration":1.5}"#)])
         #expect(database.probe(root: Self.root, relative: "a.mp4", version: version) == #"{"duration":1.5}"#)
         var other = version
         other.changedNanoseconds += 1

@@ -5,7 +5,7 @@ import WorkerProtocol
 /// What the list shows, sorts and filters by once a clip is probed: a few facts of `vtrim probe`'s object (the
 /// whole object stays in the engine's answer to `GET /api/clips/{id}`, a few of them in memory), or why it cannot
 /// be read. Kept per file version in the state database (`StateDatabase`'s files table).
-struct ClipSummary: Sendable, Equatable {
+struct ClipSummary: Sendable, Hashable {
     var durationSeconds: Double?
     /// The video's codec, or the first audio stream's for a clip without a picture.
     var codec: String?

@@ -82,6 +82,11 @@ final class Library: Sendable {
     private let snapshot = Locked(Snapshot())
     private let summaries = Locked<[String: (version: FileVersion, summary: ClipSummary)]>([:])
     private let summariesChanged = Locked(false)
+    /// The clips whose summary changed since the last save (their paths): written on their own while the tree is as
+    /// it was, instead of comparing every row (at 100,000 clips a whole comparison every 5 s of probing kept two
+    /// copies of the rows and grew the heap).
+    private let summariesToSave = Locked<[String]>([])
+    private let probesToSave = Locked<[StateDatabase.ProbeRow]>([])
     private let derived = Locked<[DerivedKey: [Int]]>([:])
     private let probes = Locked<[String: (version: FileVersion, json: JSON)]>([:])
     private let stopped = Locked(false)
@@ -263,6 +268,7 @@ final class Library: Sendable {
     /// The probe of a clip's version made before (in this run, or kept in the state database), if any.
     func cachedProbe(_ clip: Clip) -> JSON? {
         if let json = probes.withLock({ $0[clip.path].flatMap { $0.version == clip.version ? $0.json : nil } }) { return json }
+        if let json = unsavedProbe(clip) { return json }
         guard let state, rootKeys.indices.contains(clip.root), let root = rootKeys[clip.root],
               let text = state.probe(root: root, relative: clip.relativeInRoot, version: clip.version),
               let json = try? JSON(parsing: text), case .object = json else { return nil }
@@ -275,9 +281,26 @@ final class Library: Sendable {
     func storeProbe(_ clip: Clip, _ json: JSON) {
         remember(clip, json)
         if let state, rootKeys.indices.contains(clip.root), let root = rootKeys[clip.root] {
-            state.storeProbe(root: root, relative: clip.relativeInRoot, version: clip.version, json: json.serialized)
+            let row = StateDatabase.ProbeRow(root: root, relative: clip.relativeInRoot, version: clip.version, json: json.serialized)
+            // Written with the next save (at most 5 s on), or at once when many wait.
+            let full = probesToSave.withLock { rows in
+                rows.append(row)
+                guard rows.count >= Self.probesPerWrite else { return [StateDatabase.ProbeRow]() }
+                defer { rows = [] }
+                return rows
+            }
+            state.storeProbes(full)
         }
         storeSummary(clip, ClipSummary(probe: json))
+    }
+
+    static let probesPerWrite = 500
+
+    /// Probes made since the last save, before they are written.
+    private func unsavedProbe(_ clip: Clip) -> JSON? {
+        probesToSave.withLock { rows in
+            rows.last { $0.relative == clip.relativeInRoot && $0.version == clip.version && rootKeys[clip.root] == $0.root }?.json
+        }.flatMap { try? JSON(parsing: $0) }
     }
 
     private func remember(_ clip: Clip, _ json: JSON) {
@@ -290,6 +313,7 @@ final class Library: Sendable {
     func storeSummary(_ clip: Clip, _ summary: ClipSummary) {
         summaries.withLock { $0[clip.path] = (clip.version, summary) }
         summariesChanged.withLock { $0 = true }
+        summariesToSave.withLock { $0.append(clip.path) }
     }
 
     /// Up to `limit` listed clips without a summary of their current version, from `start` on in path order, and
@@ -317,7 +341,7 @@ final class Library: Sendable {
         tree.scanAll()
         watch.watch(tree.folders.filter { $0.value.unreadable == nil }.keys)
         publish(tree, watching: watch.isComplete)
-        save(tree, &saved)
+        save(tree, &saved, whole: true)
         var lastFullScan = ProcessInfo.processInfo.systemUptime
         var lastSave = lastFullScan
         var lastEpoch = lastFullScan
@@ -325,6 +349,8 @@ final class Library: Sendable {
         var settling = SettlingFiles()
         var firstDirty: Double?
         var unsaved = false
+        // Whether the tree changed since the last save (else only summaries did).
+        var treeUnsaved = false
         while !stopped.withLock({ $0 }) {
             let changes = watch.changes(waitingMilliseconds: Self.quietMilliseconds)
             let now = ProcessInfo.processInfo.systemUptime
@@ -364,6 +390,7 @@ final class Library: Sendable {
                 watch.watch(tree.folders.filter { $0.value.unreadable == nil }.keys)
                 publish(tree, watching: watch.isComplete)
                 unsaved = true
+                treeUnsaved = true
             }
             if now - lastEpoch >= 2, summariesChanged.withLock({ flag in defer { flag = false }; return flag }) {
                 // New probes reach the listing (and its duration orders and filters) at most every 2 s.
@@ -375,12 +402,13 @@ final class Library: Sendable {
                 unsaved = true
             }
             if unsaved, now - lastSave >= Self.saveEverySeconds {
-                save(tree, &saved)
+                save(tree, &saved, whole: treeUnsaved)
                 lastSave = now
                 unsaved = false
+                treeUnsaved = false
             }
         }
-        if unsaved || summariesChanged.withLock({ $0 }) { save(tree, &saved) }
+        if unsaved || summariesChanged.withLock({ $0 }) || !probesToSave.withLock({ $0.isEmpty }) { save(tree, &saved, whole: treeUnsaved) }
     }
 
     /// The folders to list again for `changes`: those whose entries changed, and those of files written that are done
@@ -411,7 +439,7 @@ final class Library: Sendable {
 
     /// What the state database knew from an earlier run (or another server over the same folders), served until the
     /// first walk is done; returned as what is saved, so the next save writes only what changed.
-    private func loadState() -> [SavedKey: StoredFile] {
+    private func loadState() -> [SavedKey: Int] {
         guard let state else { return [:] }
         var saved: [SavedKey: StoredFile] = [:]
         for (root, key) in rootKeys.enumerated() {
@@ -431,7 +459,7 @@ final class Library: Sendable {
         }
         publish(files: saved.map { ($0.key.root, $0.key.relative, LibraryTree.File(version: $0.value.version, isOutput: $0.value.isOutput), nil) },
                 walked: false, watching: false, problems: [])
-        return saved
+        return saved.mapValues(\.hashValue)
     }
 
     private func path(root: Int, relative: String) -> String {
@@ -542,14 +570,32 @@ final class Library: Sendable {
     }
 
     /// Writes to the state database what changed since `saved` (the files listed now, with their summaries), and
-    /// removes the rows of files gone; `saved` becomes what is listed.
-    private func save(_ tree: LibraryTree, _ saved: inout [SavedKey: StoredFile]) {
+    /// removes the rows of files gone; `saved` becomes what is listed — each row as its hash (100,000 rows kept whole
+    /// were 28 MB more of the server's heap; a hash collision would leave one row unwritten until it changes again, at
+    /// odds of 2⁻⁶⁴ per change). `whole`: the tree changed, every row is
+    /// compared; otherwise only the rows of the clips probed since (`summariesToSave`).
+    private func save(_ tree: LibraryTree, _ saved: inout [SavedKey: Int], whole: Bool) {
+        let probed = summariesToSave.withLock { list in defer { list = [] }; return list }
         guard let state else { return }
-        let known = summaries.withLock { $0 }
-        var now: [SavedKey: StoredFile] = [:]
+        state.storeProbes(probesToSave.withLock { rows in defer { rows = [] }; return rows })
+        if !whole, saveSummaries(of: probed, tree, &saved, state) { return }
+        var now: [SavedKey: Int] = [:]
+        now.reserveCapacity(saved.count)
+        var changed: [(root: RootKey, file: StoredFile)] = []
         func add(_ root: Int, _ relative: String, _ path: String, _ file: LibraryTree.File) {
-            let summary = known[path].flatMap { $0.version == file.version ? $0.summary : nil }
-            now[SavedKey(root: root, relative: relative)] = StoredFile(relative: relative, version: file.version, isOutput: file.isOutput, summary: summary)
+            // One entry looked up at a time: a copy of the whole table held here would be copied again by the next probe.
+            let summary = summaries.withLock { $0[path] }.flatMap { $0.version == file.version ? $0.summary : nil }
+            let stored = StoredFile(relative: relative, version: file.version, isOutput: file.isOutput, summary: summary)
+            let key = SavedKey(root: root, relative: relative)
+            if saved[key] != stored.hashValue, let rootKey = rootKeys[root] {
+                changed.append((rootKey, stored))
+                // Written in parts (each its own short transaction): a first save of 100,000 rows holds no second copy.
+                if changed.count >= Self.rowsPerWrite {
+                    state.saveFiles(changed, removed: [])
+                    changed.removeAll(keepingCapacity: true)
+                }
+            }
+            now[key] = stored.hashValue
         }
         for (folderPath, folder) in tree.folders {
             for (name, file) in folder.files {
@@ -558,11 +604,7 @@ final class Library: Sendable {
             }
         }
         for (root, file) in tree.singleFiles { add(root, (roots[root] as NSString).lastPathComponent, roots[root], file) }
-        var changed: [(root: RootKey, file: StoredFile)] = []
         var removed: [(root: RootKey, relative: String)] = []
-        for (key, file) in now where saved[key] != file {
-            if let root = rootKeys[key.root] { changed.append((root, file)) }
-        }
         // A served folder that is missing now (an unplugged drive) keeps its rows for when it is back.
         let present = Set(roots.indices.filter { rootIsFile[$0] ? tree.singleFiles[$0] != nil : tree.folders[roots[$0]] != nil })
         for key in saved.keys where now[key] == nil && present.contains(key.root) {
@@ -570,6 +612,33 @@ final class Library: Sendable {
         }
         state.saveFiles(changed, removed: removed)
         saved = now
+    }
+
+    static let rowsPerWrite = 5000
+
+    /// The rows of the clips at `paths` with their summaries now; false (nothing written) when one is not where the
+    /// tree lists it, so the caller compares every row instead.
+    private func saveSummaries(of paths: [String], _ tree: LibraryTree, _ saved: inout [SavedKey: Int], _ state: StateDatabase) -> Bool {
+        var updates: [(key: SavedKey, root: RootKey, file: StoredFile)] = []
+        for path in Set(paths) {
+            let root: Int, relative: String, file: LibraryTree.File
+            if let single = roots.indices.first(where: { rootIsFile[$0] && roots[$0] == path }) {
+                guard let listed = tree.singleFiles[single] else { return false }
+                (root, relative, file) = (single, (path as NSString).lastPathComponent, listed)
+            } else {
+                let name = (path as NSString).lastPathComponent
+                guard let folder = tree.folders[(path as NSString).deletingLastPathComponent], let listed = folder.files[name] else { return false }
+                (root, relative, file) = (folder.root, folder.relative.isEmpty ? name : folder.relative + "/" + name, listed)
+            }
+            guard let rootKey = rootKeys[root] else { continue }
+            let summary = summaries.withLock { $0[path] }.flatMap { $0.version == file.version ? $0.summary : nil }
+            let stored = StoredFile(relative: relative, version: file.version, isOutput: file.isOutput, summary: summary)
+            let key = SavedKey(root: root, relative: relative)
+            if saved[key] != stored.hashValue { updates.append((key, rootKey, stored)) }
+        }
+        for update in updates { saved[update.key] = update.file.hashValue }
+        state.saveFiles(updates.map { ($0.root, $0.file) }, removed: [])
+        return true
     }
 
     /// 16 hex digits of FNV-1a over the folder and the relative path: stable across runs and restarts.

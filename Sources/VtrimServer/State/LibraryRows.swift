@@ -17,7 +17,7 @@ struct RootKey: Hashable, Sendable {
 }
 
 /// A walked file as the database keeps it: its version, whether it is one of vtrim's outputs, and what its probe said.
-struct StoredFile: Equatable, Sendable {
+struct StoredFile: Hashable, Sendable {
     var relative: String
     var version: FileVersion
     var isOutput: Bool
@@ -98,14 +98,30 @@ extension StateDatabase {
     }
 
     /// Keeps a clip's whole probe (`GET /api/clips/{id}`'s object) for its version.
-    func storeProbe(root: RootKey, relative: String, version: FileVersion, json: String) {
-        _ = use("keep a probe") { connection throws(SQLiteError) in
-            try connection.prepare("""
-                INSERT OR REPLACE INTO probes (root_device, root_inode, relative, size, modified_ns, inode, changed_ns, json)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                """).run([.integer(root.device), .integer(root.inode), .blob(Array(relative.utf8)), .integer(version.sizeBytes),
-                          .integer(version.modifiedNanoseconds), .integer(Int64(bitPattern: version.inode)),
-                          .integer(version.changedNanoseconds), .text(json)])
+    /// A clip's whole probe, as the probes table keeps it.
+    struct ProbeRow: Sendable {
+        var root: RootKey
+        var relative: String
+        var version: FileVersion
+        var json: String
+    }
+
+    /// Keeps probes (each for its file's version), in one transaction: probes written one by one rewrote their
+    /// B-tree pages once each (5.5 MB/s of writes while a 100,000-clip library was probed, measured).
+    func storeProbes(_ rows: [ProbeRow]) {
+        guard !rows.isEmpty else { return }
+        _ = use("keep probes") { connection throws(SQLiteError) in
+            try connection.transaction { () throws(SQLiteError) in
+                let insert = try connection.prepare("""
+                    INSERT OR REPLACE INTO probes (root_device, root_inode, relative, size, modified_ns, inode, changed_ns, json)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    """)
+                for row in rows {
+                    try insert.run([.integer(row.root.device), .integer(row.root.inode), .blob(Array(row.relative.utf8)),
+                                    .integer(row.version.sizeBytes), .integer(row.version.modifiedNanoseconds),
+                                    .integer(Int64(bitPattern: row.version.inode)), .integer(row.version.changedNanoseconds), .text(row.json)])
+                }
+            }
         }
     }
 
