@@ -10,7 +10,8 @@ const banner = { count: 0, index: 1, timer: null, settle: null };
 // The banner's clips: the most recent ones that have pictures (probed first; an unreadable or audio-only
 // clip is left out, and nothing more is asked of it).
 async function bannerClips() {
-  const recent = (await api("/api/clips?sort=date&order=desc&limit=18")).items;
+  // What the listing already knows has no picture is not asked for (an unreadable clip's probe can only fail).
+  const recent = (await api("/api/clips?sort=date&order=desc&limit=18")).items.filter((clip) => !clip.unreadable && clip.has_video !== false);
   for (const clip of recent) if (!S.clipById.has(clip.id)) S.clipById.set(clip.id, clip);
   const chosen = [];
   for (let i = 0; i < recent.length && chosen.length < 6 && i < 18; i += 6) {

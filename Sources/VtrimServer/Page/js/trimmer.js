@@ -42,6 +42,8 @@ export async function openTrimmer(clip) {
     renderRanges();
     let info;
     try {
+      // Known unreadable from the listing (the background probe's code): no request that can only fail.
+      if (clip.unreadable) throw new Error(`the engine refused it (${clip.unreadable})`);
       info = await probe(clip);
     } catch (error) {
       if (location.hash !== "#/trim/" + clip.id) return;
