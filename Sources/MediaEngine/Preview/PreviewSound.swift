@@ -16,8 +16,7 @@ final class PreviewSound {
     private let originMicro: Int64
     private let frameSize: Int32
     private let decoded: Frame
-    private let encoded: Frame
-    private let packet: Packet
+    private let writer: AudioFrameWriter
     /// The next encoded frame's first sample on the output (nil until the first decoded frame places the sound).
     private var next: Int64?
     /// Frames left out (their format changed mid-stream).
@@ -55,13 +54,12 @@ final class PreviewSound {
         fifo = av_audio_fifo_alloc(opened.pointee.sample_fmt, opened.pointee.ch_layout.nb_channels, frameSize)
         guard fifo != nil else { throw AVFailure(code: CAV_AVERROR_ENOMEM, operation: "av_audio_fifo_alloc") }
         decoded = try Frame()
-        encoded = try Frame()
-        packet = try Packet()
         let out = try output.addStream()
         status = avcodec_parameters_from_context(out.pointee.codecpar, opened)
         if status < 0 { throw AVFailure(code: status, operation: "avcodec_parameters_from_context") }
         out.pointee.time_base = opened.pointee.time_base
         outputIndex = Int(out.pointee.index)
+        writer = try AudioFrameWriter(output: output, outputIndex: outputIndex)
         encoder = opened
         self.resampler = resampler
         self.fifo = fifo
@@ -91,35 +89,10 @@ final class PreviewSound {
         guard reading == nil else { return }
         _ = cav_resample_into_fifo(resampler, fifo, nil, decoder.codecContext, encoderContext)
         try encodeQueued(all: true)
-        try check(avcodec_send_frame(encoderContext, nil), "avcodec_send_frame")
-        try writeEncoded()
+        try writer.drain(encoderContext)
     }
 
     private func encodeQueued(all: Bool) throws {
-        while true {
-            let available = av_audio_fifo_size(fifo)
-            guard available >= frameSize || (all && available > 0) else { return }
-            let count = min(available, frameSize)
-            try check(cav_audio_fifo_read_frame(fifo, encoderContext, encoded.pointer, count), "av_audio_fifo_read")
-            let first = next ?? 0
-            encoded.pointer.pointee.pts = first
-            next = first.plus(Int64(count))
-            try check(avcodec_send_frame(encoderContext, encoded.pointer), "avcodec_send_frame")
-            try writeEncoded()
-        }
-    }
-
-    private func writeEncoded() throws {
-        while true {
-            packet.unref()
-            let status = avcodec_receive_packet(encoderContext, packet.pointer)
-            if status == CAV_AVERROR_EAGAIN || status == CAV_AVERROR_EOF { return }
-            try check(status, "avcodec_receive_packet")
-            try output.write(packet, stream: outputIndex, timeBase: encoderContext.pointee.time_base)
-        }
-    }
-
-    private func check(_ status: Int32, _ operation: String) throws(AVFailure) {
-        if status < 0 { throw AVFailure(code: status, operation: operation) }
+        next = try writer.encode(fifo, encoderContext, frameSize: frameSize, all: all, from: next ?? 0)
     }
 }

@@ -30,8 +30,7 @@ final class AudioReencoder {
     private let sampleTimeBase: AVRational
     private let frameSize: Int32
     private let frame: Frame
-    private let encoded: Frame
-    private let packet: Packet
+    private let writer: AudioFrameWriter
     private var window = Window(sourceStart: 0, outputStart: 0, outputEnd: 0)
     /// Output samples queued for the encoder, and sent to it (the next frame's pts).
     private var queued: Int64 = 0
@@ -70,8 +69,6 @@ final class AudioReencoder {
         }
         guard let opened = context else { throw AVFailure(code: CAV_AVERROR_ENOMEM, operation: "avcodec_alloc_context3") }
         frame = try Frame()
-        encoded = try Frame()
-        packet = try Packet()
         let globalHeader = output.outputFormat.map { $0.pointee.flags & AVFMT_GLOBALHEADER != 0 } ?? false
         var status = cav_audio_encoder_like(opened, decoding, stream.pointee.codecpar.pointee.bit_rate, globalHeader ? 1 : 0)
         if status < 0 { throw AVFailure(code: status, operation: "audio encoder setup (\(encoderName))") }
@@ -87,6 +84,7 @@ final class AudioReencoder {
         out.pointee.disposition = stream.pointee.disposition
         av_dict_copy(&out.pointee.metadata, stream.pointee.metadata, 0)
         outputIndex = Int(out.pointee.index)
+        writer = try AudioFrameWriter(output: output, outputIndex: outputIndex)
         encoder = opened
         self.fifo = fifo
         succeeded = true
@@ -198,33 +196,13 @@ final class AudioReencoder {
                                                    frameSize - partial), "audio silence")
         }
         try encodeQueued(all: true)
-        try check(avcodec_send_frame(encoderContext, nil), "avcodec_send_frame")
-        try writeEncoded()
+        try writer.drain(encoderContext)
     }
 
     private var encoderContext: UnsafeMutablePointer<AVCodecContext> { encoder.unsafelyUnwrapped }
 
     private func encodeQueued(all: Bool) throws {
-        while true {
-            let available = av_audio_fifo_size(fifo)
-            guard available >= frameSize || (all && available > 0) else { return }
-            let count = min(available, frameSize)
-            try check(cav_audio_fifo_read_frame(fifo, encoderContext, encoded.pointer, count), "av_audio_fifo_read")
-            encoded.pointer.pointee.pts = sent
-            sent = sent.plus(Int64(count))
-            try check(avcodec_send_frame(encoderContext, encoded.pointer), "avcodec_send_frame")
-            try writeEncoded()
-        }
-    }
-
-    private func writeEncoded() throws {
-        while true {
-            packet.unref()
-            let status = avcodec_receive_packet(encoderContext, packet.pointer)
-            if status == CAV_AVERROR_EAGAIN || status == CAV_AVERROR_EOF { return }
-            try check(status, "avcodec_receive_packet")
-            try output.write(packet, stream: outputIndex, timeBase: encoderContext.pointee.time_base)
-        }
+        sent = try writer.encode(fifo, encoderContext, frameSize: frameSize, all: all, from: sent)
     }
 
     private func check(_ status: Int32, _ operation: String) throws(AVFailure) {
