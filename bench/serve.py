@@ -51,7 +51,7 @@ class Server:
     def __init__(self, folder):
         self.cache = benchlib.work_directory("vtrim-bench-cache-")
         # The state database beside the cache, never the home of whoever runs the bench.
-        self.state = self.cache + "-state"
+        self.state = benchlib.work_directory("vtrim-bench-state-")
         env = dict(os.environ, XDG_CACHE_HOME=self.cache, XDG_STATE_HOME=self.state)
         self.process = subprocess.Popen([args.vtrim, "serve", folder, "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                         text=True, env=env)
@@ -366,7 +366,8 @@ def library_mode(count, seconds):
         time.sleep(0.5)
     probed = server.json("/api/clips?limit=1")["probed"]
     # The first 10 s hold the first save of every listed file; the rate after it is the probes' own.
-    settled = next(((t, w) for t, w in writes if t - load_began >= 10), writes[0])
+    writes = writes or [(time.perf_counter(), written_bytes())]
+    settled = next(((t, w) for t, w in writes if t - load_began >= 10), None) or writes[0]
     write_rate = (writes[-1][1] - settled[1]) / max(1e-3, writes[-1][0] - settled[0])
     first_save_mib = (settled[1] - written_before) / 2**20
     # A file added, then removed: how soon the list shows it.

@@ -31,6 +31,9 @@ final class CutQueue: Sendable {
         /// Seconds since the epoch: queued, and ended (nil until then).
         var createdAt: Double = 0
         var endedAt: Double? = nil
+        /// Another live server's cut (two servers over one state folder): its row number and server, read again from
+        /// the database when listed; never cancelled from here.
+        var foreign: (number: Int64, owner: ServerProcess?)? = nil
     }
 
     /// Where the cuts are kept: the state database, under the library's key.
@@ -92,7 +95,8 @@ final class CutQueue: Sendable {
         restore()
     }
 
-    /// The cuts kept from earlier runs (the newest `finishedKept`); one that had not ended then never will.
+    /// The cuts kept from earlier runs (the newest `finishedKept`): one whose server has ended never will; another
+    /// live server's is followed in the database and its output name kept from this server's cuts.
     private func restore() {
         guard let history else { return }
         let kept = history.database.cuts(library: history.library, limit: Self.finishedKept)
@@ -101,14 +105,13 @@ final class CutQueue: Sendable {
             var job = Job(id: Self.id(cut.number), clip: cut.clip, output: cut.output, status: Status(rawValue: cut.status) ?? .failed,
                           progress: cut.status == Status.done.rawValue ? 1 : 0, report: cut.report, planID: cut.planID,
                           createdAt: cut.createdAt, endedAt: cut.endedAt)
-            // Another live server's cut (two servers over one state folder) is its to end; shown as it was.
-            if job.status == .queued || job.status == .running, cut.owner?.hasEnded ?? true {
-                job.status = .failed
-                job.endedAt = Date().timeIntervalSince1970
-                job.report = .object([("path", .string(cut.source)), ("error", .object([
-                    ("code", .string("interrupted")), ("message", .string("the server stopped before this cut ended; nothing was written")),
-                ]))])
-                history.database.updateCut(number: cut.number, status: job.status.rawValue, report: job.report, endedAt: job.endedAt)
+            if job.status == .queued || job.status == .running {
+                if cut.owner?.hasEnded ?? true {
+                    Self.interrupt(&job, cut, history)
+                } else {
+                    job.foreign = (cut.number, cut.owner)
+                    _ = reserve(exactly: cut.output)
+                }
             }
             restored[job.id] = job
         }
@@ -118,6 +121,41 @@ final class CutQueue: Sendable {
     }
 
     private static func id(_ number: Int64) -> String { String(format: "c%04lld", number) }
+
+    private static func interrupt(_ job: inout Job, _ cut: StoredCut, _ history: History) {
+        job.status = .failed
+        job.endedAt = Date().timeIntervalSince1970
+        job.report = .object([("path", .string(cut.source)), ("error", .object([
+            ("code", .string("interrupted")), ("message", .string("the server stopped before this cut ended; nothing was written")),
+        ]))])
+        job.foreign = nil
+        history.database.updateCut(number: cut.number, status: job.status.rawValue, report: job.report, endedAt: job.endedAt)
+    }
+
+    /// Another live server's cuts as its rows say now: ended there, or interrupted once that server has ended.
+    private func refreshForeign() {
+        guard let history else { return }
+        let following = jobs.withLock { table in table.values.compactMap { job in job.foreign.map { (job.id, $0.number) } } }
+        for (id, number) in following {
+            guard let cut = history.database.cut(number: number) else { continue }
+            var ended: Job?
+            jobs.withLock { table in
+                guard var job = table[id], job.foreign != nil else { return }
+                job.status = Status(rawValue: cut.status) ?? .failed
+                job.report = cut.report
+                job.endedAt = cut.endedAt
+                if job.status == .done { job.progress = 1 }
+                if job.status != .queued && job.status != .running {
+                    job.foreign = nil
+                } else if cut.owner?.hasEnded ?? true {
+                    Self.interrupt(&job, cut, history)
+                }
+                table[id] = job
+                if job.foreign == nil { ended = job }
+            }
+            if let ended { release(ended.output) }
+        }
+    }
 
     /// Plans the edit of `ranges` (one range, or several joined, in time order) and queues it; the plan's report is
     /// the answer (or why there is no plan). The plan comes back as a value the server keeps as it is and hands to
@@ -275,14 +313,17 @@ final class CutQueue: Sendable {
     /// job it returns says `cancelled` only when nothing was written: a cut that had already renamed its file into
     /// place is `done`.
     func cancel(_ id: String) async -> Job? {
-        guard let job = job(id), job.status == .queued || job.status == .running else { return nil }
+        guard let job = job(id), job.status == .queued || job.status == .running, job.foreign == nil else { return nil }
         if job.status == .queued { update(id) { $0.status = .cancelled } }
         tickets.withLock { $0[id] }?.cancel()
         await runs.withLock { $0[id] }?.value
         return self.job(id)
     }
 
-    func job(_ id: String) -> Job? { jobs.withLock { $0[id] } }
+    func job(_ id: String) -> Job? {
+        if jobs.withLock({ $0[id]?.foreign != nil }) { refreshForeign() }
+        return jobs.withLock { $0[id] }
+    }
 
     /// Finished cuts kept for `GET /api/cuts`: the newest ones; older finished ones are forgotten (their files stay).
     static let finishedKept = 500
@@ -299,6 +340,7 @@ final class CutQueue: Sendable {
     }
 
     func all() -> [Job] {
+        refreshForeign()
         let ids = order.withLock { $0 }
         return jobs.withLock { table in ids.compactMap { table[$0] } }
     }

@@ -53,7 +53,8 @@ public enum Run {
 /// one run did before; a child holds its slot until its result is taken, so take it before starting another.
 public final class Child {
     /// The program's own process: under VTRIM_TEST_CPU_LOG the one /usr/bin/time started (so a test's signals and
-    /// CPU readings reach what it ran, not the wrapper), once it has started.
+    /// CPU readings reach what it ran, not the wrapper) — time's own until it has forked it (the tests that signal
+    /// wait for CPU used first).
     public var pid: Int32 {
         guard wrapped else { return processID }
         let children = (try? String(contentsOfFile: "/proc/\(processID)/task/\(processID)/children", encoding: .utf8)) ?? ""

@@ -260,19 +260,26 @@ def test_workers_end_with_a_killed_server(folder, cache, tmp_path):
             names = [open(os.path.join(f"/proc/{pid}/task", task, "comm")).read().strip() for task in os.listdir(f"/proc/{pid}/task")]
             assert "vtrim-worker-pa" not in names, names
         # A second server over the same library and state folder leaves the first one's cut to it: not interrupted,
-        # and the first one's temporary output stays.
+        # not cancelled from there (409), its output name not given to a cut of its own; once the first server is
+        # gone, the second reads the cut as interrupted.
         second = Server(folder, "--output-dir", str(out), env=cache)
         try:
             seen = api(second, f"/api/cuts/{job['id']}")
-            assert seen["status"] in ("queued", "running"), seen
+            assert seen["status"] in ("queued", "running") and seen["output"] == job["output"], seen
+            response, refused = post(second, f"/api/cuts/{job['id']}", {}, method="DELETE")
+            assert response.status == 409, refused
+            response, plan = post(second, "/api/plans", {"clip": clip_id(second, "long.mp4"), "start": 0.5, "end": 29.5, "mode": "exact"})
+            assert response.status == 200 and plan["output"] != job["output"], plan
+            assert any("vtrim-tmp" in name for name in os.listdir(out))
+            assert api(server, f"/api/cuts/{job['id']}")["status"] == "running"
+            server.process.kill()
+            server.process.wait()
+            wait_for(lambda: all(_ended(pid) for pid in workers), timeout=10, message="the workers to end")
+            wait_for(lambda: os.listdir(out) == [], timeout=10, message="the partial output to be removed")
+            ended = api(second, f"/api/cuts/{job['id']}")
+            assert ended["status"] == "failed" and ended["error"]["code"] == "interrupted", ended
         finally:
             second.stop()
-        assert any("vtrim-tmp" in name for name in os.listdir(out))
-        assert api(server, f"/api/cuts/{job['id']}")["status"] == "running"
-        server.process.kill()
-        server.process.wait()
-        wait_for(lambda: all(_ended(pid) for pid in workers), timeout=10, message="the workers to end")
-        wait_for(lambda: os.listdir(out) == [], timeout=10, message="the partial output to be removed")
     finally:
         server.stop()
     # The restarted server lists the cut as ended: it never will, and nothing was written.

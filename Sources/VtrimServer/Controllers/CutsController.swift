@@ -136,6 +136,8 @@ struct CutsController {
         // The shown plan (`POST /api/plans`) the cut runs as it is; absent when it was planned for itself.
         if let plan = job.planID { members.append(("plan_id", .string(plan))) }
         if case let .object(fields) = job.report { members += fields.filter { !["id", "status", "progress"].contains($0.0) } }
+        // Where the output goes (or would have gone), also for a cut whose report is an error.
+        if !members.contains(where: { $0.0 == "output" }) { members.append(("output", .string(job.output))) }
         if job.status == .done { members.append(("url", .string("/media/cuts/\(job.id)"))) }
         members.append(("created_at", .string(Self.utc(job.createdAt))))
         if let ended = job.endedAt { members.append(("ended_at", .string(Self.utc(ended)))) }

@@ -138,6 +138,13 @@ final class Library: Sendable {
     func stop() {
         guard !stopped.withLock({ flag in defer { flag = true }; return flag }) else { return }
         if started.withLock({ $0 }) { _ = finished.wait(timeout: .now() + 5) }
+        // What the last save may not have had (a probe that ended meanwhile, or a scan that did not end in time).
+        if let state {
+            probesToSave.withLock { rows in
+                state.storeProbes(rows)
+                rows = []
+            }
+        }
     }
 
     var current: Snapshot { snapshot.withLock { $0 } }
@@ -282,14 +289,16 @@ final class Library: Sendable {
         remember(clip, json)
         if let state, rootKeys.indices.contains(clip.root), let root = rootKeys[clip.root] {
             let row = StateDatabase.ProbeRow(root: root, relative: clip.relativeInRoot, version: clip.version, json: json.serialized)
-            // Written with the next save (at most 5 s on), or at once when many wait.
-            let full = probesToSave.withLock { rows in
+            // Written with the next save (at most 5 s on), or at once when many wait or the scanning thread has made
+            // its last save (the server stopping: workers still finishing). Written under the list's lock, so batches
+            // reach the database in the order they were made (a newer probe never replaced by an older one).
+            probesToSave.withLock { rows in
                 rows.append(row)
-                guard rows.count >= Self.probesPerWrite else { return [StateDatabase.ProbeRow]() }
-                defer { rows = [] }
-                return rows
+                // Read inside this lock: stop() sets the flag before its last write under it, so no probe falls between.
+                guard stopped.withLock({ $0 }) || rows.count >= Self.probesPerWrite else { return }
+                state.storeProbes(rows)
+                rows = []
             }
-            state.storeProbes(full)
         }
         storeSummary(clip, ClipSummary(probe: json))
     }
@@ -577,7 +586,10 @@ final class Library: Sendable {
     private func save(_ tree: LibraryTree, _ saved: inout [SavedKey: Int], whole: Bool) {
         let probed = summariesToSave.withLock { list in defer { list = [] }; return list }
         guard let state else { return }
-        state.storeProbes(probesToSave.withLock { rows in defer { rows = [] }; return rows })
+        probesToSave.withLock { rows in
+            state.storeProbes(rows)
+            rows = []
+        }
         if !whole, saveSummaries(of: probed, tree, &saved, state) { return }
         var now: [SavedKey: Int] = [:]
         now.reserveCapacity(saved.count)

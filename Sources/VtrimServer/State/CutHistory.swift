@@ -46,6 +46,17 @@ extension StateDatabase {
         }
     }
 
+    /// One cut as its row says now, or nil (no such row, or one that does not read back).
+    func cut(number: Int64) -> StoredCut? {
+        let rows = use("read a cut") { connection throws(SQLiteError) in
+            try connection.rows("""
+                SELECT number, clip, source, output, request, plan, plan_id, status, report, created_at, ended_at, owner
+                FROM cuts WHERE number = ?
+                """, [.integer(number)])
+        } ?? []
+        return rows.first.flatMap(Self.storedCut)
+    }
+
     /// The newest `limit` cuts of `library`, oldest first. Rows that do not read back (damaged JSON, a path that is not
     /// text) are left out.
     func cuts(library: String, limit: Int) -> [StoredCut] {
@@ -55,15 +66,17 @@ extension StateDatabase {
                 FROM cuts WHERE library = ? ORDER BY number DESC LIMIT ?
                 """, [.text(library), .integer(Int64(max(0, limit)))])
         } ?? []
-        return rows.reversed().compactMap { row -> StoredCut? in
-            guard row.count == 12, let number = row[0].integer, let clip = row[1].text,
-                  let source = row[2].blob.flatMap({ String(validating: $0, as: UTF8.self) }),
-                  let output = row[3].blob.flatMap({ String(validating: $0, as: UTF8.self) }),
-                  let request = row[4].text.flatMap({ try? JSON(parsing: $0) }), let plan = row[5].text, let status = row[7].text,
-                  let report = row[8].text.flatMap({ try? JSON(parsing: $0) }), let created = row[9].real else { return nil }
-            return StoredCut(number: number, clip: clip, source: source, output: output, request: request, plan: plan,
-                             planID: row[6].text, status: status, report: report, createdAt: created, endedAt: row[10].real,
-                             owner: row[11].text.flatMap(ServerProcess.init(stored:)))
-        }
+        return rows.reversed().compactMap(Self.storedCut)
+    }
+
+    private static func storedCut(_ row: [SQLiteValue]) -> StoredCut? {
+        guard row.count == 12, let number = row[0].integer, let clip = row[1].text,
+              let source = row[2].blob.flatMap({ String(validating: $0, as: UTF8.self) }),
+              let output = row[3].blob.flatMap({ String(validating: $0, as: UTF8.self) }),
+              let request = row[4].text.flatMap({ try? JSON(parsing: $0) }), let plan = row[5].text, let status = row[7].text,
+              let report = row[8].text.flatMap({ try? JSON(parsing: $0) }), let created = row[9].real else { return nil }
+        return StoredCut(number: number, clip: clip, source: source, output: output, request: request, plan: plan,
+                         planID: row[6].text, status: status, report: report, createdAt: created, endedAt: row[10].real,
+                         owner: row[11].text.flatMap(ServerProcess.init(stored:)))
     }
 }
