@@ -106,7 +106,7 @@ final class CutQueue: Sendable {
                           progress: cut.status == Status.done.rawValue ? 1 : 0, report: cut.report, planID: cut.planID,
                           createdAt: cut.createdAt, endedAt: cut.endedAt)
             if job.status == .queued || job.status == .running {
-                if cut.owner?.hasEnded ?? true {
+                if ServerHeartbeat.hasEnded(cut.owner, in: history.database) {
                     Self.interrupt(&job, cut, history)
                 } else {
                     job.foreign = (cut.number, cut.owner)
@@ -147,7 +147,7 @@ final class CutQueue: Sendable {
                 if job.status == .done { job.progress = 1 }
                 if job.status != .queued && job.status != .running {
                     job.foreign = nil
-                } else if cut.owner?.hasEnded ?? true {
+                } else if ServerHeartbeat.hasEnded(cut.owner, in: history.database) {
                     Self.interrupt(&job, cut, history)
                 }
                 table[id] = job

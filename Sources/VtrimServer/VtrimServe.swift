@@ -181,11 +181,14 @@ final class Server: Sendable {
         running.withLock { $0 = group }
         let signals = options.standalone ? watchSignals(group) : []
         let prober = Task { await BackgroundProber.run(self) }
+        let heartbeat = state.map { database in Task { await ServerHeartbeat.run(database) } }
         do {
             try await group.run()
             prober.cancel()
+            heartbeat?.cancel()
         } catch {
             prober.cancel()
+            heartbeat?.cancel()
             FileHandle.standardError.write(Data("vtrim: error: serve: \(Self.describe(error, options: options))\n".utf8))
             signals.forEach { $0.cancel() }
             return 1

@@ -194,4 +194,23 @@ import WorkerProtocol
             #expect(ServerProcess(stored: stored) == nil, "\(stored)")
         }
     }
+
+    /// A server on another host or in another container is known to have ended by its heartbeat: stale (a minute) or
+    /// gone; on this host the process table answers at once.
+    @Test func aServerElsewhereHasEndedOnlyWhenItsHeartbeatIsStaleOrGone() throws {
+        let database = try #require(StateDatabase.open(folder: nil) { _ in })
+        let me = try #require(ServerProcess.current)
+        var elsewhere = me
+        elsewhere.host = me.host + "-elsewhere"
+        #expect(ServerHeartbeat.hasEnded(elsewhere, in: database), "no heartbeat at all")
+        database.beat(elsewhere, at: 1000)
+        #expect(!ServerHeartbeat.hasEnded(elsewhere, in: database, now: 1000 + ServerHeartbeat.staleSeconds - 1))
+        #expect(ServerHeartbeat.hasEnded(elsewhere, in: database, now: 1000 + ServerHeartbeat.staleSeconds + 1))
+        database.beat(elsewhere, at: 2000)
+        #expect(!ServerHeartbeat.hasEnded(elsewhere, in: database, now: 2001), "a newer beat replaces the old one")
+        database.forget(elsewhere)
+        #expect(ServerHeartbeat.hasEnded(elsewhere, in: database, now: 2001), "a server that stopped took its sign away")
+        #expect(!ServerHeartbeat.hasEnded(me, in: database), "this process, alive whatever its heartbeat says")
+        #expect(ServerHeartbeat.hasEnded(nil, in: database), "an older vtrim's row has no owner")
+    }
 }

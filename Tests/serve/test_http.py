@@ -225,6 +225,26 @@ def test_a_join_through_the_api_equals_vtrim_cut_keep(server, clips_folder, tmp_
     os.unlink(done["output"])
 
 
+def test_a_running_server_keeps_a_sign_of_life_and_takes_it_away(clips_folder, tmp_path):
+    """Its heartbeat in the state database (how a server in another container or on another host over the same state
+    folder knows this one's cuts are still running), renewed while it runs and removed when it stops."""
+    import sqlite3
+    env = {"XDG_CACHE_HOME": str(tmp_path / "cache"), "XDG_STATE_HOME": str(tmp_path / "state")}
+    database = tmp_path / "state" / "vtrim" / "vtrim.sqlite3"
+
+    def signs():
+        with sqlite3.connect(f"file:{database}?mode=ro", uri=True) as connection:
+            return connection.execute("SELECT owner, seen FROM servers").fetchall()
+
+    server = Server(clips_folder, env=env)
+    try:
+        rows = wait_for(lambda: signs(), message="the server's heartbeat")
+        assert len(rows) == 1 and f" {server.process.pid} " in rows[0][0] and abs(rows[0][1] - time.time()) < 30, rows
+    finally:
+        server.stop()
+    assert signs() == []
+
+
 def test_cuts_and_their_outputs_survive_a_restart(clips_folder, tmp_path):
     """What was cut, when, where the output is and its report: kept in the state database, so a restarted server lists
     the cuts made before and serves their outputs; a new cut takes a new id."""

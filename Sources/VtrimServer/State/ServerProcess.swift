@@ -34,11 +34,15 @@ struct ServerProcess: Equatable, Sendable {
         self.init(host: String(fields[0]), boot: String(fields[1]), pid: pid, startTicks: start)
     }
 
-    /// Whether this server process has certainly ended, as far as this host can tell: on this host and this boot, no
-    /// process with that pid and start time; on this host, another boot. A server on another host (a state folder on
-    /// a shared home) cannot be checked: not known to have ended.
+    /// Whether it ran on this host (the same name): then the process table can tell whether it has ended.
+    var isOnThisHost: Bool { host == Self.hostName() }
+
+    /// Whether this server process has certainly ended, as far as the process table can tell: on this host and this
+    /// boot, no process with that pid and start time; on this host, another boot. A server on another host (a state
+    /// folder on a shared home, another container) cannot be checked here: not known to have ended (its heartbeat can
+    /// tell: `ServerHeartbeat`).
     var hasEnded: Bool {
-        guard host == Self.hostName() else { return false }
+        guard isOnThisHost else { return false }
         guard boot == Self.bootID() else { return true }
         return Self.startTicks(of: pid) != startTicks
     }

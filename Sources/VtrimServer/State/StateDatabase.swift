@@ -43,6 +43,9 @@ final class StateDatabase: Sendable {
         """,
         // The server process that queued each cut (`ServerProcess`): another server's live cut is not interrupted.
         "ALTER TABLE cuts ADD COLUMN owner TEXT;",
+        // Each running server's last sign of life (`ServerHeartbeat`): how a server on another host, or in another
+        // container, is known to have ended.
+        "CREATE TABLE servers (owner TEXT PRIMARY KEY, seen REAL NOT NULL) WITHOUT ROWID;",
     ]
 
     /// The database file, or ":memory:".
