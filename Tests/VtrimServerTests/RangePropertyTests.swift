@@ -41,3 +41,19 @@ import Testing
         #expect(JSONDepth.fits(Array("{\"a\": \"[[[[[[[[[[[[[[[[[[\\\"[[[[[\"}".utf8), limit: 2))
     }
 }
+
+/// A cut's owner as the state database holds it (a file on disk like any other): any text reads as an owner or as
+/// none, never a trap; every owner this vtrim writes reads back as itself, and any pid or start time the text holds
+/// is a positive pid and a tick count, whatever the numbers.
+@Suite struct ServerOwnerPropertyTests {
+    @Test func anyStoredOwnerReadsBackOrIsNone() async {
+        await propertyCheck(count: 1000, input: Wild.text, Wild.int64, Wild.int64, Gen.int(in: 0...2)) { text, pid, ticks, shape in
+            let stored = shape == 0 ? text : shape == 1 ? "host boot \(pid) \(ticks)" : "\(text) \(text) \(pid) \(ticks)"
+            if let owner = ServerProcess(stored: stored) {
+                #expect(owner.pid > 0 && ServerProcess(stored: owner.stored) == owner, "\(stored)")
+            }
+        }
+        let me = ServerProcess.current
+        #expect(me.map { ServerProcess(stored: $0.stored) == $0 } ?? false)
+    }
+}

@@ -580,7 +580,7 @@ final class Library: Sendable {
 
     /// Writes to the state database what changed since `saved` (the files listed now, with their summaries), and
     /// removes the rows of files gone; `saved` becomes what is listed — each row as its hash (100,000 rows kept whole
-    /// were 28 MB more of the server's heap; a hash collision would leave one row unwritten until it changes again, at
+    /// cost about 35 MB more RSS, measured; a hash collision would leave one row unwritten until it changes again, at
     /// odds of 2⁻⁶⁴ per change). `whole`: the tree changed, every row is
     /// compared; otherwise only the rows of the clips probed since (`summariesToSave`).
     private func save(_ tree: LibraryTree, _ saved: inout [SavedKey: Int], whole: Bool) {
