@@ -45,25 +45,27 @@ let package = Package(
         .target(name: "TimelineCore"),
         // A lock ThreadSanitizer can see (pthread), for state threads share.
         .target(name: "Locking"),
+        // Names on disk as bytes: paths that are not UTF-8 carried in a String, and the system calls on them.
+        .target(name: "DiskNames"),
         // Folders by stage (FFmpeg, Probe, Frames, Survey, Plan, Write, Container, Verify, Propose, Preview); the only
         // Swift module that imports CAV.
-        .target(name: "MediaEngine", dependencies: ["CAV", "CFreeType", "Locking"]),
+        .target(name: "MediaEngine", dependencies: ["CAV", "CFreeType", "Locking", "DiskNames"]),
         // renameat2(2) for LibraryFiles (Swift's Glibc does not declare it).
         .target(name: "CFileSystem"),
         // prctl for `vtrim _worker`: it dies with the server that spawned it.
         .target(name: "CProcess"),
         // Files, not media: walking inputs, file versions, output names, the one way a file or folder is written.
-        .target(name: "LibraryFiles", dependencies: ["CFileSystem"]),
+        .target(name: "LibraryFiles", dependencies: ["CFileSystem", "DiskNames"]),
         // What `vtrim serve` and its engine workers say to each other, and the values it carries (JSON); no engine.
         .target(name: "WorkerProtocol", dependencies: ["LibraryFiles", "TimelineCore"]),
         // Jobs, reports, the engine's side of the worker protocol.
-        .target(name: "VtrimKit", dependencies: ["MediaEngine", "TimelineCore", "LibraryFiles", "WorkerProtocol", "Locking", "CProcess"]),
+        .target(name: "VtrimKit", dependencies: ["MediaEngine", "TimelineCore", "LibraryFiles", "WorkerProtocol", "Locking", "CProcess", "DiskNames"]),
         // `vtrim serve`: routes, security, the page. It cannot link the engine: everything that reads media
         // goes to the worker processes through WorkerProtocol.
         .target(
             name: "VtrimServer",
             dependencies: [
-                "WorkerProtocol", "LibraryFiles", "TimelineCore", "Locking", "CSQLite",
+                "WorkerProtocol", "LibraryFiles", "TimelineCore", "Locking", "CSQLite", "DiskNames",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -93,7 +95,7 @@ let package = Package(
         .executableTarget(
             name: "vtrim",
             dependencies: [
-                "VtrimKit", "TimelineCore", "LibraryFiles", "WorkerProtocol",
+                "VtrimKit", "TimelineCore", "LibraryFiles", "WorkerProtocol", "DiskNames",
                 .target(name: "VtrimServer", condition: .when(traits: ["Serve"])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -105,10 +107,10 @@ let package = Package(
         ),
         .testTarget(name: "MediaEngineTests", dependencies: ["MediaEngine", "CAV", "TestSupport", "PropertySupport", .product(name: "PropertyBased", package: "swift-property-based")],
                     swiftSettings: testCode),
-        .testTarget(name: "VtrimKitTests", dependencies: ["VtrimKit", "TimelineCore", "LibraryFiles", "WorkerProtocol", "TestSupport", "PropertySupport",
+        .testTarget(name: "VtrimKitTests", dependencies: ["VtrimKit", "TimelineCore", "LibraryFiles", "WorkerProtocol", "DiskNames", "TestSupport", "PropertySupport",
                                                    .product(name: "PropertyBased", package: "swift-property-based")],
                     swiftSettings: testCode),
-        .testTarget(name: "VtrimCLITests", dependencies: ["TestSupport", "MediaEngine", "TimelineCore", "vtrim"], swiftSettings: testCode),
+        .testTarget(name: "VtrimCLITests", dependencies: ["TestSupport", "MediaEngine", "TimelineCore", "DiskNames", "vtrim"], swiftSettings: testCode),
         // vtrim serve's server in the test process: middleware, Range parsing, route errors (plain sockets).
         .testTarget(name: "VtrimServerTests", dependencies: ["VtrimServer", "WorkerProtocol", "LibraryFiles", "TestSupport", "PropertySupport",
                                                      .product(name: "PropertyBased", package: "swift-property-based")],

@@ -1,3 +1,4 @@
+import DiskNames
 import Glibc
 
 /// A file's size, modification time, inode and status-change time: what says it is the file a plan (or a cache entry)
@@ -20,9 +21,7 @@ public struct FileVersion: Sendable, Hashable, Codable, CustomStringConvertible 
 
     /// The version of the file at `path` now (following symlinks), or nil when it cannot be stat'ed.
     public static func of(_ path: String) -> FileVersion? {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
-        return FileVersion(info)
+        DiskFile.status(path).map(FileVersion.init)
     }
 
     /// The version a `stat` result gives.

@@ -1,3 +1,4 @@
+import DiskNames
 import Foundation
 import Glibc
 
@@ -143,12 +144,11 @@ public struct InputWalker: Sendable {
 
     private func walk(folder: String, relative: String, visited: inout Set<FileIdentity>, into found: inout [InputItem]) {
         guard let identity = FileIdentity(folder), visited.insert(identity).inserted,
-              let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
+              let names = DiskFile.names(in: folder) else { return }
         for name in names where !name.hasPrefix(".") {
             let path = folder.hasSuffix("/") ? folder + name : folder + "/" + name
             let below = relative.isEmpty ? name : relative + "/" + name
-            var info = stat()
-            guard stat(path, &info) == 0 else { continue }
+            guard let info = DiskFile.status(path) else { continue }
             if info.st_mode & S_IFMT == S_IFDIR {
                 // Storyboards vtrim (or Jellyfin) wrote beside the videos hold pictures only: not walked.
                 if !includeOutputs, Self.isStoryboardFolder(name) { continue }
@@ -161,7 +161,7 @@ public struct InputWalker: Sendable {
 
     private func wanted(name: String, relative: String) -> Bool {
         func matches(_ pattern: String) -> Bool {
-            fnmatch(pattern, relative, 0) == 0 || fnmatch(pattern, name, 0) == 0
+            DiskName.withCString(relative) { fnmatch(pattern, $0, 0) } == 0 || DiskName.withCString(name) { fnmatch(pattern, $0, 0) } == 0
         }
         let included = include.isEmpty
             ? Self.mediaExtensions.contains((name as NSString).pathExtension.lowercased())
@@ -169,10 +169,7 @@ public struct InputWalker: Sendable {
         return included && !exclude.contains(where: matches) && (includeOutputs || !Self.isVtrimOutput(name))
     }
 
-    public static func isDirectory(_ path: String) -> Bool {
-        var info = stat()
-        return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
-    }
+    public static func isDirectory(_ path: String) -> Bool { DiskFile.isDirectory(path) }
 }
 
 /// A file's device and inode (symlinks followed), to notice loops and files reached twice.
@@ -181,8 +178,7 @@ enum FileIdentity: Hashable {
     case unique(String)
 
     init?(_ path: String) {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
+        guard let info = DiskFile.status(path) else { return nil }
         self = .inode(UInt64(info.st_dev), UInt64(info.st_ino))
     }
 }

@@ -1,4 +1,5 @@
 import CFileSystem
+import DiskNames
 import Foundation
 import Glibc
 
@@ -44,10 +45,8 @@ public struct TemporaryName: Sendable {
     /// removing the old one, or where the file system cannot swap, by moving the old one aside first — so a reader
     /// never sees half of each. Otherwise an output that appeared meanwhile (another run) stays, and `exists` is thrown.
     public func commit(_ temporary: String, replacing: Bool) throws(CommitError) {
-        var isFolder: ObjCBool = false
-        _ = FileManager.default.fileExists(atPath: temporary, isDirectory: &isFolder)
         do throws(CommitError) {
-            if isFolder.boolValue {
+            if DiskFile.isDirectory(temporary) {
                 try commitFolder(temporary, replacing: replacing)
             } else {
                 try commitFile(temporary, replacing: replacing)
@@ -60,12 +59,12 @@ public struct TemporaryName: Sendable {
 
     private func commitFile(_ temporary: String, replacing: Bool) throws(CommitError) {
         if replacing {
-            guard rename(temporary, output) == 0 else { throw .failed(operation: "rename", code: errno) }
+            guard DiskFile.rename(temporary, output) == 0 else { throw .failed(operation: "rename", code: errno) }
             return
         }
         // link(2) refuses an existing name atomically.
-        if link(temporary, output) == 0 {
-            unlink(temporary)
+        if DiskName.withCString(temporary, { source in DiskName.withCString(output) { link(source, $0) } }) == 0 {
+            DiskFile.unlink(temporary)
             return
         }
         let code = errno
@@ -75,21 +74,21 @@ public struct TemporaryName: Sendable {
     }
 
     private func commitFolder(_ temporary: String, replacing: Bool) throws(CommitError) {
-        guard replacing, FileManager.default.fileExists(atPath: output) else {
+        guard replacing, DiskFile.exists(output) else {
             try renameNoReplace(temporary)
             return
         }
-        if vtrim_rename_exchange(temporary, output) == 0 {
+        if DiskName.withCString(temporary, { source in DiskName.withCString(output) { vtrim_rename_exchange(source, $0) } }) == 0 {
             Self.remove(temporary)  // The old folder, now under the temporary name.
             return
         }
         guard errno == EINVAL || errno == ENOSYS || errno == EXDEV else { throw .failed(operation: "renameat2", code: errno) }
         // No exchange here: the old folder moves aside, the new one into place (or the old one back), the old one goes.
         let aside = makePath()
-        guard rename(output, aside) == 0 else { throw .failed(operation: "rename", code: errno) }
-        guard rename(temporary, output) == 0 else {
+        guard DiskFile.rename(output, aside) == 0 else { throw .failed(operation: "rename", code: errno) }
+        guard DiskFile.rename(temporary, output) == 0 else {
             let code = errno
-            _ = rename(aside, output)
+            _ = DiskFile.rename(aside, output)
             throw .failed(operation: "rename", code: code)
         }
         Self.remove(aside)
@@ -98,12 +97,12 @@ public struct TemporaryName: Sendable {
     /// rename(2) that never replaces (a folder would replace an empty one): renameat2's RENAME_NOREPLACE, or where
     /// the file system has none, a check first.
     private func renameNoReplace(_ temporary: String) throws(CommitError) {
-        if vtrim_rename_noreplace(temporary, output) == 0 { return }
+        if DiskName.withCString(temporary, { source in DiskName.withCString(output) { vtrim_rename_noreplace(source, $0) } }) == 0 { return }
         let code = errno
         if code == EEXIST || code == ENOTEMPTY { throw .exists }
         guard code == EINVAL || code == ENOSYS else { throw .failed(operation: "renameat2", code: code) }
-        if FileManager.default.fileExists(atPath: output) { throw .exists }
-        guard rename(temporary, output) == 0 else { throw .failed(operation: "rename", code: errno) }
+        if DiskFile.exists(output) { throw .exists }
+        guard DiskFile.rename(temporary, output) == 0 else { throw .failed(operation: "rename", code: errno) }
     }
 
     /// Removes temporaries of this output left by a vtrim that was killed: only those of the same final name (stem
@@ -121,7 +120,7 @@ public struct TemporaryName: Sendable {
     }
 
     private static func removeStale(in folder: String, where matches: (String) -> Bool) {
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
+        guard let names = DiskFile.names(in: folder) else { return }
         for name in names where matches(name) && isLeftOver(name) {
             remove((folder as NSString).appendingPathComponent(name))
         }
@@ -146,7 +145,7 @@ public struct TemporaryName: Sendable {
 
     /// A file, or a folder with what is in it.
     static func remove(_ path: String) {
-        if unlink(path) != 0, errno == EISDIR || errno == EPERM { try? FileManager.default.removeItem(atPath: path) }
+        if DiskFile.unlink(path) != 0, errno == EISDIR || errno == EPERM { DiskFile.removeTree(path) }
     }
 
     private var parts: (folder: String, prefix: String, suffix: String) {

@@ -1,8 +1,9 @@
+import DiskNames
 import Foundation
 import Glibc
 import LibraryFiles
-import MediaEngine
 import Locking
+import MediaEngine
 
 /// Where an output goes and how it gets there: checked before any work (never the input, never an
 /// existing file without --overwrite), written to a hidden temporary file in the target folder, and
@@ -31,19 +32,18 @@ public struct OutputTarget: Sendable {
         }
         let folder = (path as NSString).deletingLastPathComponent
         if createsFolder, !folder.isEmpty, !dryRun {
-            try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            _ = DiskFile.makeFolders(folder)
         }
-        var isFolder: ObjCBool = false
-        let exists = FileManager.default.fileExists(atPath: folder.isEmpty ? "." : folder, isDirectory: &isFolder)
+        let exists = DiskFile.exists(folder.isEmpty ? "." : folder)
         if dryRun, createsFolder, !exists {
             return
         }
-        if !exists || !isFolder.boolValue {
+        if !exists || !DiskFile.isDirectory(folder.isEmpty ? "." : folder) {
             throw MediaError(.writeFailed, path: input, operation: "check output",
                              reason: "the output folder \(folder) does not exist")
         }
         if !dryRun { removeStaleTemporaries() }
-        if !overwrite, FileManager.default.fileExists(atPath: path) {
+        if !overwrite, DiskFile.exists(path) {
             throw MediaError(.outputExists, path: input, operation: "check output",
                              reason: "\(path) already exists (use --overwrite to replace it)")
         }
@@ -69,15 +69,14 @@ public struct OutputTarget: Sendable {
 
     /// Same file by device and inode when both exist, else by resolved path (symlinks, "./x", "../d/x").
     static func sameFile(_ a: String, _ b: String) -> Bool {
-        var first = stat(), second = stat()
-        if stat(a, &first) == 0, stat(b, &second) == 0 {
+        if let first = DiskFile.status(a), let second = DiskFile.status(b) {
             return first.st_dev == second.st_dev && first.st_ino == second.st_ino
         }
         return resolved(a) == resolved(b)
     }
 
     private static func resolved(_ path: String) -> String {
-        URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
+        DiskFile.realPath(path) ?? URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
     }
 }
 
@@ -106,7 +105,7 @@ public final class TemporaryFiles: Sendable {
             defer { paths.removeAll() }
             return paths
         }
-        for path in current where unlink(path) != 0 && errno == EISDIR { try? FileManager.default.removeItem(atPath: path) }
+        for path in current where DiskFile.unlink(path) != 0 && errno == EISDIR { DiskFile.removeTree(path) }
     }
 }
 
@@ -120,7 +119,7 @@ public func writeAtomically(_ target: OutputTarget, input: String, _ write: (Str
         try write(temporary)
         if Interrupt.requested { throw Interrupt.error(input) }
     } catch {
-        if unlink(temporary) != 0, errno == EISDIR { try? FileManager.default.removeItem(atPath: temporary) }
+        if DiskFile.unlink(temporary) != 0, errno == EISDIR { DiskFile.removeTree(temporary) }
         throw error
     }
     try target.commit(temporary, input: input)

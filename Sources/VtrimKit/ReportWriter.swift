@@ -1,3 +1,4 @@
+import DiskNames
 import Foundation
 import Glibc
 import MediaEngine
@@ -36,8 +37,10 @@ public final class ReportWriter: Sendable {
                 standardError: @escaping @Sendable (String) -> Void = ReportWriter.writeStandardError) {
         self.style = style
         self.quiet = quiet
-        self.standardOutput = standardOutput
-        self.standardError = standardError
+        // A path carrying bytes that are not UTF-8 (`DiskName`) is shown with them escaped, `caf\xe9.mp4`.
+        let json = style == .json
+        self.standardOutput = { @Sendable text in standardOutput(json ? DiskName.displayInJSON(text) : DiskName.display(text)) }
+        self.standardError = { @Sendable text in standardError(DiskName.display(text)) }
         showsProgress = progressOnTerminal && !quiet && isatty(2) == 1
     }
 

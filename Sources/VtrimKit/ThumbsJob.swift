@@ -1,3 +1,4 @@
+import DiskNames
 import Foundation
 import LibraryFiles
 import MediaEngine
@@ -106,7 +107,7 @@ public enum ThumbsJob {
         do throws(MediaError) {
             let target = OutputTarget(path: outputPath(for: item, index: index, request: request), overwrite: request.overwrite,
                                       createsFolder: request.output.createsFolders)
-            if request.skipExisting, !request.overwrite, FileManager.default.fileExists(atPath: target.path) {
+            if request.skipExisting, !request.overwrite, DiskFile.exists(target.path) {
                 return Outcome(path: path, status: .skipped(reason: "\(target.path) exists (--skip-existing)"),
                                fields: [("output", .string(target.path))])
             }
@@ -253,7 +254,7 @@ public enum ThumbsJob {
                                    x: cell.x, y: cell.y, width: cell.width, height: cell.height)
             }, sheet: (target.path as NSString).lastPathComponent)
             try writeAtomically(trackTarget, input: path) { temporary throws(MediaError) in
-                guard FileManager.default.createFile(atPath: temporary, contents: Data(track.utf8)) else {
+                guard DiskFile.write(track.utf8, to: temporary) else {
                     throw MediaError(.writeFailed, path: path, operation: "write", reason: "cannot write \(trackTarget.path)")
                 }
             }

@@ -1,3 +1,4 @@
+import DiskNames
 import Foundation
 import Hummingbird
 import LibraryFiles
@@ -372,7 +373,7 @@ final class CutQueue: Sendable {
             var attempt = 1
             while true {
                 let candidate = (folder as NSString).appendingPathComponent(attempt == 1 ? "\(base).\(ext)" : "\(base)-\(attempt).\(ext)")
-                if !taken.contains(candidate), !FileManager.default.fileExists(atPath: candidate) {
+                if !taken.contains(candidate), !DiskFile.exists(candidate) {
                     if reserving { taken.insert(candidate) }
                     return candidate
                 }
@@ -384,7 +385,7 @@ final class CutQueue: Sendable {
     /// Reserves `output` itself (a shown plan's name); false when it exists or a queued edit holds it.
     private func reserve(exactly output: String) -> Bool {
         reserved.withLock { taken in
-            guard !taken.contains(output), !FileManager.default.fileExists(atPath: output) else { return false }
+            guard !taken.contains(output), !DiskFile.exists(output) else { return false }
             taken.insert(output)
             return true
         }

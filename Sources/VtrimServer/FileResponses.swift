@@ -1,3 +1,4 @@
+import DiskNames
 import Foundation
 import Hummingbird
 
@@ -48,12 +49,22 @@ enum FileResponses {
     }
 
     static func serve(_ path: String, request: Request, context: some RequestContext, cache: String = "no-cache") async throws -> Response {
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-              let size = (attributes[.size] as? NSNumber)?.int64Value else {
+        guard let info = DiskFile.status(path) else {
             return APIError.response(.notFound, code: "not_found", message: "no such file")
         }
+        let size = Int64(info.st_size)
         var headers: HTTPFields = [.contentType: contentType(path), .acceptRanges: "bytes", .cacheControl: cache]
-        let io = FileIO()
+        // Hummingbird's FileIO hands the system a path's UTF-8, another name for one carrying bytes that are not
+        // UTF-8 (`DiskName`): such a file is opened here and read through /proc/self/fd while its body is alive.
+        var readable = path
+        var opened: OpenedFile?
+        if DiskName.hasEscapes(path) {
+            let descriptor = DiskFile.open(path, O_RDONLY)
+            guard descriptor >= 0 else { return APIError.response(.notFound, code: "not_found", message: "no such file") }
+            opened = OpenedFile(descriptor: descriptor)
+            readable = "/proc/self/fd/\(descriptor)"
+        }
+        let io = OpenedIO(io: FileIO(), path: readable, opened: opened)
         switch parseRange(request.headers[.range], size: size) {
         case .unsatisfiable:
             headers[.contentRange] = "bytes */\(size)"
@@ -62,12 +73,12 @@ enum FileResponses {
             headers[.contentRange] = "bytes \(range.lowerBound)-\(range.upperBound)/\(size)"
             headers[.contentLength] = String(range.count)
             if request.method == .head { return Response(status: .partialContent, headers: headers) }
-            let body = try await io.loadFile(path: path, range: Int(range.lowerBound)...Int(range.upperBound), context: context)
+            let body = try await io.loadFile(range: Int(range.lowerBound)...Int(range.upperBound), context: context)
             return Response(status: .partialContent, headers: headers, body: body)
         case .whole:
             headers[.contentLength] = String(size)
             if request.method == .head || size == 0 { return Response(status: .ok, headers: headers) }
-            return Response(status: .ok, headers: headers, body: try await io.loadFile(path: path, context: context))
+            return Response(status: .ok, headers: headers, body: try await io.loadFile(range: nil, context: context))
         }
     }
 
@@ -106,5 +117,25 @@ enum FileResponses {
             if done { return FileHandle(forReadingAtPath: final) }
             try await Task.sleep(nanoseconds: 100_000_000)
         }
+    }
+}
+
+/// A descriptor kept open as long as something holds it (a response body that reads through /proc/self/fd).
+final class OpenedFile: Sendable {
+    let descriptor: Int32
+    init(descriptor: Int32) { self.descriptor = descriptor }
+    deinit { close(descriptor) }
+}
+
+/// FileIO over `path`, the body holding `opened` (when there is one) until it has been written.
+private struct OpenedIO {
+    let io: FileIO
+    let path: String
+    let opened: OpenedFile?
+
+    func loadFile(range: ClosedRange<Int>?, context: some RequestContext) async throws -> ResponseBody {
+        let body = if let range { try await io.loadFile(path: path, range: range, context: context) } else { try await io.loadFile(path: path, context: context) }
+        guard let opened else { return body }
+        return body.map { chunk in withExtendedLifetime(opened) { chunk } }
     }
 }

@@ -1,3 +1,4 @@
+import DiskNames
 import Foundation
 import Glibc
 import Hummingbird
@@ -154,6 +155,6 @@ enum APIError {
     static func response(_ status: HTTPResponse.Status, code: String, message: String) -> Response {
         let body = JSON.object([("error", .object([("code", .string(code)), ("message", .string(message))]))])
         return Response(status: status, headers: [.contentType: "application/json", .cacheControl: "no-store"],
-                        body: .init(byteBuffer: ByteBuffer(string: body.serialized)))
+                        body: .init(byteBuffer: ByteBuffer(string: DiskName.displayInJSON(body.serialized))))
     }
 }

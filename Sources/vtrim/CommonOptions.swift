@@ -1,4 +1,5 @@
 import ArgumentParser
+import DiskNames
 import Foundation
 import LibraryFiles
 import VtrimKit
@@ -87,10 +88,8 @@ struct OutputOptions: ParsableArguments {
     /// `creating` is false (a dry run writes nothing).
     func namer(extra: String? = nil, creating: Bool = true) throws -> OutputNamer {
         for path in [outputDir, extra].compactMap({ $0 }) where creating {
-            do {
-                try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-            } catch {
-                FileHandle.standardError.write(Data("vtrim: error: cannot create the folder \(path): \(error.localizedDescription)\n".utf8))
+            guard DiskFile.makeFolders(path) else {
+                FileHandle.standardError.write(Data("vtrim: error: cannot create the folder \(DiskName.display(path)): \(String(cString: strerror(errno)))\n".utf8))
                 throw ExitCode.failure
             }
         }

@@ -1,8 +1,9 @@
 #if Serve
-import WorkerProtocol
 import ArgumentParser
+import DiskNames
 import Foundation
 import VtrimServer
+import WorkerProtocol
 
 struct ServeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -52,8 +53,8 @@ struct ServeCommand: ParsableCommand {
     var workerTimeout: Double = 30
 
     func validate() throws {
-        for folder in folders where !FileManager.default.fileExists(atPath: folder) {
-            throw ValidationError("\(folder) does not exist")
+        for folder in folders where !DiskFile.exists(folder) {
+            throw ValidationError("\(DiskName.display(folder)) does not exist")
         }
         if !(0...65535).contains(port) { throw ValidationError("--port must be 0–65535") }
         if ByteSize.parse(cacheSize) == nil { throw ValidationError("--cache-size takes bytes or a size such as 512M or 2G") }
@@ -67,11 +68,12 @@ struct ServeCommand: ParsableCommand {
             throw ValidationError("--token must be at least 8 letters, digits, '-' or '_'")
         }
         if let outputDir {
-            var isFolder: ObjCBool = false
-            if !FileManager.default.fileExists(atPath: outputDir, isDirectory: &isFolder) {
-                try FileManager.default.createDirectory(atPath: outputDir, withIntermediateDirectories: true)
-            } else if !isFolder.boolValue {
-                throw ValidationError("--output-dir \(outputDir) is not a folder")
+            if !DiskFile.exists(outputDir) {
+                guard DiskFile.makeFolders(outputDir) else {
+                    throw ValidationError("cannot create --output-dir \(DiskName.display(outputDir)) (\(String(cString: strerror(errno))))")
+                }
+            } else if !DiskFile.isDirectory(outputDir) {
+                throw ValidationError("--output-dir \(DiskName.display(outputDir)) is not a folder")
             }
         }
     }

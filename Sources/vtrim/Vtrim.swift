@@ -1,4 +1,5 @@
 import ArgumentParser
+import DiskNames
 import VtrimKit
 
 @main
@@ -17,7 +18,13 @@ struct Vtrim: ParsableCommand {
 
     /// `propose --silence` without a value is rewritten first (`ProposeArguments`).
     static func main() {
-        main(ProposeArguments.normalized(Array(CommandLine.arguments.dropFirst())))
+        main(ProposeArguments.normalized(arguments()))
+    }
+
+    /// The command line's arguments after the program name, each read as bytes (`DiskName`): a file name that is not
+    /// UTF-8 names its file (Swift's `CommandLine.arguments` replaces such bytes with U+FFFD).
+    static func arguments() -> [String] {
+        (1..<Int(max(1, CommandLine.argc))).map { index in CommandLine.unsafeArgv[index].map { DiskName.string(cString: $0) } ?? "" }
     }
 
     #if Serve

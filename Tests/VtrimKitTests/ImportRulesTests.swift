@@ -17,13 +17,14 @@ struct ImportRulesTests {
     /// link them) and keeps its state through SQLite (CSQLite); the command line never touches FFmpeg.
     static let allowed: [String: Set<String>] = [
         "TimelineCore": [],
-        "MediaEngine": ["CAV", "CFreeType", "Locking"],
+        "MediaEngine": ["CAV", "CFreeType", "Locking", "DiskNames"],
+        "DiskNames": [],
         "Locking": [],
-        "LibraryFiles": ["CFileSystem"],
+        "LibraryFiles": ["CFileSystem", "DiskNames"],
         "WorkerProtocol": ["LibraryFiles", "TimelineCore"],
-        "VtrimKit": ["MediaEngine", "TimelineCore", "LibraryFiles", "WorkerProtocol", "Locking", "CProcess"],
-        "VtrimServer": ["WorkerProtocol", "LibraryFiles", "TimelineCore", "Locking", "CSQLite", "Hummingbird", "ServiceLifecycle", "Logging"],
-        "vtrim": ["VtrimKit", "TimelineCore", "LibraryFiles", "WorkerProtocol", "VtrimServer", "ArgumentParser"],
+        "VtrimKit": ["MediaEngine", "TimelineCore", "LibraryFiles", "WorkerProtocol", "Locking", "CProcess", "DiskNames"],
+        "VtrimServer": ["WorkerProtocol", "LibraryFiles", "TimelineCore", "Locking", "CSQLite", "DiskNames", "Hummingbird", "ServiceLifecycle", "Logging"],
+        "vtrim": ["VtrimKit", "TimelineCore", "LibraryFiles", "WorkerProtocol", "VtrimServer", "ArgumentParser", "DiskNames"],
     ]
 
     /// The server's target cannot link the engine: Package.swift gives it no path to MediaEngine, VtrimKit or CAV

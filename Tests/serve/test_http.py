@@ -4,6 +4,7 @@ request the server is still serving."""
 import http.client
 import json
 import os
+import shutil
 import signal
 import subprocess
 import time
@@ -355,3 +356,36 @@ def test_a_single_clip_is_served_alone_and_vtrims_outputs_are_not_clips(tmp_path
         assert played.status == 206 and head[4:8] == b"ftyp"
     finally:
         whole.stop()
+
+
+def test_a_name_that_is_not_utf8_is_listed_probed_served_and_cut(tmp_path):
+    # `caf\xe9.mp4`, Latin-1 from an old Samba share or a ZIP: the page shows its byte escaped; everything else works.
+    folder = bytes(tmp_path) + b"/clips"
+    os.makedirs(folder)
+    shutil.copy(os.path.join(FIXTURES, "h264-aac.mp4"), folder + b"/caf\xe9.mp4")
+    server = Server(os.fsdecode(folder))
+    try:
+        wait_for(lambda: api(server, "/api/clips")["walked"], message="the first walk")
+        items = api(server, "/api/clips")["items"]
+        assert [item["name"] for item in items] == ["caf\\xe9.mp4"], items
+        clip = items[0]["id"]
+        probe = api(server, f"/api/clips/{clip}")
+        assert probe["name"] == "caf\\xe9.mp4" and probe["duration"] > 1, probe
+        response, data = request(server, "GET", f"/media/{clip}", headers={"Range": "bytes=0-99"})
+        assert response.status == 206 and len(data) == 100, (response.status, data[:200])
+        query = "strip_width=600&thumb_width=40&thumb_height=50&max=2"
+        response, data = request(server, "GET", f"/api/clips/{clip}/filmstrip.png?{query}&first=0&count=2")
+        assert response.status == 200 and data.startswith(b"\x89PNG"), (response.status, data[:200])
+        body = json.dumps({"clip": clip, "start": 1, "end": 2, "mode": "copy"})
+        response, data = request(server, "POST", "/api/cuts", body=body, headers={"Content-Type": "application/json"})
+        assert response.status == 202, data
+        job = json.loads(data)
+        assert job["output"].endswith("/caf\\xe9.1-2.cut.mp4"), job
+        job = wait_for(lambda: (lambda j: j if j["status"] not in ("queued", "running") else None)(api(server, f"/api/cuts/{job['id']}")),
+                       message="the cut to finish")
+        assert job["status"] == "done", job
+        assert sorted(os.listdir(folder)) == [b"caf\xe9.1-2.cut.mp4", b"caf\xe9.mp4"]
+        response, _ = request(server, "GET", f"/media/cuts/{job['id']}", headers={"Range": "bytes=0-99"})
+        assert response.status == 206
+    finally:
+        server.stop()

@@ -1,4 +1,5 @@
 import CAV
+import DiskNames
 import Glibc
 
 /// Marks the VPS, SPS and PPS arrays of every `hvc1` sample entry's hvcC record complete
@@ -7,7 +8,7 @@ import Glibc
 /// cuts). Done in place on the finished file — one bit per array, nothing moves; SEI arrays stay as they are.
 enum HEVCRecordPatch {
     static func markArraysComplete(path: String) throws(AVFailure) {
-        let descriptor = open(path, O_RDWR)
+        let descriptor = DiskFile.open(path, O_RDWR)
         guard descriptor >= 0 else { throw MovieHeaderPatch.failure(errno) }
         defer { close(descriptor) }
         guard let (offset, size) = try MovieBoxes.findMovieBox(descriptor) else { return }

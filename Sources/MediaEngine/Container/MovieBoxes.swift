@@ -1,4 +1,5 @@
 import CAV
+import DiskNames
 import Glibc
 
 /// Reading an MP4/MOV's box structure: the top-level `moov` and the boxes inside it. Pure byte work on
@@ -31,7 +32,7 @@ enum MovieBoxes {
 
     /// Whether the file at `path` opens with an MP4/MOV box: a size of at least 8 (or 0, 1) and a known type.
     static func startsWithBox(path: String) -> Bool {
-        let descriptor = open(path, O_RDONLY)
+        let descriptor = DiskFile.open(path, O_RDONLY)
         guard descriptor >= 0 else { return false }
         defer { close(descriptor) }
         var header = [UInt8](repeating: 0, count: 8)
@@ -73,7 +74,7 @@ enum MovieBoxes {
 
     /// The presented length of each track (tkhd: the sum of its edits) in seconds, by track ID.
     static func trackLengths(path: String) -> [Int: Double] {
-        let descriptor = open(path, O_RDONLY)
+        let descriptor = DiskFile.open(path, O_RDONLY)
         guard descriptor >= 0 else { return [:] }
         defer { close(descriptor) }
         guard let found = try? findMovieBox(descriptor) else { return [:] }
@@ -112,7 +113,7 @@ enum MovieBoxes {
     /// Reads a written file's `moov` (32-bit sized), lets `change` edit it in memory and writes it back in place,
     /// grown or shrunk (`rewriteMovieBox`); unchanged, nothing is written.
     static func withMovieBox(path: String, _ change: (inout [UInt8]) throws(AVFailure) -> Void) throws(AVFailure) {
-        let descriptor = open(path, O_RDWR)
+        let descriptor = DiskFile.open(path, O_RDWR)
         guard descriptor >= 0 else { throw MovieHeaderPatch.failure(errno) }
         defer { close(descriptor) }
         guard let (offset, size) = try findMovieBox(descriptor) else { throw MovieHeaderPatch.failure(EINVAL, "no moov box") }

@@ -1,4 +1,5 @@
 import CAV
+import DiskNames
 import Glibc
 
 /// Phone and camera metadata an MP4/MOV source holds where FFmpeg's muxer cannot write it, copied byte for
@@ -24,7 +25,7 @@ public struct MovieMetadata: Sendable, Equatable, Codable {
 
     /// What `path` holds, or nil (not MP4/MOV, nothing to keep, or malformed: then nothing is copied).
     static func read(path: String) -> MovieMetadata? {
-        let descriptor = open(path, O_RDONLY)
+        let descriptor = DiskFile.open(path, O_RDONLY)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
         guard let found = try? MovieBoxes.findMovieBox(descriptor) else { return nil }

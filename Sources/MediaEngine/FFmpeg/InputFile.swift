@@ -1,4 +1,5 @@
 import CAV
+import DiskNames
 import Glibc
 
 /// Owns one demuxer context: open, stream info, packet reading, seeking. Never crosses tasks.
@@ -12,7 +13,7 @@ final class InputFile {
         self.path = path
         FFmpegText.clearLoggedError()
         var opened: UnsafeMutablePointer<AVFormatContext>?
-        let status = avformat_open_input(&opened, path, nil, nil)
+        let status = DiskName.withCString(path) { avformat_open_input(&opened, $0, nil, nil) }
         guard status >= 0, let opened else {
             throw InputFile.openError(path: path, code: status)
         }

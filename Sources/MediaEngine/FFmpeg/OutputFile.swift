@@ -1,4 +1,5 @@
 import CAV
+import DiskNames
 import Glibc
 
 /// Owns one muxer context and its file: alloc → streams → header → interleaved writes → trailer.
@@ -135,7 +136,7 @@ final class OutputFile {
 
     func writeHeader(options: [String: String] = [:]) throws(AVFailure) {
         if outputFormat.map({ $0.pointee.flags & AVFMT_NOFILE == 0 }) ?? true {
-            let status = avio_open(&format.pointee.pb, path, AVIO_FLAG_WRITE)
+            let status = DiskName.withCString(path) { avio_open(&format.pointee.pb, $0, AVIO_FLAG_WRITE) }
             if status < 0 { throw AVFailure(code: status, operation: "avio_open") }
             opened = true
         }

@@ -1,4 +1,5 @@
 import CAV
+import DiskNames
 import Foundation
 
 /// The picture formats vtrim writes, chosen by the output's extension.
@@ -45,7 +46,7 @@ public enum ImageFile {
             try PNGFile.write(image, to: path, text: text)
         case .jpeg, .webp:
             let bytes = try encoded(image, format: format, quality: quality, path: path)
-            guard FileManager.default.createFile(atPath: path, contents: Data(bytes)) else {
+            guard DiskFile.write(bytes, to: path) else {
                 throw MediaError(.writeFailed, path: path, operation: "write", reason: "cannot write \(path) (\(String(cString: strerror(errno))))")
             }
         }

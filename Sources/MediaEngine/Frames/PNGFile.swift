@@ -1,4 +1,5 @@
 import CAV
+import DiskNames
 import Glibc
 
 /// PNG files through libpng (the setjmp error handling lives in CAV).
@@ -18,10 +19,12 @@ public enum PNGFile {
             keys.map { UnsafePointer($0) }.withUnsafeBufferPointer { keyPointers in
                 values.map { UnsafePointer($0) }.withUnsafeBufferPointer { valuePointers in
                     message.withUnsafeMutableBufferPointer { errorBuffer in
-                        cav_png_write_rgb24(path, Int32(image.width), Int32(image.height), pixels.baseAddress,
-                                            Int32(image.stride), keyPointers.baseAddress, valuePointers.baseAddress,
-                                            Int32(text.count), Int32(compressionLevel),
-                                            errorBuffer.baseAddress, errorBuffer.count)
+                        DiskName.withCString(path) {
+                            cav_png_write_rgb24($0, Int32(image.width), Int32(image.height), pixels.baseAddress,
+                                                Int32(image.stride), keyPointers.baseAddress, valuePointers.baseAddress,
+                                                Int32(text.count), Int32(compressionLevel),
+                                                errorBuffer.baseAddress, errorBuffer.count)
+                        }
                     }
                 }
             }
@@ -37,7 +40,7 @@ public enum PNGFile {
         var data: UnsafeMutablePointer<UInt8>?
         var width: Int32 = 0, height: Int32 = 0
         let status = message.withUnsafeMutableBufferPointer { buffer in
-            cav_png_read_rgb24(path, &data, &width, &height, buffer.baseAddress, buffer.count)
+            DiskName.withCString(path) { cav_png_read_rgb24($0, &data, &width, &height, buffer.baseAddress, buffer.count) }
         }
         guard status == 0, let data else {
             let reason = message.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }

@@ -1,3 +1,4 @@
+import DiskNames
 import Foundation
 
 /// The byte size a container's own framing says the file has, where it says one: a Matroska/WebM
@@ -28,9 +29,12 @@ enum ContainerSize {
 
     /// The file's first bytes (enough for Matroska's EBML and Segment headers).
     static func firstBytes(of path: String, count: Int = 256) -> [UInt8] {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return [] }
-        defer { try? handle.close() }
-        return [UInt8]((try? handle.read(upToCount: count)) ?? Data())
+        let descriptor = DiskFile.open(path, O_RDONLY)
+        guard descriptor >= 0, count > 0 else { return [] }
+        defer { close(descriptor) }
+        var bytes = [UInt8](repeating: 0, count: count)
+        let read = pread(descriptor, &bytes, count, 0)
+        return read > 0 ? Array(bytes.prefix(read)) : []
     }
 
     /// An EBML variable-length integer: the count of leading zero bits of the first byte gives its length

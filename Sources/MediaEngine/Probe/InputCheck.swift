@@ -1,3 +1,4 @@
+import DiskNames
 import Glibc
 
 /// Checks a path before FFmpeg sees it, so the common failures get precise codes and a FIFO or device
@@ -6,7 +7,7 @@ enum InputCheck {
     /// Returns the file size in bytes.
     static func regularFile(_ path: String) throws(MediaError) -> Int64 {
         var info = stat()
-        if stat(path, &info) != 0 {
+        if DiskName.withCString(path, { stat($0, &info) }) != 0 {
             let code = errno
             switch code {
             case ENOENT, ENOTDIR:
@@ -31,7 +32,7 @@ enum InputCheck {
             }
             throw MediaError(.unreadable, path: path, operation: "stat", reason: "\(kind), not a regular file")
         }
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        let fd = DiskFile.open(path, O_RDONLY)
         if fd < 0 {
             let code = errno
             let reason = code == EACCES ? "permission denied" : String(cString: strerror(code))

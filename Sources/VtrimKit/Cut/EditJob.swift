@@ -1,3 +1,4 @@
+import DiskNames
 import Foundation
 import LibraryFiles
 import MediaEngine
@@ -78,7 +79,7 @@ public enum EditJob {
         do throws(MediaError) {
             let target = OutputTarget(path: request.outputPath(for: item, index: index, segment: number), overwrite: request.overwrite,
                                       createsFolder: request.output.createsFolders)
-            if request.skipExisting, !request.overwrite, !request.dryRun, FileManager.default.fileExists(atPath: target.path) {
+            if request.skipExisting, !request.overwrite, !request.dryRun, DiskFile.exists(target.path) {
                 return .finished(Outcome(path: path, status: .skipped(reason: "\(target.path) exists (--skip-existing)"),
                                          fields: [("output", .string(target.path))] + (listRow?.fields ?? [])))
             }

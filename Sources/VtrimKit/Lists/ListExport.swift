@@ -1,3 +1,4 @@
+import DiskNames
 import Foundation
 import LibraryFiles
 import MediaEngine
@@ -43,7 +44,7 @@ struct PreparedListExport: Sendable {
     func write(input: String) throws(MediaError) {
         let target = self.target, text = self.text
         try writeAtomically(target, input: input) { temporary throws(MediaError) in
-            guard FileManager.default.createFile(atPath: temporary, contents: Data(text.utf8)) else {
+            guard DiskFile.write(text.utf8, to: temporary) else {
                 throw MediaError(.writeFailed, path: input, operation: "write", reason: "cannot write the cut list \(target.path)")
             }
         }

@@ -1,3 +1,4 @@
+import DiskNames
 import Foundation
 import LibraryFiles
 import MediaEngine
@@ -87,7 +88,7 @@ public enum ProposeJob {
         do throws(MediaError) {
             var target: OutputTarget?
             if let listPath {
-                if request.skipExisting, !request.overwrite, !request.dryRun, FileManager.default.fileExists(atPath: listPath) {
+                if request.skipExisting, !request.overwrite, !request.dryRun, DiskFile.exists(listPath) {
                     return Outcome(path: path, status: .skipped(reason: "\(listPath) exists (--skip-existing)"), fields: [("list", .string(listPath))])
                 }
                 let made = OutputTarget(path: listPath, overwrite: request.overwrite, createsFolder: request.output?.createsFolders ?? false)
@@ -107,7 +108,7 @@ public enum ProposeJob {
                     throw MediaError(.listUnwritable, path: path, operation: "write list", reason: "\(target.path): \(error.message)")
                 }
                 try writeAtomically(target, input: path) { temporary throws(MediaError) in
-                    guard FileManager.default.createFile(atPath: temporary, contents: Data(text.utf8)) else {
+                    guard DiskFile.write(text.utf8, to: temporary) else {
                         throw MediaError(.writeFailed, path: path, operation: "write", reason: "cannot write the list \(target.path)")
                     }
                 }

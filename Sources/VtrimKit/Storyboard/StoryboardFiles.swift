@@ -1,3 +1,4 @@
+import DiskNames
 import Foundation
 import MediaEngine
 
@@ -102,10 +103,12 @@ struct BIFWriter {
     private var written: UInt64
 
     init(path: String, count: Int, intervalSeconds: Double, input: String) throws(MediaError) {
-        guard FileManager.default.createFile(atPath: path, contents: Data(count: Int(StoryboardFiles.bifHeaderSize(count: count)))),
-              let handle = FileHandle(forWritingAtPath: path) else {
+        guard DiskFile.write([UInt8](repeating: 0, count: Int(StoryboardFiles.bifHeaderSize(count: count))), to: path) else {
             throw MediaError(.writeFailed, path: input, operation: "write", reason: "cannot write \(path)")
         }
+        let descriptor = DiskFile.open(path, O_WRONLY)
+        guard descriptor >= 0 else { throw MediaError(.writeFailed, path: input, operation: "open", reason: "cannot write \(path)") }
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         self.path = path
         self.input = input
         self.handle = handle

@@ -1,3 +1,4 @@
+import DiskNames
 import Foundation
 import Glibc
 import LibraryFiles
@@ -67,7 +68,7 @@ public enum StoryboardJob {
         var warnings: [MediaWarning] = []
         do throws(MediaError) {
             let target = outputPath(for: item, request: request)
-            let exists = FileManager.default.fileExists(atPath: target)
+            let exists = DiskFile.exists(target)
             if request.skipExisting, !request.overwrite, exists {
                 return Outcome(path: path, status: .skipped(reason: "\(target) exists (--skip-existing)"), fields: [("output", .string(target))])
             }
@@ -156,14 +157,12 @@ public enum StoryboardJob {
         // The folders this run creates (a Jellyfin `.trickplay` folder, --output-dir's mirror) go again if it fails
         // or is interrupted: registered as temporaries until the storyboard is in place.
         var created = parent
-        while !FileManager.default.fileExists(atPath: (created as NSString).deletingLastPathComponent) { created = (created as NSString).deletingLastPathComponent }
-        let createsFolders = !FileManager.default.fileExists(atPath: parent)
+        while !DiskFile.exists((created as NSString).deletingLastPathComponent) { created = (created as NSString).deletingLastPathComponent }
+        let createsFolders = !DiskFile.exists(parent)
         if createsFolders, !TemporaryFiles.shared.add(created) { throw Interrupt.error(input) }
         defer { if createsFolders { TemporaryFiles.shared.remove(created) } }
-        do {
-            try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
-        } catch {
-            throw MediaError(.writeFailed, path: input, operation: "mkdir", reason: "cannot create \(parent) (\(error.localizedDescription))")
+        guard DiskFile.makeFolders(parent) else {
+            throw MediaError(.writeFailed, path: input, operation: "mkdir", reason: "cannot create \(parent) (\(String(cString: strerror(errno))))")
         }
         do throws(MediaError) {
             return try writeFormat(plan: plan, sampler: sampler, video: video, request: request, input: input, output: output, warnings: &warnings)
@@ -228,7 +227,7 @@ public enum StoryboardJob {
         var names: [String] = []
         var bandwidth = 0
         try writeAtomically(target, input: input) { temporary throws(MediaError) in
-            guard mkdir(temporary, 0o755) == 0 else {
+            guard DiskFile.makeFolder(temporary) == 0 else {
                 throw MediaError(.writeFailed, path: input, operation: "mkdir", reason: "cannot create \(temporary) (\(String(cString: strerror(errno))))")
             }
             var sheetBytes: [Int] = []
@@ -263,13 +262,13 @@ public enum StoryboardJob {
     }
 
     private static func writeFile(_ path: String, _ bytes: [UInt8], input: String) throws(MediaError) {
-        guard FileManager.default.createFile(atPath: path, contents: Data(bytes)) else {
+        guard DiskFile.write(bytes, to: path) else {
             throw MediaError(.writeFailed, path: input, operation: "write", reason: "cannot write \(path) (\(String(cString: strerror(errno))))")
         }
     }
 
     private static func removeTree(_ path: String) {
-        try? FileManager.default.removeItem(atPath: path)
+        DiskFile.removeTree(path)
     }
 
     /// The report: the storyboard's numbers (Jellyfin's TrickplayInfo fields among them), every file written, and

@@ -1,3 +1,4 @@
+import DiskNames
 import Foundation
 import Hummingbird
 import WorkerProtocol
@@ -46,7 +47,8 @@ enum API {
 
     static func json(_ value: JSON, status: HTTPResponse.Status = .ok) -> Response {
         Response(status: status, headers: [.contentType: "application/json", .cacheControl: "no-store"],
-                 body: .init(byteBuffer: ByteBuffer(string: value.serialized)))
+                 // A path carrying bytes that are not UTF-8 is shown with them escaped (`caf\xe9.mp4`).
+                 body: .init(byteBuffer: ByteBuffer(string: DiskName.displayInJSON(value.serialized))))
     }
 
     static func notFound(_ message: String) -> Response {

@@ -109,7 +109,7 @@ final class Library: Sendable {
         var seen = Set<String>()
         var unique: [(given: String, real: String)] = []
         for folder in folders {
-            let real = URL(fileURLWithPath: folder).resolvingSymlinksInPath().standardizedFileURL.path
+            let real = LibraryTree.realLocation(folder)
             if seen.insert(real).inserted { unique.append((folder, real)) }
         }
         roots = unique.map(\.given)

@@ -1,3 +1,4 @@
+import DiskNames
 import Foundation
 import Glibc
 import LibraryFiles
@@ -46,7 +47,7 @@ struct LibraryTree {
     init(roots: [String], rootIsFile: [Bool]) {
         self.roots = roots
         self.rootIsFile = rootIsFile
-        resolvedRoots = roots.map { URL(fileURLWithPath: $0).resolvingSymlinksInPath().standardizedFileURL.path }
+        resolvedRoots = roots.map(Self.realLocation)
     }
 
     /// Every root from scratch. `holding`: files being written (`SettlingFiles`), kept as they were listed before, or
@@ -89,7 +90,7 @@ struct LibraryTree {
                                before: [String: Folder] = [:]) {
         let identity = Self.identity(of: path)
         if let identity, let owner = identities[identity], owner != path { return }
-        guard let directory = opendir(path) else {
+        guard let directory = DiskName.withCString(path, { opendir($0) }) else {
             let reason = String(cString: strerror(errno))
             if var kept = previous {
                 // Unreadable now: what it held stays listed, marked, rather than vanishing.
@@ -107,16 +108,16 @@ struct LibraryTree {
         var subfolders: [(path: String, relative: String, identity: FolderIdentity)] = []
         while let entry = readdir(directory) {
             let name = withUnsafePointer(to: entry.pointee.d_name) { pointer in
-                pointer.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { String(cString: $0) }
+                pointer.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { DiskName.string(cString: $0) }
             }
             if name.hasPrefix(".") { continue }
             let child = path.hasSuffix("/") ? path + name : path + "/" + name
             let below = relative.isEmpty ? name : relative + "/" + name
-            var info = stat()
-            guard lstat(child, &info) == 0 else { continue }
+            guard var info = DiskFile.linkStatus(child) else { continue }
             var kind = info.st_mode & S_IFMT
             if kind == S_IFLNK {
-                guard stat(child, &info) == 0, isInside(child, root: resolvedRoots[root]) else { continue }
+                guard let target = DiskFile.status(child), isInside(child, root: resolvedRoots[root]) else { continue }
+                info = target
                 kind = info.st_mode & S_IFMT
             }
             if kind == S_IFDIR {
@@ -170,16 +171,19 @@ struct LibraryTree {
         }
     }
 
+    /// Where `path` really is (symlinks resolved; as given, standardised, when it does not exist): what a clip's id
+    /// and the symlink rule are made from.
+    static func realLocation(_ path: String) -> String {
+        DiskFile.realPath(path) ?? URL(fileURLWithPath: path).standardizedFileURL.path
+    }
+
     private func isInside(_ path: String, root: String) -> Bool {
-        guard let real = realpath(path, nil) else { return false }
-        defer { free(real) }
-        let text = String(cString: real)
+        guard let text = DiskFile.realPath(path) else { return false }
         return text == root || text.hasPrefix(root.hasSuffix("/") ? root : root + "/")
     }
 
     private static func identity(of path: String) -> FolderIdentity? {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
+        guard let info = DiskFile.status(path) else { return nil }
         return FolderIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
     }
 }
