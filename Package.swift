@@ -26,6 +26,8 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        // Hummingbird's own; named for the channel handler that notes a client's leaving (ClientPresence).
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.3"),
     ],
     targets: [
         // FFmpeg + libpng headers and the C shims Swift cannot import (macros, setjmp, va_list logging);
@@ -69,6 +71,7 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             // The page, as files (see Page/PageAssets.swift).
             resources: [

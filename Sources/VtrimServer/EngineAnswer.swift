@@ -33,7 +33,7 @@ enum EngineAnswer {
             return .failed(APIError.response(.gatewayTimeout, code: "engine_timeout",
                                              message: "the engine took more than \(Int(seconds)) s on \(subject) and was stopped"))
         case .cancelled:
-            return .failed(APIError.response(.serviceUnavailable, code: "cancelled", message: "the request was cancelled (the server is stopping)"))
+            return .failed(APIError.response(.serviceUnavailable, code: "cancelled", message: "the request was cancelled (its client left, or the server is stopping)"))
         case let .unavailable(why):
             return .failed(APIError.response(.internalServerError, code: "engine_unavailable", message: why))
         }

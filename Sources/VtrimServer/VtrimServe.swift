@@ -161,7 +161,7 @@ final class Server: Sendable {
     }
 
     func run() async -> Int32 {
-        let router = Router()
+        let router = Router(context: ServeContext.self)
         router.add(middleware: SecurityMiddleware(security: security))
         APIRoutes.register(self, on: router)
         var logger = Logger(label: "vtrim-serve")
@@ -170,6 +170,7 @@ final class Server: Sendable {
         let printed = Atomic<Bool>(false)
         let app = Application(
             router: router,
+            server: .http1(additionalChannelHandlers: [ClientPresenceHandler()]),
             configuration: .init(address: .hostname(options.host, port: options.port), serverName: "vtrim"),
             onServerRunning: { channel in
                 guard let port = channel.localAddress?.port, !printed.exchange(true, ordering: .acquiringAndReleasing) else { return }

@@ -23,7 +23,7 @@ struct ImportRulesTests {
         "LibraryFiles": ["CFileSystem", "DiskNames"],
         "WorkerProtocol": ["LibraryFiles", "TimelineCore"],
         "VtrimKit": ["MediaEngine", "TimelineCore", "LibraryFiles", "WorkerProtocol", "Locking", "CProcess", "DiskNames"],
-        "VtrimServer": ["WorkerProtocol", "LibraryFiles", "TimelineCore", "Locking", "CSQLite", "DiskNames", "Hummingbird", "ServiceLifecycle", "Logging"],
+        "VtrimServer": ["WorkerProtocol", "LibraryFiles", "TimelineCore", "Locking", "CSQLite", "DiskNames", "Hummingbird", "ServiceLifecycle", "Logging", "NIOCore"],
         "vtrim": ["VtrimKit", "TimelineCore", "LibraryFiles", "WorkerProtocol", "VtrimServer", "ArgumentParser", "DiskNames"],
     ]
 

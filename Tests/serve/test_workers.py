@@ -109,6 +109,44 @@ def test_a_hanging_worker_is_killed_after_its_deadline(folder, cache):
         assert server.stop() == 130
 
 
+def sleeping_workers(server):
+    """This server's workers whose main thread sleeps (clock_nanosleep or nanosleep: a worker hanging on its request by
+    the test switch; an idle worker waits in read)."""
+    found = []
+    for pid in server.workers():
+        try:
+            with open(f"/proc/{pid}/syscall") as handle:
+                number = handle.read().split()[0]
+        except (OSError, IndexError):
+            continue
+        if number in ("230", "35"):
+            found.append(pid)
+    return found
+
+
+@pytest.mark.worker_switches
+def test_a_tile_whose_client_left_frees_its_worker(folder, cache):
+    # Tiles of the marked clip hang their worker until --worker-timeout (a minute); a client that leaves must not
+    # hold it that long: its request is cancelled, the worker stopped, the next request served.
+    server = Server(folder, "--worker-timeout", "60", env=dict(cache, VTRIM_TEST_WORKER_HANG="tile:hang-marker"))
+    try:
+        hang = clip_id(server, "hang-marker.mp4")
+        for attempt in range(2):
+            client = socket.create_connection(("127.0.0.1", server.port), timeout=30)
+            client.sendall(f"GET /api/clips/{hang}/filmstrip.png?{TILE}&first={attempt}&count=1 HTTP/1.1\r\n"
+                           f"Host: 127.0.0.1:{server.port}\r\nAuthorization: Bearer {server.token}\r\n\r\n".encode())
+            hanging = wait_for(lambda: sleeping_workers(server), message="a worker taking the tile")
+            client.close()
+            wait_for(lambda: not set(hanging) & set(sleeping_workers(server)), timeout=15, message="the worker stopped once its client left")
+        started = time.time()
+        response, data = request(server, "GET", f"/api/clips/{clip_id(server, 'h264-aac.mp4')}/filmstrip.png?{TILE}&first=0&count=1")
+        assert response.status == 200 and data.startswith(b"\x89PNG"), (response.status, data[:200])
+        assert time.time() - started < 15
+        assert_alive(server)
+    finally:
+        assert server.stop() == 130
+
+
 def test_a_cut_runs_the_plan_it_showed(folder, cache):
     server = Server(folder, env=cache)
     try:

@@ -79,19 +79,30 @@ enum API {
 
 extension Server {
     /// The clip a route's `:id` names, as the last walk saw it.
-    func clip(_ context: BasicRequestContext) throws -> Library.Clip? {
+    func clip(_ context: ServeContext) throws -> Library.Clip? {
         library.clip(id: try context.parameters.require("id"))
     }
 
     /// The clip as it is on disk now (one stat): engine work and its caches follow a file that changed
     /// at once, without waiting for the next walk.
-    func currentClip(_ context: BasicRequestContext) throws -> Library.Clip? {
+    func currentClip(_ context: ServeContext) throws -> Library.Clip? {
         try clip(context).map(library.current)
     }
 
-    /// Runs `request` about `clip` in a worker — unless the clip's current version crashed one before.
-    func engine(_ clip: Library.Clip, _ request: WorkerRequest, pool: WorkerPool) async -> EngineAnswer {
+    /// Runs `request` about `clip` in a worker — unless the clip's current version crashed one before. Cancelled
+    /// (withdrawn from the queue, or its worker stopped) once `client` has left: nobody would read the answer.
+    func engine(_ clip: Library.Clip, _ request: WorkerRequest, pool: WorkerPool, client: ClientPresence? = nil) async -> EngineAnswer {
         if let how = quarantine.reason(clip) { return .failed(EngineAnswer.crashed(clip, how: how)) }
-        return EngineAnswer.from(await pool.run(request), clip: clip, quarantine: quarantine)
+        let ticket = pool.makeTicket(request)
+        let watch = client.map { client in
+            Task {
+                while !Task.isCancelled {
+                    if client.hasLeft { return ticket.cancel() }
+                    try? await Task.sleep(for: .milliseconds(100))
+                }
+            }
+        }
+        defer { watch?.cancel() }
+        return EngineAnswer.from(await pool.run(ticket), clip: clip, quarantine: quarantine)
     }
 }

@@ -13,7 +13,7 @@ struct ClipsController {
     static let maximumStripPoints = 1_000_000.0
     static let maximumTimelineCells = 100_000
 
-    func register(on router: Router<BasicRequestContext>) {
+    func register(on router: Router<ServeContext>) {
         router.get("/api/clips") { request, _ in await self.clips(request) }
         router.get("/api/clips/:id") { _, context in try await self.probe(context) }
         router.get("/api/clips/:id/timeline") { request, context in try await self.timeline(request, context) }
@@ -88,9 +88,9 @@ struct ClipsController {
 
     /// `vtrim probe --json`'s object, with the clip's id, relative path and the MIME type for `canPlayType`;
     /// an engine failure as the response to give.
-    private func probeJSON(_ clip: Library.Clip) async -> Swift.Result<JSON, EngineFailure> {
+    private func probeJSON(_ clip: Library.Clip, client: ClientPresence?) async -> Swift.Result<JSON, EngineFailure> {
         if let cached = server.library.cachedProbe(clip) { return .success(cached) }
-        switch await server.engine(clip, .probe(path: clip.path), pool: server.interactive) {
+        switch await server.engine(clip, .probe(path: clip.path), pool: server.interactive, client: client) {
         case let .result(report, reply):
             let json = Self.probeObject(clip, report: report, mime: reply.mime)
             server.library.storeProbe(clip, json)
@@ -117,9 +117,9 @@ struct ClipsController {
         let response: Response
     }
 
-    private func probe(_ context: BasicRequestContext) async throws -> Response {
+    private func probe(_ context: ServeContext) async throws -> Response {
         guard let clip = try server.currentClip(context) else { return API.notFound("no such clip") }
-        switch await probeJSON(clip) {
+        switch await probeJSON(clip, client: context.client) {
         case let .success(json): return API.json(json)
         case let .failure(failure): return failure.response
         }
@@ -127,7 +127,7 @@ struct ClipsController {
 
     /// `vtrim timeline --json` for the clip: geometry, cells, and the selection after `ops` (slider drags and
     /// scrolls replayed through TimelineCore, so the page's clamping is exactly the command line's).
-    private func timeline(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+    private func timeline(_ request: Request, _ context: ServeContext) async throws -> Response {
         guard let clip = try server.currentClip(context) else { return API.notFound("no such clip") }
         let query = request.uri.queryParameters
         guard let width = query.get("strip_width", as: Double.self), let thumbWidth = query.get("thumb_width", as: Double.self),
@@ -139,7 +139,7 @@ struct ClipsController {
             return API.badRequest("ops: name:value[,name:value…] with name one of \(TimelineOperationText.names.joined(separator: ", "))")
         }
         let probe: JSON
-        switch await probeJSON(clip) {
+        switch await probeJSON(clip, client: context.client) {
         case let .success(json): probe = json
         case let .failure(failure): return failure.response
         }
@@ -162,7 +162,7 @@ struct ClipsController {
     }
 
     /// A tile of the VideoLine strip: cells `first ..< first + count`, cached on disk per clip version.
-    private func filmstrip(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+    private func filmstrip(_ request: Request, _ context: ServeContext) async throws -> Response {
         guard let clip = try server.currentClip(context) else { return API.notFound("no such clip") }
         let query = request.uri.queryParameters
         guard let width = query.get("strip_width", as: Double.self), let thumbWidth = query.get("thumb_width", as: Double.self),
@@ -192,7 +192,7 @@ struct ClipsController {
             return try await FileResponses.serve(cached, request: request, context: context, cache: "private, max-age=86400")
         }
         let tile = TileRequest(layout: layout, first: first, count: count, sampling: mode, workers: 2, skipDull: skipDull)
-        switch await server.engine(clip, .tile(path: clip.path, request: tile), pool: server.interactive) {
+        switch await server.engine(clip, .tile(path: clip.path, request: tile), pool: server.interactive, client: context.client) {
         case let .bytes(png):
             // Kept for the next request, sent from memory: the file may be evicted at once (larger than --cache-size,
             // or another tile stored meanwhile), and the cache may not be writable at all.
@@ -208,9 +208,9 @@ struct ClipsController {
         }
     }
 
-    private func frames(_ context: BasicRequestContext) async throws -> Response {
+    private func frames(_ context: ServeContext) async throws -> Response {
         guard let clip = try server.currentClip(context) else { return API.notFound("no such clip") }
-        switch await server.engine(clip, .frames(path: clip.path), pool: server.interactive) {
+        switch await server.engine(clip, .frames(path: clip.path), pool: server.interactive, client: context.client) {
         case let .result(value, _):
             // `keyframes`: the clean starts among the frames (where a copy may begin), the strip's ticks.
             return API.json(.object([("id", .string(clip.id)), ("times", value.member("times") ?? .array([])),
@@ -227,7 +227,7 @@ struct ClipsController {
     /// `vtrim propose --json`'s object for the clip: `kinds` (`silence[=DB],black,scenes[=T]`), `pad` (seconds, default 0.15),
     /// `snap` (`keyframes` or `none`). It decodes the whole clip (audio alone for silence), so it runs in the cut workers,
     /// whose deadline is progress, not a total.
-    private func proposal(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+    private func proposal(_ request: Request, _ context: ServeContext) async throws -> Response {
         guard let clip = try server.currentClip(context) else { return API.notFound("no such clip") }
         let query = request.uri.queryParameters
         let kinds = query.get("kinds") ?? ""
@@ -241,7 +241,7 @@ struct ClipsController {
         guard ["keyframes", "none"].contains(snap) else { return API.badRequest("snap is keyframes or none") }
         let ask = ProposalAsk(kinds: kinds, padSeconds: pad, snap: snap == "keyframes")
         let cores = max(1, ProcessInfo.processInfo.activeProcessorCount)
-        switch await server.engine(clip, .propose(path: clip.path, ask: ask, threads: ThreadShare(cores: cores, jobs: 1)), pool: server.long) {
+        switch await server.engine(clip, .propose(path: clip.path, ask: ask, threads: ThreadShare(cores: cores, jobs: 1)), pool: server.long, client: context.client) {
         case let .result(value, _):
             return API.json(API.relative(value, clip))
         case let .refused(report):
@@ -254,7 +254,7 @@ struct ClipsController {
     }
 
     /// The preview stand-in's state; a POST starts making it.
-    private func previewStatus(_ context: BasicRequestContext, start: Bool) throws -> Response {
+    private func previewStatus(_ context: ServeContext, start: Bool) throws -> Response {
         guard let known = try server.clip(context) else { return API.notFound("no such clip") }
         let clip = server.library.current(known)
         var members: [(String, JSON)] = [("id", .string(clip.id))]

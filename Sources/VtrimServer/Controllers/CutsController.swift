@@ -8,7 +8,7 @@ import WorkerProtocol
 struct CutsController {
     let server: Server
 
-    func register(on router: Router<BasicRequestContext>) {
+    func register(on router: Router<ServeContext>) {
         router.post("/api/cuts") { request, _ in try await self.submit(request) }
         router.post("/api/plans") { request, _ in try await self.plan(request) }
         router.get("/api/cuts") { _, _ in API.json(.array(self.server.cuts.all().map(Self.cutJSON))) }

@@ -6,7 +6,7 @@ import WorkerProtocol
 struct ListsController {
     let server: Server
 
-    func register(on router: Router<BasicRequestContext>) {
+    func register(on router: Router<ServeContext>) {
         router.post("/api/lists/parse") { request, _ in try await self.parse(request) }
         router.post("/api/lists/render") { request, _ in try await self.render(request) }
     }

@@ -5,14 +5,14 @@ import Hummingbird
 struct MediaController {
     let server: Server
 
-    func register(on router: Router<BasicRequestContext>) {
+    func register(on router: Router<ServeContext>) {
         router.get("/media/:id") { request, context in try await self.media(request, context) }
         router.head("/media/:id") { request, context in try await self.media(request, context) }
         router.get("/media/:id/preview.mp4") { request, context in try await self.preview(request, context) }
         router.get("/media/cuts/:id") { request, context in try await self.cutOutput(request, context) }
     }
 
-    private func media(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+    private func media(_ request: Request, _ context: ServeContext) async throws -> Response {
         guard let clip = try server.clip(context) else { return API.notFound("no such clip") }
         return try await FileResponses.serve(clip.path, request: request, context: context)
     }
@@ -23,7 +23,7 @@ struct MediaController {
     /// The preview stand-in: from the cache with Range once made; while being made, streamed as it grows (a GET
     /// before the worker has made its file waits for it, at most `previewFileWaitSeconds`, then answers 503 with
     /// Retry-After); 404 when none was asked for (only a POST starts one) or it has been evicted since.
-    private func preview(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+    private func preview(_ request: Request, _ context: ServeContext) async throws -> Response {
         guard let known = try server.clip(context) else { return API.notFound("no such clip") }
         let clip = server.library.current(known)
         guard let entry = server.previews.state(for: clip) else {
@@ -56,7 +56,7 @@ struct MediaController {
         }
     }
 
-    private func cutOutput(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+    private func cutOutput(_ request: Request, _ context: ServeContext) async throws -> Response {
         guard let job = server.cuts.job(try context.parameters.require("id")), job.status == .done else {
             return API.notFound("no such finished cut")
         }

@@ -2,7 +2,7 @@ import Hummingbird
 
 /// The page: its HTML, style sheet and script modules, compiled into the binary (`PageAssets`).
 enum PageController {
-    static func register(on router: Router<BasicRequestContext>) {
+    static func register(on router: Router<ServeContext>) {
         router.get("/") { _, _ in asset(PageAssets.html, type: "text/html; charset=utf-8") }
         router.get("/app.css") { _, _ in asset(PageAssets.style, type: "text/css; charset=utf-8") }
         // The tab's icon, named by index.html (without it the browser asks for /favicon.ico and logs a 404).

@@ -4,7 +4,7 @@ import Hummingbird
 /// frames, previews), media (files with Range), cuts and cut lists. Everything the engine does on a file runs in a
 /// worker process (`WorkerPool`); a route validates its request beside itself and only waits for the answer.
 enum APIRoutes {
-    static func register(_ server: Server, on router: Router<BasicRequestContext>) {
+    static func register(_ server: Server, on router: Router<ServeContext>) {
         PageController.register(on: router)
         ClipsController(server: server).register(on: router)
         MediaController(server: server).register(on: router)
