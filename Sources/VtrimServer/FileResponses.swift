@@ -48,7 +48,9 @@ enum FileResponses {
         }
     }
 
-    static func serve(_ path: String, request: Request, context: some RequestContext, cache: String = "no-cache") async throws -> Response {
+    /// `keeping`: held until the response's body has been written (a cache's hold on the file).
+    static func serve(_ path: String, request: Request, context: some RequestContext, cache: String = "no-cache",
+                      keeping: (any Sendable)? = nil) async throws -> Response {
         guard let info = DiskFile.status(path) else {
             return APIError.response(.notFound, code: "not_found", message: "no such file")
         }
@@ -57,14 +59,14 @@ enum FileResponses {
         // Hummingbird's FileIO hands the system a path's UTF-8, another name for one carrying bytes that are not
         // UTF-8 (`DiskName`): such a file is opened here and read through /proc/self/fd while its body is alive.
         var readable = path
-        var opened: OpenedFile?
+        var kept: [any Sendable] = keeping.map { [$0] } ?? []
         if DiskName.hasEscapes(path) {
             let descriptor = DiskFile.open(path, O_RDONLY)
             guard descriptor >= 0 else { return APIError.response(.notFound, code: "not_found", message: "no such file") }
-            opened = OpenedFile(descriptor: descriptor)
+            kept.append(OpenedFile(descriptor: descriptor))
             readable = "/proc/self/fd/\(descriptor)"
         }
-        let io = OpenedIO(io: FileIO(), path: readable, opened: opened)
+        let io = KeepingIO(io: FileIO(), path: readable, kept: kept)
         switch parseRange(request.headers[.range], size: size) {
         case .unsatisfiable:
             headers[.contentRange] = "bytes */\(size)"
@@ -127,15 +129,16 @@ final class OpenedFile: Sendable {
     deinit { close(descriptor) }
 }
 
-/// FileIO over `path`, the body holding `opened` (when there is one) until it has been written.
-private struct OpenedIO {
+/// FileIO over `path`, the body holding what is `kept` (an opened file, a cache's hold) until it has been written.
+private struct KeepingIO {
     let io: FileIO
     let path: String
-    let opened: OpenedFile?
+    let kept: [any Sendable]
 
     func loadFile(range: ClosedRange<Int>?, context: some RequestContext) async throws -> ResponseBody {
         let body = if let range { try await io.loadFile(path: path, range: range, context: context) } else { try await io.loadFile(path: path, context: context) }
-        guard let opened else { return body }
-        return body.map { chunk in withExtendedLifetime(opened) { chunk } }
+        guard !kept.isEmpty else { return body }
+        let kept = self.kept
+        return body.map { chunk in withExtendedLifetime(kept) { chunk } }
     }
 }

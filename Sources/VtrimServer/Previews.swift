@@ -87,7 +87,7 @@ final class Previews: Sendable {
                     return
                 }
                 let bytes = (try? FileManager.default.attributesOfItem(atPath: final)[.size] as? NSNumber)?.int64Value ?? 0
-                cache.add(name, bytes: bytes)
+                cache.add(name, bytes: bytes, keepUntilServed: true)
                 set(name, .done)
             case let .reply(message, _):
                 unlink(partial)

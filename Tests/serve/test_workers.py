@@ -455,10 +455,20 @@ def test_an_evicted_preview_is_made_again(folder, cache):
         wait_for(lambda: api(server, f"/api/clips/{clip}/preview")["status"] == "done", timeout=60, message="the preview")
         previews = os.path.join(cache["XDG_CACHE_HOME"], "vtrim", "serve", "previews")
         assert len(os.listdir(previews)) == 1
-        # The next file the cache keeps evicts it (it alone is larger than the cache).
-        response, data = request(server, "GET", f"/api/clips/{clip_id(server, 'h264-aac.mp4')}/filmstrip.png?{TILE}&first=0&count=4")
-        assert response.status == 200 and data[:4] == b"\x89PNG"
-        assert os.listdir(previews) == []
+        other = clip_id(server, 'h264-aac.mp4')
+        tiles = iter(range(12))
+
+        def store_a_tile():
+            response, data = request(server, "GET", f"/api/clips/{other}/filmstrip.png?{TILE}&first={next(tiles)}&count=1")
+            assert response.status == 200 and data[:4] == b"\x89PNG"
+
+        # Larger than the whole cache, it stays until it has been served once: a tile stored meanwhile leaves it.
+        store_a_tile()
+        assert len(os.listdir(previews)) == 1
+        response, served = request(server, "GET", f"/media/{clip}/preview.mp4")
+        assert response.status == 200 and len(served) > 1000
+        # Served and no longer read (the response's hold goes as its body ends): the next tile stored evicts it.
+        wait_for(lambda: store_a_tile() or os.listdir(previews) == [], message="the served preview evicted")
         assert api(server, f"/api/clips/{clip}/preview")["status"] == "none"
         response, _ = request(server, "GET", f"/media/{clip}/preview.mp4")
         assert response.status == 404

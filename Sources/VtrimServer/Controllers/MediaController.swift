@@ -31,7 +31,9 @@ struct MediaController {
         }
         switch entry.state {
         case .done:
-            return try await FileResponses.serve(entry.final, request: request, context: context, cache: "private, max-age=3600")
+            // Held while this response reads it: a preview larger than the whole cache stays until it has been served.
+            guard let hold = server.cache.hold(entry.name, serving: request.method == .get) else { return try await preview(request, context) }
+            return try await FileResponses.serve(entry.final, request: request, context: context, cache: "private, max-age=3600", keeping: hold)
         case let .failed(reason):
             return APIError.response(.unprocessableContent, code: "preview_failed", message: reason)
         case .running:
