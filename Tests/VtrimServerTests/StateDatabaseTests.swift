@@ -1,3 +1,4 @@
+import DiskNames
 import Foundation
 import LibraryFiles
 import PropertyBased
@@ -86,7 +87,9 @@ import WorkerProtocol
     }
 
     /// Files of any version and summary, under any names a walk lists, read back as they were saved; removed ones are gone.
-    static let file = zip(Gen.element(of: ["a", "clip", "é", "trip/beach", "x y", "2026/11/29/IMG_0001", "タイトル", "a\tb"]),
+    /// (`caf\xe9`: a name that is not UTF-8, kept as its bytes.)
+    static let file = zip(Gen.element(of: ["a", "clip", "é", "trip/beach", "x y", "2026/11/29/IMG_0001", "タイトル", "a\tb",
+                                           DiskName.string(bytes: [0x63, 0x61, 0x66, 0xE9])]),
                           Gen.element(of: ["mp4", "MOV", "mkv", "webm"]), Wild.int64, Wild.int64, Wild.int64, Gen.bool, Gen.int(in: 0...2),
                           zip(Wild.double, Gen.element(of: ["h264", "hevc", "aac"]), Gen.bool, Wild.int, Wild.int))
         .map { stem, ext, size, modified, inode, output, probed, facts -> StoredFile in

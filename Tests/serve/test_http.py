@@ -6,6 +6,7 @@ import json
 import os
 import shutil
 import signal
+import sqlite3
 import subprocess
 import time
 
@@ -363,7 +364,8 @@ def test_a_name_that_is_not_utf8_is_listed_probed_served_and_cut(tmp_path):
     folder = bytes(tmp_path) + b"/clips"
     os.makedirs(folder)
     shutil.copy(os.path.join(FIXTURES, "h264-aac.mp4"), folder + b"/caf\xe9.mp4")
-    server = Server(os.fsdecode(folder))
+    env = {"XDG_CACHE_HOME": str(tmp_path / "cache")}
+    server = Server(os.fsdecode(folder), env=env)
     try:
         wait_for(lambda: api(server, "/api/clips")["walked"], message="the first walk")
         items = api(server, "/api/clips")["items"]
@@ -387,5 +389,20 @@ def test_a_name_that_is_not_utf8_is_listed_probed_served_and_cut(tmp_path):
         assert sorted(os.listdir(folder)) == [b"caf\xe9.1-2.cut.mp4", b"caf\xe9.mp4"]
         response, _ = request(server, "GET", f"/media/cuts/{job['id']}", headers={"Range": "bytes=0-99"})
         assert response.status == 206
+    finally:
+        server.stop()
+    # Its rows in the state database are its bytes (the display column escaped): after a restart it is the same clip,
+    # its probe and its cut kept.
+    with sqlite3.connect(os.path.join(env["XDG_CACHE_HOME"] + "-state", "vtrim", "vtrim.sqlite3")) as database:
+        assert database.execute("SELECT relative, display FROM files").fetchall() == [(b"caf\xe9.mp4", "caf\\xe9.mp4")]
+        assert database.execute("SELECT source, output FROM cuts").fetchall() == [(folder + b"/caf\xe9.mp4", folder + b"/caf\xe9.1-2.cut.mp4")]
+    server = Server(os.fsdecode(folder), env=env)
+    try:
+        items = api(server, "/api/clips")["items"]
+        assert [(item["id"], item["name"]) for item in items] == [(clip, "caf\\xe9.mp4")], items
+        assert api(server, f"/api/clips/{clip}")["duration"] == probe["duration"]
+        cuts = api(server, "/api/cuts")
+        cuts = cuts["items"] if isinstance(cuts, dict) else cuts
+        assert [c["output"] for c in cuts] == [job["output"]], cuts
     finally:
         server.stop()

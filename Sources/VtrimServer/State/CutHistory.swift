@@ -1,3 +1,4 @@
+import DiskNames
 import Foundation
 import WorkerProtocol
 
@@ -31,7 +32,7 @@ extension StateDatabase {
             try connection.prepare("""
                 INSERT INTO cuts (library, clip, source, output, request, plan, plan_id, status, report, created_at, ended_at, owner)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """).run([.text(library), .text(cut.clip), .blob(Array(cut.source.utf8)), .blob(Array(cut.output.utf8)),
+                """).run([.text(library), .text(cut.clip), .blob(DiskName.bytes(cut.source)), .blob(DiskName.bytes(cut.output)),
                           .text(cut.request.serialized), .text(cut.plan), .optional(cut.planID), .text(cut.status),
                           .text(cut.report.serialized), .real(cut.createdAt), .optional(cut.endedAt), .optional(cut.owner?.stored)])
             return try connection.scalar("SELECT last_insert_rowid()")?.integer
@@ -71,8 +72,8 @@ extension StateDatabase {
 
     private static func storedCut(_ row: [SQLiteValue]) -> StoredCut? {
         guard row.count == 12, let number = row[0].integer, let clip = row[1].text,
-              let source = row[2].blob.flatMap({ String(validating: $0, as: UTF8.self) }),
-              let output = row[3].blob.flatMap({ String(validating: $0, as: UTF8.self) }),
+              let source = row[2].blob.map({ DiskName.string(bytes: $0) }),
+              let output = row[3].blob.map({ DiskName.string(bytes: $0) }),
               let request = row[4].text.flatMap({ try? JSON(parsing: $0) }), let plan = row[5].text, let status = row[7].text,
               let report = row[8].text.flatMap({ try? JSON(parsing: $0) }), let created = row[9].real else { return nil }
         return StoredCut(number: number, clip: clip, source: source, output: output, request: request, plan: plan,

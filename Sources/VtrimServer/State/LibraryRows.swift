@@ -1,3 +1,4 @@
+import DiskNames
 import Foundation
 import Glibc
 import LibraryFiles
@@ -47,7 +48,7 @@ extension StateDatabase {
     }
 
     private static func storedFile(_ row: [SQLiteValue]) -> StoredFile? {
-        guard row.count == 13, let bytes = row[0].blob, let relative = String(validating: bytes, as: UTF8.self),
+        guard row.count == 13, let bytes = row[0].blob, case let relative = DiskName.string(bytes: bytes),
               StoredFile.isRelativeMediaPath(relative), let size = row[1].integer, size >= 0, let modified = row[2].integer,
               let inode = row[3].integer, let changed = row[4].integer, let output = row[5].integer else { return nil }
         let version = FileVersion(sizeBytes: size, modifiedNanoseconds: modified, inode: UInt64(bitPattern: inode), changedNanoseconds: changed)
@@ -78,7 +79,7 @@ extension StateDatabase {
                 for (root, file) in changed {
                     let summary = file.summary
                     try upsert.run([
-                        .integer(root.device), .integer(root.inode), .blob(Array(file.relative.utf8)), .text(file.relative),
+                        .integer(root.device), .integer(root.inode), .blob(DiskName.bytes(file.relative)), .text(DiskName.display(file.relative)),
                         .integer(file.version.sizeBytes), .integer(file.version.modifiedNanoseconds),
                         .integer(Int64(bitPattern: file.version.inode)), .integer(file.version.changedNanoseconds),
                         .integer(file.isOutput ? 1 : 0), .integer(summary == nil ? 0 : 1), .optional(summary?.durationSeconds),
@@ -89,7 +90,7 @@ extension StateDatabase {
                 let delete = try connection.prepare("DELETE FROM files WHERE root_device = ? AND root_inode = ? AND relative = ?")
                 let deleteProbe = try connection.prepare("DELETE FROM probes WHERE root_device = ? AND root_inode = ? AND relative = ?")
                 for (root, relative) in removed {
-                    let key: [SQLiteValue] = [.integer(root.device), .integer(root.inode), .blob(Array(relative.utf8))]
+                    let key: [SQLiteValue] = [.integer(root.device), .integer(root.inode), .blob(DiskName.bytes(relative))]
                     try delete.run(key)
                     try deleteProbe.run(key)
                 }
@@ -117,7 +118,7 @@ extension StateDatabase {
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                     """)
                 for row in rows {
-                    try insert.run([.integer(row.root.device), .integer(row.root.inode), .blob(Array(row.relative.utf8)),
+                    try insert.run([.integer(row.root.device), .integer(row.root.inode), .blob(DiskName.bytes(row.relative)),
                                     .integer(row.version.sizeBytes), .integer(row.version.modifiedNanoseconds),
                                     .integer(Int64(bitPattern: row.version.inode)), .integer(row.version.changedNanoseconds), .text(row.json)])
                 }
@@ -131,7 +132,7 @@ extension StateDatabase {
             try connection.scalar("""
                 SELECT json FROM probes WHERE root_device = ? AND root_inode = ? AND relative = ?
                   AND size = ? AND modified_ns = ? AND inode = ? AND changed_ns = ?
-                """, [.integer(root.device), .integer(root.inode), .blob(Array(relative.utf8)), .integer(version.sizeBytes),
+                """, [.integer(root.device), .integer(root.inode), .blob(DiskName.bytes(relative)), .integer(version.sizeBytes),
                       .integer(version.modifiedNanoseconds), .integer(Int64(bitPattern: version.inode)),
                       .integer(version.changedNanoseconds)])?.text
         } ?? nil
