@@ -382,6 +382,7 @@ def library_mode(count, seconds):
     while server.json("/api/clips?q=zz-bench-new")["total"] != 0:
         time.sleep(0.02)
     vanished = time.perf_counter() - mark
+    change_ms = cpu_per_change(server, folder)
     cache_folder, state_folder = server.cache, server.state
     probed_at_stop = server.json("/api/clips?limit=1")["probed"]
     server.process.terminate()
@@ -414,6 +415,34 @@ def library_mode(count, seconds):
         print(f"| GET /api/clips {kind}: p50 / p95 over {len(values)} requests, 8 clients | {statistics.median(values) * 1000:.1f} / {p95(values):.1f} ms | p95 ≤ 50 ms |")
     print(f"| server RSS during the load (start / peak), background probes running ({probed:,} probed by the end) | {rss[0]:.0f} / {max(rss):.0f} MiB | ≤ 300 MiB |")
     print(f"| a file added / removed: listed / gone after | {appeared:.2f} / {vanished:.2f} s | ≤ 5 s |")
+    print(f"| the server's CPU per file added or removed (5 of each, beyond its CPU over 10 quiet seconds before) | {change_ms:.0f} ms | |")
+
+
+def cpu_per_change(server, folder, pairs=5):
+    """Server CPU (user + system, beyond its rate over 10 quiet seconds: the background probes' summaries) per file
+    added or removed, each waited for in the listing."""
+    tick = os.sysconf("SC_CLK_TCK")
+
+    def cpu():
+        with open(f"/proc/{server.process.pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / tick
+
+    mark, used = time.perf_counter(), cpu()
+    time.sleep(10)
+    idle = (cpu() - used) / (time.perf_counter() - mark)
+    total = server.json("/api/clips?limit=1")["total"]
+    mark, used = time.perf_counter(), cpu()
+    names = [os.path.join(folder, "a000", "b0", f"zz-bench-change-{i}.mp4") for i in range(pairs)]
+    for index, name in enumerate(names):
+        os.link(os.path.join(ROOT, "fixtures", "h264-aac-nob.mp4"), name)
+        while server.json("/api/clips?limit=1")["total"] != total + index + 1:
+            time.sleep(0.02)
+    for index, name in enumerate(names):
+        os.unlink(name)
+        while server.json("/api/clips?limit=1")["total"] != total + pairs - index - 1:
+            time.sleep(0.02)
+    return (cpu() - used - idle * (time.perf_counter() - mark)) / (2 * pairs) * 1000
 
 
 def main():

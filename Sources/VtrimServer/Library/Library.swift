@@ -54,6 +54,8 @@ final class Library: Sendable {
     struct Snapshot: Sendable {
         var clips: [Clip] = []
         var byID: [String: Clip] = [:]
+        /// Each listed clip's position in `clips`, by id (outputs are in `byID` only).
+        var positionByID: [String: Int] = [:]
         /// Lower-cased UTF-8 of each clip's relative path, for search and the path order; the name's, a 0 byte, then
         /// the path's, for the name order; the id as a number (ids are 16 lower-case hex digits: the same order).
         var lowerPaths: [[UInt8]] = []
@@ -206,31 +208,43 @@ final class Library: Sendable {
 
     /// Every order of the snapshot's clips, as `SortValue.precedes` orders them (asserted by the tests): typed keys,
     /// ties by id; descending is ascending reversed, except that clips without a duration stay last.
-    static func orders(_ snap: Snapshot) -> [OrderKey: [Int]] {
-        let ids = snap.idNumbers
-        func sorted(_ positions: [Int], _ before: (Int, Int) -> Bool?) -> [Int] {
-            positions.sorted { a, b in before(a, b) ?? (ids[a] < ids[b]) }
-        }
-        let all = Array(snap.clips.indices)
+    static func orders(_ snap: Snapshot, only sorts: [ClipQuery.Sort] = ClipQuery.Sort.allCases) -> [OrderKey: [Int]] {
         var made: [OrderKey: [Int]] = [:]
-        func both(_ sort: ClipQuery.Sort, _ ascending: [Int]) {
-            made[OrderKey(sort: sort, order: .asc)] = ascending
-            made[OrderKey(sort: sort, order: .desc)] = ascending.reversed()
+        for sort in sorts {
+            var positions = Array(snap.clips.indices)
+            var missing: [Int] = []
+            if sort == .duration {
+                missing = positions.filter { snap.summaries[$0]?.durationSeconds == nil }.sorted { snap.idNumbers[$0] < snap.idNumbers[$1] }
+                positions = positions.filter { snap.summaries[$0]?.durationSeconds != nil }
+            }
+            positions.sort { precedes(snap, sort, $0, $1) }
+            made.merge(ordered(sort, positions, missing: missing)) { _, new in new }
         }
-        both(.path, sorted(all) { a, b in compareBytes(snap.lowerPaths[a], snap.lowerPaths[b]).map { $0 < 0 } })
-        both(.name, sorted(all) { a, b in compareBytes(snap.nameKeys[a], snap.nameKeys[b]).map { $0 < 0 } })
-        let dates = snap.clips.map(\.version.modifiedNanoseconds), sizes = snap.clips.map(\.version.sizeBytes)
-        both(.date, sorted(all) { a, b in dates[a] == dates[b] ? nil : dates[a] < dates[b] })
-        both(.size, sorted(all) { a, b in sizes[a] == sizes[b] ? nil : sizes[a] < sizes[b] })
-        let durations = snap.summaries.map { $0?.durationSeconds }
-        let present = sorted(all.filter { durations[$0] != nil }) { a, b in
-            guard let x = durations[a], let y = durations[b], x != y else { return nil }
+        return made
+    }
+
+    /// A sort's two orders from its ascending one (`missing`: clips without a duration, by id, last in both).
+    static func ordered(_ sort: ClipQuery.Sort, _ ascending: [Int], missing: [Int] = []) -> [OrderKey: [Int]] {
+        [OrderKey(sort: sort, order: .asc): ascending + missing, OrderKey(sort: sort, order: .desc): ascending.reversed() + missing.reversed()]
+    }
+
+    /// Whether the clip at `a` comes before the one at `b` in `sort`'s ascending order: by its typed key, ties (and,
+    /// for `.duration`, clips without one) by id.
+    static func precedes(_ snap: Snapshot, _ sort: ClipQuery.Sort, _ a: Int, _ b: Int) -> Bool {
+        let tie = snap.idNumbers[a] < snap.idNumbers[b]
+        switch sort {
+        case .path: return compareBytes(snap.lowerPaths[a], snap.lowerPaths[b]).map { $0 < 0 } ?? tie
+        case .name: return compareBytes(snap.nameKeys[a], snap.nameKeys[b]).map { $0 < 0 } ?? tie
+        case .date:
+            let (x, y) = (snap.clips[a].version.modifiedNanoseconds, snap.clips[b].version.modifiedNanoseconds)
+            return x == y ? tie : x < y
+        case .size:
+            let (x, y) = (snap.clips[a].version.sizeBytes, snap.clips[b].version.sizeBytes)
+            return x == y ? tie : x < y
+        case .duration:
+            guard let x = snap.summaries[a]?.durationSeconds, let y = snap.summaries[b]?.durationSeconds, x != y else { return tie }
             return x < y
         }
-        let missing = all.filter { durations[$0] == nil }.sorted { ids[$0] < ids[$1] }
-        made[OrderKey(sort: .duration, order: .asc)] = present + missing
-        made[OrderKey(sort: .duration, order: .desc)] = present.reversed() + missing.reversed()
-        return made
     }
 
     /// memcmp's order of two byte strings (a prefix first), nil when equal.
@@ -375,6 +389,7 @@ final class Library: Sendable {
                 firstDirty = firstDirty ?? now
             }
             let quiet = changes.folders.isEmpty && changes.written.isEmpty && !changes.overflow
+            var patch: SnapshotChange?
             if quiet, !changes.writing.isEmpty {
                 // Only writes: a copy makes an event per write, so the next look is a poll period away, not at once.
                 usleep(UInt32(Self.quietMilliseconds) * 1000)
@@ -389,22 +404,22 @@ final class Library: Sendable {
                 lastFullScan = now
             } else if let first = firstDirty, quiet || now - first >= Self.latestApplySeconds {
                 // The changed folders listed again once they are quiet (or at the latest after a second).
-                for folder in dirty { tree.rescan(folder: folder, holding: settling.files) }
+                patch = rescan(dirty, &tree, holding: settling.files)
                 dirty = []
                 firstDirty = nil
                 changed = true
             }
-            if tree.restatFiles() { changed = true }
+            if tree.restatFiles() { (changed, patch) = (true, nil) }
             if changed {
                 watch.watch(tree.folders.filter { $0.value.unreadable == nil }.keys)
-                publish(tree, watching: watch.isComplete)
+                if let patch { apply(patch, tree, watching: watch.isComplete) } else { publish(tree, watching: watch.isComplete) }
                 unsaved = true
                 treeUnsaved = true
             }
             if now - lastEpoch >= 2, summariesChanged.withLock({ flag in defer { flag = false }; return flag }) {
                 // New probes reach the listing (and its duration orders and filters) at most every 2 s.
                 var next = current
-                Self.summarize(&next, summaries.withLock { $0 })
+                Self.summarize(&next, summaries.withLock { $0 }, reordering: [.duration])
                 next.epoch += 1
                 snapshot.withLock { $0 = next }
                 lastEpoch = now
@@ -418,6 +433,46 @@ final class Library: Sendable {
             }
         }
         if unsaved || summariesChanged.withLock({ $0 }) || !probesToSave.withLock({ $0.isEmpty }) { save(tree, &saved, whole: treeUnsaved) }
+    }
+
+    /// Lists the `dirty` folders again; what changed in them as a patch of the snapshot, or nil when one cannot be
+    /// patched in (it became unreadable or readable, gained or lost folders, or is not known).
+    private func rescan(_ dirty: Set<String>, _ tree: inout LibraryTree, holding: Set<String>) -> SnapshotChange? {
+        var patch: SnapshotChange? = SnapshotChange()
+        for folder in dirty {
+            let before = tree.folders[folder]
+            tree.rescan(folder: folder, holding: holding)
+            guard let before, let after = tree.folders[folder], before.unreadable == nil, after.unreadable == nil,
+                  before.subfolders == after.subfolders, tree.touched == [folder] else {
+                patch = nil
+                continue
+            }
+            let part = change(root: after.root, folder: after.relative, before: before.files, after: after.files)
+            patch?.gone.formUnion(part.gone)
+            patch?.clips += part.clips
+            patch?.outputs += part.outputs
+        }
+        return patch
+    }
+
+    /// Publishes `change` as a patch of the current snapshot (a rebuild from `tree` when the snapshot is not a walk's
+    /// or the watching changed).
+    private func apply(_ change: SnapshotChange, _ tree: LibraryTree, watching: Bool) {
+        let old = current
+        guard old.generation > 0, old.walked, old.watching == watching else { return publish(tree, watching: watching) }
+        // Summaries of files gone or changed are dropped, as a rebuild drops them.
+        let gonePaths = change.gone.compactMap { old.byID[$0]?.path }
+        summaries.withLock { table in
+            for path in gonePaths { table[path] = nil }
+            for clip in change.clips where table[clip.path].map({ $0.version != clip.version }) ?? false { table[clip.path] = nil }
+        }
+        guard var next = Self.patched(old, change, known: summaries.withLock { $0 }) else { return }
+        snapshot.withLock { state in
+            next.generation = state.generation + 1
+            next.epoch = state.epoch
+            state = next
+        }
+        derived.withLock { $0.removeAll() }
     }
 
     /// The folders to list again for `changes`: those whose entries changed, and those of files written that are done
@@ -493,38 +548,14 @@ final class Library: Sendable {
 
     private func publish(files: [(root: Int, relative: String, file: LibraryTree.File, problem: String?)], walked: Bool, watching: Bool,
                          problems: [(folder: String, reason: String)]) {
-        var clips: [(root: Int, clip: Clip)] = []
+        // In no order: the snapshot's orders are made below.
+        var listed: [Clip] = []
         var outputs: [Clip] = []
         for entry in files {
-            let isFile = rootIsFile[entry.root]
-            let prefix = roots.count > 1 && !isFile ? (roots[entry.root] as NSString).lastPathComponent + "/" : ""
-            let clip = Clip(id: Self.identifier(root: resolvedRoots[entry.root], relative: entry.relative),
-                            relativePath: prefix + entry.relative, path: isFile ? roots[entry.root] : path(root: entry.root, relative: entry.relative),
-                            version: entry.file.version, folderProblem: entry.problem, root: entry.root, relativeInRoot: entry.relative)
-            if entry.file.isOutput { outputs.append(clip) } else { clips.append((entry.root, clip)) }
+            let clip = makeClip(root: entry.root, relative: entry.relative, version: entry.file.version, problem: entry.problem)
+            if entry.file.isOutput { outputs.append(clip) } else { listed.append(clip) }
         }
-        // In no order: the snapshot's orders are made below.
-        var listed = clips.map(\.clip)
-        // Each output under the clip in its folder whose name it was made from.
-        var bySource: [String: Int] = [:]
-        if !outputs.isEmpty {
-            for (position, clip) in listed.enumerated() { bySource[(clip.path as NSString).deletingPathExtension] = position }
-        }
-        for output in outputs.sorted(by: { $0.relativePath < $1.relativePath }) {
-            let name = (output.path as NSString).lastPathComponent
-            guard let stem = InputWalker.sourceStem(ofOutput: name) else { continue }
-            let folder = (output.path as NSString).deletingLastPathComponent
-            // A named output (`x.intro.cut.mkv` from a cut list's label) belongs to the longest stem that is a clip.
-            var candidate = stem
-            while true {
-                if let position = bySource[(folder as NSString).appendingPathComponent(candidate)] {
-                    listed[position].cuts.append(output)
-                    break
-                }
-                guard let dot = candidate.lastIndex(of: ".") else { break }
-                candidate = String(candidate[..<dot])
-            }
-        }
+        Self.attachCuts(&listed, outputs: outputs)
         // Nothing changed (an event about a file being read or touched, a fallback rescan): the listing and its
         // version stay, so the page keeps what it shows.
         let old = current
@@ -556,26 +587,73 @@ final class Library: Sendable {
         derived.withLock { $0.removeAll() }
     }
 
+    /// The clip (or output) of the file at `relative` below root `root`.
+    func makeClip(root: Int, relative: String, version: FileVersion, problem: String?) -> Clip {
+        let isFile = rootIsFile[root]
+        let prefix = roots.count > 1 && !isFile ? (roots[root] as NSString).lastPathComponent + "/" : ""
+        return Clip(id: Self.identifier(root: resolvedRoots[root], relative: relative), relativePath: prefix + relative,
+                    path: isFile ? roots[root] : path(root: root, relative: relative), version: version, folderProblem: problem,
+                    root: root, relativeInRoot: relative)
+    }
+
+    /// Each output under the clip in its folder whose name it was made from.
+    static func attachCuts(_ listed: inout [Clip], outputs: [Clip]) {
+        guard !outputs.isEmpty else { return }
+        var bySource: [String: Int] = [:]
+        for (position, clip) in listed.enumerated() { bySource[(clip.path as NSString).deletingPathExtension] = position }
+        for output in outputs.sorted(by: { $0.relativePath < $1.relativePath }) {
+            let name = (output.path as NSString).lastPathComponent
+            guard let stem = InputWalker.sourceStem(ofOutput: name) else { continue }
+            let folder = (output.path as NSString).deletingLastPathComponent
+            // A named output (`x.intro.cut.mkv` from a cut list's label) belongs to the longest stem that is a clip.
+            var candidate = stem
+            while true {
+                if let position = bySource[(folder as NSString).appendingPathComponent(candidate)] {
+                    listed[position].cuts.append(output)
+                    break
+                }
+                guard let dot = candidate.lastIndex(of: ".") else { break }
+                candidate = String(candidate[..<dot])
+            }
+        }
+    }
+
     /// A snapshot of `listed` with its search and sort keys (summaries and orders still to make).
     static func indexed(_ listed: [Clip], outputs: [Clip] = []) -> Snapshot {
         var next = Snapshot()
         next.clips = listed
         // Outputs are addressable (to play them) but not listed as clips.
         next.byID = Dictionary((listed + outputs).map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
-        next.lowerPaths = listed.map { Array($0.relativePath.lowercased().utf8) }
-        next.nameKeys = next.lowerPaths.map { path in
-            let name = path.lastIndex(of: UInt8(ascii: "/")).map { path[($0 + 1)...] } ?? path[...]
-            return Array(name) + [0] + path
+        next.positionByID = Dictionary(listed.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { a, _ in a })
+        for clip in listed {
+            let keys = searchKeys(clip)
+            next.lowerPaths.append(keys.lowerPath)
+            next.nameKeys.append(keys.nameKey)
+            next.idNumbers.append(keys.idNumber)
         }
-        next.idNumbers = listed.map { UInt64($0.id, radix: 16) ?? 0 }
         return next
     }
 
-    /// The snapshot's summaries of its clips' versions, and its orders.
-    static func summarize(_ snap: inout Snapshot, _ known: [String: (version: FileVersion, summary: ClipSummary)]) {
-        snap.summaries = snap.clips.map { clip in known[clip.path].flatMap { $0.version == clip.version ? $0.summary : nil } }
+    /// A clip's keys for search and the orders: the lower-cased UTF-8 of its relative path; its name's, a 0 byte, then
+    /// the path's; its id as a number.
+    static func searchKeys(_ clip: Clip) -> (lowerPath: [UInt8], nameKey: [UInt8], idNumber: UInt64) {
+        let path = Array(clip.relativePath.lowercased().utf8)
+        let name = path.lastIndex(of: UInt8(ascii: "/")).map { path[($0 + 1)...] } ?? path[...]
+        return (path, Array(name) + [0] + path, UInt64(clip.id, radix: 16) ?? 0)
+    }
+
+    /// The snapshot's summaries of its clips' versions, and its orders (`reordering`: those that can have changed —
+    /// only the duration's when the clips are the same and only summaries are new).
+    static func summarize(_ snap: inout Snapshot, _ known: [String: (version: FileVersion, summary: ClipSummary)],
+                          reordering sorts: [ClipQuery.Sort] = ClipQuery.Sort.allCases) {
+        snap.summaries = snap.clips.map { summary(of: $0, known) }
         snap.probedCount = snap.summaries.reduce(0) { $0 + ($1 == nil ? 0 : 1) }
-        snap.orders = orders(snap)
+        snap.orders.merge(orders(snap, only: sorts)) { _, new in new }
+    }
+
+    /// The clip's summary in `known` when it is of the clip's version.
+    static func summary(of clip: Clip, _ known: [String: (version: FileVersion, summary: ClipSummary)]) -> ClipSummary? {
+        known[clip.path].flatMap { $0.version == clip.version ? $0.summary : nil }
     }
 
     /// Writes to the state database what changed since `saved` (the files listed now, with their summaries), and

@@ -41,6 +41,8 @@ struct LibraryTree {
     /// Roots that are files (`vtrim serve clip.mp4`): their version, nil while they cannot be stat'ed.
     private(set) var singleFiles: [Int: File] = [:]
     private var identities: [FolderIdentity: String] = [:]
+    /// The folders the last `rescan` listed, dropped or marked (the one asked for, and any below it).
+    private(set) var touched: Set<String> = []
 
     let rootIsFile: [Bool]
 
@@ -53,6 +55,7 @@ struct LibraryTree {
     /// Every root from scratch. `holding`: files being written (`SettlingFiles`), kept as they were listed before, or
     /// not listed yet.
     mutating func scanAll(holding: Set<String> = []) {
+        defer { touched = [] }
         let previous = folders
         folders = [:]
         identities = [:]
@@ -69,6 +72,7 @@ struct LibraryTree {
     /// Lists `folder` again (after a change in it): files added, changed or removed there, folders below it
     /// that appeared (listed whole) or went (dropped with everything under them).
     mutating func rescan(folder path: String, holding: Set<String> = []) {
+        touched = []
         guard let known = folders[path] else { return }
         list(folder: path, root: known.root, relative: known.relative, previous: known, holding: holding)
     }
@@ -88,6 +92,7 @@ struct LibraryTree {
 
     private mutating func list(folder path: String, root: Int, relative: String, previous: Folder? = nil, holding: Set<String> = [],
                                before: [String: Folder] = [:]) {
+        touched.insert(path)
         let identity = Self.identity(of: path)
         if let identity, let owner = identities[identity], owner != path { return }
         guard let directory = DiskName.withCString(path, { opendir($0) }) else {
@@ -157,6 +162,7 @@ struct LibraryTree {
     }
 
     private mutating func drop(folder path: String) {
+        touched.insert(path)
         guard let folder = folders.removeValue(forKey: path) else { return }
         if let identity = folder.identity, identities[identity] == path { identities[identity] = nil }
         for below in folder.subfolders { drop(folder: below) }
@@ -167,6 +173,7 @@ struct LibraryTree {
             guard var child = folders[path] else { continue }
             child.unreadable = child.unreadable ?? reason
             folders[path] = child
+            touched.insert(path)
             markUnreadable(below: child, reason: reason)
         }
     }
