@@ -24,7 +24,8 @@ public enum DiskFile {
     }
 
     /// `open(2)`, close-on-exec: a descriptor, or -1 with `errno` set.
-    public static func open(_ path: String, _ flags: Int32, mode: mode_t = 0o644) -> Int32 {
+    /// (`mode` is for a file it creates, less the process's umask, as `creat(2)` has it.)
+    public static func open(_ path: String, _ flags: Int32, mode: mode_t = 0o666) -> Int32 {
         DiskName.withCString(path) { Glibc.open($0, flags | O_CLOEXEC, mode) }
     }
 
@@ -69,6 +70,22 @@ public enum DiskFile {
                 written += count
             }
             return true
+        }
+    }
+
+    /// The whole of the file at `path`; nil when it cannot be read (`errno` set).
+    public static func contents(_ path: String) -> [UInt8]? {
+        let descriptor = open(path, O_RDONLY)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = read(descriptor, &chunk, chunk.count)
+            if count < 0, errno == EINTR { continue }
+            guard count >= 0 else { return nil }
+            if count == 0 { return bytes }
+            bytes += chunk[..<count]
         }
     }
 

@@ -95,6 +95,21 @@ public enum DiskName {
         return shown
     }
 
+    /// `path`'s bytes percent-encoded for a URL, those `keeping` says may stand as they are (ASCII) left alone: a carried
+    /// byte becomes `%E9`, not the UTF-8 of its carrying scalar.
+    public static func percentEncoded(_ path: String, keeping: (UInt8) -> Bool) -> String {
+        var encoded = ""
+        for byte in bytes(path) {
+            if byte < 0x80, keeping(byte) {
+                encoded.unicodeScalars.append(Unicode.Scalar(byte))
+            } else {
+                let digits = String(byte, radix: 16, uppercase: true)
+                encoded += "%" + (digits.count < 2 ? "0" + digits : digits)
+            }
+        }
+        return encoded
+    }
+
     /// Whether `text` carries any byte that is not UTF-8 (the common case, no, costs one pass over its UTF-8:
     /// a carrying scalar's UTF-8 always begins 0xF4 0x8F 0xBE or 0xF4 0x8F 0xBF).
     public static func hasEscapes(_ text: String) -> Bool {

@@ -161,7 +161,9 @@ public struct InputWalker: Sendable {
 
     private func wanted(name: String, relative: String) -> Bool {
         func matches(_ pattern: String) -> Bool {
-            DiskName.withCString(relative) { fnmatch(pattern, $0, 0) } == 0 || DiskName.withCString(name) { fnmatch(pattern, $0, 0) } == 0
+            DiskName.withCString(pattern) { glob in
+                DiskName.withCString(relative) { fnmatch(glob, $0, 0) } == 0 || DiskName.withCString(name) { fnmatch(glob, $0, 0) } == 0
+            }
         }
         let included = include.isEmpty
             ? Self.mediaExtensions.contains((name as NSString).pathExtension.lowercased())

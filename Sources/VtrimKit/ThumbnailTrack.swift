@@ -1,3 +1,4 @@
+import DiskNames
 import Foundation
 import TimelineCore
 
@@ -14,7 +15,7 @@ public enum ThumbnailTrack {
     /// The track's text. `sheet` is the sheet's path relative to the track (a URL: percent-encoded here).
     /// Times are rounded to milliseconds once, so each cue ends exactly where the next one starts.
     public static func text(cues: [Cue], sheet: String) -> String {
-        let reference = sheet.addingPercentEncoding(withAllowedCharacters: urlPathCharacters) ?? sheet
+        let reference = DiskName.percentEncoded(sheet) { urlPathCharacters.contains(Unicode.Scalar($0)) }
         var lines = ["WEBVTT", ""]
         for (index, cue) in cues.enumerated() {
             lines.append(String(index + 1))

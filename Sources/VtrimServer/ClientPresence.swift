@@ -13,6 +13,13 @@ final class ClientPresence: Sendable {
 
     fileprivate func markLeft() { left.store(true, ordering: .releasing) }
 
+    /// The presence of a connection that ended before its request's context was made.
+    static var gone: ClientPresence {
+        let presence = ClientPresence()
+        presence.markLeft()
+        return presence
+    }
+
     /// Each open connection's presence, by its channel: set by the connection's `ClientPresenceHandler` before its
     /// first request is read, taken by each request's context (`ServeContext`), dropped when the connection ends.
     private static let byChannel = Locked<[ObjectIdentifier: ClientPresence]>([:])

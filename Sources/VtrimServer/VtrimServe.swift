@@ -170,7 +170,7 @@ final class Server: Sendable {
         let printed = Atomic<Bool>(false)
         let app = Application(
             router: router,
-            server: .http1(additionalChannelHandlers: [ClientPresenceHandler()]),
+            server: .http1(configuration: .init(additionalChannelHandlers: [ClientPresenceHandler()])),
             configuration: .init(address: .hostname(options.host, port: options.port), serverName: "vtrim"),
             onServerRunning: { channel in
                 guard let port = channel.localAddress?.port, !printed.exchange(true, ordering: .acquiringAndReleasing) else { return }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import DiskNames
 import Foundation
 import TimelineCore
 import VtrimKit
@@ -166,12 +167,11 @@ struct CutCommand: ParsableCommand {
         guard let list else {
             return ([CutSegment(start: start ?? .seconds(0), end: end ?? (length == nil ? .beforeEnd(0) : nil), lengthSeconds: length?.value)], [])
         }
-        let text: String
-        do {
-            text = try String(contentsOfFile: list, encoding: .utf8)
-        } catch {
-            throw ValidationError("cannot read the cut list \(list): \(error.localizedDescription)")
+        // Read as bytes: a name in it that is not UTF-8 (as `--export-list` writes one) names its file.
+        guard let bytes = DiskFile.contents(list) else {
+            throw ValidationError("cannot read the cut list \(DiskName.display(list)): \(String(cString: strerror(errno)))")
         }
+        let text = DiskName.string(bytes: bytes)
         let format = listFormat ?? CutListFormat(fileName: list)
         do {
             // An EDL counts frames at the clip's rate: the (first) input says which.

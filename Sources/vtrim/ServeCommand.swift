@@ -56,6 +56,10 @@ struct ServeCommand: ParsableCommand {
         for folder in folders where !DiskFile.exists(folder) {
             throw ValidationError("\(DiskName.display(folder)) does not exist")
         }
+        // SQLite and the server's own files take their paths as text: its state folder is named in UTF-8.
+        if let stateDir, DiskName.hasEscapes(stateDir) {
+            throw ValidationError("--state-dir \(DiskName.display(stateDir)) is not UTF-8; give the state folder a UTF-8 name")
+        }
         if !(0...65535).contains(port) { throw ValidationError("--port must be 0–65535") }
         if ByteSize.parse(cacheSize) == nil { throw ValidationError("--cache-size takes bytes or a size such as 512M or 2G") }
         let cores = ProcessInfo.processInfo.activeProcessorCount

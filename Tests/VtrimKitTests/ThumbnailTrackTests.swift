@@ -1,3 +1,4 @@
+import DiskNames
 import Testing
 import TimelineCore
 @testable import VtrimKit
@@ -26,5 +27,13 @@ struct ThumbnailTrackTests {
         a%20%231%3F.jpg#xywh=160,0,160,90
 
         """)
+    }
+
+    /// A sheet named with bytes that are not UTF-8 (`caf\xe9.thumbs.jpg`) is referred to by those bytes; "é" by its UTF-8.
+    @Test func aSheetNameIsPercentEncodedFromItsBytes() async {
+        let cue = ThumbnailTrack.Cue(startSeconds: 0, endSeconds: 1, x: 0, y: 0, width: 160, height: 90)
+        let latin1 = DiskName.string(bytes: Array("caf".utf8) + [0xE9] + Array(" 1.jpg".utf8))
+        #expect(ThumbnailTrack.text(cues: [cue], sheet: latin1).contains("\ncaf%E9%201.jpg#xywh="))
+        #expect(ThumbnailTrack.text(cues: [cue], sheet: "café 1.jpg").contains("\ncaf%C3%A9%201.jpg#xywh="))
     }
 }

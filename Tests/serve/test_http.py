@@ -389,6 +389,16 @@ def test_a_name_that_is_not_utf8_is_listed_probed_served_and_cut(tmp_path):
         assert sorted(os.listdir(folder)) == [b"caf\xe9.1-2.cut.mp4", b"caf\xe9.mp4"]
         response, _ = request(server, "GET", f"/media/cuts/{job['id']}", headers={"Range": "bytes=0-99"})
         assert response.status == 206
+        # A folder so named, made while served, is watched like any other: a clip copied into it is listed.
+        os.makedirs(folder + b"/d\xe9j\xe0")
+        shutil.copy(os.path.join(FIXTURES, "h264-aac.mp4"), folder + b"/d\xe9j\xe0/one.mp4")
+        wait_for(lambda: len(api(server, "/api/clips")["items"]) == 2, message="the clip in the new folder")
+        shutil.copy(os.path.join(FIXTURES, "h264-aac.mp4"), folder + b"/d\xe9j\xe0/two.mp4")
+        wait_for(lambda: sorted(i["path"] for i in api(server, "/api/clips")["items"]) == ["caf\\xe9.mp4", "d\\xe9j\\xe0/one.mp4", "d\\xe9j\\xe0/two.mp4"],
+                 message="a clip copied into the watched folder")
+        assert not api(server, "/api/clips")["problems"]
+        shutil.rmtree(folder + b"/d\xe9j\xe0")
+        wait_for(lambda: len(api(server, "/api/clips")["items"]) == 1, message="the folder gone")
     finally:
         server.stop()
     # Its rows in the state database are its bytes (the display column escaped): after a restart it is the same clip,

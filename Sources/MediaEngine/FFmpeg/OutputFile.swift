@@ -21,7 +21,8 @@ final class OutputFile {
             throw AVFailure(code: cav_averror(EINVAL), operation: "av_guess_format")
         }
         var created: UnsafeMutablePointer<AVFormatContext>?
-        let status = avformat_alloc_output_context2(&created, format, nil, temporaryPath)
+        // The URL FFmpeg keeps (and reopens for --faststart's shift) is the path's bytes.
+        let status = DiskName.withCString(temporaryPath) { avformat_alloc_output_context2(&created, format, nil, $0) }
         guard status >= 0, let created else { throw AVFailure(code: status, operation: "avformat_alloc_output_context2") }
         context = created
     }

@@ -44,7 +44,8 @@ struct PreparedListExport: Sendable {
     func write(input: String) throws(MediaError) {
         let target = self.target, text = self.text
         try writeAtomically(target, input: input) { temporary throws(MediaError) in
-            guard DiskFile.write(text.utf8, to: temporary) else {
+            // A name carrying bytes that are not UTF-8 is written as those bytes, the name on disk.
+            guard DiskFile.write(DiskName.bytes(text), to: temporary) else {
                 throw MediaError(.writeFailed, path: input, operation: "write", reason: "cannot write the cut list \(target.path)")
             }
         }

@@ -1,3 +1,4 @@
+import DiskNames
 import Foundation
 import WorkerProtocol
 
@@ -48,7 +49,7 @@ enum OpenTimeline {
         let reference: JSON = .object([
             ("OTIO_SCHEMA", .string("ExternalReference.1")), ("metadata", .object([])), ("name", .string(name)),
             ("available_range", media.durationSeconds.map { range(origin, $0) } ?? .null),
-            ("target_url", .string(URL(fileURLWithPath: media.path).absoluteString)),
+            ("target_url", .string(targetURL(media.path))),
         ])
         let clips: [JSON] = ranges.map { kept in
             .object([("OTIO_SCHEMA", .string("Clip.1")), ("metadata", .object([])), ("name", .string(kept.label ?? name)),
@@ -65,6 +66,15 @@ enum OpenTimeline {
                                 ("source_range", .null), ("effects", .array([])), ("markers", .array([])), ("children", .array([track]))])),
         ])
         return timeline.serialized + "\n"
+    }
+
+    /// The media's `file://` URL, a name's bytes that are not UTF-8 percent-encoded as themselves (`%E9`).
+    static func targetURL(_ path: String) -> String {
+        guard DiskName.hasEscapes(path) else { return URL(fileURLWithPath: path).absoluteString }
+        let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        return "file://" + DiskName.percentEncoded(absolute) { byte in
+            CharacterSet.urlPathAllowed.contains(Unicode.Scalar(byte)) && byte != UInt8(ascii: "%")
+        }
     }
 
     private static func schema(_ object: [String: Any]) -> String? { object["OTIO_SCHEMA"] as? String }

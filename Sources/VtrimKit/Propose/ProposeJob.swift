@@ -108,7 +108,7 @@ public enum ProposeJob {
                     throw MediaError(.listUnwritable, path: path, operation: "write list", reason: "\(target.path): \(error.message)")
                 }
                 try writeAtomically(target, input: path) { temporary throws(MediaError) in
-                    guard DiskFile.write(text.utf8, to: temporary) else {
+                    guard DiskFile.write(DiskName.bytes(text), to: temporary) else {
                         throw MediaError(.writeFailed, path: path, operation: "write", reason: "cannot write the list \(target.path)")
                     }
                 }

@@ -8,6 +8,6 @@ struct ServeContext: RequestContext {
 
     init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
-        client = ClientPresence.of(source.channel)
+        client = ClientPresence.of(source.channel) ?? (source.channel.isActive ? nil : ClientPresence.gone)
     }
 }

@@ -1,3 +1,4 @@
+import DiskNames
 import Glibc
 
 /// inotify over the library's folders: which folders changed since the last call, so only they are listed again, and
@@ -34,10 +35,11 @@ struct FolderWatch: ~Copyable {
             folderByWatch[watch] = nil
         }
         for folder in wanted where watchByFolder[folder] == nil {
-            let watch = inotify_add_watch(descriptor, folder, Self.mask)
+            let watch = DiskName.withCString(folder) { inotify_add_watch(descriptor, $0, Self.mask) }
             if watch < 0 {
-                // ENOSPC (out of watches) or a folder gone meanwhile: only the first means changes could be missed.
-                if errno == ENOSPC { isComplete = false }
+                // A folder gone meanwhile is no loss; any other refusal (ENOSPC: out of watches) means changes could be
+                // missed there, and full rescans take over.
+                if errno != ENOENT || DiskFile.exists(folder) { isComplete = false }
                 continue
             }
             watchByFolder[folder] = watch
@@ -83,7 +85,7 @@ struct FolderWatch: ~Copyable {
                 }
                 // The name is NUL-padded after the header (bounded by what was read).
                 let start = offset + header, end = min(count, start + Int(nameLength))
-                let name = start < end ? String(decoding: buffer[start..<end].prefix { $0 != 0 }, as: UTF8.self) : ""
+                let name = start < end ? DiskName.string(bytes: Array(buffer[start..<end].prefix { $0 != 0 })) : ""
                 if mask & UInt32(IN_Q_OVERFLOW) != 0 { changes.overflow = true }
                 if let folder = folderByWatch[watch] {
                     let file = name.isEmpty || mask & UInt32(IN_ISDIR) != 0 ? nil : (folder.hasSuffix("/") ? folder + name : folder + "/" + name)

@@ -600,7 +600,12 @@ final class Library: Sendable {
     static func attachCuts(_ listed: inout [Clip], outputs: [Clip]) {
         guard !outputs.isEmpty else { return }
         var bySource: [String: Int] = [:]
-        for (position, clip) in listed.enumerated() { bySource[(clip.path as NSString).deletingPathExtension] = position }
+        // Clips of one stem (`a.mp4`, `a.mkv`): the first by path takes its cuts, whatever order they come in.
+        for (position, clip) in listed.enumerated() {
+            let stem = (clip.path as NSString).deletingPathExtension
+            if let other = bySource[stem], listed[other].path < clip.path { continue }
+            bySource[stem] = position
+        }
         for output in outputs.sorted(by: { $0.relativePath < $1.relativePath }) {
             let name = (output.path as NSString).lastPathComponent
             guard let stem = InputWalker.sourceStem(ofOutput: name) else { continue }

@@ -11,8 +11,7 @@ struct RootKey: Hashable, Sendable {
 
     /// The key of what `path` names now, or nil when it cannot be stat'ed (its rows are then neither read nor written).
     static func of(_ path: String) -> RootKey? {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
+        guard let info = DiskFile.status(path) else { return nil }
         return RootKey(device: Int64(bitPattern: UInt64(info.st_dev)), inode: Int64(bitPattern: UInt64(info.st_ino)))
     }
 }
