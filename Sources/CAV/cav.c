@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <png.h>
 #include <setjmp.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -153,6 +154,10 @@ static int cav_is_ascii(const char *s) {
     return 1;
 }
 
+static atomic_int cav_stop_requested = 0;
+
+void cav_request_stop(void) { atomic_store_explicit(&cav_stop_requested, 1, memory_order_relaxed); }
+
 int cav_png_write_rgb24(const char *path, int width, int height, const uint8_t *rgb, int stride,
                         const char *const *text_keys, const char *const *text_values, int text_count,
                         int compression_level, char *errbuf, size_t errlen) {
@@ -200,7 +205,11 @@ int cav_png_write_rgb24(const char *path, int width, int height, const uint8_t *
         png_set_text(png, info, texts, text_count);
     }
     png_write_info(png, info);
-    for (int y = 0; y < height; y++) png_write_row(png, rgb + (size_t)y * (size_t)stride);
+    // A large sheet takes seconds to compress: an interrupt stops it at the next row, not after the last.
+    for (int y = 0; y < height; y++) {
+        if (atomic_load_explicit(&cav_stop_requested, memory_order_relaxed)) png_error(png, "interrupted");
+        png_write_row(png, rgb + (size_t)y * (size_t)stride);
+    }
     png_write_end(png, info);
     png_destroy_write_struct(&png, &info);
     free(texts);

@@ -1,5 +1,6 @@
 import Dispatch
 import Glibc
+import MediaEngine
 import Synchronization
 
 /// SIGINT/SIGTERM: the batch starts no new job, running jobs stop at their next checkpoint and remove
@@ -39,6 +40,8 @@ public enum Interrupt {
             let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
             source.setEventHandler {
                 if signalNumber.compareExchange(expected: 0, desired: number, ordering: .acquiringAndReleasing).exchanged {
+                    // Loops in C (a large sheet's PNG rows) check a flag of their own.
+                    PNGFile.stopWriting()
                     queue.asyncAfter(deadline: .now() + graceSeconds) { forceExit() }
                 } else {
                     forceExit()

@@ -120,7 +120,8 @@ public func writeAtomically(_ target: OutputTarget, input: String, _ write: (Str
         if Interrupt.requested { throw Interrupt.error(input) }
     } catch {
         if DiskFile.unlink(temporary) != 0, errno == EISDIR { DiskFile.removeTree(temporary) }
-        throw error
+        // A write the interrupt stopped is the interrupt's.
+        throw Interrupt.requested ? Interrupt.error(input) : error
     }
     try target.commit(temporary, input: input)
 }

@@ -103,6 +103,9 @@ void cav_transform_plane(const uint8_t *from, int in_stride, uint8_t *to, int ou
 /// The libpng version loaded at run time (for `vtrim --version`).
 const char *cav_png_version(void);
 
+// Asks long C loops (a PNG's rows) to stop at their next row: vtrim was interrupted.
+void cav_request_stop(void);
+
 int cav_png_write_rgb24(const char *path, int width, int height, const uint8_t *rgb, int stride,
                         const char *const *text_keys, const char *const *text_values, int text_count,
                         int compression_level, char *errbuf, size_t errlen);

@@ -4,6 +4,9 @@ import Glibc
 
 /// PNG files through libpng (the setjmp error handling lives in CAV).
 public enum PNGFile {
+    /// Stops a PNG being written at its next row (an interrupt: the file is then abandoned, its writer throws).
+    public static func stopWriting() { cav_request_stop() }
+
     /// Writes `image` to `path` with tEXt/iTXt chunks. Fails with `write_failed` (the caller removes
     /// the partial file).
     public static func write(_ image: RGBImage, to path: String, text: [(key: String, value: String)] = [],
