@@ -95,10 +95,8 @@ public enum DiskFile {
         defer { closedir(directory) }
         var names: [String] = []
         while let entry = readdir(directory) {
-            let name = withUnsafePointer(to: entry.pointee.d_name) { pointer in
-                pointer.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { DiskName.string(cString: $0) }
-            }
-            if name != ".", name != ".." { names.append(name) }
+            let entryName = name(of: entry)
+            if entryName != ".", entryName != ".." { names.append(entryName) }
         }
         return names
     }
@@ -108,6 +106,14 @@ public enum DiskFile {
         guard let real = DiskName.withCString(path, { realpath($0, nil) }) else { return nil }
         defer { free(real) }
         return DiskName.string(cString: real)
+    }
+
+    /// A directory entry's name, read where it is: a copy of `d_name` (all 256 bytes) would read past the end of a
+    /// short record at the end of the buffer `readdir` fills.
+    public static func name(of entry: UnsafeMutablePointer<dirent>) -> String {
+        withUnsafeMutablePointer(to: &entry.pointee.d_name) { field in
+            field.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { DiskName.string(cString: $0) }
+        }
     }
 
     /// Removes `path`: a file, a symlink (not what it points to), or a folder with everything in it.

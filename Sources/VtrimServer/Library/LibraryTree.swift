@@ -112,9 +112,7 @@ struct LibraryTree {
         var folder = Folder(root: root, relative: relative, identity: identity)
         var subfolders: [(path: String, relative: String, identity: FolderIdentity)] = []
         while let entry = readdir(directory) {
-            let name = withUnsafePointer(to: entry.pointee.d_name) { pointer in
-                pointer.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { DiskName.string(cString: $0) }
-            }
+            let name = DiskFile.name(of: entry)
             if name.hasPrefix(".") { continue }
             let child = path.hasSuffix("/") ? path + name : path + "/" + name
             let below = relative.isEmpty ? name : relative + "/" + name
