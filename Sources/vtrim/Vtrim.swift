@@ -18,8 +18,12 @@ struct Vtrim: ParsableCommand {
 
     /// `propose --silence` without a value is rewritten first (`ProposeArguments`).
     static func main() {
-        main(ProposeArguments.normalized(arguments()))
+        main(ProposeArguments.normalized(commandLine))
     }
+
+    /// Kept for the process's life: ArgumentParser exits from inside `main`, and what only its frames held would read
+    /// as lost to valgrind.
+    static let commandLine = arguments()
 
     /// The command line's arguments after the program name, each read as bytes (`DiskName`): a file name that is not
     /// UTF-8 names its file (Swift's `CommandLine.arguments` replaces such bytes with U+FFFD).
