@@ -67,27 +67,18 @@ public enum DiskName {
     }
 
     /// `path` as people read it: each byte that is not UTF-8 as `\xe9`.
-    public static func display(_ path: String) -> String {
-        guard hasEscapes(path) else { return path }
-        var shown = ""
-        for scalar in path.unicodeScalars {
-            if scalar.value >= firstEscape {
-                shown += "\\x" + hex(scalar.value - escapeBase)
-            } else {
-                shown.unicodeScalars.append(scalar)
-            }
-        }
-        return shown
-    }
+    public static func display(_ path: String) -> String { shown(path, escape: "\\x") }
 
     /// A line of JSON text with every carried byte shown as `\\xe9` (inside a JSON string: the text `\xe9`). The
     /// carrying scalars can only stand inside strings, so the line stays valid JSON.
-    public static func displayInJSON(_ line: String) -> String {
-        guard hasEscapes(line) else { return line }
+    public static func displayInJSON(_ line: String) -> String { shown(line, escape: "\\\\x") }
+
+    private static func shown(_ text: String, escape: String) -> String {
+        guard hasEscapes(text) else { return text }
         var shown = ""
-        for scalar in line.unicodeScalars {
+        for scalar in text.unicodeScalars {
             if scalar.value >= firstEscape {
-                shown += "\\\\x" + hex(scalar.value - escapeBase)
+                shown += escape + hex(scalar.value - escapeBase)
             } else {
                 shown.unicodeScalars.append(scalar)
             }
