@@ -357,6 +357,49 @@ int cav_audio_encoder_like(AVCodecContext *encoder, const AVCodecContext *decode
     return 0;
 }
 
+int cav_audio_encoder_for(AVCodecContext *encoder, const AVCodecContext *decoder, int64_t bit_rate, int global_header) {
+    if (decoder->sample_rate <= 0 || decoder->ch_layout.nb_channels <= 0 || decoder->ch_layout.nb_channels > 64) return AVERROR(EINVAL);
+    const AVCodec *codec = encoder->codec;
+    if (!codec) return AVERROR(EINVAL);
+    /* The decoder's format, else one of the same width (s32 for 24-bit FLAC), else the encoder's first. */
+    enum AVSampleFormat format = AV_SAMPLE_FMT_NONE;
+    const enum AVSampleFormat *formats = codec->sample_fmts;
+    if (!formats) format = decoder->sample_fmt;
+    for (const enum AVSampleFormat *f = formats; f && *f != AV_SAMPLE_FMT_NONE; f++) if (*f == decoder->sample_fmt) format = *f;
+    for (const enum AVSampleFormat *f = formats; format == AV_SAMPLE_FMT_NONE && f && *f != AV_SAMPLE_FMT_NONE; f++)
+        if (av_get_bytes_per_sample(*f) == av_get_bytes_per_sample(decoder->sample_fmt)) format = *f;
+    if (format == AV_SAMPLE_FMT_NONE && formats) format = formats[0];
+    if (format == AV_SAMPLE_FMT_NONE) return AVERROR(ENOSYS);
+    /* The decoder's rate, else the lowest the encoder has above it, else its highest. */
+    int rate = decoder->sample_rate;
+    if (codec->supported_samplerates) {
+        int above = 0, highest = 0, same = 0;
+        for (const int *r = codec->supported_samplerates; *r; r++) {
+            if (*r == decoder->sample_rate) same = 1;
+            if (*r > decoder->sample_rate && (!above || *r < above)) above = *r;
+            if (*r > highest) highest = *r;
+        }
+        rate = same ? decoder->sample_rate : above ? above : highest;
+    }
+    if (rate <= 0) return AVERROR(ENOSYS);
+    /* The decoder's channels where the encoder takes them, else stereo (or mono from mono). */
+    int channels = decoder->ch_layout.nb_channels, takes = codec->ch_layouts == NULL;
+    for (const AVChannelLayout *l = codec->ch_layouts; l && l->nb_channels; l++) if (l->nb_channels == channels) takes = 1;
+    av_channel_layout_uninit(&encoder->ch_layout);
+    int status = 0;
+    if (takes && decoder->ch_layout.order != AV_CHANNEL_ORDER_UNSPEC) status = av_channel_layout_copy(&encoder->ch_layout, &decoder->ch_layout);
+    else av_channel_layout_default(&encoder->ch_layout, takes ? channels : (channels == 1 ? 1 : 2));
+    if (status < 0) return status;
+    encoder->sample_fmt = format;
+    encoder->sample_rate = rate;
+    encoder->time_base = (AVRational){1, rate};
+    if (av_get_bytes_per_sample(format) == 4 && !av_sample_fmt_is_planar(format) && decoder->bits_per_raw_sample > 0)
+        encoder->bits_per_raw_sample = decoder->bits_per_raw_sample;
+    if (bit_rate > 0) encoder->bit_rate = bit_rate;
+    if (global_header) encoder->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
+    return 0;
+}
+
 int cav_audio_fifo_write_part(AVAudioFifo *fifo, const AVFrame *frame, int offset, int count, int channels, enum AVSampleFormat format) {
     if (offset < 0 || count < 0 || offset > frame->nb_samples - count) return AVERROR(EINVAL);
     if (frame->ch_layout.nb_channels != channels || frame->format != format) return AVERROR(EINVAL);
@@ -424,6 +467,32 @@ SwrContext *cav_preview_resampler(const AVCodecContext *decoder, const AVCodecCo
         return NULL;
     }
     return swr;
+}
+
+int cav_resample_part_into_fifo(SwrContext *swr, AVAudioFifo *fifo, const AVFrame *frame, int offset, int count,
+                                const AVCodecContext *decoder, const AVCodecContext *encoder) {
+    if (!frame || offset < 0 || count <= 0 || offset > frame->nb_samples - count) return AVERROR(EINVAL);
+    if (frame->format != decoder->sample_fmt || frame->ch_layout.nb_channels != decoder->ch_layout.nb_channels
+        || frame->sample_rate != decoder->sample_rate) return AVERROR(EINVAL);
+    int channels = frame->ch_layout.nb_channels, planar = av_sample_fmt_is_planar(frame->format);
+    int bytes = av_get_bytes_per_sample(frame->format), planes = planar ? channels : 1;
+    if (planes < 1 || planes > 64 || bytes <= 0) return AVERROR(EINVAL);
+    const uint8_t *input[64] = {0};
+    for (int i = 0; i < planes; i++) input[i] = frame->extended_data[i] + (size_t)offset * bytes * (planar ? 1 : channels);
+    int64_t room = av_rescale_rnd(swr_get_delay(swr, decoder->sample_rate) + count, encoder->sample_rate, decoder->sample_rate,
+                                  AV_ROUND_UP) + 32;
+    if (room <= 0 || room > (1 << 24)) return AVERROR(EINVAL);
+    uint8_t **output = NULL;
+    int status = av_samples_alloc_array_and_samples(&output, NULL, encoder->ch_layout.nb_channels, (int)room, encoder->sample_fmt, 0);
+    if (status < 0) return status;
+    int converted = swr_convert(swr, output, (int)room, input, count);
+    if (converted > 0) {
+        int written = av_audio_fifo_write(fifo, (void **)output, converted);
+        if (written < 0) converted = written;
+    }
+    av_freep(&output[0]);
+    av_freep(&output);
+    return converted < 0 ? converted : 0;
 }
 
 int cav_resample_into_fifo(SwrContext *swr, AVAudioFifo *fifo, const AVFrame *frame, const AVCodecContext *decoder,

@@ -136,9 +136,11 @@ public struct OutputCollision: Error, CustomStringConvertible {
 }
 
 /// The names of cut outputs: the containers vtrim writes cuts into (the engine's muxers, `EditOutput.extensions`;
-/// a test checks the two lists agree), and the extension a cut of a file takes by default.
+/// a test checks the two lists agree; then the sound containers, `SoundContainer.extensions`), and the extension a cut
+/// of a file takes by default.
 public enum CutOutputName {
-    public static let extensions = ["mp4", "mov", "m4v", "m4a", "3gp", "3g2", "mkv", "webm", "ts", "m2ts", "mts", "avi"]
+    public static let extensions = ["mp4", "mov", "m4v", "m4a", "3gp", "3g2", "mkv", "webm", "ts", "m2ts", "mts", "avi",
+                                    "mp3", "m4b", "aac", "flac", "opus", "ogg", "oga", "wav", "mka"]
 
     public static func canWrite(fileName: String) -> Bool {
         extensions.contains(OutputChoice.fileExtension(fileName).lowercased())

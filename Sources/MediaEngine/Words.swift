@@ -8,6 +8,12 @@ enum Words {
         return text + " s"
     }
 
+    /// "1,638 samples (37.1 ms)": a count of samples with its time at `rate`.
+    static func samples(_ count: Int64, rate: Int) -> String {
+        let milliseconds = rate > 0 ? Double(count) * 1000 / Double(rate) : 0
+        return "\(count) sample\(count == 1 ? "" : "s") (\(String(format: "%.1f", milliseconds)) ms)"
+    }
+
     /// "a", "a and b", "a, b and c".
     static func list(_ items: [String]) -> String {
         guard let last = items.last else { return "" }

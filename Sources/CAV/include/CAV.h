@@ -74,6 +74,9 @@ int cav_add_chapter(AVFormatContext *s, int64_t id, int64_t start_us, int64_t en
 // Sample-exact audio (joins): an encoder set up like a decoder (rate, channel layout, sample format, 1/rate time
 // base); AVERROR(ENOSYS) when the encoder does not take the decoder's sample format.
 int cav_audio_encoder_like(AVCodecContext *encoder, const AVCodecContext *decoder, int64_t bit_rate, int global_header);
+/* An audio encoder set up for a decoder's samples in whatever form the encoder takes: the decoder's sample format, rate and
+   channels where the encoder has them, else the nearest it has (a resampler converts); its bit depth kept. */
+int cav_audio_encoder_for(AVCodecContext *encoder, const AVCodecContext *decoder, int64_t bit_rate, int global_header);
 // Appends `count` samples of `frame` from sample `offset` to `fifo`; AVERROR(EINVAL) outside the frame or when the
 // frame's channels or sample format are not the fifo's (`channels`, `format`).
 int cav_audio_fifo_write_part(AVAudioFifo *fifo, const AVFrame *frame, int offset, int count, int channels, enum AVSampleFormat format);
@@ -88,6 +91,9 @@ int cav_audio_encoder_for_preview(AVCodecContext *encoder, const AVCodecContext 
 SwrContext *cav_preview_resampler(const AVCodecContext *decoder, const AVCodecContext *encoder);
 // Converts `frame` (NULL: what the resampler still holds) and appends the samples to `fifo` (the encoder's format);
 // AVERROR(EINVAL), nothing converted, for a frame whose format, channels or rate are not the decoder's at setup.
+/* `count` samples of a decoded frame from `offset`, converted by `swr` into `fifo` (a cut's samples to the sample). */
+int cav_resample_part_into_fifo(SwrContext *swr, AVAudioFifo *fifo, const AVFrame *frame, int offset, int count,
+                                const AVCodecContext *decoder, const AVCodecContext *encoder);
 int cav_resample_into_fifo(SwrContext *swr, AVAudioFifo *fifo, const AVFrame *frame, const AVCodecContext *decoder,
                            const AVCodecContext *encoder);
 

@@ -98,3 +98,21 @@ public final class CutSource {
         }
     }
 }
+
+extension CutSource {
+    /// The plan of a cut of sound into its own container (`SoundContainer`, by the output's extension): `ranges` in the
+    /// container's seconds, in time order; several are joined.
+    public func planSound(_ ranges: [(start: Double, end: Double)], outputName: String) throws(MediaError) -> SoundPlan {
+        guard let container = SoundContainer(fileName: outputName) else {
+            throw MediaError(.unsupportedContainer, path: info.path, operation: "plan sound", reason: "\(outputName) is not a sound container")
+        }
+        return try StageTimes.measure("plan") { () throws(MediaError) -> SoundPlan in
+            var (facts, samples) = try SoundSurvey(input: input, path: info.path).facts(outputName: outputName, container: container, rangesSeconds: ranges)
+            if let why = info.shortfall, let readable = Micro.from(seconds: info.readableDurationSeconds) {
+                facts.readableEnd = facts.originSample.plus(readable.times(Int64(facts.sampleRate)) / 1_000_000)
+                facts.truncation = why
+            }
+            return try SoundPlanner.plan(facts, ranges: samples, path: info.path)
+        }
+    }
+}

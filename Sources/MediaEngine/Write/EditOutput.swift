@@ -3,6 +3,7 @@ public enum EditOutput {
     /// The containers a cut is written to: those whose times vtrim can plan and read back exactly.
     public static let containers = ["mp4", "mov", "ipod", "3gp", "3g2", "matroska", "webm", "mpegts", "avi"]
     public static let extensions = ["mp4", "mov", "m4v", "m4a", "3gp", "3g2", "mkv", "webm", "ts", "m2ts", "mts", "avi"]
+        + SoundContainer.extensions.filter { $0 != "m4a" }
 
     /// Writes `plan` of the file at `path` into `temporaryPath` (the muxer chosen from `outputName`): its ranges
     /// one after another into one file, opening the file afresh (the plan is all the writer needs). `shouldStop` is
@@ -21,6 +22,6 @@ public enum EditOutput {
 
     /// Whether a cut can be written to this output name (by its extension's muxer).
     public static func canWrite(fileName: String) -> Bool {
-        OutputFormat(fileName: fileName).map { containers.contains($0.name) } ?? false
+        SoundContainer(fileName: fileName) != nil || OutputFormat(fileName: fileName).map { containers.contains($0.name) } ?? false
     }
 }

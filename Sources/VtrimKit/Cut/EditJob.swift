@@ -94,12 +94,20 @@ public enum EditJob {
             let (mode, smartUnavailable) = request.mode.map { ($0, nil) }
                 ?? EditDefaults.mode(joins: edit.shape == .join, videoCodec: source.info.video?.codec, outputName: target.path)
             let settings = request.settings(mode: mode)
-            let specs = edit.ranges.map { CutSpec(startSeconds: $0.effectiveStart, endSeconds: $0.effectiveEnd, settings: settings) }
-            var plan = try source.plan(specs, labels: edit.labels, outputName: target.path)
-            if let smartUnavailable { plan.output.notices.append(.smartUnavailable(smartUnavailable)) }
-            // A cut list's later rows do not repeat what the first said about the input's streams.
-            if number > 0, edit.shape == .cut { plan.output.notices.removeAll(where: \.isAboutTheInput) }
-            warnings += plan.warnings.map(\.asWarning)
+            let work: PlannedWork
+            if SoundContainer(fileName: target.path) != nil {
+                let plan = try source.planSound(edit.ranges.map { ($0.effectiveStart, $0.effectiveEnd) }, outputName: target.path)
+                warnings += plan.warnings.map { MediaWarning(code: $0.code, message: $0.message) }
+                work = .sound(plan)
+            } else {
+                let specs = edit.ranges.map { CutSpec(startSeconds: $0.effectiveStart, endSeconds: $0.effectiveEnd, settings: settings) }
+                var plan = try source.plan(specs, labels: edit.labels, outputName: target.path)
+                if let smartUnavailable { plan.output.notices.append(.smartUnavailable(smartUnavailable)) }
+                // A cut list's later rows do not repeat what the first said about the input's streams.
+                if number > 0, edit.shape == .cut { plan.output.notices.removeAll(where: \.isAboutTheInput) }
+                warnings += plan.warnings.map(\.asWarning)
+                work = .edit(plan)
+            }
             if request.strict, let first = warnings.first {
                 throw strictError(path: path, first)
             }
@@ -107,7 +115,7 @@ public enum EditJob {
                 throw MediaError(.unreadable, path: path, operation: "stat", reason: "cannot read the file's size and time")
             }
             return .planned(PlannedEdit(path: path, output: target.path, overwrite: request.overwrite, createsFolder: target.createsFolder,
-                                        strict: request.strict, plan: plan, ranges: edit.ranges, shape: edit.shape, warnings: warnings,
+                                        strict: request.strict, work: work, ranges: edit.ranges, shape: edit.shape, warnings: warnings,
                                         source: version, listRow: listRow))
         } catch {
             var outcome = Outcome.failure(error, warnings: warnings)
@@ -123,7 +131,7 @@ public enum EditJob {
     public static func execute(_ planned: PlannedEdit, shouldStop: @escaping @Sendable () -> Bool = { Interrupt.requested },
                                progress: (@Sendable (Double) -> Void)? = nil) -> Outcome {
         let path = planned.path
-        var warnings = planned.warnings
+        let warnings = planned.warnings
         do throws(MediaError) {
             guard let now = FileVersion.of(path), now == planned.source else {
                 throw MediaError(.planStale, path: path, operation: "plan",
@@ -131,27 +139,63 @@ public enum EditJob {
             }
             let target = OutputTarget(path: planned.output, overwrite: planned.overwrite, createsFolder: planned.createsFolder)
             try target.check(input: path)
-            var written: (run: CutRun, measured: EditReport.Measured)?
-            try writeAtomically(target, input: path) { temporary throws(MediaError) in
-                let run = try EditOutput.write(planned.plan, path: path, temporaryPath: temporary, outputName: planned.output,
-                                           shouldStop: shouldStop, progress: progress)
-                let found = run.notices.filter(\.isWarning).map(\.asWarning)
-                let measured = try EditReport.measure(planned.shape, temporary: temporary, output: planned.output, input: path)
-                if planned.strict, let first = found.first { throw strictError(path: path, first) }
-                warnings += found
-                written = (run, measured)
+            switch planned.work {
+            case let .edit(plan):
+                return try write(plan, planned, target: target, warnings: warnings, shouldStop: shouldStop, progress: progress)
+            case let .sound(plan):
+                return try write(plan, planned, target: target, warnings: warnings, shouldStop: shouldStop, progress: progress)
             }
-            guard let written else {
-                throw MediaError(.verifyFailed, path: path, operation: "verify", reason: "nothing was written to \(planned.output)")
-            }
-            let report = planned.report
-            return Outcome(path: path, status: .succeeded, warnings: warnings, fields: report.fields(run: written.run, measured: written.measured),
-                           lines: report.lines(run: written.run, measured: written.measured))
         } catch {
             var outcome = Outcome.failure(error, warnings: warnings)
             outcome.path = path
             return outcome
         }
+    }
+
+    private static func write(_ plan: EditPlan, _ planned: PlannedEdit, target: OutputTarget, warnings given: [MediaWarning],
+                              shouldStop: @escaping @Sendable () -> Bool, progress: (@Sendable (Double) -> Void)?) throws(MediaError) -> Outcome {
+        let path = planned.path
+        var warnings = given
+        var written: (run: CutRun, measured: EditReport.Measured)?
+        try writeAtomically(target, input: path) { temporary throws(MediaError) in
+            let run = try EditOutput.write(plan, path: path, temporaryPath: temporary, outputName: planned.output,
+                                           shouldStop: shouldStop, progress: progress)
+            let found = run.notices.filter(\.isWarning).map(\.asWarning)
+            let measured = try EditReport.measure(planned.shape, temporary: temporary, output: planned.output, input: path)
+            if planned.strict, let first = found.first { throw strictError(path: path, first) }
+            warnings += found
+            written = (run, measured)
+        }
+        guard let written else {
+            throw MediaError(.verifyFailed, path: path, operation: "verify", reason: "nothing was written to \(planned.output)")
+        }
+        let report = EditReport(path: path, output: planned.output, plan: plan, ranges: planned.ranges, shape: planned.shape, listRow: planned.listRow)
+        return Outcome(path: path, status: .succeeded, warnings: warnings, fields: report.fields(run: written.run, measured: written.measured),
+                       lines: report.lines(run: written.run, measured: written.measured))
+    }
+
+    /// A cut of sound: written, read back (the samples FFmpeg decodes from it), and judged like any edit.
+    private static func write(_ plan: SoundPlan, _ planned: PlannedEdit, target: OutputTarget, warnings given: [MediaWarning],
+                              shouldStop: @escaping @Sendable () -> Bool, progress: (@Sendable (Double) -> Void)?) throws(MediaError) -> Outcome {
+        let path = planned.path
+        var warnings = given
+        var readBack: SoundReadBack?
+        try writeAtomically(target, input: path) { temporary throws(MediaError) in
+            let run = try SoundOutput.write(plan, path: path, temporaryPath: temporary, outputName: planned.output, shouldStop: shouldStop, progress: progress)
+            var found: [MediaWarning] = []
+            if run.decodeErrors > 0 {
+                found.append(CutNotice.decodeErrors(count: run.decodeErrors).asWarning)
+            }
+            let measured = try SoundReadBack.measure(path: temporary, outputName: planned.output, input: path)
+            if measured.decodedSamples != plan.decodedSamples {
+                found.append(MediaWarning(code: "sound_length", message: "the written \(planned.output) decodes to \(measured.decodedSamples) samples, not the \(plan.decodedSamples) planned"))
+            }
+            if planned.strict, let first = found.first { throw strictError(path: path, first) }
+            warnings += found
+            readBack = measured
+        }
+        let report = SoundReport(path: path, output: planned.output, plan: plan, ranges: planned.ranges, shape: planned.shape, listRow: planned.listRow)
+        return Outcome(path: path, status: .succeeded, warnings: warnings, fields: report.fields(readBack: readBack), lines: report.lines(readBack: readBack))
     }
 
     static func strictError(path: String, _ warning: MediaWarning) -> MediaError {

@@ -12,7 +12,8 @@ public struct PlannedEdit: Sendable, Codable {
     public var createsFolder: Bool
     /// `--strict`: a run-time warning fails the edit and removes the output.
     public var strict: Bool
-    public var plan: EditPlan
+    /// A picture edit's plan, or a cut of sound into its own container.
+    public var work: PlannedWork
     /// The ranges as requested and resolved against the file, one per range of the plan.
     var ranges: [CutRange]
     var shape: EditShape
@@ -33,10 +34,22 @@ public struct PlannedEdit: Sendable, Codable {
         }
     }
 
-    var report: EditReport { EditReport(path: path, output: output, plan: plan, ranges: ranges, shape: shape, listRow: listRow) }
-
     /// What `--dry-run` prints for it.
     public var dryRunOutcome: Outcome {
-        Outcome(path: path, status: .succeeded, warnings: warnings, fields: report.dryRunFields, lines: report.dryRunLines)
+        switch work {
+        case let .edit(plan):
+            let report = EditReport(path: path, output: output, plan: plan, ranges: ranges, shape: shape, listRow: listRow)
+            return Outcome(path: path, status: .succeeded, warnings: warnings, fields: report.dryRunFields, lines: report.dryRunLines)
+        case let .sound(plan):
+            let report = SoundReport(path: path, output: output, plan: plan, ranges: ranges, shape: shape, listRow: listRow)
+            return Outcome(path: path, status: .succeeded, warnings: warnings, fields: report.fields(readBack: nil), lines: report.lines(readBack: nil))
+        }
     }
+}
+
+/// What a planned edit writes: a picture edit (`EditPlan`: video with its companions, into MP4/MOV, Matroska, MPEG-TS,
+/// AVI) or a cut of sound into its own container (`SoundPlan`).
+public enum PlannedWork: Sendable, Codable {
+    case edit(EditPlan)
+    case sound(SoundPlan)
 }

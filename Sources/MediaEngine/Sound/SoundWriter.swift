@@ -1,0 +1,206 @@
+import CAV
+
+/// Executes a `SoundPlan` into `temporaryPath` (the muxer chosen from `outputName`): the container's metadata, cover
+/// art and chapters, then the sound — packets copied with the plan's signalling (`SoundCopyWriter`), or decoded and
+/// encoded again (`SoundEncoder`). It decides nothing.
+public enum SoundOutput {
+    public static func write(_ plan: SoundPlan, path: String, temporaryPath: String, outputName: String,
+                             shouldStop: @escaping @Sendable () -> Bool = { false },
+                             progress: (@Sendable (Double) -> Void)? = nil) throws(MediaError) -> SoundRun {
+        try StageTimes.measure("write") { () throws(MediaError) -> SoundRun in
+            _ = try InputCheck.regularFile(path)
+            do {
+                return try run(plan, path: path, temporaryPath: temporaryPath, outputName: outputName, shouldStop: shouldStop, progress: progress)
+            } catch let error as MediaError {
+                throw error
+            } catch is CutInterrupted {
+                throw MediaError(.interrupted, path: path, operation: "signal", reason: "interrupted; nothing written")
+            } catch let failure as AVFailure {
+                let writing = ["avio_open", "avformat_write_header", "av_interleaved_write_frame", "av_write_trailer", "avio_closep",
+                               "avio_flush"].contains(failure.operation)
+                throw MediaError(writing ? .writeFailed : .decodeFailed, path: path, operation: failure.operation,
+                                 reason: writing ? "cannot write the output \(outputName) (\(failure.text))" : "\(failure.operation) failed (\(failure.text))")
+            } catch {
+                throw MediaError(.writeFailed, path: path, operation: "cut", reason: "cannot write the output \(outputName) (\(error))")
+            }
+        }
+    }
+
+    private static func run(_ plan: SoundPlan, path: String, temporaryPath: String, outputName: String,
+                            shouldStop: @escaping @Sendable () -> Bool, progress: (@Sendable (Double) -> Void)?) throws -> SoundRun {
+        let input = try InputFile(path: path)
+        let output = try OutputFile(temporaryPath: temporaryPath, finalName: outputName)
+        output.copyContainerMetadata(from: input)
+        av_dict_set(&output.format.pointee.metadata, "encoder", nil, 0)
+        guard let source = input.stream(plan.streamIndex) else {
+            throw MediaError(.decodeFailed, path: path, operation: "plan", reason: "the plan's audio stream #\(plan.streamIndex) is not in the file")
+        }
+        for index in 0..<input.streamCount where index != plan.streamIndex { input.stream(index)?.pointee.discard = AVDISCARD_ALL }
+        var errors = 0
+        switch plan.method {
+        case let .copy(copy):
+            let writer = try SoundCopyWriter(input: input, source: source, output: output, plan: plan, copy: copy)
+            let cover = try addCoverArt(plan, input: input, output: output)
+            try output.addChapters(plan.chapters)
+            try output.writeHeader(options: plan.container == .mp4 ? ["movie_timescale": "\(plan.sampleRate)"] : [:])
+            try cover?()
+            try writer.run(shouldStop: shouldStop, progress: progress)
+        case let .reencode(reencode):
+            let encoder = try SoundEncoder(path: path, streamIndex: plan.streamIndex, encoder: reencode.encoder, bitRate: reencode.bitRate, output: output)
+            let cover = try addCoverArt(plan, input: input, output: output)
+            try output.addChapters(plan.chapters)
+            try output.writeHeader()
+            try cover?()
+            for (number, range) in plan.ranges.enumerated() {
+                try encoder.add(range, shouldStop: shouldStop) { fraction in
+                    progress?((Double(number) + fraction) / Double(plan.ranges.count))
+                }
+            }
+            try encoder.finish()
+            errors = encoder.errors
+        }
+        try output.finish()
+        return SoundRun(decodeErrors: errors)
+    }
+
+    /// The cover art stream, set up before the header; what writes its picture after it.
+    private static func addCoverArt(_ plan: SoundPlan, input: InputFile, output: OutputFile) throws -> (() throws -> Void)? {
+        guard let index = plan.coverArtIndex, let source = input.stream(index) else { return nil }
+        let stream = try output.addCopy(of: source, keepSideData: false)
+        stream.pointee.disposition = AV_DISPOSITION_ATTACHED_PIC
+        let outputIndex = Int(stream.pointee.index)
+        return {
+            let picture = try Packet()
+            let status = av_packet_ref(picture.pointer, &source.pointee.attached_pic)
+            if status < 0 { throw AVFailure(code: status, operation: "av_packet_ref") }
+            picture.pointer.pointee.pts = 0
+            picture.pointer.pointee.dts = 0
+            try output.write(picture, stream: outputIndex, timeBase: source.pointee.time_base)
+        }
+    }
+}
+
+/// What writing a cut of sound found: damaged audio the decoder met.
+public struct SoundRun: Sendable {
+    public var decodeErrors: Int
+}
+
+/// Copies a plan's packets, from its first to its last, moved so the range's first sample is at 0, with the signalling
+/// its container takes: skip-samples side data (the MP3 muxer's LAME tag), a negative first time and a shortened last
+/// duration (MP4's edit list), pre-skip and the last granule (Ogg Opus).
+final class SoundCopyWriter {
+    private let input: InputFile
+    private let source: UnsafeMutablePointer<AVStream>
+    private let output: OutputFile
+    private let plan: SoundPlan
+    private let copy: SoundCopy
+    private let outputIndex: Int
+    private let samples: AVRational
+    private let adts: PacketFilter?
+    /// AAC, MP3, AC-3: every packet decodes to this many samples, so they are placed one after another (Matroska's
+    /// millisecond timestamps would give them uneven durations).
+    private let fixedFrame: Int64
+
+    static func fixedFrameSize(_ stream: UnsafeMutablePointer<AVStream>) -> Int64 {
+        guard let parameters = stream.pointee.codecpar?.pointee,
+              [AV_CODEC_ID_AAC, AV_CODEC_ID_MP3, AV_CODEC_ID_AC3, AV_CODEC_ID_EAC3, AV_CODEC_ID_MP2].contains(parameters.codec_id) else { return 0 }
+        return Int64(max(0, min(parameters.frame_size, 1 << 16)))
+    }
+
+    init(input: InputFile, source: UnsafeMutablePointer<AVStream>, output: OutputFile, plan: SoundPlan, copy: SoundCopy) throws {
+        self.input = input
+        self.source = source
+        self.output = output
+        self.plan = plan
+        self.copy = copy
+        samples = AVRational(num: 1, den: Int32(plan.sampleRate))
+        let stream = try output.addCopy(of: source, keepSideData: false)
+        stream.pointee.time_base = samples
+        outputIndex = Int(stream.pointee.index)
+        // The source's own priming is not the cut's (Matroska would write it as CodecDelay).
+        stream.pointee.codecpar?.pointee.initial_padding = 0
+        stream.pointee.codecpar?.pointee.trailing_padding = 0
+        fixedFrame = Self.fixedFrameSize(source)
+        if copy.signal == .preSkip, let parameters = stream.pointee.codecpar {
+            // OpusHead's pre-skip (bytes 10–11, little-endian) and the muxer's initial padding both say it.
+            var head = Array(UnsafeBufferPointer(start: parameters.pointee.extradata, count: Int(max(0, parameters.pointee.extradata_size))))
+            guard head.count >= 19, copy.skipStart <= 65535 else {
+                throw MediaError(.decodeFailed, path: input.path, operation: "OpusHead", reason: "the Opus stream's header is damaged")
+            }
+            head[10] = UInt8(copy.skipStart & 0xFF)
+            head[11] = UInt8(copy.skipStart >> 8)
+            try OutputFile.setExtradata(head, of: stream)
+            parameters.pointee.initial_padding = Int32(copy.skipStart)
+        }
+        adts = copy.adtsToMP4 ? try source.pointee.codecpar.map { try PacketFilter(name: "aac_adtstoasc", parameters: $0, timeBase: source.pointee.time_base) }
+            : nil
+    }
+
+    func run(shouldStop: () -> Bool, progress: (@Sendable (Double) -> Void)?) throws {
+        try input.seek(streamIndex: plan.streamIndex, timestamp: copy.firstPts)
+        let base = AVRational(num: copy.timeBaseNum, den: copy.timeBaseDen)
+        let firstSample = av_rescale_q(copy.firstPts, base, samples)
+        let packet = try Packet()
+        var started = false
+        var position: Int64 = 0
+        while try input.read(into: packet) == .packet {
+            if shouldStop() { throw CutInterrupted() }
+            guard packet.streamIndex == plan.streamIndex, packet.pts != CAV_NOPTS_VALUE else { continue }
+            if packet.pts < copy.firstPts { continue }
+            if packet.pts > copy.lastPts { break }
+            let isFirst = !started, isLast = packet.pts == copy.lastPts
+            started = true
+            var start = av_rescale_q(packet.pts, base, samples).minus(firstSample)
+            var count = av_rescale_q(packet.duration, base, samples)
+            if fixedFrame > 0 {
+                start = position
+                count = fixedFrame
+                position = position.plus(fixedFrame)
+            }
+            // A copied packet's own trimming is the source's, not the cut's.
+            av_packet_shrink_side_data(packet.pointer, AV_PKT_DATA_SKIP_SAMPLES, 0)
+            var shift: Int64 = 0
+            switch copy.signal {
+            case .lameTag:
+                if isFirst || isLast { try skip(packet, start: isFirst ? copy.skipStart : 0, end: isLast ? copy.skipEnd : 0) }
+            case .editList:
+                shift = copy.skipStart
+                if isLast { count = max(1, count.minus(copy.skipEnd)) }
+            case .preSkip, .granule:
+                if isLast { count = max(1, count.minus(copy.skipEnd)) }
+            case .none:
+                break
+            }
+            packet.pointer.pointee.pts = start.minus(shift)
+            packet.pointer.pointee.dts = start.minus(shift)
+            packet.pointer.pointee.duration = count
+            if let adts {
+                switch adts.filter(packet) {
+                case .packet: break
+                case .none, .damaged: continue
+                case let .failed(failure): throw failure
+                }
+            }
+            if let progress, copy.lastPts > copy.firstPts {
+                progress(min(1, Double(packet.pts.minus(copy.firstPts)) / Double(copy.lastPts.minus(copy.firstPts))))
+            }
+            try output.write(packet, stream: outputIndex, timeBase: samples)
+            if isLast { break }
+        }
+        guard started else {
+            throw MediaError(.decodeFailed, path: input.path, operation: "av_read_frame", reason: "the range's audio packets could not be read back")
+        }
+    }
+
+    /// `AV_PKT_DATA_SKIP_SAMPLES`: samples to drop at the packet's start and end (what the MP3 muxer's LAME tag says).
+    private func skip(_ packet: Packet, start: Int64, end: Int64) throws {
+        guard let data = av_packet_new_side_data(packet.pointer, AV_PKT_DATA_SKIP_SAMPLES, 10) else {
+            throw AVFailure(code: CAV_AVERROR_ENOMEM, operation: "av_packet_new_side_data")
+        }
+        for (offset, value) in [(0, UInt32(clamping: start)), (4, UInt32(clamping: end))] {
+            for byte in 0..<4 { data[offset + byte] = UInt8((value >> (8 * UInt32(byte))) & 0xFF) }
+        }
+        data[8] = 0
+        data[9] = 0
+    }
+}
