@@ -42,14 +42,14 @@ public enum SoundOutput {
             let writer = try SoundCopyWriter(input: input, source: source, output: output, plan: plan, copy: copy)
             let cover = try addCoverArt(plan, input: input, output: output)
             try output.addChapters(plan.chapters)
-            try output.writeHeader(options: plan.container == .mp4 ? ["movie_timescale": "\(plan.sampleRate)"] : [:])
+            try output.writeHeader(options: headerOptions(plan))
             try cover?()
             try writer.run(shouldStop: shouldStop, progress: progress)
         case let .reencode(reencode):
             let encoder = try SoundEncoder(path: path, streamIndex: plan.streamIndex, encoder: reencode.encoder, bitRate: reencode.bitRate, output: output)
             let cover = try addCoverArt(plan, input: input, output: output)
             try output.addChapters(plan.chapters)
-            try output.writeHeader()
+            try output.writeHeader(options: headerOptions(plan))
             try cover?()
             for (number, range) in plan.ranges.enumerated() {
                 try encoder.add(range, shouldStop: shouldStop) { fraction in
@@ -61,6 +61,23 @@ public enum SoundOutput {
         }
         try output.finish()
         return SoundRun(decodeErrors: errors)
+    }
+
+    /// MP4: a movie timescale of the sample rate, so the edit list is exact. Ogg: pages of at most 100 ms and at least
+    /// three in all — FFmpeg 5.1 reads a stream's start from its first page's granule and its end trimming from the
+    /// last's, so a cut in one page (up to a second by default) would lose its end trimming.
+    private static func headerOptions(_ plan: SoundPlan) -> [String: String] {
+        switch plan.container {
+        case .mp4:
+            return ["movie_timescale": "\(plan.sampleRate)"]
+        case .ogg:
+            var samples = plan.plannedSamples
+            if case let .copy(copy) = plan.method { samples = samples.plus(copy.skipStart) }
+            let micro = samples.times(1_000_000) / Int64(max(1, plan.sampleRate))
+            return ["page_duration": "\(max(1000, min(100_000, micro / 3)))"]
+        default:
+            return [:]
+        }
     }
 
     /// The cover art stream, set up before the header; what writes its picture after it.
@@ -143,6 +160,8 @@ final class SoundCopyWriter {
         let packet = try Packet()
         var started = false
         var position: Int64 = 0
+        // The range's end, counted from the first packet's first sample (an Ogg source's last duration is trimmed already).
+        let lastEnd = copy.skipStart.plus(plan.plannedSamples)
         while try input.read(into: packet) == .packet {
             if shouldStop() { throw CutInterrupted() }
             guard packet.streamIndex == plan.streamIndex, packet.pts != CAV_NOPTS_VALUE else { continue }
@@ -165,9 +184,9 @@ final class SoundCopyWriter {
                 if isFirst || isLast { try skip(packet, start: isFirst ? copy.skipStart : 0, end: isLast ? copy.skipEnd : 0) }
             case .editList:
                 shift = copy.skipStart
-                if isLast { count = max(1, count.minus(copy.skipEnd)) }
+                if isLast { count = max(1, lastEnd.minus(start)) }
             case .preSkip, .granule:
-                if isLast { count = max(1, count.minus(copy.skipEnd)) }
+                if isLast { count = max(1, lastEnd.minus(start)) }
             case .none:
                 break
             }
