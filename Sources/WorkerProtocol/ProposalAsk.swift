@@ -12,4 +12,11 @@ public struct ProposalAsk: Sendable, Codable, Equatable {
         self.padSeconds = padSeconds
         self.snap = snap
     }
+
+    /// Whether seams snap onto clean starts when nobody said: not when silence is removed — a pause is removed down to
+    /// its pads, a seam that finds no clean start inside it getting smart edges — and otherwise yes (black and scene
+    /// cuts keep their copy-only seams). The one rule for the command line, `cut --propose` and the page.
+    public static func snapsByDefault(kinds: String) -> Bool {
+        !kinds.lowercased().split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces).hasPrefix("silence") }
+    }
 }

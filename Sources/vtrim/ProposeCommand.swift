@@ -102,7 +102,8 @@ struct ProposalOptions: ParsableArguments {
     @Option(name: .customLong("pad"), help: "Kept around each speech or picture part, seconds (default \(JSON.format(ProposeDefaults.padSeconds))).")
     var padGiven: Double?
 
-    @Option(name: .customLong("snap"), help: "keyframes (seams moved onto clean starts inside the slack; the default) or none.")
+    @Option(name: .customLong("snap"),
+            help: "keyframes (seams moved onto clean starts inside the slack) or none (seams where the pads put them, smart edges where needed); default none when removing silence, else keyframes.")
     var snapGiven: SnapChoice?
 
     @Option(name: .customLong("snap-within"),
@@ -113,7 +114,6 @@ struct ProposalOptions: ParsableArguments {
     var minBlack: Double { minBlackGiven ?? ProposeDefaults.minBlackSeconds }
     var minScene: Double { minSceneGiven ?? ProposeDefaults.minSceneSeconds }
     var pad: Double { padGiven ?? ProposeDefaults.padSeconds }
-    var snap: SnapChoice { snapGiven ?? .keyframes }
     var snapWithin: Double { snapWithinGiven ?? ProposeDefaults.snapWithinSeconds }
 
     /// Whether any of these was given (`vtrim cut` takes them only with `--propose`).
@@ -129,7 +129,7 @@ struct ProposalOptions: ParsableArguments {
         made.minBlackSeconds = minBlack
         made.minSceneSeconds = minScene
         made.padSeconds = pad
-        made.snapsToKeyframes = snap == .keyframes
+        made.snapsToKeyframes = snapGiven.map { $0 == .keyframes }
         made.snapWithinSeconds = snapWithin
         return made
     }

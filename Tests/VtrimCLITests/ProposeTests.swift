@@ -77,8 +77,8 @@ struct ProposeTests {
     }
 
     /// ffmpeg's own silencedetect at the same threshold and length, from its log.
-    static func silencedetect(_ path: String) async throws -> [(Double, Double)] {
-        let result = try await Run.tool("ffmpeg", ["-hide_banner", "-nostats", "-i", path, "-vn", "-af", "silencedetect=n=-30dB:d=0.5", "-f", "null", "-"])
+    static func silencedetect(_ path: String, minSeconds: Double = 0.5) async throws -> [(Double, Double)] {
+        let result = try await Run.tool("ffmpeg", ["-hide_banner", "-nostats", "-i", path, "-vn", "-af", "silencedetect=n=-30dB:d=\(minSeconds)", "-f", "null", "-"])
         var starts: [Double] = [], ends: [Double] = []
         for line in result.stderrLines {
             if let range = line.range(of: "silence_start: ") { starts.append(Double(line[range.upperBound...].trimmingCharacters(in: .whitespaces)) ?? .nan) }
@@ -91,7 +91,7 @@ struct ProposeTests {
 
     @Test func silencesMatchTheTruthAndSilencedetect() async throws {
         let talk = try await Self.talkMade.value
-        let result = try await Run.vtrim(["propose", talk.path, "--silence", "--json"])
+        let result = try await Run.vtrim(["propose", talk.path, "--silence", "--snap", "keyframes", "--json"])
         #expect(result.status == 0, "\(result)")
         let object = try #require(result.jsonLines.first)
         let found = Self.spans(object, "detections", kind: "silence")
@@ -121,9 +121,9 @@ struct ProposeTests {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let output = folder.file("talk.cut.mp4")
-        let dry = try await Run.vtrim(["cut", talk.path, "--propose", "silence", "--join", "-o", output, "--dry-run", "--json"])
+        let dry = try await Run.vtrim(["cut", talk.path, "--propose", "silence", "--snap", "keyframes", "--join", "-o", output, "--dry-run", "--json"])
         #expect(dry.status == 0 && !FileManager.default.fileExists(atPath: output), "\(dry)")
-        let result = try await Run.vtrim(["cut", talk.path, "--propose", "silence", "--join", "-o", output, "--json"])
+        let result = try await Run.vtrim(["cut", talk.path, "--propose", "silence", "--snap", "keyframes", "--join", "-o", output, "--json"])
         #expect(result.status == 0, "\(result)")
         let object = try #require(result.jsonLines.first)
         let planned = try #require(dry.jsonLines.first)
@@ -152,6 +152,27 @@ struct ProposeTests {
             let gstreamer = try await FrameMatch.frames(output, gstreamer: true)
             #expect(FrameMatch.mismatches(gstreamer, source: source, ideal: ideal).isEmpty, "GStreamer shows \(FrameMatch.sourceIndices(gstreamer, in: source))")
         }
+    }
+
+    /// Removing silence by default takes each pause down to its pads (`--snap none`: seams that find no clean start get
+    /// smart edges), in a video and in an MP3 alike: no pause longer than 2 × pad + one frame is left (silencedetect on
+    /// the output), where `--snap keyframes` keeps up to `--snap-within` more of each.
+    @Test func pausesAreRemovedDownToTheirPads() async throws {
+        let talk = try await Self.talkMade.value
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let longest = 2 * 0.15 + 1.0 / 30 + 0.02
+        for name in ["talk.cut.mp4", "talk.cut.mp3"] {
+            let output = folder.file(name)
+            let result = try await Run.vtrim(["cut", talk.path, "--propose", "silence", "--join", "-o", output, "--json"])
+            #expect(result.status == 0, "\(result)")
+            let left = try await Self.silencedetect(output, minSeconds: longest)
+            #expect(left.isEmpty, "\(name): pauses left \(left)")
+        }
+        let snapped = folder.file("snapped.mp4")
+        let kept = try await Run.vtrim(["cut", talk.path, "--propose", "silence", "--snap", "keyframes", "--join", "-o", snapped])
+        #expect(kept.status == 0, "\(kept)")
+        #expect(try await !Self.silencedetect(snapped, minSeconds: longest).isEmpty, "snapping kept no more of a pause: the test cannot fail")
     }
 
     /// The black lead-in within one frame; scene cuts against the known ones, F1 ≥ 0.95 (a cut counts within one frame).

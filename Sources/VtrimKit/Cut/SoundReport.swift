@@ -81,9 +81,12 @@ struct SoundReport {
 
     func lines(readBack: SoundReadBack?) -> [String] {
         let how = plan.copies ? "copy" : "exact"
-        var head = "\(path) → \(output) (\(how)\(readBack == nil ? ", dry run: nothing written" : ""))"
-        let first = plan.ranges.first?.start ?? 0
-        head += ": \(Human.seconds(sourceSeconds(first))) to \(Human.seconds(sourceSeconds(plan.ranges.last?.end ?? 0)))"
+        var head = "\(path) → \(output) (\(how)\(readBack == nil ? ", dry run: nothing written" : "")"
+        if shape == .join {
+            head += ", \(plan.ranges.count) ranges joined): \(Human.seconds(seconds(plan.plannedSamples)))"
+        } else {
+            head += "): \(Human.seconds(sourceSeconds(plan.ranges.first?.start ?? 0))) to \(Human.seconds(sourceSeconds(plan.ranges.last?.end ?? 0)))"
+        }
         head += ", \(plan.plannedSamples) samples at \(plan.sampleRate) Hz"
         if let readBack { head += "; FFmpeg decodes \(readBack.decodedSamples)" }
         return [head] + notes.map { "  note: \($0.message)" }

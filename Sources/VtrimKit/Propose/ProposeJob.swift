@@ -225,7 +225,8 @@ public struct ProposalTuning: Sendable {
     public var minBlackSeconds = ProposeDefaults.minBlackSeconds
     public var minSceneSeconds = ProposeDefaults.minSceneSeconds
     public var padSeconds = ProposeDefaults.padSeconds
-    public var snapsToKeyframes = true
+    /// nil: `ProposalAsk.snapsByDefault` for the kinds asked.
+    public var snapsToKeyframes: Bool?
     public var snapWithinSeconds = ProposeDefaults.snapWithinSeconds
 
     public init() {}
@@ -240,8 +241,8 @@ public struct ProposalTuning: Sendable {
         return nil
     }
 
-    var settings: ProposalPlanner.Settings {
-        .init(padMicro: Int64((padSeconds * 1e6).rounded()), snapsToCleanStarts: snapsToKeyframes,
+    func settings(kinds: String) -> ProposalPlanner.Settings {
+        .init(padMicro: Int64((padSeconds * 1e6).rounded()), snapsToCleanStarts: snapsToKeyframes ?? ProposalAsk.snapsByDefault(kinds: kinds),
               minSceneMicro: Int64((minSceneSeconds * 1e6).rounded()), snapWithinMicro: Int64((snapWithinSeconds * 1e6).rounded()))
     }
 }
@@ -253,7 +254,7 @@ extension ProposeRequest {
         switch ProposeDefaults.query(kinds: kinds, minSilenceSeconds: tuning.minSilenceSeconds, minBlackSeconds: tuning.minBlackSeconds,
                                      minSceneSeconds: tuning.minSceneSeconds) {
         case let .failure(error): return .failure(error)
-        case let .success(query): return .success(ProposeRequest(query: query, settings: tuning.settings))
+        case let .success(query): return .success(ProposeRequest(query: query, settings: tuning.settings(kinds: kinds)))
         }
     }
 }

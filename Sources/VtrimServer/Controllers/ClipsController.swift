@@ -225,7 +225,7 @@ struct ClipsController {
     }
 
     /// `vtrim propose --json`'s object for the clip: `kinds` (`silence[=DB],black,scenes[=T]`), `pad` (seconds, default 0.15),
-    /// `snap` (`keyframes` or `none`). It decodes the whole clip (audio alone for silence), so it runs in the cut workers,
+    /// `snap` (`keyframes` or `none`; by default none when removing silence, else keyframes). It decodes the whole clip (audio alone for silence), so it runs in the cut workers,
     /// whose deadline is progress, not a total.
     private func proposal(_ request: Request, _ context: ServeContext) async throws -> Response {
         guard let clip = try server.currentClip(context) else { return API.notFound("no such clip") }
@@ -237,7 +237,7 @@ struct ClipsController {
         }
         let pad = query.get("pad").map { Double($0) ?? .nan } ?? 0.15
         guard pad.isFinite, (0...60).contains(pad) else { return API.badRequest("pad is seconds between 0 and 60") }
-        let snap = query.get("snap") ?? "keyframes"
+        let snap = query.get("snap") ?? (ProposalAsk.snapsByDefault(kinds: kinds) ? "keyframes" : "none")
         guard ["keyframes", "none"].contains(snap) else { return API.badRequest("snap is keyframes or none") }
         let ask = ProposalAsk(kinds: kinds, padSeconds: pad, snap: snap == "keyframes")
         let cores = max(1, ProcessInfo.processInfo.activeProcessorCount)
