@@ -30,10 +30,10 @@ public struct InputWalker: Sendable {
     /// and the names of those that go by content instead (MPEG program and transport streams, elementary MPEG-1/2
     /// video, MXF, ASF, RealMedia, WTV, IVF) — and the audio files vtrim cuts.
     public static let mediaExtensions: Set<String> = [
-        "264", "265", "3g2", "3gp", "3gpp", "asf", "avc", "avi", "divx", "dif", "dv", "f4v", "flv", "h264", "h265", "hevc", "ivf",
-        "m1v", "m2p", "m2t", "m2ts", "m2v", "m4a", "m4b", "m4v", "mj2", "mjpeg", "mjpg", "mk3d", "mkv", "mod", "mov", "mp4", "mpe",
-        "mpeg", "mpg", "mpv", "mts", "mxf", "nut", "obu", "ogg", "ogm", "ogv", "opus", "psp", "qt", "rm", "rmvb", "tod", "ts",
-        "vc1", "vob", "webm", "wmv", "wtv", "y4m",
+        "264", "265", "3g2", "3gp", "3gpp", "aac", "asf", "avc", "avi", "divx", "dif", "dv", "f4v", "flac", "flv", "h264", "h265", "hevc", "ivf",
+        "m1v", "m2p", "m2t", "m2ts", "m2v", "m4a", "m4b", "m4v", "mj2", "mjpeg", "mjpg", "mk3d", "mka", "mkv", "mod", "mov", "mp3", "mp4", "mpe",
+        "mpeg", "mpg", "mpv", "mts", "mxf", "nut", "obu", "oga", "ogg", "ogm", "ogv", "opus", "psp", "qt", "rm", "rmvb", "tod", "ts",
+        "vc1", "vob", "wav", "webm", "wmv", "wtv", "y4m",
     ]
 
     public enum WalkError: Error, Equatable, CustomStringConvertible {

@@ -18,10 +18,17 @@ import TestSupport
         /// Opus: FFmpeg 5.1 sometimes ignores the last granule's trimming (up to one packet more), which the report
         /// then counts and warns of (`sound_length`).
         var endMayRunOn = false
+        /// Low-rate and VBR MP3: the bit reservoir can reach past the 3 frames the LAME tag can hide, so the first
+        /// samples may differ — for as long as the warning `sound_reservoir` says. Where the output is aligned from.
+        var identicalAfter = 0
     }
 
     static let formats: [Format] = [
         Format(name: "a.mp3", arguments: ["-c:a", "libmp3lame", "-b:a", "192k"], startError: 0...0, lengthError: 0...0, identical: true),
+        Format(name: "v.mp3", arguments: ["-c:a", "libmp3lame", "-q:a", "4"], startError: 0...0, lengthError: 0...0, identical: true,
+               identicalAfter: 11025),
+        Format(name: "c.mp3", arguments: ["-c:a", "libmp3lame", "-b:a", "32k"], startError: 0...0, lengthError: 0...0, identical: true,
+               identicalAfter: 11025),
         Format(name: "a.m4a", arguments: ["-c:a", "aac", "-aac_pns", "0", "-b:a", "160k"], startError: 0...0, lengthError: 0...1023, identical: true),
         Format(name: "a.flac", arguments: ["-c:a", "flac"], startError: 0...0, lengthError: 0...0, identical: true),
         Format(name: "b.flac", arguments: ["-c:a", "flac", "-sample_fmt", "s32"], startError: 0...0, lengthError: 0...0, identical: true),
@@ -50,15 +57,17 @@ import TestSupport
         return data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
     }
 
-    /// Where `output` begins in `source` (sample offset from `start`, within ±2048), by the smallest difference.
-    static func offset(_ output: [Float], in source: [Float], start: Int) -> Int {
+    /// Where `output` begins in `source` (sample offset from `start`, within ±2048), by the smallest difference over
+    /// 4096 samples from `skip` on.
+    static func offset(_ output: [Float], in source: [Float], start: Int, skip: Int = 0) -> Int {
         var best = (offset: 0, error: Float.infinity)
-        let span = min(4096, output.count / 2)
+        let skip = min(skip, max(0, output.count / 2 - 4096))
+        let span = min(4096, output.count / 2 - skip)
         for offset in -2048...2048 {
-            let from = (start + offset) * 2
+            let from = (start + offset + skip) * 2
             guard from >= 0, from + span * 2 <= source.count else { continue }
             var error: Float = 0
-            for index in stride(from: 0, to: span * 2, by: 7) { error += abs(source[from + index] - output[index]) }
+            for index in stride(from: 0, to: span * 2, by: 7) { error += abs(source[from + index] - output[skip * 2 + index]) }
             if error < best.error { best = (offset, error) }
         }
         return best.offset
@@ -80,14 +89,22 @@ import TestSupport
             let result = try await Run.vtrim(["cut", "--json", input, "--start", "\(start)", "--end", "\(end)", "-o", output])
             #expect(result.status == 0, "\(format.name) \(start)–\(end): \(result)")
             let warned = result.stderr.contains("sound_length") || result.stderr.contains("decodes to")
-            #expect(result.stderr.isEmpty || (format.endMayRunOn && warned), "\(format.name) \(start)–\(end): \(result)")
+            let reservoir = result.stderr.contains("bit reservoir")
+            let stderr = result.stderr.split(separator: "\n").filter { !$0.contains("bit reservoir") || format.identicalAfter == 0 }
+            #expect(stderr.isEmpty || (format.endMayRunOn && warned), "\(format.name) \(start)–\(end): \(result)")
             let decoded = try await Self.decode(output)
             let samples = decoded.count / 2
             let first = Int((start * Double(rate)).rounded()), wanted = Int((end * Double(rate)).rounded()) - first
-            let offset = Self.offset(decoded, in: reference, start: first)
+            let offset = Self.offset(decoded, in: reference, start: first, skip: format.identicalAfter)
             #expect(format.startError.contains(offset), "\(format.name) \(start)–\(end): starts \(offset) samples off")
             #expect(format.lengthError.contains(samples - wanted + offset), "\(format.name) \(start)–\(end): \(samples) samples for \(wanted)")
             #expect(samples - wanted + offset == 0 || !format.endMayRunOn || warned, "\(format.name): a longer decode unreported")
+            if round == 0, MediaFacts.gstreamerAvailable {
+                // GStreamer honours neither the LAME tag nor pre-skip, but decodes every output without error.
+                let gstreamer = try await Run.tool("/usr/bin/timeout", ["60", "gst-launch-1.0", "-q", "filesrc", "location=\(output)", "!", "decodebin",
+                                                                      "!", "audioconvert", "!", "fakesink"])
+                #expect(gstreamer.status == 0 && gstreamer.stderr.isEmpty, "\(format.name): GStreamer \(gstreamer)")
+            }
             // The report's figure is FFmpeg's.
             let report = try #require(result.jsonLines.first)
             #expect((report["actual"] as? [String: Any])?["samples"] as? Int == samples, "\(report)")
@@ -95,7 +112,11 @@ import TestSupport
             let from = (first + offset) * 2, count = min(samples, wanted) * 2
             guard from >= 0, from + count <= reference.count else { continue }
             var same = 0, signal: Double = 0, noise: Double = 0
-            for index in 0..<count {
+            // Where the reservoir was warned of, the samples it names are not held to the row.
+            let warnedMilliseconds = result.stderr.firstMatch(of: /the first (\d+) ms/).flatMap { Int($0.1) } ?? 0
+            let skipped = reservoir ? min(count, warnedMilliseconds * rate / 1000 * 2) : 0
+            same += skipped
+            for index in skipped..<count {
                 let a = reference[from + index], b = decoded[index]
                 if a == b { same += 1 }
                 signal += Double(a * a)
@@ -114,7 +135,7 @@ import TestSupport
     @Test func joinsHoldEveryRangeToTheSample() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        for format in [Self.formats[0], Self.formats[2]] {
+        for format in Self.formats where ["a.mp3", "a.flac"].contains(format.name) {
             let input = try await Self.source(folder, format)
             let ext = (format.name as NSString).pathExtension
             let output = folder.file("joined.\(ext)")
@@ -140,6 +161,32 @@ import TestSupport
             #expect(result.status == 0, "\(ext): \(result)")
             let probe = try await Run.tool("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "stream=codec_type", "-of", "csv=p=0", output])
             #expect(probe.stdout.split(separator: "\n") == ["audio"], "\(ext): \(probe)")
+        }
+    }
+}
+
+extension SoundCutTests {
+    /// A DivX-era AVI (MPEG-4 ASP + AC-3), cut in each mode: its sound lasts as long as its picture (within one AC-3
+    /// frame) and FFmpeg reads it without error — the copied stream's block align made the AVI muxer write fixed-size
+    /// samples, which readers timed five times too close (1.04 s of sound kept of 3).
+    @Test func aviWithAC3KeepsItsSoundInEveryMode() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let input = folder.file("divx.avi")
+        let made = try await Run.tool("/usr/bin/ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc=d=5:s=320x240:r=25", "-f", "lavfi", "-i",
+                                                       "sine=d=5:sample_rate=48000", "-c:v", "mpeg4", "-c:a", "ac3", input])
+        #expect(made.status == 0, "\(made)")
+        for mode in ["copy", "keyframe", "exact", "smart"] {
+            let output = folder.file("\(mode).avi")
+            let result = try await Run.vtrim(["cut", input, "--start", "1", "--end", "4", "--mode", mode, "-o", output])
+            #expect(result.status == 0, "\(mode): \(result)")
+            let audio = try await Run.tool("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "a", "-show_entries", "packet=pts_time,duration_time",
+                                                             "-of", "csv=p=0", output])
+            let last = audio.stdout.split(separator: "\n").last.map { $0.split(separator: ",").compactMap { Double($0) } } ?? []
+            let video = try await MediaFacts.streamDuration(output, selector: "v:0") ?? 0
+            let soundEnd = (last.first ?? 0) + (last.dropFirst().first ?? 0)
+            #expect(abs(soundEnd - video) <= 0.032 + 0.001, "\(mode): sound ends at \(soundEnd), picture at \(video)")
+            #expect(try await MediaFacts.decodeErrors(output).isEmpty, "\(mode)")
         }
     }
 }

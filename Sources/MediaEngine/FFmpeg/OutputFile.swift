@@ -60,6 +60,12 @@ final class OutputFile {
         let status = avcodec_parameters_copy(target, source)
         if status < 0 { throw AVFailure(code: status, operation: "avcodec_parameters_copy") }
         target.pointee.codec_tag = compatibleTag(source.pointee.codec_tag, codec: source.pointee.codec_id)
+        // As the ffmpeg CLI's stream copy does: a block align AVI read for AC-3 (3840) or MP3 (1, 576, 1152) would make
+        // the AVI muxer write the stream as fixed-size samples, and readers then time its packets about five times too close.
+        if source.pointee.codec_type == AVMEDIA_TYPE_AUDIO,
+           source.pointee.codec_id == AV_CODEC_ID_AC3 || (source.pointee.codec_id == AV_CODEC_ID_MP3 && [1, 576, 1152].contains(source.pointee.block_align)) {
+            target.pointee.block_align = 0
+        }
         stream.pointee.time_base = input.pointee.time_base
         stream.pointee.avg_frame_rate = input.pointee.avg_frame_rate
         stream.pointee.r_frame_rate = input.pointee.r_frame_rate

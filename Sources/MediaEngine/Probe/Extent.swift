@@ -97,6 +97,17 @@ struct Extent {
            av_seek_frame(input.format, -1, target, AVSEEK_FLAG_BACKWARD) >= 0, readTail(input, streams: streams) {
             return
         }
+        // MP3 and ADTS hold no timestamps: after a byte seek FFmpeg counts from where it landed (a 1-hour podcast
+        // measured 262 s). They are entered by time (the Xing table of contents, or the constant bit rate) instead.
+        if sizeBytes > Self.tailBytes, ["mp3", "aac"].contains(FFmpegText.string(input.format.pointee.iformat?.pointee.name) ?? ""),
+           input.format.pointee.duration != CAV_NOPTS_VALUE, input.format.pointee.duration > Self.matroskaTailMicro {
+            let start = input.format.pointee.start_time == CAV_NOPTS_VALUE ? 0 : input.format.pointee.start_time
+            let target = start.plus(input.format.pointee.duration).minus(Self.matroskaTailMicro)
+            if av_seek_frame(input.format, -1, target, AVSEEK_FLAG_BACKWARD) >= 0 {
+                _ = readTail(input, streams: streams)
+                return
+            }
+        }
         // A small file is read whole (a byte seek to its start can land before the first cluster).
         let positioned = sizeBytes <= Self.tailBytes ? (try? input.seekToStart()) != nil
             : av_seek_frame(input.format, -1, sizeBytes - Self.tailBytes, AVSEEK_FLAG_BYTE) >= 0

@@ -19,6 +19,9 @@ final class SoundEncoder {
     private let decodedRate: Int32
     private let frameSize: Int32
     private var sent: Int64 = 0
+    /// MP3 and ADTS are read from their start (`SoundSurvey.readsFromStart`); the last packet read (source ticks).
+    private let sequential: Bool
+    private var lastRead: Int64?
     var errors: Int { decoder.errors }
 
     init(path: String, streamIndex: Int, encoder name: String, bitRate: Int64, output: OutputFile) throws {
@@ -26,6 +29,7 @@ final class SoundEncoder {
         guard let stream = source.stream(streamIndex) else { throw AVFailure(code: CAV_AVERROR_INVALIDDATA, operation: "audio stream #\(streamIndex)") }
         for index in 0..<source.streamCount where index != streamIndex { source.stream(index)?.pointee.discard = AVDISCARD_ALL }
         self.streamIndex = streamIndex
+        sequential = SoundSurvey.readsFromStart(source)
         sourceTimeBase = stream.pointee.time_base
         decoder = try Decoder(stream: stream, threads: 1)
         decodedRate = decoder.codecContext.pointee.sample_rate
@@ -83,7 +87,12 @@ final class SoundEncoder {
         let samples = AVRational(num: 1, den: decodedRate)
         decoder.flush()
         let from = av_rescale_q(range.start.minus(Int64(decodedRate)), samples, sourceTimeBase)
-        if (try? source.seek(streamIndex: streamIndex, timestamp: from)) == nil { try source.seekToStart() }
+        if sequential {
+            // Read on from where the range before stopped, when that lies before this one.
+            if lastRead.map({ $0 >= from }) ?? true { try source.seekToStart() }
+        } else if (try? source.seek(streamIndex: streamIndex, timestamp: from)) == nil {
+            try source.seekToStart()
+        }
         var done = false
         while !done {
             if shouldStop() { throw CutInterrupted() }
@@ -92,6 +101,9 @@ final class SoundEncoder {
                 break
             }
             guard packet.streamIndex == streamIndex else { continue }
+            if packet.pts != CAV_NOPTS_VALUE { lastRead = packet.pts }
+            // Read from the start (MP3, ADTS): decoded only from a second before the range.
+            if packet.pts != CAV_NOPTS_VALUE, packet.pts.plus(packet.duration) < from { continue }
             try decoder.decode(packet, into: frame) { decoded in
                 if !done { done = try take(decoded, range: range) }
             }

@@ -16,6 +16,8 @@ struct SoundFacts: Sendable, Equatable {
     var container: SoundContainer
     var outputName: String
     var lossless: Bool
+    /// Whether the output's muxer takes the codec as it is (`SoundContainer.holds`, and FFmpeg's own answer).
+    var containerHolds: Bool?
     /// AAC without an AudioSpecificConfig (ADTS frames).
     var adts = false
     var bitRate: Int64 = 0
@@ -44,6 +46,8 @@ struct SoundFacts: Sendable, Equatable {
         var count: Int64
         var reservoirBytes = 0
         var mainDataBytes = 0
+        /// Where the packet starts in the file (bytes), where the demuxer says.
+        var position: Int64 = -1
         var end: Int64 { start.plus(count) }
     }
 

@@ -69,6 +69,9 @@ public struct SoundCopy: Sendable, Equatable, Codable {
     public var skipEnd: Int64
     /// AAC that comes as ADTS (MPEG-TS, `.aac`) goes into MP4 through aac_adtstoasc.
     public var adtsToMP4: Bool
+    /// MP3 and ADTS (no timestamps in the file): the first packet's byte position, where the writer starts reading and
+    /// counts the packets' times from `firstPts`; -1 when unknown (read from the start).
+    public var firstPosition: Int64 = -1
 }
 
 /// The ranges decoded and encoded back to back by `encoder` (exact to the sample: lossless codecs, a codec the

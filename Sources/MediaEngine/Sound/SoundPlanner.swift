@@ -74,7 +74,7 @@ enum SoundPlanner {
     /// Decoded and encoded again when the codec is lossless, the container cannot hold it, or ranges are joined; nil:
     /// copied. Refused when no encoder here can do it.
     static func reencoding(_ facts: SoundFacts, ranges: [SoundPlan.SampleRange], path: String) throws(MediaError) -> SoundReencode? {
-        let holds = facts.container.holds(codec: facts.codec)
+        let holds = facts.containerHolds ?? facts.container.holds(codec: facts.codec)
         let why: SoundReencode.Why
         if !holds { why = .otherCodec } else if facts.lossless { why = .lossless } else if ranges.count > 1 { why = .join } else { return nil }
         let encoder = holds ? facts.ownEncoder : facts.container.encoder(outputName: facts.outputName)
@@ -171,9 +171,10 @@ enum SoundPlanner {
         }
         // Where the range starts before the stream's first packet the output starts with that packet.
         if range.start < firstPacket.start { startError = firstPacket.start.minus(range.start) }
-        let copy = SoundCopy(firstPts: firstPacket.pts, lastPts: tail.pts, timeBaseNum: facts.timeBaseNum, timeBaseDen: facts.timeBaseDen,
+        var copy = SoundCopy(firstPts: firstPacket.pts, lastPts: tail.pts, timeBaseNum: facts.timeBaseNum, timeBaseDen: facts.timeBaseDen,
                              signal: signal, prerollPackets: holding - first, skipStart: skipStart, skipEnd: skipEnd,
                              adtsToMP4: facts.adts && facts.container == .mp4)
+        copy.firstPosition = firstPacket.position
         return Copying(plan: copy, startError: startError, decoded: max(0, decoded), notices: notices)
     }
 
@@ -186,7 +187,11 @@ enum SoundPlanner {
         for index in (first + 1)...holding {
             available = min(1 << 30, available + max(0, head[index - 1].mainDataBytes))
             guard head[index].reservoirBytes > available else { continue }
-            let span = head[holding].count.times(2)
+            // A frame decodes whole once its reservoir (at most 511 bytes) lies in frames that did: that many frames of
+            // the smallest main data seen, less the preroll, may differ after the start.
+            let smallest = head[first...holding].map(\.mainDataBytes).filter { $0 > 0 }.min() ?? 1
+            let frames = Int64((511 + smallest - 1) / smallest)
+            let span = head[holding].count.times(max(1, frames.minus(Int64(holding - first)).plus(2)))
             return .reservoirBeforePreroll(milliseconds: Int(min(10_000, span.times(1000) / Int64(rate))))
         }
         return nil

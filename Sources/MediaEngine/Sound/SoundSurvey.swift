@@ -42,6 +42,8 @@ struct SoundSurvey {
         facts.lowComplexity = id != AV_CODEC_ID_AAC || parameters.profile == FF_PROFILE_AAC_LOW || parameters.profile == FF_PROFILE_UNKNOWN
         facts.adts = id == AV_CODEC_ID_AAC && parameters.extradata_size <= 0
         facts.bitRate = parameters.bit_rate
+        // `.m4a` is FFmpeg's ipod muxer, which takes fewer codecs than MP4 (no MP3 or Opus).
+        facts.containerHolds = container.holds(codec: facts.codec) && (OutputFormat(fileName: outputName)?.canHold(id) ?? false)
         facts.fixedFrame = SoundCopyWriter.fixedFrameSize(stream)
         // FFmpeg's own Vorbis and Opus encoders are experimental: the libraries' are used.
         facts.ownEncoder = id == AV_CODEC_ID_VORBIS ? "libvorbis" : id == AV_CODEC_ID_OPUS ? "libopus"
@@ -70,6 +72,11 @@ struct SoundSurvey {
         return (facts, ranges)
     }
 
+    /// Whether packets of this input are found by reading from its start (MP3, ADTS: no timestamps in the file).
+    static func readsFromStart(_ input: InputFile) -> Bool {
+        ["mp3", "aac"].contains(FFmpegText.string(input.format.pointee.iformat?.pointee.name) ?? "")
+    }
+
     /// The encoders a plan may choose, where this FFmpeg has them.
     static let encoders: Set<String> = Set(["libmp3lame", "aac", "flac", "libopus", "libvorbis", "pcm_s16le", "pcm_s24le", "pcm_s32le", "pcm_f32le",
                                             "pcm_u8", "pcm_s16be", "pcm_s24be", "pcm_f64le", "alac", "wavpack", "tta"].filter {
@@ -92,6 +99,9 @@ private struct EdgeReader {
     let packet: Packet
     let isOgg: Bool
     let isMP3: Bool
+    /// MP3 and ADTS files hold no timestamps: FFmpeg times packets after a seek by the bit rate (or a 100-entry table of
+    /// contents), so a variable-rate file would be cut in the wrong place. They are read from their start, counted.
+    let sequential: Bool
     /// AAC, MP3, AC-3: the samples every packet decodes to (`SoundCopyWriter.fixedFrameSize`).
     let fixedFrame: Int64
 
@@ -104,12 +114,14 @@ private struct EdgeReader {
         isOgg = FFmpegText.string(input.format.pointee.iformat?.pointee.name) == "ogg"
         isMP3 = input.stream(index)?.pointee.codecpar?.pointee.codec_id == AV_CODEC_ID_MP3
         fixedFrame = input.stream(index).map(SoundCopyWriter.fixedFrameSize) ?? 0
+        sequential = SoundSurvey.readsFromStart(input)
     }
 
     /// How far before a range's start the head is read: a second, then more where the seek lands late.
     static let margins: [Int64] = [1, 4, 30]
 
     func edges(of range: SoundPlan.SampleRange, origin: Int64) throws(MediaError) -> (edges: SoundFacts.RangeEdges, streamEnd: Int64?) {
+        if sequential { return try sequentialEdges(of: range) }
         var head: [SoundFacts.PacketSpan] = []
         var fromFirst = false
         for margin in Self.margins + [-1] {
@@ -129,7 +141,7 @@ private struct EdgeReader {
     private func packets(from: Int64, until: Int64) throws(MediaError) -> (packets: [SoundFacts.PacketSpan], streamEnd: Int64?) {
         let samples = AVRational(num: 1, den: Int32(rate))
         do {
-            if from == .min { try input.seekToStart() } else {
+            if from == .min || sequential { try input.seekToStart() } else {
                 try input.seek(streamIndex: index, timestamp: av_rescale_q(from, samples, base))
             }
         } catch {
@@ -138,14 +150,45 @@ private struct EdgeReader {
         var spans: [SoundFacts.PacketSpan] = []
         var next: Int64?
         var lastTrim: Int64 = 0
+        while let span = try nextSpan(after: &next, trim: &lastTrim) {
+            if span.start > until, !spans.isEmpty { return (spans, nil) }
+            if span.end <= from, !spans.isEmpty { spans.removeAll() }
+            spans.append(span)
+        }
+        return (spans, spans.last.map { $0.end.minus(lastTrim) })
+    }
+
+    /// Read from the start in one pass (MP3, ADTS): the last packets up to the one holding the start, and those up to
+    /// the one holding the end.
+    private func sequentialEdges(of range: SoundPlan.SampleRange) throws(MediaError) -> (edges: SoundFacts.RangeEdges, streamEnd: Int64?) {
+        do { try input.seekToStart() } catch {
+            throw MediaError(.decodeFailed, path: input.path, operation: error.operation, reason: "cannot read the audio (\(error.text))")
+        }
+        let kept = 64
+        var head: [SoundFacts.PacketSpan] = [], tail: [SoundFacts.PacketSpan] = []
+        var next: Int64?, lastTrim: Int64 = 0, beforeStart = 0
+        while let span = try nextSpan(after: &next, trim: &lastTrim) {
+            if span.start <= range.start {
+                head.append(span)
+                beforeStart += 1
+                if head.count > 2 * kept { head.removeFirst(kept) }
+            }
+            if span.start > range.end { return (SoundFacts.RangeEdges(head: head, tail: tail, headFromFirst: beforeStart == head.count), nil) }
+            tail.append(span)
+            if tail.count > 2 * kept { tail.removeFirst(kept) }
+        }
+        return (SoundFacts.RangeEdges(head: head, tail: tail, headFromFirst: beforeStart == head.count), tail.last.map { $0.end.minus(lastTrim) })
+    }
+
+    /// The next packet of the stream as a span (its samples before any trimming); nil at the end of the file.
+    private func nextSpan(after next: inout Int64?, trim lastTrim: inout Int64) throws(MediaError) -> SoundFacts.PacketSpan? {
+        let samples = AVRational(num: 1, den: Int32(rate))
         while true {
             let result: InputFile.ReadResult
             do { result = try input.read(into: packet) } catch {
                 throw MediaError(.decodeFailed, path: input.path, operation: error.operation, reason: "cannot read the audio (\(error.text))")
             }
-            guard result == .packet else {
-                return (spans, spans.last.map { $0.end.minus(lastTrim) })
-            }
+            guard result == .packet else { return nil }
             guard packet.streamIndex == index, packet.duration > 0 else { continue }
             let pts = packet.pts != CAV_NOPTS_VALUE ? av_rescale_q(packet.pts, base, samples) : next ?? 0
             var count = av_rescale_q(packet.duration, base, samples)
@@ -156,10 +199,9 @@ private struct EdgeReader {
             next = pts.plus(count)
             lastTrim = trim
             var span = SoundFacts.PacketSpan(pts: packet.pts != CAV_NOPTS_VALUE ? packet.pts : av_rescale_q(pts, samples, base), start: pts, count: count)
+            span.position = packet.pointer.pointee.pos
             if isMP3 { packet.withData { (span.reservoirBytes, span.mainDataBytes) = MP3Frame.reservoir($0) } }
-            if pts > until, !spans.isEmpty { return (spans, nil) }
-            if pts.plus(count) <= from, !spans.isEmpty { spans.removeAll() }
-            spans.append(span)
+            return span
         }
     }
 

@@ -154,7 +154,18 @@ final class SoundCopyWriter {
     }
 
     func run(shouldStop: () -> Bool, progress: (@Sendable (Double) -> Void)?) throws {
-        try input.seek(streamIndex: plan.streamIndex, timestamp: copy.firstPts)
+        // MP3 and ADTS hold no timestamps: entered at the first packet's byte and timed by counting from it (FFmpeg
+        // would time them by the bit rate); read from the start where that byte is not known.
+        var counted: Int64?
+        if SoundSurvey.readsFromStart(input) {
+            if copy.firstPosition >= 0, av_seek_frame(input.format, -1, copy.firstPosition, AVSEEK_FLAG_BYTE) >= 0 {
+                counted = copy.firstPts
+            } else {
+                try input.seekToStart()
+            }
+        } else {
+            try input.seek(streamIndex: plan.streamIndex, timestamp: copy.firstPts)
+        }
         let base = AVRational(num: copy.timeBaseNum, den: copy.timeBaseDen)
         let firstSample = av_rescale_q(copy.firstPts, base, samples)
         let packet = try Packet()
@@ -164,7 +175,18 @@ final class SoundCopyWriter {
         let lastEnd = copy.skipStart.plus(plan.plannedSamples)
         while try input.read(into: packet) == .packet {
             if shouldStop() { throw CutInterrupted() }
-            guard packet.streamIndex == plan.streamIndex, packet.pts != CAV_NOPTS_VALUE else { continue }
+            guard packet.streamIndex == plan.streamIndex else { continue }
+            if let time = counted {
+                // The byte seek must land on the first packet itself, or nothing is timed right.
+                if !started, packet.pointer.pointee.pos != copy.firstPosition {
+                    throw MediaError(.decodeFailed, path: input.path, operation: "av_seek_frame",
+                                     reason: "the audio could not be entered at byte \(copy.firstPosition) where the plan found its first packet")
+                }
+                packet.pointer.pointee.pts = time
+                packet.pointer.pointee.dts = time
+                counted = time.plus(packet.duration)
+            }
+            guard packet.pts != CAV_NOPTS_VALUE else { continue }
             if packet.pts < copy.firstPts { continue }
             if packet.pts > copy.lastPts { break }
             let isFirst = !started, isLast = packet.pts == copy.lastPts
