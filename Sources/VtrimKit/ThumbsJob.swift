@@ -50,6 +50,8 @@ public struct ThumbsRequest: Sendable {
     public var toneMapsHDR = true
     /// `--dry-run`: the plan (cells, times, layout, every output), nothing decoded or written.
     public var dryRun = false
+    /// `--waveform-data FILE.json`: the input's waveform as BBC audiowaveform's JSON (one input).
+    public var waveformData: String?
 
     public init(sampling: Sampling, heightPixels: Int, mode: SampleMode, start: TimeSpec?, end: TimeSpec?,
                 columns: Int?, framesFolder: String?, output: OutputNamer, overwrite: Bool, skipExisting: Bool = false,
@@ -111,7 +113,15 @@ public enum ThumbsJob {
                 return Outcome(path: path, status: .skipped(reason: "\(target.path) exists (--skip-existing)"),
                                fields: [("output", .string(target.path))])
             }
-            let sheet = try prepare(item, target: target, request: request, warnings: &warnings)
+            let sheet: PreparedSheet
+            switch try prepare(item, target: target, request: request, warnings: &warnings) {
+            case let .sheet(prepared):
+                sheet = prepared
+            case let .waveform(info):
+                // A file without pictures: its waveform in the same cells.
+                return try withWaveformData(WaveformSheet.run(path: path, target: target, request: request, info: info, warnings: warnings),
+                                            path: path, info: info, request: request)
+            }
             if request.dryRun { return dryRunOutcome(sheet, request: request, warnings: warnings) }
             let frames = try sheet.sampler.sample(sampleRequest(sheet.plan, request: request), workers: request.workers)
             warnings += try frameWarnings(frames, video: sheet.video, toneMapsHDR: request.toneMapsHDR, path: path)
@@ -119,7 +129,8 @@ public enum ThumbsJob {
                 return Outcome(path: path, status: .succeeded, warnings: warnings).applyingStrict()
             }
             let framePaths = try write(sheet, frames: frames, request: request)
-            return outcome(sheet, frames: frames, framePaths: framePaths, request: request, warnings: warnings)
+            return try withWaveformData(outcome(sheet, frames: frames, framePaths: framePaths, request: request, warnings: warnings),
+                                        path: path, info: sheet.info, request: request)
         } catch {
             // An audio file met in a folder is not what thumbs is for: skipped. Named on the command line: an error.
             if error.code == .noVideo, item.foundInFolder {
@@ -127,6 +138,23 @@ public enum ThumbsJob {
             }
             return .failure(error, warnings: warnings)
         }
+    }
+
+    /// `--waveform-data FILE.json` beside a written sheet or waveform (`WaveformData`); named in the report.
+    private static func withWaveformData(_ outcome: Outcome, path: String, info: MediaInfo, request: ThumbsRequest) throws(MediaError) -> Outcome {
+        guard let data = request.waveformData else { return outcome }
+        var outcome = outcome
+        let target = OutputTarget(path: data, overwrite: request.overwrite)
+        try target.check(input: path, dryRun: request.dryRun)
+        if !request.dryRun { try WaveformData.write(path: path, to: target, info: info) }
+        outcome.fields.append(("waveform_data", .string(data)))
+        return outcome
+    }
+
+    /// What an input is drawn as: a sheet of its pictures, or (no video, but sound) its waveform.
+    private enum Prepared {
+        case sheet(PreparedSheet)
+        case waveform(MediaInfo)
     }
 
     /// One input's sheet, planned and every output checked, before anything is decoded or written.
@@ -150,14 +178,25 @@ public enum ThumbsJob {
 
     /// Checks every output, opens the input and plans the sheet (with its header band, when asked).
     private static func prepare(_ item: InputItem, target: OutputTarget, request: ThumbsRequest,
-                                warnings: inout [MediaWarning]) throws(MediaError) -> PreparedSheet {
+                                warnings: inout [MediaWarning]) throws(MediaError) -> Prepared {
         let path = item.path
         try target.check(input: path, dryRun: request.dryRun)
         let format = try ThumbsRequest.format(of: target.path, input: path)
         let trackTarget = request.writesVTT
             ? OutputTarget(path: trackPath(forSheet: target.path), overwrite: request.overwrite, createsFolder: target.createsFolder) : nil
         try trackTarget?.check(input: path, dryRun: request.dryRun)
-        let sampler = try FrameSampler(path: path)
+        let sampler: FrameSampler
+        do {
+            sampler = try FrameSampler(path: path)
+        } catch where error.code == .noVideo {
+            // No pictures: its waveform, where it has sound.
+            let info = try Probe.probe(path: path)
+            guard info.audio.isEmpty else {
+                warnings += info.warnings
+                return .waveform(info)
+            }
+            throw error
+        }
         let info = sampler.info
         warnings += info.warnings
         guard let video = info.video else {
@@ -184,9 +223,9 @@ public enum ThumbsJob {
             try checkedFrameTargets(count: plan.cells.count, prefix: framesPrefix(for: item, folder: folder), input: path,
                                     format: framesFormat, request: request)
         } ?? []
-        return PreparedSheet(path: path, target: target, format: format, trackTarget: trackTarget, frameTargets: frameTargets,
-                             framesFormat: framesFormat, sampler: sampler, info: info, video: video, plan: plan, renderer: renderer,
-                             headerLines: headerLines)
+        return .sheet(PreparedSheet(path: path, target: target, format: format, trackTarget: trackTarget, frameTargets: frameTargets,
+                                    framesFormat: framesFormat, sampler: sampler, info: info, video: video, plan: plan, renderer: renderer,
+                                    headerLines: headerLines))
     }
 
     /// `--dry-run`: the plan's report and every output it would write.
@@ -386,7 +425,7 @@ public enum ThumbsJob {
     }
 
     /// The plan's report, the same for a dry run and a real one: the layout and each cell's time and box.
-    private static func planFields(target: String, plan: ThumbsPlan, request: ThumbsRequest,
+    static func planFields(target: String, plan: ThumbsPlan, request: ThumbsRequest,
                                    cell extra: (Int) -> [(String, JSON)] = { _ in [] }) -> [(String, JSON)] {
         var fields: [(String, JSON)] = [
             ("output", .string(target)),

@@ -51,6 +51,12 @@ struct ThumbsPlan {
 
     static func make(info: MediaInfo, video: VideoStreamInfo, request: ThumbsRequest, format: ImageFormat,
                      path: String) throws(MediaError) -> ThumbsPlan {
+        try make(info: info, cellAspect: Double(video.displayWidth) / Double(max(video.displayHeight, 1)), request: request, format: format, path: path)
+    }
+
+    /// The plan of cells `cellAspect` (width / height) wide: a video's display aspect, or a waveform's.
+    static func make(info: MediaInfo, cellAspect: Double, request: ThumbsRequest, format: ImageFormat,
+                     path: String) throws(MediaError) -> ThumbsPlan {
         let duration = info.durationSeconds
         guard duration > 0 else {
             throw MediaError(.invalidRange, path: path, operation: "plan", reason: "has no duration to sample")
@@ -69,14 +75,14 @@ struct ThumbsPlan {
                 (range.lowerBound + Double(index) * span / Double(times.count),
                  index == times.count - 1 ? range.upperBound : range.lowerBound + Double(index + 1) * span / Double(times.count))
             }
-            plan = grid(times: times, windows: parts, range: range, spacing: nil, video: video, request: request)
+            plan = grid(times: times, windows: parts, range: range, spacing: nil, aspect: cellAspect, request: request)
         case let .every(spacing):
             let range = try resolveRange(request, duration: duration, path: path)
             let times = try schedule(path: path) { () throws(SampleScheduleError) in
                 try SampleSchedule.every(spacingSeconds: spacing, from: range.lowerBound, to: range.upperBound)
             }
             plan = grid(times: times, windows: windows(startingAt: times, end: range.upperBound), range: range,
-                        spacing: spacing, video: video, request: request)
+                        spacing: spacing, aspect: cellAspect, request: request)
         }
         let limit = min(ThumbsRequest.maximumSidePixels, format.maximumSidePixels)
         if plan.widthPixels > limit || plan.heightPixels > limit || plan.widthPixels * plan.heightPixels > ThumbsRequest.maximumPixels {
@@ -120,9 +126,8 @@ struct ThumbsPlan {
 
     /// Cells of the display aspect at `--height`, in one row or `--columns` wide.
     private static func grid(times: [Double], windows: [(Double, Double)], range: ClosedRange<Double>, spacing: Double?,
-                             video: VideoStreamInfo, request: ThumbsRequest) -> ThumbsPlan {
+                             aspect: Double, request: ThumbsRequest) -> ThumbsPlan {
         let cellHeight = request.heightPixels
-        let aspect = Double(video.displayWidth) / Double(max(video.displayHeight, 1))
         let cellWidth = max(1, Int((Double(cellHeight) * aspect).rounded()))
         let columns = max(1, min(request.columns ?? times.count, times.count))
         let rows = (times.count + columns - 1) / columns

@@ -75,6 +75,10 @@ struct ThumbsCommand: ParsableCommand {
     @Flag(name: .customLong("dry-run"), help: "Print the plan (layout, each cell's time and box, every output) and write nothing.")
     var dryRun = false
 
+    @Option(name: .customLong("waveform-data"),
+            help: ArgumentHelp("Also write the input's waveform as BBC audiowaveform's JSON (peaks.js reads it); one input.", valueName: "file.json"))
+    var waveformData: String?
+
     @Flag(name: .customLong("skip-dull"), help: "Replace a nearly uniform sample (black fade, blank slate) with the next frame in its cell's part of the range that is not.")
     var skipDull = false
 
@@ -94,6 +98,9 @@ struct ThumbsCommand: ParsableCommand {
             return
         }
         if width != nil || tile != nil { throw ValidationError("--width and --tile belong to --storyboard") }
+        if waveformData != nil, inputs.count != 1 || common.recursive {
+            throw ValidationError("--waveform-data names one file, so it takes exactly one input file")
+        }
         if let columns, columns < 1 { throw ValidationError("--columns must be at least 1") }
         if let quality, !(1...100).contains(quality) { throw ValidationError("--quality must be between 1 and 100") }
         if skipDull, mode == .fast { throw ValidationError("--skip-dull needs --mode accurate (fast mode shows keyframes only)") }
@@ -127,7 +134,7 @@ struct ThumbsCommand: ParsableCommand {
         if let width, width < 2 || width % 2 != 0 || width > 8192 { throw ValidationError("--width must be an even number of pixels from 2 to 8192") }
         if let every, every.value < 0.1 || every.value > 86_400 { throw ValidationError("--every must be from 0.1 to 86400 seconds for a storyboard") }
         let conflicting = [(vtt, "--vtt"), (header, "--header"), (timestamps, "--timestamps"), (skipDull, "--skip-dull"),
-                           (framesDir != nil, "--frames-dir"), (framesFormat != nil, "--frames-format"), (start != nil, "--start"),
+                           (framesDir != nil, "--frames-dir"), (framesFormat != nil, "--frames-format"), (waveformData != nil, "--waveform-data"), (start != nil, "--start"),
                            (end != nil, "--end"), (videoLine.isGiven || videoLine.stripWidth != nil || videoLine.thumbSize != nil, "the VideoLine layout")]
         if let (_, name) = conflicting.first(where: { $0.0 }) { throw ValidationError("\(name) does not go with --storyboard") }
         if let quality, !(1...100).contains(quality) { throw ValidationError("--quality must be between 1 and 100") }
@@ -176,6 +183,7 @@ struct ThumbsCommand: ParsableCommand {
         request.header = header
         request.toneMapsHDR = !noToneMap
         request.dryRun = dryRun
+        request.waveformData = waveformData
         let finished = request
         try runner.run(items, outputs: { index, item in
             let sheet = ThumbsJob.outputPath(for: item, index: index, request: finished)

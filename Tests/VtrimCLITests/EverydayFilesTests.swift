@@ -328,20 +328,47 @@ struct EverydayFilesTests {
         #expect(format.stdout.contains("mp4"), "\(format)")
     }
 
-    /// An audio file met in a `thumbs -r` folder is skipped (`no_video`), so a mixed folder exits 0; one
-    /// named on the command line stays an error.
-    @Test func audioFilesInAThumbsFolderAreSkipped() async throws {
+    /// Thumbnails asked of sound are its waveform (issue 49): an audio file in a `thumbs -r` folder or named gets a strip of
+    /// the same cells, bars where it is loud and none where it is silent, and `--waveform-data` writes BBC audiowaveform's
+    /// JSON (peaks.js); a file with neither picture nor sound stays an error.
+    @Test func soundGetsAWaveformStrip() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        try FileManager.default.copyItem(atPath: TestPaths.fixture("audio-only.m4a"), toPath: folder.file("song.m4a"))
+        // 2 s of tone, 2 s of silence, 2 s of tone.
+        let song = folder.file("song.m4a")
+        let made = try await Run.tool("/usr/bin/ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "sine=frequency=440:d=6:sample_rate=48000,volume='if(between(t,2,4),0,6)':eval=frame",
+                                                       "-c:a", "aac", song])
+        #expect(made.status == 0, "\(made)")
         try FileManager.default.copyItem(atPath: TestPaths.fixture("h264-aac-nob.mp4"), toPath: folder.file("clip.mp4"))
         let walk = try await Run.vtrim(["thumbs", "--json", "-r", folder.path, "--count", "4", "--height", "32"])
         #expect(walk.status == 0, "\(walk)")
-        let song = try #require(walk.jsonLines.first { ($0["path"] as? String)?.hasSuffix("song.m4a") == true })
-        #expect(song["skipped"] as? Bool == true && song["reason"] as? String == "no_video", "\(walk.stdout)")
-        let named = try await Run.vtrim(["thumbs", "--json", folder.file("song.m4a"), "--count", "4", "--height", "32", "-o", folder.file("s.png")])
-        #expect(named.status == 1)
-        #expect((named.jsonLines.first?["error"] as? [String: Any])?["code"] as? String == "no_video")
+        let listed = try #require(walk.jsonLines.first { ($0["path"] as? String)?.hasSuffix("song.m4a") == true })
+        #expect(listed["mode"] as? String == "waveform" && (listed["cells"] as? [Any])?.count == 4, "\(walk.stdout)")
+        let strip = folder.file("s.png"), data = folder.file("s.json")
+        let named = try await Run.vtrim(["thumbs", "--json", song, "--count", "3", "--height", "40", "-o", strip, "--waveform-data", data])
+        #expect(named.status == 0, "\(named)")
+        // The middle cell (2–4 s: silence) has no bar; the others do.
+        let image = try PNGFile.read(strip)
+        let cellWidth = image.width / 3
+        // Each cell's middle (the codec rings a little across the changes at 2 and 4 s).
+        func barPixels(_ cell: Int) -> Int {
+            (cell * cellWidth + cellWidth / 5..<(cell + 1) * cellWidth - cellWidth / 5).reduce(0) { count, x in
+                count + (0..<image.height).filter { y in image.pixel(x: x, y: y).2 > 200 }.count
+            }
+        }
+        // Silence draws only the middle line (at most two pixels a column).
+        let columns = cellWidth - 2 * (cellWidth / 5)
+        #expect(barPixels(0) > 4 * columns && barPixels(2) > 4 * columns && barPixels(1) <= 2 * columns, "\(barPixels(0)) \(barPixels(1)) \(barPixels(2))")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: data))) as? [String: Any])
+        let values = json["data"] as? [Int] ?? []
+        #expect(json["version"] as? Int == 2 && json["bits"] as? Int == 8 && json["channels"] as? Int == 1, "\(json.keys)")
+        #expect(values.count == 2 * (json["length"] as? Int ?? -1) && values.allSatisfy { (-128...127).contains($0) } && values.contains { $0 > 50 })
+        let none = folder.file("none.mp4")
+        let silent = try await Run.tool("/usr/bin/ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc=d=1", "-f", "data", "-map", "0", "-t", "1", none])
+        if silent.status == 0 {
+            let refused = try await Run.vtrim(["thumbs", "--json", none, "-o", folder.file("n.png")])
+            #expect(refused.status == 1, "\(refused)")
+        }
     }
 
     /// A second run over a folder does not cut the first run's cuts (x.cut.mp4 → x.cut.cut.mp4).

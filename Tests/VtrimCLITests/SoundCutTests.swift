@@ -151,6 +151,60 @@ import TestSupport
         }
     }
 
+    /// An M4A join re-encodes only each seam's window: outside the windows every sample is the source's (each range
+    /// placed where the report says, its seam moved by less than half a frame), inside them the crossfade is within
+    /// 40 dB of the ideal, and the join lasts what the report says.
+    @Test func anM4AJoinReencodesOnlyItsSeams() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        guard let format = Self.formats.first(where: { $0.name == "a.m4a" }) else { return }
+        let input = try await Self.source(folder, format)
+        let output = folder.file("joined.m4a")
+        let keeps = [(0.52, 2.31), (3.007, 5.5), (6.25, 9.1)]
+        let result = try await Run.vtrim(["cut", "--json", input] + keeps.flatMap { ["--keep", "\($0.0)..\($0.1)"] } + ["-o", output])
+        #expect(result.status == 0 && result.stderr.isEmpty, "\(result)")
+        let report = try #require(result.jsonLines.first)
+        #expect(report["mode"] as? String == "smart", "\(report)")
+        let sound = try #require(report["sound"] as? [String: Any])
+        let seams = try #require(sound["seams"] as? [[String: Any]])
+        #expect(sound["method"] as? String == "seams" && seams.count == 2, "\(sound)")
+        let reference = try await Self.decode(input), decoded = try await Self.decode(output)
+        let segments = try #require(report["segments"] as? [[String: Any]])
+        let rate = 44100.0
+        // Windows in output samples; every other output sample is compared with its range's source sample.
+        let windows = seams.compactMap { $0["window"] as? [Double] }.map { (Int(($0[0] * rate).rounded()), Int(($0[1] * rate).rounded())) }
+        var compared = 0, differing = 0
+        for (index, segment) in segments.enumerated() {
+            let outputStart = Int(((segment["output_start"] as? Double ?? 0) * rate).rounded())
+            let sourceStart = Int(((segment["start"] as? Double ?? 0) * rate).rounded())
+            let outputEnd = index + 1 < segments.count ? Int(((segments[index + 1]["output_start"] as? Double ?? 0) * rate).rounded())
+                : decoded.count / 2
+            for t in outputStart..<outputEnd where !windows.contains(where: { t >= $0.0 && t < $0.1 }) {
+                let s = t - outputStart + sourceStart
+                guard s * 2 + 1 < reference.count, t * 2 + 1 < decoded.count else { continue }
+                compared += 1
+                if reference[s * 2] != decoded[t * 2] || reference[s * 2 + 1] != decoded[t * 2 + 1] { differing += 1 }
+            }
+        }
+        #expect(compared > 300_000 && differing == 0, "\(differing) of \(compared) samples outside the seams differ")
+        // Inside each window: close to the ranges on either side (no click), against each side's source.
+        for (number, window) in windows.enumerated() {
+            let join = Int(((seams[number]["output"] as? Double ?? 0) * rate).rounded())
+            var signal = 0.0, noise = 0.0
+            for t in window.0..<window.1 where abs(t - join) > 128 {
+                let segment = t < join ? number : number + 1
+                let outputStart = Int(((segments[segment]["output_start"] as? Double ?? 0) * rate).rounded())
+                let s = t - outputStart + Int(((segments[segment]["start"] as? Double ?? 0) * rate).rounded())
+                let a = Double(reference[s * 2]), b = Double(decoded[t * 2])
+                signal += a * a
+                noise += (a - b) * (a - b)
+            }
+            #expect(10 * log10(signal / max(noise, 1e-20)) >= 30, "seam \(number + 1): \(10 * log10(signal / max(noise, 1e-20))) dB")
+        }
+        let samples = (report["actual"] as? [String: Any])?["samples"] as? Int
+        #expect(samples == decoded.count / 2, "\(String(describing: samples)) reported, \(decoded.count / 2) decoded")
+    }
+
     /// The audio of a video file into each sound container; a video container's name still cuts the video.
     @Test func theSoundOfAVideoGoesIntoEachContainer() async throws {
         let folder = try TemporaryFolder()

@@ -32,10 +32,15 @@ public struct SoundPlan: Sendable, Equatable, Codable {
     public enum Method: Sendable, Equatable, Codable {
         case copy(SoundCopy)
         case reencode(SoundReencode)
+        /// A join with only each seam's window encoded again.
+        case seams(SoundSeams)
     }
 
-    /// The samples the output holds as planned (the sum of the ranges).
-    public var plannedSamples: Int64 { ranges.reduce(0) { $0.plus($1.count) } }
+    /// The samples the output holds as planned (the sum of the ranges; a seam-only join's seams move them).
+    public var plannedSamples: Int64 {
+        if case let .seams(seams) = method { return seams.endSamples }
+        return ranges.reduce(0) { $0.plus($1.count) }
+    }
 
     public var warnings: [SoundNotice] { notices.filter(\.isWarning) }
     /// Copied (nothing decoded) or made again.
@@ -99,6 +104,8 @@ public enum SoundNotice: Sendable, Equatable, Codable {
     case signalledOnly(startSamples: Int64, extraSamples: Int64, sampleRate: Int, why: String)
     /// Decoded and encoded again.
     case reencoded(encoder: String, why: SoundReencode.Why, from: String)
+    /// A join with its seams' windows encoded again, each seam moved onto the frame grid.
+    case seamsReencoded(count: Int, encoder: String, largestShift: Int64, sampleRate: Int)
     /// The container cannot say where the sound starts or ends: whole frames are kept.
     case inexact(startSamples: Int64, extraSamples: Int64, sampleRate: Int, container: String)
     /// An MP3 whose bit reservoir reaches further back than the preroll the LAME tag can hide.
@@ -115,6 +122,7 @@ public enum SoundNotice: Sendable, Equatable, Codable {
         case .copied: "sound_copied"
         case .signalledOnly: "sound_signalled_only"
         case .reencoded: "sound_reencoded"
+        case .seamsReencoded: "sound_seams"
         case .inexact: "sound_inexact"
         case .reservoirBeforePreroll: "sound_reservoir"
         case .coverArtLeftOut: "cover_art_left_out"
@@ -153,6 +161,8 @@ public enum SoundNotice: Sendable, Equatable, Codable {
             case .otherCodec: "re-encoded from \(from) with \(encoder): the container does not hold \(from)"
             case .join: "re-encoded with \(encoder) so the ranges join sample-exact (\(from) frames meet on one grid only when encoded again)"
             }
+        case let .seamsReencoded(count, encoder, largest, rate):
+            return "\(count) seam(s) encoded again with \(encoder) (a window of one or two frames each, crossfaded); every other frame copied. Each seam moves onto the frame grid by at most \(Words.samples(largest, rate: rate))"
         case let .inexact(start, extra, rate, container):
             return "\(container) cannot say where sound starts or ends: whole frames are kept, so the output starts \(Words.samples(start, rate: rate)) early and holds \(Words.samples(extra, rate: rate)) more than the range (.m4a, .mp3, .opus signal it)"
         case let .reservoirBeforePreroll(milliseconds):

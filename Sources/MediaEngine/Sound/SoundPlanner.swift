@@ -39,7 +39,19 @@ enum SoundPlanner {
             notices.append(.chaptersLeftOut(count: plan.chapters.count, container: facts.container.rawValue))
             plan.chapters = []
         }
-        if let reencode = try reencoding(facts, ranges: ranges, path: path) {
+        if let reencode = try reencoding(facts, ranges: ranges, path: path), reencode.why == .join,
+           let seams = SoundSeamPlanner.plan(facts, ranges: ranges) {
+            plan.method = .seams(seams)
+            // FFmpeg 5.1 plays the last frame whole (it ignores the edit list's end).
+            plan.decodedSamples = seams.endSamples.plus(seams.paddingSamples)
+            plan.ranges = ranges
+            notices.append(.seamsReencoded(count: seams.shifts.count, encoder: seams.encoder,
+                                           largestShift: seams.shifts.map { abs($0) }.max() ?? 0, sampleRate: facts.sampleRate))
+            if seams.paddingSamples > 0 {
+                notices.append(.signalledOnly(startSamples: 0, extraSamples: seams.paddingSamples, sampleRate: facts.sampleRate,
+                                              why: "it ignores the end of an MP4 edit list; players that honour it stop at the join's end"))
+            }
+        } else if let reencode = try reencoding(facts, ranges: ranges, path: path) {
             plan.method = .reencode(reencode)
             plan.decodedSamples = plan.plannedSamples
             notices.append(.reencoded(encoder: reencode.encoder, why: reencode.why, from: facts.codec))

@@ -66,6 +66,13 @@ struct SoundSurvey {
             let edges = try reader.edges(of: range, origin: originSample)
             facts.edges = [edges.edges]
             if let end = edges.streamEnd { facts.endSample = end }
+        } else if id == AV_CODEC_ID_AAC, container == .mp4, !reader.sequential, base.num == 1, base.den == Int32(rate) {
+            // A join whose seams alone may be encoded again (`SoundSeamPlanner`): every range's edges.
+            for range in ranges {
+                let edges = try reader.edges(of: range, origin: originSample)
+                facts.edges.append(edges.edges)
+                if let end = edges.streamEnd { facts.endSample = end }
+            }
         } else if let last = ranges.last {
             facts.endSample = try reader.edges(of: last, origin: originSample).streamEnd ?? .max
         }

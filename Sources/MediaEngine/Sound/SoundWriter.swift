@@ -45,6 +45,13 @@ public enum SoundOutput {
             try output.writeHeader(options: headerOptions(plan))
             try cover?()
             try writer.run(shouldStop: shouldStop, progress: progress)
+        case let .seams(seams):
+            let writer = try SoundSeamWriter(input: input, source: source, output: output, plan: plan, seams: seams)
+            let cover = try addCoverArt(plan, input: input, output: output)
+            try output.addChapters(plan.chapters)
+            try output.writeHeader(options: headerOptions(plan))
+            try cover?()
+            try writer.run(shouldStop: shouldStop, progress: progress)
         case let .reencode(reencode):
             let encoder = try SoundEncoder(path: path, streamIndex: plan.streamIndex, encoder: reencode.encoder, bitRate: reencode.bitRate, output: output)
             let cover = try addCoverArt(plan, input: input, output: output)

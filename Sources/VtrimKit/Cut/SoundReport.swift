@@ -12,6 +12,15 @@ struct SoundReport {
     let shape: EditShape
     let listRow: PlannedEdit.ListRow?
 
+    /// What ran: copied, only the seams encoded again (smart), or everything decoded and encoded again (exact).
+    private var mode: String {
+        switch plan.method {
+        case .copy: "copy"
+        case .seams: "smart"
+        case .reencode: "exact"
+        }
+    }
+
     private var rate: Double { Double(max(1, plan.sampleRate)) }
     private func seconds(_ samples: Int64) -> Double { (Double(samples) / rate * 1e6).rounded() / 1e6 }
     /// A source sample as the container's seconds (the origin of `--start`).
@@ -24,7 +33,7 @@ struct SoundReport {
     func fields(readBack: SoundReadBack?) -> [(String, JSON)] {
         var fields: [(String, JSON)] = readBack == nil ? [("dry_run", .bool(true))] : []
         fields.append(("output", .string(output)))
-        fields.append(("mode", .string(plan.copies ? "copy" : "exact")))
+        fields.append(("mode", .string(mode)))
         if shape == .cut, let range = ranges.first {
             fields.append(("requested", range.requestedJSON))
             fields.append(("effective", .object([("start", .number(range.effectiveStart)), ("end", .number(range.effectiveEnd))])))
@@ -62,6 +71,10 @@ struct SoundReport {
         case let .copy(copy):
             fields += [("method", .string("copy")), ("signal", .string(copy.signal.rawValue)), ("encoder", .null),
                        ("preroll_samples", .int(copy.skipStart)), ("padding_samples", .int(copy.skipEnd))]
+        case let .seams(seams):
+            fields += [("method", .string("seams")), ("signal", .string("edit_list")), ("encoder", .string(seams.encoder)),
+                       ("preroll_samples", .int(seams.prerollSamples)), ("padding_samples", .int(seams.paddingSamples)),
+                       ("seams", .array(seamsJSON(seams)))]
         case let .reencode(reencode):
             fields += [("method", .string("reencode")), ("signal", .null), ("encoder", .string(reencode.encoder)), ("why", .string(reencode.why.rawValue))]
         }
@@ -69,18 +82,29 @@ struct SoundReport {
         return .object(fields)
     }
 
+    /// Each seam of a seam-only join: where it is on the output, how far it moved, and the window encoded again (seconds).
+    private func seamsJSON(_ seams: SoundSeams) -> [JSON] {
+        seams.pieces.compactMap { piece -> JSON? in
+            guard case let .encode(window) = piece else { return nil }
+            let shift = seams.shifts[safe: window.seam - 1] ?? 0
+            return .object([("output", .number(seconds(seams.outputStarts[window.seam]))), ("shift_samples", .int(shift)),
+                            ("window", .array([.number(seconds(window.outputStart)), .number(seconds(window.affectedEnd(frame: seams.frame)))]))])
+        }
+    }
+
     /// A join's ranges: each on the source's timeline and where it begins in the output.
     private var segments: [JSON] {
         var at: Int64 = 0
+        let moved: [Int64]? = if case let .seams(seams) = plan.method { seams.outputStarts } else { nil }
         return plan.ranges.enumerated().map { index, range in
             defer { at = at.addingReportingOverflow(range.count).partialValue }
             return .object([("index", .int(Int64(index + 1))), ("start", .number(sourceSeconds(range.start))), ("end", .number(sourceSeconds(range.end))),
-                            ("output_start", .number(seconds(at))), ("samples", .int(range.count))])
+                            ("output_start", .number(seconds(moved?[safe: index] ?? at))), ("samples", .int(range.count))])
         }
     }
 
     func lines(readBack: SoundReadBack?) -> [String] {
-        let how = plan.copies ? "copy" : "exact"
+        let how = mode
         var head = "\(path) → \(output) (\(how)\(readBack == nil ? ", dry run: nothing written" : "")"
         if shape == .join {
             head += ", \(plan.ranges.count) ranges joined): \(Human.seconds(seconds(plan.plannedSamples)))"
