@@ -107,6 +107,31 @@ import Testing
         }
     }
 
+    /// A frame made without a reservoir is rewritten at a bit rate whose frame holds its own main data and, at its end,
+    /// the bytes the next frame reaches back for; its header and side information stay, and its own data too.
+    @Test func anMP3FrameCarriesTheNextFramesReservoir() throws {
+        // MPEG-1 layer III, 128 kb/s, 44.1 kHz, stereo, no CRC: 417 bytes; main_data_begin 0; granules of 600 bits.
+        var frame = [UInt8](repeating: 0, count: 417)
+        frame[0] = 0xFF; frame[1] = 0xFB; frame[2] = 0x90; frame[3] = 0x00
+        var bits = [Int](repeating: 0, count: 32 * 8)
+        func put(_ value: Int, at: Int, width: Int) { for i in 0..<width { bits[at + i] = (value >> (width - 1 - i)) & 1 } }
+        // main_data_begin 9, private 3, scfsi 8, then four 59-bit blocks starting with part2_3_length.
+        for block in 0..<4 { put(600, at: 20 + block * 59, width: 12) }
+        for (index, bit) in bits.enumerated() where bit == 1 { frame[4 + index / 8] |= UInt8(0x80 >> (index % 8)) }
+        for index in 36..<(36 + 300) { frame[index] = UInt8(index % 251) }
+        let reservoir = [UInt8](repeating: 0xAB, count: 300)
+        let repacked = try #require(MP3Frame.repack(frame, reservoir: reservoir))
+        let header = try #require(MP3Frame.header(repacked))
+        #expect(header.bitRateIndex > 9 && repacked.count == header.size(bitRateIndex: header.bitRateIndex))
+        #expect(Array(repacked[4..<36]) == Array(frame[4..<36]) && Array(repacked[36..<336]) == Array(frame[36..<336]))
+        #expect(Array(repacked.suffix(300)) == reservoir)
+        // A frame that uses a reservoir of its own, or needs more room than any bit rate has, is refused.
+        var borrowing = frame
+        borrowing[4] = 0x80
+        #expect(MP3Frame.repack(borrowing, reservoir: reservoir) == nil)
+        #expect(MP3Frame.repack(frame, reservoir: [UInt8](repeating: 1, count: 512)) == nil)
+    }
+
     @Test func mp3ReservoirIsReadFromTheSideInformation() {
         // MPEG-1 layer III, no CRC, stereo: main_data_begin = 0b1_0000_0001 = 257; 418-byte frame holds 418 − 4 − 32.
         var frame = [UInt8](repeating: 0, count: 418)

@@ -131,7 +131,8 @@ import TestSupport
         }
     }
 
-    /// Joins: lossless ones exact; lossy ones encoded again, exactly as long as the ranges.
+    /// Joins: lossless ones exact; MP3 ones as long as the ranges but for each seam's move onto the frame grid (less than
+    /// half a frame), as the report says.
     @Test func joinsHoldEveryRangeToTheSample() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
@@ -142,8 +143,10 @@ import TestSupport
             let result = try await Run.vtrim(["cut", "--json", input, "--keep", "1..2.5", "--keep", "4..5", "-o", output])
             #expect(result.status == 0 && result.stderr.isEmpty, "\(result)")
             let decoded = try await Self.decode(output)
-            #expect(decoded.count / 2 == Int(2.5 * 44100), "\(format.name): \(decoded.count / 2)")
-            if format.identical, ext == "flac" {
+            let reported = (result.jsonLines.first?["actual"] as? [String: Any])?["samples"] as? Int
+            #expect(reported == decoded.count / 2, "\(format.name): \(decoded.count / 2) decoded, \(String(describing: reported)) reported")
+            #expect(abs(decoded.count / 2 - Int(2.5 * 44100)) < (ext == "mp3" ? 576 : 1), "\(format.name): \(decoded.count / 2)")
+            if ext == "flac" {
                 let reference = try await Self.decode(input)
                 #expect(Array(decoded[0..<(66150 * 2)]) == Array(reference[(44100 * 2)..<(110_250 * 2)]))
                 #expect(Array(decoded[(66150 * 2)...]) == Array(reference[(176_400 * 2)..<(220_500 * 2)]))
@@ -151,15 +154,15 @@ import TestSupport
         }
     }
 
-    /// An M4A join re-encodes only each seam's window: outside the windows every sample is the source's (each range
+    /// An M4A or MP3 join re-encodes only each seam's window: outside the windows every sample is the source's (each range
     /// placed where the report says, its seam moved by less than half a frame), inside them the crossfade is within
     /// 40 dB of the ideal, and the join lasts what the report says.
-    @Test func anM4AJoinReencodesOnlyItsSeams() async throws {
+    @Test(arguments: ["a.m4a", "a.mp3"]) func aJoinReencodesOnlyItsSeams(_ name: String) async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        guard let format = Self.formats.first(where: { $0.name == "a.m4a" }) else { return }
+        guard let format = Self.formats.first(where: { $0.name == name }) else { return }
         let input = try await Self.source(folder, format)
-        let output = folder.file("joined.m4a")
+        let output = folder.file("joined." + (name as NSString).pathExtension)
         let keeps = [(0.52, 2.31), (3.007, 5.5), (6.25, 9.1)]
         let result = try await Run.vtrim(["cut", "--json", input] + keeps.flatMap { ["--keep", "\($0.0)..\($0.1)"] } + ["-o", output])
         #expect(result.status == 0 && result.stderr.isEmpty, "\(result)")
@@ -199,7 +202,8 @@ import TestSupport
                 signal += a * a
                 noise += (a - b) * (a - b)
             }
-            #expect(10 * log10(signal / max(noise, 1e-20)) >= 30, "seam \(number + 1): \(10 * log10(signal / max(noise, 1e-20))) dB")
+            // The codec's own noise on this noisy sweep: a whole re-encode measures 33 dB (AAC 160k), 27 dB (LAME 160k).
+            #expect(10 * log10(signal / max(noise, 1e-20)) >= (name.hasSuffix(".mp3") ? 24 : 30), "seam \(number + 1): \(10 * log10(signal / max(noise, 1e-20))) dB")
         }
         let samples = (report["actual"] as? [String: Any])?["samples"] as? Int
         #expect(samples == decoded.count / 2, "\(String(describing: samples)) reported, \(decoded.count / 2) decoded")

@@ -42,18 +42,25 @@ enum SoundPlanner {
         if let reencode = try reencoding(facts, ranges: ranges, path: path), reencode.why == .join,
            let seams = SoundSeamPlanner.plan(facts, ranges: ranges) {
             plan.method = .seams(seams)
-            // FFmpeg 5.1 plays the last frame whole (it ignores the edit list's end).
-            plan.decodedSamples = seams.endSamples.plus(seams.paddingSamples)
+            // MP4: FFmpeg 5.1 plays the last frame whole (it ignores the edit list's end); MP3's LAME tag it honours.
+            let playsPadding = facts.container == .mp4
+            plan.decodedSamples = playsPadding ? seams.endSamples.plus(seams.paddingSamples) : seams.endSamples
             plan.ranges = ranges
             notices.append(.seamsReencoded(count: seams.shifts.count, encoder: seams.encoder,
                                            largestShift: seams.shifts.map { abs($0) }.max() ?? 0, sampleRate: facts.sampleRate))
-            if seams.paddingSamples > 0 {
+            if playsPadding, seams.paddingSamples > 0 {
                 notices.append(.signalledOnly(startSamples: 0, extraSamples: seams.paddingSamples, sampleRate: facts.sampleRate,
                                               why: "it ignores the end of an MP4 edit list; players that honour it stop at the join's end"))
             }
         } else if let reencode = try reencoding(facts, ranges: ranges, path: path) {
             plan.method = .reencode(reencode)
             plan.decodedSamples = plan.plannedSamples
+            // AAC into MP4: FFmpeg 5.1 decodes the last frame whole, past the edit list's end.
+            if facts.container == .mp4, reencode.encoder == "aac", case let rest = plan.plannedSamples % 1024, rest > 0 {
+                plan.decodedSamples = plan.plannedSamples.plus(1024 - rest)
+                notices.append(.signalledOnly(startSamples: 0, extraSamples: 1024 - rest, sampleRate: facts.sampleRate,
+                                              why: "it ignores the end of an MP4 edit list; players that honour it stop at the end"))
+            }
             notices.append(.reencoded(encoder: reencode.encoder, why: reencode.why, from: facts.codec))
         } else if let range = ranges.first, let edges = facts.edges.first {
             let copy = try copying(facts, range: range, edges: edges, path: path)

@@ -10,14 +10,26 @@ enum SoundSeamPlanner {
     /// The crossfade at each seam (samples): short enough to stay inside a pause's pad, long enough to leave no click.
     static let crossfadeSamples: Int64 = 256
 
+    /// The codecs whose joins keep their frames: AAC-LC into MP4 (an edit list hides the first frame) and MP3 into MP3
+    /// (the LAME tag hides three). The encoder, and the frames decoded before the first range.
+    static func coding(_ facts: SoundFacts) -> (encoder: String, preroll: Int)? {
+        switch (facts.codec, facts.container) {
+        case ("aac", .mp4) where facts.lowComplexity && !facts.adts: ("aac", 1)
+        case ("mp3", .mp3): ("libmp3lame", 3)
+        default: nil
+        }
+    }
+
     static func plan(_ facts: SoundFacts, ranges: [SoundPlan.SampleRange]) -> SoundSeams? {
         let frame = facts.fixedFrame
-        guard ranges.count > 1, ranges.count == facts.edges.count, frame > 0, facts.codec == "aac", facts.lowComplexity,
-              facts.container == .mp4, !facts.adts, facts.encoders.contains("aac"),
+        guard ranges.count > 1, ranges.count == facts.edges.count, frame > 0, let coding = coding(facts), facts.encoders.contains(coding.encoder),
               let first = ranges.first, let edges = facts.edges.first,
-              let holding = edges.head.lastIndex(where: { $0.start <= first.start }), holding >= 1 else { return nil }
-        let preroll = edges.head[holding - 1]
+              let holding = edges.head.lastIndex(where: { $0.start <= first.start }), holding >= coding.preroll else { return nil }
+        let preroll = edges.head[holding - coding.preroll]
         let prerollSamples = first.start.minus(preroll.start)
+        // MP3: the LAME tag's 12-bit delay, beyond the decoder's own.
+        if facts.codec == "mp3", prerollSamples < SoundPlanner.mp3DecoderDelay
+            || prerollSamples.minus(SoundPlanner.mp3DecoderDelay) > SoundPlanner.lameFieldLimit { return nil }
         // The output's grid: where its frames start (output samples, the first shown sample at 0), as a residue.
         let residue = modulo(0 - prerollSamples, frame)
         var starts: [Int64] = [0]
@@ -47,17 +59,33 @@ enum SoundSeamPlanner {
             }
             // A range must keep at least one frame of its own.
             guard copyTo.minus(copyFrom) >= frame else { return nil }
-            pieces.append(.copy(SoundSeams.CopySpan(range: index, outputStart: copyFrom, outputEnd: copyTo,
-                                                    firstSourcePts: 0, toSource: toSource)))
+            // Where its first packet lies (MP3 is entered by byte), and the frames before it that hold its bit reservoir.
+            let head = facts.edges[index].head
+            guard let firstIndex = head.firstIndex(where: { $0.start == copyFrom.plus(toSource) }) else { return nil }
+            var span = SoundSeams.CopySpan(range: index, outputStart: copyFrom, outputEnd: copyTo, firstSourcePts: head[firstIndex].pts,
+                                           toSource: toSource)
+            span.firstPosition = head[firstIndex].position
+            let reservoir = head[max(0, firstIndex - 4)]
+            span.reservoirFrom = SoundSeams.Entry(pts: reservoir.pts, position: reservoir.position)
+            pieces.append(.copy(span))
             guard !isLast else { break }
             let windowEnd = gridCeil(starts[index + 1].plus(crossfadeSamples / 2), residue: residue, frame: frame)
-            pieces.append(.encode(SoundSeams.Window(outputStart: copyTo, outputEnd: windowEnd, seam: index + 1)))
+            var window = SoundSeams.Window(outputStart: copyTo, outputEnd: windowEnd, seam: index + 1)
+            // Where decoding starts for each side of the window: at least 16 frames before what it needs.
+            let beforeFrom = copyTo.minus(frame.times(8)).plus(toSource)
+            let afterFrom = ranges[index + 1].start.minus(frame.times(16))
+            window.beforeDecode = facts.edges[index].tail.last(where: { $0.start <= beforeFrom }).map { SoundSeams.Entry(pts: $0.pts, position: $0.position) }
+            window.afterDecode = facts.edges[index + 1].head.last(where: { $0.start <= afterFrom }).map { SoundSeams.Entry(pts: $0.pts, position: $0.position) }
+            pieces.append(.encode(window))
             copyFrom = windowEnd
         }
         guard let lastRange = ranges.last, let lastStart = starts.last else { return nil }
         let end = lastStart.plus(lastRange.count)
         guard case let .copy(lastCopy)? = pieces.last else { return nil }
-        return SoundSeams(encoder: "aac", bitRate: (32000...512_000).contains(facts.bitRate) ? facts.bitRate : 0, frame: frame,
+        // MP3 windows at most 160 kb/s: with the reservoir off, a window's last frame plus the 511 reservoir bytes the
+        // copied frame after it may reach back for fit one 320 kb/s frame (`MP3Frame.repack`).
+        let bitRate = (32000...512_000).contains(facts.bitRate) ? (facts.codec == "mp3" ? min(facts.bitRate, 160_000) : facts.bitRate) : 0
+        return SoundSeams(encoder: coding.encoder, bitRate: bitRate, frame: frame,
                           outputStarts: starts, shifts: shifts, pieces: pieces, prerollSamples: prerollSamples,
                           endSamples: end, paddingSamples: lastCopy.outputEnd.minus(end), crossfadeSamples: crossfadeSamples)
     }
@@ -108,6 +136,16 @@ public struct SoundSeams: Sendable, Equatable, Codable {
         public var outputEnd: Int64
         public var firstSourcePts: Int64
         public var toSource: Int64
+        /// The first packet's byte position (MP3 is entered by byte: it holds no timestamps); -1 when unknown.
+        public var firstPosition: Int64 = -1
+        /// A few frames before the first, whose main data the first may reach back into (MP3's bit reservoir).
+        public var reservoirFrom: Entry?
+    }
+
+    /// A packet to start reading at: its timestamp (source ticks) and byte position.
+    public struct Entry: Sendable, Equatable, Codable {
+        public var pts: Int64
+        public var position: Int64
     }
 
     /// `[outputStart, outputEnd)` encoded again around seam `seam` (the start of range `seam`, 0-based).
@@ -115,6 +153,9 @@ public struct SoundSeams: Sendable, Equatable, Codable {
         public var outputStart: Int64
         public var outputEnd: Int64
         public var seam: Int
+        /// Where decoding starts for the range before the seam and the range after it.
+        public var beforeDecode: Entry?
+        public var afterDecode: Entry?
         /// The copied frame after the window decodes overlapped with the window's last: not the source's samples either.
         public func affectedEnd(frame: Int64) -> Int64 { outputEnd.plus(frame) }
     }

@@ -1,8 +1,10 @@
 import CAV
 
 /// Writes a join planned by `SoundSeamPlanner`: each range's packets copied onto the output's grid, and each seam's
-/// window decoded from both ranges, crossfaded, and encoded again by a fresh AAC encoder fed from two frames before the
-/// window (so its frames overlap the copied ones as the source's do), keeping only the window's own frames.
+/// window decoded from both ranges, crossfaded, and encoded again by a fresh encoder fed from frames before the window
+/// (so its frames overlap the copied ones as the source's do), keeping only the window's own frames. MP3: the LAME tag's
+/// delay and padding from skip-samples side data on the first and last packet; windows encoded without a bit reservoir,
+/// and the last frame of each rewritten to carry the bytes the next copied frame's reservoir reaches back for.
 final class SoundSeamWriter {
     private let input: InputFile
     private let source: UnsafeMutablePointer<AVStream>
@@ -13,6 +15,12 @@ final class SoundSeamWriter {
     private let samples: AVRational
     private let decoder: Decoder
     private let packet: Packet
+    /// MP3 and ADTS hold no timestamps: entered by byte and timed by counting (`SoundSurvey.readsFromStart`).
+    private let sequential: Bool
+    private let isMP3: Bool
+    /// A window's last frame, held until the copy after it says what reservoir bytes it must carry (MP3).
+    private var pending: Packet?
+    private var firstWritten = false
 
     /// Frames the encoder is fed before a window, so its first kept frame overlaps the copied one before it.
     static let leadInFrames: Int64 = 4
@@ -30,6 +38,8 @@ final class SoundSeamWriter {
         outputIndex = Int(stream.pointee.index)
         decoder = try Decoder(stream: source, threads: 1)
         packet = try Packet()
+        sequential = SoundSurvey.readsFromStart(input)
+        isMP3 = plan.codec == "mp3"
         guard decoder.codecContext.pointee.sample_fmt == AV_SAMPLE_FMT_FLTP else {
             throw AVFailure(code: CAV_AVERROR_INVALIDDATA, operation: "AAC decoder sample format")
         }
@@ -44,6 +54,33 @@ final class SoundSeamWriter {
             }
             progress?(Double(number + 1) / Double(seams.pieces.count))
         }
+        if let pending { try output.write(pending, stream: outputIndex, timeBase: samples) }
+    }
+
+    /// Positions the input at `entry` (by byte where the file holds no timestamps) or at source sample `sample`; the
+    /// timestamp the next packet has when counted from there (nil: the demuxer's own).
+    private func position(at entry: SoundSeams.Entry?, sample: Int64) throws -> Int64? {
+        if sequential {
+            if let entry, entry.position >= 0, av_seek_frame(input.format, -1, entry.position, AVSEEK_FLAG_BYTE) >= 0 { return entry.pts }
+            try input.seekToStart()
+            return nil
+        }
+        if (try? input.seek(streamIndex: plan.streamIndex, timestamp: ticks(sample))) == nil { try input.seekToStart() }
+        return nil
+    }
+
+    /// Reads the next packet of the stream, timed by counting from `counted` where the file has no timestamps.
+    private func nextPacket(_ counted: inout Int64?) throws -> Bool {
+        while try input.read(into: packet) == .packet {
+            guard packet.streamIndex == plan.streamIndex else { continue }
+            if let time = counted {
+                packet.pointer.pointee.pts = time
+                packet.pointer.pointee.dts = time
+                counted = time.plus(packet.duration)
+            }
+            if packet.pts != CAV_NOPTS_VALUE { return true }
+        }
+        return false
     }
 
     private func ticks(_ sample: Int64) -> Int64 { av_rescale_q(sample, samples, source.pointee.time_base) }
@@ -52,20 +89,34 @@ final class SoundSeamWriter {
     /// A range's packets whose first samples lie in the span, moved onto the output's timeline.
     private func copy(_ span: SoundSeams.CopySpan, last: Bool) throws {
         let from = span.outputStart.plus(span.toSource), to = span.outputEnd.plus(span.toSource)
-        try input.seek(streamIndex: plan.streamIndex, timestamp: ticks(from))
+        var counted = try position(at: pending != nil && isMP3 ? span.reservoirFrom : SoundSeams.Entry(pts: span.firstSourcePts, position: span.firstPosition),
+                                   sample: from)
+        var mainData: [UInt8] = []
         var written = false
-        while try input.read(into: packet) == .packet {
-            guard packet.streamIndex == plan.streamIndex, packet.pts != CAV_NOPTS_VALUE else { continue }
+        while try nextPacket(&counted) {
             let start = sample(packet.pts)
-            if start < from { continue }
+            if start < from {
+                // Frames before the span: the main data the first copied frame's reservoir may reach back into.
+                if pending != nil, isMP3 { mainData += Self.mainData(packet.bytes) }
+                continue
+            }
             if start >= to { break }
+            if let held = pending {
+                try release(held, before: packet.bytes, mainData: mainData)
+                pending = nil
+            }
             let outputStart = start.minus(span.toSource)
             av_packet_shrink_side_data(packet.pointer, AV_PKT_DATA_SKIP_SAMPLES, 0)
             packet.pointer.pointee.pts = outputStart
             packet.pointer.pointee.dts = outputStart
-            // The last frame ends the join where the edit list ends it.
+            // The last frame ends the join where the edit list (or the LAME tag's padding) ends it.
             let end = outputStart.plus(seams.frame)
-            packet.pointer.pointee.duration = last && end >= span.outputEnd ? max(1, seams.endSamples.minus(outputStart)) : seams.frame
+            let isLast = last && end >= span.outputEnd
+            packet.pointer.pointee.duration = isLast && !isMP3 ? max(1, seams.endSamples.minus(outputStart)) : seams.frame
+            if isMP3, !firstWritten || isLast {
+                try skip(packet, start: firstWritten ? 0 : seams.prerollSamples, end: isLast ? seams.paddingSamples : 0)
+            }
+            firstWritten = true
             try output.write(packet, stream: outputIndex, timeBase: samples)
             written = true
         }
@@ -74,20 +125,56 @@ final class SoundSeamWriter {
         }
     }
 
-    /// The window's samples as the output should hold them: the range before the seam, then the one after, crossfaded.
+    /// Writes a window's last frame: as it is (AAC), or rewritten to end with the bytes the copied MP3 frame `next`
+    /// reaches back for (`MP3Frame.repack`).
+    private func release(_ held: Packet, before next: [UInt8], mainData: [UInt8]) throws {
+        if isMP3 {
+            let reach = next.withUnsafeBufferPointer { MP3Frame.reservoirOf($0) }
+            guard reach <= mainData.count, let frame = MP3Frame.repack(held.bytes, reservoir: Array(mainData.suffix(reach))) else {
+                throw MediaError(.decodeFailed, path: input.path, operation: "join",
+                                 reason: "a seam's last MP3 frame cannot carry the \(reach) bytes of bit reservoir the frame after it needs")
+            }
+            try held.setBytes(frame)
+        }
+        try output.write(held, stream: outputIndex, timeBase: samples)
+    }
+
+    /// An MP3 frame's main data: every byte after its side information.
+    static func mainData(_ bytes: [UInt8]) -> [UInt8] {
+        guard let header = MP3Frame.header(bytes), bytes.count > header.mainDataStart else { return [] }
+        return Array(bytes[header.mainDataStart...])
+    }
+
+    /// `AV_PKT_DATA_SKIP_SAMPLES`: what the MP3 muxer's LAME tag says to drop at the start and the end.
+    private func skip(_ packet: Packet, start: Int64, end: Int64) throws {
+        guard let data = av_packet_new_side_data(packet.pointer, AV_PKT_DATA_SKIP_SAMPLES, 10) else {
+            throw AVFailure(code: CAV_AVERROR_ENOMEM, operation: "av_packet_new_side_data")
+        }
+        for (offset, value) in [(0, UInt32(clamping: start)), (4, UInt32(clamping: end))] {
+            for byte in 0..<4 { data[offset + byte] = UInt8((value >> (8 * UInt32(byte))) & 0xFF) }
+        }
+        data[8] = 0
+        data[9] = 0
+    }
+
+    /// The window's samples as the output should hold them: the range before the seam, then the one after, crossfaded —
+    /// encoded from enough frames before the window that the encoder's frames land on the output's grid.
     private func encode(_ window: SoundSeams.Window) throws {
         let seam = window.seam, frame = seams.frame
+        let encoder = try Encoding(name: seams.encoder, decoder: decoder.codecContext, bitRate: seams.bitRate, frame: frame)
+        // Packet k covers [feedStart + k·frame − padding, +frame): the first kept one starts the window.
+        let padding = Int64(max(0, encoder.context.pointee.initial_padding))
+        let frames = Self.leadInFrames.plus((padding + frame - 1) / frame)
+        let feedStart = window.outputStart.minus(frames.times(frame)).plus(padding)
         let fade = seams.crossfadeSamples, join = seams.outputStarts[seam]
-        let feedStart = window.outputStart.minus(Self.leadInFrames.times(frame))
         let feedEnd = window.outputEnd.plus(2 * frame)
         let before = plan.ranges[seam - 1].start.minus(seams.outputStarts[seam - 1])
         let after = plan.ranges[seam].start.minus(join)
         let fadeStart = join.minus(fade / 2), fadeEnd = fadeStart.plus(fade)
-        let first = try decode(from: feedStart.plus(before), count: fadeEnd.minus(feedStart))
-        let second = try decode(from: fadeStart.plus(after), count: feedEnd.minus(fadeStart))
-        let channels = first.count
-        var mixed = [[Float]](repeating: [], count: channels)
-        for channel in 0..<channels {
+        let first = try decode(from: feedStart.plus(before), count: fadeEnd.minus(feedStart), entry: window.beforeDecode)
+        let second = try decode(from: fadeStart.plus(after), count: feedEnd.minus(fadeStart), entry: window.afterDecode)
+        var mixed = [[Float]](repeating: [], count: first.count)
+        for channel in 0..<first.count {
             var line = [Float](repeating: 0, count: Int(feedEnd.minus(feedStart)))
             for index in line.indices {
                 let t = feedStart.plus(Int64(index))
@@ -98,21 +185,20 @@ final class SoundSeamWriter {
             }
             mixed[channel] = line
         }
-        try encode(mixed, feedStart: feedStart, keep: window.outputStart..<window.outputEnd)
+        try encode(mixed, with: encoder, feedStart: feedStart, keep: window.outputStart..<window.outputEnd)
     }
 
     /// `count` decoded samples of the source from source sample `from` (planar float), silence where it has none.
-    private func decode(from: Int64, count: Int64) throws -> [[Float]] {
+    private func decode(from: Int64, count: Int64, entry: SoundSeams.Entry?) throws -> [[Float]] {
         let channels = Int(decoder.codecContext.pointee.ch_layout.nb_channels)
         var planes = [[Float]](repeating: [Float](repeating: 0, count: Int(max(0, count))), count: channels)
         guard count > 0 else { return planes }
         decoder.flush()
-        if (try? input.seek(streamIndex: plan.streamIndex, timestamp: ticks(from.minus(Int64(plan.sampleRate))))) == nil { try input.seekToStart() }
+        var counted = try position(at: entry, sample: from.minus(Int64(plan.sampleRate)))
         let frame = try Frame()
         let end = from.plus(count)
         var done = false
-        while !done, try input.read(into: packet) == .packet {
-            guard packet.streamIndex == plan.streamIndex else { continue }
+        while !done, try nextPacket(&counted) {
             try decoder.decode(packet, into: frame) { decoded in
                 let timestamp = decoded.pointer.pointee.best_effort_timestamp
                 guard timestamp != CAV_NOPTS_VALUE, decoded.pointer.pointee.format == AV_SAMPLE_FMT_FLTP.rawValue,
@@ -133,30 +219,41 @@ final class SoundSeamWriter {
         return planes
     }
 
-    /// Encodes `pcm` (output samples from `feedStart`) with a fresh AAC encoder and writes the frames that decode to `keep`.
-    private func encode(_ pcm: [[Float]], feedStart: Int64, keep: Range<Int64>) throws {
-        guard let codec = avcodec_find_encoder_by_name(seams.encoder) else {
-            throw AVFailure(code: CAV_AVERROR_ENCODER_NOT_FOUND, operation: "avcodec_find_encoder_by_name(\(seams.encoder))")
+    /// An opened encoder for one window: AAC without noise substitution or intensity stereo (they trade the waveform for
+    /// bits, and a window must match the copied frames it overlaps), libmp3lame without its bit reservoir.
+    final class Encoding {
+        private var owned: UnsafeMutablePointer<AVCodecContext>?
+        var context: UnsafeMutablePointer<AVCodecContext> { owned.unsafelyUnwrapped }
+
+        init(name: String, decoder: UnsafeMutablePointer<AVCodecContext>, bitRate: Int64, frame: Int64) throws {
+            guard let codec = avcodec_find_encoder_by_name(name) else {
+                throw AVFailure(code: CAV_AVERROR_ENCODER_NOT_FOUND, operation: "avcodec_find_encoder_by_name(\(name))")
+            }
+            owned = avcodec_alloc_context3(codec)
+            guard let encoder = owned else { throw AVFailure(code: CAV_AVERROR_ENOMEM, operation: "avcodec_alloc_context3") }
+            var status = cav_audio_encoder_for(encoder, decoder, bitRate, 1)
+            if status < 0 { throw AVFailure(code: status, operation: "audio encoder setup (\(name))") }
+            var options: OpaquePointer?
+            for (key, value) in [("aac_pns", "0"), ("aac_is", "0"), ("reservoir", "0")] { av_dict_set(&options, key, value, 0) }
+            defer { av_dict_free(&options) }
+            status = avcodec_open2(encoder, codec, &options)
+            if status < 0 { throw AVFailure(code: status, operation: "avcodec_open2(\(name))") }
+            guard encoder.pointee.sample_fmt == AV_SAMPLE_FMT_FLTP, Int64(encoder.pointee.frame_size) == frame else {
+                throw AVFailure(code: CAV_AVERROR_INVALIDDATA, operation: "\(name) frame")
+            }
         }
-        var context = avcodec_alloc_context3(codec)
-        defer { avcodec_free_context(&context) }
-        guard let encoder = context else { throw AVFailure(code: CAV_AVERROR_ENOMEM, operation: "avcodec_alloc_context3") }
-        var status = cav_audio_encoder_for(encoder, decoder.codecContext, seams.bitRate, 1)
-        if status < 0 { throw AVFailure(code: status, operation: "audio encoder setup (\(seams.encoder))") }
-        // Noise substitution and intensity stereo trade the waveform for bits: a window must match the copied frames
-        // around it, whose overlap it shares.
-        var options: OpaquePointer?
-        av_dict_set(&options, "aac_pns", "0", 0)
-        av_dict_set(&options, "aac_is", "0", 0)
-        defer { av_dict_free(&options) }
-        status = avcodec_open2(encoder, codec, &options)
-        if status < 0 { throw AVFailure(code: status, operation: "avcodec_open2(\(seams.encoder))") }
-        guard encoder.pointee.sample_fmt == AV_SAMPLE_FMT_FLTP, encoder.pointee.frame_size == Int32(seams.frame) else {
-            throw AVFailure(code: CAV_AVERROR_INVALIDDATA, operation: "AAC encoder frame")
-        }
+
+        deinit { avcodec_free_context(&owned) }
+    }
+
+    /// Encodes `pcm` (output samples from `feedStart`) and writes the frames that decode to `keep`; the last is held
+    /// (`pending`) until the copy after it.
+    private func encode(_ pcm: [[Float]], with encoding: Encoding, feedStart: Int64, keep: Range<Int64>) throws {
+        let encoder = encoding.context
         let frame = try Frame(), encoded = try Packet()
         let total = pcm.first?.count ?? 0
         var offset = 0
+        var status: Int32 = 0
         func receive() throws {
             while true {
                 encoded.unref()
@@ -165,10 +262,12 @@ final class SoundSeamWriter {
                 if status < 0 { throw AVFailure(code: status, operation: "avcodec_receive_packet") }
                 let start = feedStart.plus(encoded.pts)
                 guard keep.contains(start) else { continue }
+                av_packet_shrink_side_data(encoded.pointer, AV_PKT_DATA_SKIP_SAMPLES, 0)
                 encoded.pointer.pointee.pts = start
                 encoded.pointer.pointee.dts = start
                 encoded.pointer.pointee.duration = seams.frame
-                try output.write(encoded, stream: outputIndex, timeBase: samples)
+                if let held = pending { try output.write(held, stream: outputIndex, timeBase: samples) }
+                pending = try encoded.clone()
             }
         }
         while offset < total {

@@ -66,6 +66,11 @@ struct SoundSurvey {
             let edges = try reader.edges(of: range, origin: originSample)
             facts.edges = [edges.edges]
             if let end = edges.streamEnd { facts.endSample = end }
+        } else if id == AV_CODEC_ID_MP3, container == .mp3 {
+            // An MP3 join whose seams alone may be encoded again: every range's edges, in one pass from the start.
+            let found = try reader.sequentialEdges(of: ranges)
+            facts.edges = found.edges
+            if let end = found.streamEnd { facts.endSample = end }
         } else if id == AV_CODEC_ID_AAC, container == .mp4, !reader.sequential, base.num == 1, base.den == Int32(rate) {
             // A join whose seams alone may be encoded again (`SoundSeamPlanner`): every range's edges.
             for range in ranges {
@@ -135,7 +140,8 @@ private struct EdgeReader {
             let from = range.start.minus(margin.times(Int64(rate)))
             // Within reach of the stream's start (or every margin fell short): from its first packet.
             fromFirst = margin < 0 || from <= origin
-            head = try packets(from: fromFirst ? .min : from, until: range.start).packets
+            // A few frames past the start too: where a join's copy resumes after its seam.
+            head = try packets(from: fromFirst ? .min : from, until: range.start.plus(4 * max(fixedFrame, 1))).packets
             // Enough when the packet holding the start has 12 before it (Opus's 200 ms of 20 ms packets; 3 MP3 frames).
             if fromFirst || (head.lastIndex(where: { $0.start <= range.start }) ?? 0) >= 12 { break }
         }
@@ -185,6 +191,36 @@ private struct EdgeReader {
             if tail.count > 2 * kept { tail.removeFirst(kept) }
         }
         return (SoundFacts.RangeEdges(head: head, tail: tail, headFromFirst: beforeStart == head.count), tail.last.map { $0.end.minus(lastTrim) })
+    }
+
+    /// Several ranges' edges in one pass from the start (an MP3 join): each range's packets up to a few frames after its
+    /// start (where its copy resumes after a seam) and up to its end.
+    func sequentialEdges(of ranges: [SoundPlan.SampleRange]) throws(MediaError) -> (edges: [SoundFacts.RangeEdges], streamEnd: Int64?) {
+        do { try input.seekToStart() } catch {
+            throw MediaError(.decodeFailed, path: input.path, operation: error.operation, reason: "cannot read the audio (\(error.text))")
+        }
+        let kept = 64, after = 4 * max(fixedFrame, 1)
+        var recent: [SoundFacts.PacketSpan] = []
+        var heads = [[SoundFacts.PacketSpan]?](repeating: nil, count: ranges.count)
+        var tails = [[SoundFacts.PacketSpan]?](repeating: nil, count: ranges.count)
+        var next: Int64?, lastTrim: Int64 = 0, read = 0
+        var firsts = [Bool](repeating: false, count: ranges.count)
+        while let span = try nextSpan(after: &next, trim: &lastTrim) {
+            for (index, range) in ranges.enumerated() {
+                if heads[index] == nil, span.start > range.start.plus(after) { heads[index] = recent; firsts[index] = read == recent.count }
+                if tails[index] == nil, span.start > range.end { tails[index] = recent }
+            }
+            if tails.last.map({ $0 != nil }) == true { break }
+            recent.append(span)
+            read += 1
+            if recent.count > 2 * kept { recent.removeFirst(kept) }
+        }
+        let end = tails.last.map { $0 == nil } == true ? recent.last.map { $0.end.minus(lastTrim) } : nil
+        let edges = ranges.indices.map { index in
+            SoundFacts.RangeEdges(head: heads[index] ?? recent, tail: tails[index] ?? recent,
+                                  headFromFirst: heads[index] == nil ? read == recent.count : firsts[index])
+        }
+        return (edges, end)
     }
 
     /// The next packet of the stream as a span (its samples before any trimming); nil at the end of the file.
