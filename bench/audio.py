@@ -51,10 +51,16 @@ cuts=$(ffmpeg -hide_banner -nostats -i {q(podcast)} -af silencedetect=n=-30dB:d=
 e=[float(x) for x in re.findall(r"silence_end: ([0-9.]+)", t)]; print("+".join(f"between(t,{{a+0.15:.3f}},{{b-0.15:.3f}})" for a,b in zip(s,e)))')
 ffmpeg -v error -y -i {q(podcast)} -af "aselect='not($cuts)',asetpts=N/SR/TB" -c:a libmp3lame -b:a 128k {q(out)}-fc.mp3
 """)
+podcast_m4a = os.path.join(cache, "podcast-1h.m4a")
+if not os.path.exists(podcast_m4a):
+    subprocess.run(["ffmpeg", "-v", "error", "-y", "-i", podcast, "-c:a", "aac", "-b:a", "128k", podcast_m4a + ".part.m4a"], check=True)
+    os.replace(podcast_m4a + ".part.m4a", podcast_m4a)
 join_rows = [
     ("vtrim cut --propose silence --join -o OUT.mp3",
      f"rm -f {q(out)}-vj.mp3; {q(vtrim)} cut {q(podcast)} --propose silence --join -o {q(out)}-vj.mp3"),
     ("ffmpeg silencedetect, then aselect + libmp3lame", f"bash {q(chain_script)}"),
+    ("vtrim cut --propose silence --join -o OUT.m4a (from the M4A)",
+     f"rm -f {q(out)}-vj.m4a; {q(vtrim)} cut {q(podcast_m4a)} --propose silence --join -o {q(out)}-vj.m4a"),
 ]
 
 print(f"bench: sound cuts of {os.path.basename(podcast)}, {args.runs} alternating runs", file=sys.stderr, flush=True)
@@ -67,4 +73,4 @@ results = benchlib.run_alternating(join_rows, args.runs, "join")
 print(f"\n### 30 pauses removed from the same MP3, median of {args.runs} alternating runs\n")
 print(benchlib.table(results, join_rows, {"vtrim": join_rows[0][0]}))
 vt, ff = results[join_rows[0][0]], results[join_rows[1][0]]
-print(f"\njoin: speed-up ffmpeg/vtrim {ff[0] / vt[0]:.2f} (target ≥ 20: needs seam-only re-encoding, not built yet)")
+print(f"\njoin: speed-up ffmpeg/vtrim {ff[0] / vt[0]:.2f} (target ≥ 20)")

@@ -209,6 +209,45 @@ import TestSupport
         #expect(samples == decoded.count / 2, "\(String(describing: samples)) reported, \(decoded.count / 2) decoded")
     }
 
+    /// Damaged sound: an MP3 whose Xing header claims 2³¹ frames is cut by its frames (its duration measured from them);
+    /// a FLAC whose STREAMINFO has no MD5 is cut with one; an M4A cut short gets its range refused or ended where it can be
+    /// read; an empty Opus file is an error naming it. Nothing is left half-written.
+    @Test func damagedSoundIsNamed() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let mp3 = try await Self.source(folder, Self.formats[0])
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: mp3))
+        let tag = try #require(bytes.range(of: Data("Info".utf8)) ?? bytes.range(of: Data("Xing".utf8)))
+        bytes.replaceSubrange((tag.lowerBound + 8)..<(tag.lowerBound + 12), with: [0x7F, 0xFF, 0xFF, 0xFF])
+        try bytes.write(to: URL(fileURLWithPath: mp3))
+        let cut = try await Run.vtrim(["cut", "--json", mp3, "--start", "3", "--end", "5", "-o", folder.file("x.mp3")])
+        #expect(cut.status == 0, "\(cut)")
+        #expect((cut.jsonLines.first?["actual"] as? [String: Any])?["samples"] as? Int == 88200)
+        guard let flacFormat = Self.formats.first(where: { $0.name == "a.flac" }) else { return }
+        let flac = try await Self.source(folder, flacFormat)
+        var flacBytes = try Data(contentsOf: URL(fileURLWithPath: flac))
+        // STREAMINFO's MD5: its last 16 bytes (the block starts after "fLaC" and a 4-byte header).
+        flacBytes.replaceSubrange(26..<42, with: [UInt8](repeating: 0, count: 16))
+        try flacBytes.write(to: URL(fileURLWithPath: flac))
+        let flacCut = try await Run.vtrim(["cut", flac, "--start", "1", "--end", "2", "-o", folder.file("x.flac")])
+        #expect(flacCut.status == 0, "\(flacCut)")
+        let written = try Data(contentsOf: URL(fileURLWithPath: folder.file("x.flac")))
+        #expect(written[26..<42] != Data(count: 16), "the cut's STREAMINFO has its MD5")
+        let m4a = try await Self.source(folder, Self.formats.first { $0.name == "a.m4a" } ?? Self.formats[0])
+        let faststart = folder.file("fast.m4a")
+        _ = try await Run.tool("/usr/bin/ffmpeg", ["-v", "error", "-i", m4a, "-c", "copy", "-movflags", "+faststart", faststart])
+        let whole = try Data(contentsOf: URL(fileURLWithPath: faststart))
+        try whole.prefix(whole.count / 2).write(to: URL(fileURLWithPath: faststart))
+        let late = try await Run.vtrim(["cut", faststart, "--start", "7", "--end", "8", "-o", folder.file("late.m4a")])
+        #expect(late.status == 1 && late.stderr.contains("truncated"), "\(late)")
+        let early = try await Run.vtrim(["cut", faststart, "--start", "1", "--end", "8", "-o", folder.file("early.m4a")])
+        #expect(early.status == 0 && early.stderr.contains("truncated"), "\(early)")
+        try Data().write(to: URL(fileURLWithPath: folder.file("empty.opus")))
+        let empty = try await Run.vtrim(["cut", folder.file("empty.opus"), "--start", "0", "--end", "1", "-o", folder.file("e.opus")])
+        #expect(empty.status == 1 && empty.stderr.contains("empty.opus"), "\(empty)")
+        #expect(!folder.entries().contains { $0.contains("vtrim-tmp") || $0 == "late.m4a" || $0 == "e.opus" }, "\(folder.entries())")
+    }
+
     /// The audio of a video file into each sound container; a video container's name still cuts the video.
     @Test func theSoundOfAVideoGoesIntoEachContainer() async throws {
         let folder = try TemporaryFolder()

@@ -107,11 +107,10 @@ extension CutSource {
             throw MediaError(.unsupportedContainer, path: info.path, operation: "plan sound", reason: "\(outputName) is not a sound container")
         }
         return try StageTimes.measure("plan") { () throws(MediaError) -> SoundPlan in
-            var (facts, samples) = try SoundSurvey(input: input, path: info.path).facts(outputName: outputName, container: container, rangesSeconds: ranges)
-            if let why = info.shortfall, let readable = Micro.from(seconds: info.readableDurationSeconds) {
-                facts.readableEnd = facts.originSample.plus(readable.times(Int64(facts.sampleRate)) / 1_000_000)
-                facts.truncation = why
-            }
+            // A truncated input: its edges are read where it can be read (the planner refuses or shortens the range).
+            let readable = info.shortfall.map { ($0, info.readableDurationSeconds) }
+            let (facts, samples) = try SoundSurvey(input: input, path: info.path).facts(outputName: outputName, container: container,
+                                                                                       rangesSeconds: ranges, readable: readable)
             return try SoundPlanner.plan(facts, ranges: samples, path: info.path)
         }
     }

@@ -162,7 +162,7 @@ public enum SoundNotice: Sendable, Equatable, Codable {
             case .join: "re-encoded with \(encoder) so the ranges join sample-exact (\(from) frames meet on one grid only when encoded again)"
             }
         case let .seamsReencoded(count, encoder, largest, rate):
-            return "\(count) seam(s) encoded again with \(encoder) (a window of one or two frames each, crossfaded); every other frame copied. Each seam moves onto the frame grid by at most \(Words.samples(largest, rate: rate))"
+            return "\(count) seam(s) encoded again with \(encoder) (a window of two or three frames each, crossfaded); every other frame copied. Each seam moves onto the frame grid by at most \(Words.samples(largest, rate: rate))"
         case let .inexact(start, extra, rate, container):
             return "\(container) cannot say where sound starts or ends: whole frames are kept, so the output starts \(Words.samples(start, rate: rate)) early and holds \(Words.samples(extra, rate: rate)) more than the range (.m4a, .mp3, .opus signal it)"
         case let .reservoirBeforePreroll(milliseconds):

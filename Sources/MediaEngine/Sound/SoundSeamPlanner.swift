@@ -24,8 +24,10 @@ enum SoundSeamPlanner {
         let frame = facts.fixedFrame
         guard ranges.count > 1, ranges.count == facts.edges.count, frame > 0, let coding = coding(facts), facts.encoders.contains(coding.encoder),
               let first = ranges.first, let edges = facts.edges.first,
-              let holding = edges.head.lastIndex(where: { $0.start <= first.start }), holding >= coding.preroll else { return nil }
-        let preroll = edges.head[holding - coding.preroll]
+              let holding = edges.head.lastIndex(where: { $0.start <= first.start }),
+              holding >= coding.preroll || edges.headFromFirst else { return nil }
+        // Near the stream's start the preroll is what lies before (decoded as the source's own decode is).
+        let preroll = edges.head[max(0, holding - coding.preroll)]
         let prerollSamples = first.start.minus(preroll.start)
         // MP3: the LAME tag's 12-bit delay, beyond the decoder's own.
         if facts.codec == "mp3", prerollSamples < SoundPlanner.mp3DecoderDelay

@@ -14,8 +14,9 @@ struct SoundSurvey {
         return Probe.codecName(id).hasPrefix("pcm_")
     }
 
-    func facts(outputName: String, container: SoundContainer, rangesSeconds: [(start: Double, end: Double)])
-        throws(MediaError) -> (SoundFacts, [SoundPlan.SampleRange]) {
+    /// `readable`: a truncated input's reason and how much of it can be read (seconds).
+    func facts(outputName: String, container: SoundContainer, rangesSeconds: [(start: Double, end: Double)],
+               readable: (why: String, seconds: Double)? = nil) throws(MediaError) -> (SoundFacts, [SoundPlan.SampleRange]) {
         let index = Int(av_find_best_stream(input.format, AVMEDIA_TYPE_AUDIO, -1, -1, nil, 0))
         guard index >= 0, let stream = input.stream(index), let parameters = stream.pointee.codecpar?.pointee else {
             throw MediaError(.noAudio, path: path, operation: "av_find_best_stream", reason: "no audio stream to cut into \(outputName)")
@@ -60,25 +61,33 @@ struct SoundSurvey {
         }
         // Only the audio is read from here on.
         for other in 0..<input.streamCount where other != index { input.stream(other)?.pointee.discard = AVDISCARD_ALL }
+        if let readable, let micro = Micro.from(seconds: readable.seconds) {
+            facts.readableEnd = originSample.plus(av_rescale_q(micro, AVRational(num: 1, den: 1_000_000), samples))
+            facts.truncation = readable.why
+        }
+        // Edges are read where the file can be read; the planner says what the range loses.
+        let surveyed = ranges.map { range in
+            facts.readableEnd.map { SoundPlan.SampleRange(start: range.start, end: min(range.end, max(range.start.plus(1), $0))) } ?? range
+        }
         let reader = try reader(index: index, rate: rate, base: base)
         // A join is encoded again: its edges need no survey.
-        if ranges.count == 1, let range = ranges.first {
+        if surveyed.count == 1, let range = surveyed.first {
             let edges = try reader.edges(of: range, origin: originSample)
             facts.edges = [edges.edges]
             if let end = edges.streamEnd { facts.endSample = end }
         } else if id == AV_CODEC_ID_MP3, container == .mp3 {
             // An MP3 join whose seams alone may be encoded again: every range's edges, in one pass from the start.
-            let found = try reader.sequentialEdges(of: ranges)
+            let found = try reader.sequentialEdges(of: surveyed)
             facts.edges = found.edges
             if let end = found.streamEnd { facts.endSample = end }
         } else if id == AV_CODEC_ID_AAC, container == .mp4, !reader.sequential, base.num == 1, base.den == Int32(rate) {
             // A join whose seams alone may be encoded again (`SoundSeamPlanner`): every range's edges.
-            for range in ranges {
+            for range in surveyed {
                 let edges = try reader.edges(of: range, origin: originSample)
                 facts.edges.append(edges.edges)
                 if let end = edges.streamEnd { facts.endSample = end }
             }
-        } else if let last = ranges.last {
+        } else if let last = surveyed.last {
             facts.endSample = try reader.edges(of: last, origin: originSample).streamEnd ?? .max
         }
         return (facts, ranges)
