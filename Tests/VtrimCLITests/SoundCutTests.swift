@@ -81,7 +81,8 @@ import TestSupport
         let reference = try await Self.decode(input)
         var generator = SeededGenerator(seed: UInt64(format.name.utf8.reduce(7) { $0 &* 31 &+ Int($1) }))
         let ext = (format.name as NSString).pathExtension
-        for round in 0..<6 {
+        // Sanitized: one range per format (the same code paths).
+        for round in 0..<(TestPaths.sanitized ? 1 : 6) {
             let startSample = Int.random(in: 0..<(8 * rate), using: &generator)
             let lengthSamples = Int.random(in: (rate / 20)...(2 * rate), using: &generator)
             let start = Double(startSample) / Double(rate), end = Double(startSample + lengthSamples) / Double(rate)
@@ -273,7 +274,7 @@ extension SoundCutTests {
         let made = try await Run.tool("/usr/bin/ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc=d=5:s=320x240:r=25", "-f", "lavfi", "-i",
                                                        "sine=d=5:sample_rate=48000", "-c:v", "mpeg4", "-c:a", "ac3", input])
         #expect(made.status == 0, "\(made)")
-        for mode in ["copy", "keyframe", "exact", "smart"] {
+        for mode in TestPaths.sanitized ? ["copy", "smart"] : ["copy", "keyframe", "exact", "smart"] {
             let output = folder.file("\(mode).avi")
             let result = try await Run.vtrim(["cut", input, "--start", "1", "--end", "4", "--mode", mode, "-o", output])
             #expect(result.status == 0, "\(mode): \(result)")
