@@ -14,22 +14,29 @@ import Testing
     static func facts(codec: String, container: SoundContainer, rate: Int = 44100, frame: Int64, packets count: Int = 500,
                       lossless: Bool = false, origin: Int64 = 0) -> SoundFacts {
         let all = packets(count, frame: frame)
-        return SoundFacts(streamIndex: 0, codec: codec, sampleRate: rate, timeBaseNum: 1, timeBaseDen: Int32(rate), originSample: origin,
+        var facts = SoundFacts(streamIndex: 0, codec: codec, sampleRate: rate, timeBaseNum: 1, timeBaseDen: Int32(rate), originSample: origin,
                           endSample: Int64(count) * frame, container: container, outputName: "out", lossless: lossless,
                           encoders: ["libmp3lame", "aac", "flac", "libopus", "libvorbis", "pcm_s16le"], ownEncoder: lossless ? codec : ["mp3": "libmp3lame", "aac": "aac", "opus": "libopus", "vorbis": "libvorbis"][codec],
                           edges: [SoundFacts.RangeEdges(head: all, tail: all, headFromFirst: true)])
+        if ["mp3", "aac"].contains(codec) { facts.fixedFrame = frame }
+        return facts
     }
 
     static func range(_ start: Int64, _ end: Int64) -> [SoundPlan.SampleRange] { [SoundPlan.SampleRange(start: start, end: end)] }
 
-    @Test func mp3KeepsThreeFramesOfPrerollAndSaysSoInTheLAMETag() throws {
+    /// MP3: one frame of preroll after a frame of silence carrying the bit reservoir, both hidden by the LAME tag.
+    @Test func mp3KeepsOnePrerollFrameAfterAReservoirCarrier() throws {
         let plan = try SoundPlanner.plan(Self.facts(codec: "mp3", container: .mp3, frame: 1152, origin: 1105), ranges: Self.range(146_630, 296_570), path: "a.mp3")
         guard case let .copy(copy) = plan.method else { Issue.record("not copied: \(plan.method)"); return }
-        // 146630 lies in frame 127 (146304…147456): frames 124… are copied, 326 + 3 × 1152 samples hidden.
-        #expect(copy.signal == .lameTag && copy.prerollPackets == 3)
-        #expect(copy.firstPts == 124 * 1152 && copy.skipStart == 146_630 - 124 * 1152)
+        // 146630 lies in frame 127 (146304…147456): frame 126 is copied first, after the carrier's 1152 samples.
+        #expect(copy.signal == .lameTag && copy.prerollPackets == 1 && copy.carrierFrom == SoundSeams.Entry(pts: 110 * 1152, position: -1))
+        #expect(copy.firstPts == 126 * 1152 && copy.skipStart == 146_630 - 126 * 1152 + 1152)
         #expect(copy.lastPts == 257 * 1152 && copy.skipEnd == 258 * 1152 - 296_570)
         #expect(plan.decodedSamples == 296_570 - 146_630 && plan.decodedStartErrorSamples == 0 && plan.warnings.isEmpty)
+        // From the stream's first frame nothing is carried: the source's own decode starts there too.
+        let atStart = try SoundPlanner.plan(Self.facts(codec: "mp3", container: .mp3, frame: 1152, origin: 1105), ranges: Self.range(1105, 9000), path: "a.mp3")
+        guard case let .copy(first) = atStart.method else { Issue.record("not copied"); return }
+        #expect(first.carrierFrom == nil && first.firstPts == 0 && first.skipStart == 1105)
     }
 
     @Test func aacInMP4HidesOnePrimingFrameAndFFmpegPlaysPastTheEditEnd() throws {

@@ -90,6 +90,23 @@ extension MP3Frame {
         return frame
     }
 
+    /// A frame of silence like `model` (version, rate, channels; no CRC) whose main data ends with `reservoir`: all its
+    /// side information zero (no granule data), at the smallest bit rate whose frame holds the bytes. Written before a
+    /// copy's first frame, it gives that frame's bit reservoir what the source had before it. Nil when none can.
+    static func carrier(like model: [UInt8], reservoir: [UInt8]) -> [UInt8]? {
+        guard var header = header(model), reservoir.count <= 511 else { return nil }
+        header.crc = false
+        guard let index = (1...14).first(where: { header.size(bitRateIndex: $0) - header.mainDataStart >= reservoir.count }) else { return nil }
+        let size = header.size(bitRateIndex: index)
+        var frame = [UInt8](repeating: 0, count: size)
+        frame[0] = model[0]
+        frame[1] = model[1] | 1
+        frame[2] = UInt8(index << 4) | (model[2] & 0x0C) | (model[2] & 0x01)
+        frame[3] = model[3]
+        for (offset, byte) in reservoir.enumerated() { frame[size - reservoir.count + offset] = byte }
+        return frame
+    }
+
     /// main_data_begin alone.
     static func reservoirOf(_ bytes: UnsafeBufferPointer<UInt8>) -> Int { reservoir(bytes).0 }
 }

@@ -77,6 +77,9 @@ public struct SoundCopy: Sendable, Equatable, Codable {
     /// MP3 and ADTS (no timestamps in the file): the first packet's byte position, where the writer starts reading and
     /// counts the packets' times from `firstPts`; -1 when unknown (read from the start).
     public var firstPosition: Int64 = -1
+    /// MP3: where to read the main data the copied frames' bit reservoir reaches back for, which a frame of silence
+    /// written before them carries (its samples are part of `skipStart`); nil when they begin the stream.
+    public var carrierFrom: SoundSeams.Entry?
 }
 
 /// The ranges decoded and encoded back to back by `encoder` (exact to the sample: lossless codecs, a codec the
@@ -108,8 +111,6 @@ public enum SoundNotice: Sendable, Equatable, Codable {
     case seamsReencoded(count: Int, encoder: String, largestShift: Int64, sampleRate: Int)
     /// The container cannot say where the sound starts or ends: whole frames are kept.
     case inexact(startSamples: Int64, extraSamples: Int64, sampleRate: Int, container: String)
-    /// An MP3 whose bit reservoir reaches further back than the preroll the LAME tag can hide.
-    case reservoirBeforePreroll(milliseconds: Int)
     case coverArtLeftOut(container: String)
     /// The input is truncated: the range ends where what can be read ends.
     case truncated(readableSeconds: Double, why: String)
@@ -124,7 +125,6 @@ public enum SoundNotice: Sendable, Equatable, Codable {
         case .reencoded: "sound_reencoded"
         case .seamsReencoded: "sound_seams"
         case .inexact: "sound_inexact"
-        case .reservoirBeforePreroll: "sound_reservoir"
         case .coverArtLeftOut: "cover_art_left_out"
         case .truncated: "truncated"
         case .chaptersLeftOut: "chapters_left_out"
@@ -134,7 +134,7 @@ public enum SoundNotice: Sendable, Equatable, Codable {
 
     public var isWarning: Bool {
         switch self {
-        case .inexact, .reservoirBeforePreroll, .truncated: true
+        case .inexact, .truncated: true
         default: false
         }
     }
@@ -165,8 +165,6 @@ public enum SoundNotice: Sendable, Equatable, Codable {
             return "\(count) seam(s) encoded again with \(encoder) (a window of two or three frames each, crossfaded); every other frame copied. Each seam moves onto the frame grid by at most \(Words.samples(largest, rate: rate))"
         case let .inexact(start, extra, rate, container):
             return "\(container) cannot say where sound starts or ends: whole frames are kept, so the output starts \(Words.samples(start, rate: rate)) early and holds \(Words.samples(extra, rate: rate)) more than the range (.m4a, .mp3, .opus signal it)"
-        case let .reservoirBeforePreroll(milliseconds):
-            return "the MP3's bit reservoir reaches further back than the preroll the LAME tag can hide: the first \(milliseconds) ms may differ slightly from the source's decode"
         case let .truncated(readable, why):
             return "the file is truncated (\(why)): the range ends at \(Words.seconds(readable)), where what can be read ends"
         case let .coverArtLeftOut(container):

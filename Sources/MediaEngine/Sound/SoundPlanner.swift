@@ -116,7 +116,7 @@ enum SoundPlanner {
     /// How the container signals the range, and how many packets (or samples) are decoded before it.
     static func signal(_ facts: SoundFacts) -> (SoundCopy.Signal, packets: Int, samples: Int64) {
         switch (facts.container, facts.codec) {
-        case (.mp3, "mp3"): (.lameTag, 3, 0)
+        case (.mp3, "mp3"): (.lameTag, 1, 0)
         case (.mp4, "opus"), (.ogg, "opus"): (facts.container == .mp4 ? .editList : .preSkip, 1, opusPrerollSamples)
         case (.mp4, "mp3"): (.editList, 3, 0)
         case (.mp4, "aac"): (.editList, facts.lowComplexity ? 1 : 2, 0)
@@ -157,7 +157,6 @@ enum SoundPlanner {
                 decoded = decoded.minus(startError)
                 notices.append(.inexact(startSamples: -startError, extraSamples: 0, sampleRate: facts.sampleRate, container: "this MP3's LAME tag"))
             }
-            if let note = reservoir(edges.head, from: first, holding: holding, rate: facts.sampleRate) { notices.append(note) }
         case .editList:
             decoded = decoded.plus(skipEnd)
             if skipEnd > 0 {
@@ -185,6 +184,17 @@ enum SoundPlanner {
             }
         }
         let firstPacket = edges.head[first]
+        // MP3: a frame of silence before the copied ones carries the bit reservoir they reach back for (as pcutmp3 does), so
+        // the frame after the one preroll frame decodes as the source's, whatever the bit rate.
+        var carrier: SoundSeams.Entry?
+        if signal == .lameTag, first > 0 || !edges.headFromFirst, facts.fixedFrame > 0 {
+            let from = edges.head[max(0, first - 16)]
+            carrier = SoundSeams.Entry(pts: from.pts, position: from.position)
+            skipStart = skipStart.plus(facts.fixedFrame)
+            decoded = end.minus(range.start)
+            startError = 0
+            notices.removeAll { if case .inexact = $0 { true } else { false } }
+        }
         if signal != .none {
             notices.insert(.copied(signal: signal, preroll: skipStart, padding: skipEnd), at: 0)
         }
@@ -194,26 +204,8 @@ enum SoundPlanner {
                              signal: signal, prerollPackets: holding - first, skipStart: skipStart, skipEnd: skipEnd,
                              adtsToMP4: facts.adts && facts.container == .mp4)
         copy.firstPosition = firstPacket.position
+        copy.carrierFrom = carrier
         return Copying(plan: copy, startError: startError, decoded: max(0, decoded), notices: notices)
-    }
-
-    /// An MP3 frame whose bit reservoir reaches back past the copied preroll decodes differently: the frame before the
-    /// range's first (whose overlap the first needs) is checked against the main data the preroll holds.
-    static func reservoir(_ head: [SoundFacts.PacketSpan], from first: Int, holding: Int, rate: Int) -> SoundNotice? {
-        guard holding > first, holding < head.count, rate > 0 else { return nil }
-        // Frame `holding` needs its own reservoir and the frame before it decoded whole (its overlap).
-        var available = 0
-        for index in (first + 1)...holding {
-            available = min(1 << 30, available + max(0, head[index - 1].mainDataBytes))
-            guard head[index].reservoirBytes > available else { continue }
-            // A frame decodes whole once its reservoir (at most 511 bytes) lies in frames that did: that many frames of
-            // the smallest main data seen, less the preroll, may differ after the start.
-            let smallest = head[first...holding].map(\.mainDataBytes).filter { $0 > 0 }.min() ?? 1
-            let frames = Int64((511 + smallest - 1) / smallest)
-            let span = head[holding].count.times(max(1, frames.minus(Int64(holding - first)).plus(2)))
-            return .reservoirBeforePreroll(milliseconds: Int(min(10_000, span.times(1000) / Int64(rate))))
-        }
-        return nil
     }
 
     /// The source's chapters clipped to each range and moved onto the output's timeline (µs).

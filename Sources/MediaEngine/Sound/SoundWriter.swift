@@ -164,9 +164,12 @@ final class SoundCopyWriter {
         // MP3 and ADTS hold no timestamps: entered at the first packet's byte and timed by counting from it (FFmpeg
         // would time them by the bit rate); read from the start where that byte is not known.
         var counted: Int64?
+        // MP3: entered where the frames whose main data the carrier frame holds begin.
+        let entry = copy.carrierFrom ?? SoundSeams.Entry(pts: copy.firstPts, position: copy.firstPosition)
+        var mainData: [UInt8] = []
         if SoundSurvey.readsFromStart(input) {
-            if copy.firstPosition >= 0, av_seek_frame(input.format, -1, copy.firstPosition, AVSEEK_FLAG_BYTE) >= 0 {
-                counted = copy.firstPts
+            if entry.position >= 0, av_seek_frame(input.format, -1, entry.position, AVSEEK_FLAG_BYTE) >= 0 {
+                counted = entry.pts
             } else {
                 try input.seekToStart()
             }
@@ -184,19 +187,27 @@ final class SoundCopyWriter {
             if shouldStop() { throw CutInterrupted() }
             guard packet.streamIndex == plan.streamIndex else { continue }
             if let time = counted {
-                // The byte seek must land on the first packet itself, or nothing is timed right.
-                if !started, packet.pointer.pointee.pos != copy.firstPosition {
-                    throw MediaError(.decodeFailed, path: input.path, operation: "av_seek_frame",
-                                     reason: "the audio could not be entered at byte \(copy.firstPosition) where the plan found its first packet")
-                }
                 packet.pointer.pointee.pts = time
                 packet.pointer.pointee.dts = time
                 counted = time.plus(packet.duration)
+                // The byte seek must land where the plan found the packets, or nothing is timed right.
+                if !started, time == copy.firstPts, packet.pointer.pointee.pos != copy.firstPosition {
+                    throw MediaError(.decodeFailed, path: input.path, operation: "av_seek_frame",
+                                     reason: "the audio could not be entered at byte \(copy.firstPosition) where the plan found its first packet")
+                }
             }
             guard packet.pts != CAV_NOPTS_VALUE else { continue }
-            if packet.pts < copy.firstPts { continue }
+            if packet.pts < copy.firstPts {
+                if copy.carrierFrom != nil { mainData += SoundSeamWriter.mainData(packet.bytes) }
+                continue
+            }
             if packet.pts > copy.lastPts { break }
-            let isFirst = !started, isLast = packet.pts == copy.lastPts
+            var isFirst = !started
+            let isLast = packet.pts == copy.lastPts
+            if isFirst, copy.carrierFrom != nil {
+                try writeCarrier(before: packet.bytes, mainData: mainData)
+                isFirst = false
+            }
             started = true
             var start = av_rescale_q(packet.pts, base, samples).minus(firstSample)
             var count = av_rescale_q(packet.duration, base, samples)
@@ -238,6 +249,21 @@ final class SoundCopyWriter {
         guard started else {
             throw MediaError(.decodeFailed, path: input.path, operation: "av_read_frame", reason: "the range's audio packets could not be read back")
         }
+    }
+
+    /// The frame of silence that carries the bit reservoir the first copied MP3 frame (`model`) and those after it reach
+    /// back for: the last 511 bytes of the main data before it. It opens the output, so it carries the LAME tag's delay.
+    private func writeCarrier(before model: [UInt8], mainData: [UInt8]) throws {
+        guard let frame = MP3Frame.carrier(like: model, reservoir: Array(mainData.suffix(511))) else {
+            throw MediaError(.decodeFailed, path: input.path, operation: "cut", reason: "the MP3's first frame cannot be given its bit reservoir")
+        }
+        let carrier = try Packet()
+        try carrier.setBytes(frame)
+        carrier.pointer.pointee.pts = -fixedFrame
+        carrier.pointer.pointee.dts = -fixedFrame
+        carrier.pointer.pointee.duration = fixedFrame
+        try skip(carrier, start: copy.skipStart, end: 0)
+        try output.write(carrier, stream: outputIndex, timeBase: samples)
     }
 
     /// `AV_PKT_DATA_SKIP_SAMPLES`: samples to drop at the packet's start and end (what the MP3 muxer's LAME tag says).
