@@ -140,6 +140,19 @@ public enum ThumbsJob {
         }
     }
 
+    /// `--vtt`: the WebVTT thumbnails track of a written sheet, each cue the part of the range its cell stands for.
+    static func writeTrack(_ plan: ThumbsPlan, sheet target: OutputTarget, to trackTarget: OutputTarget, input path: String) throws(MediaError) {
+        let track = ThumbnailTrack.text(cues: plan.cells.map { cell in
+            ThumbnailTrack.Cue(startSeconds: cell.windowStartSeconds, endSeconds: cell.windowEndSeconds,
+                               x: cell.x, y: cell.y, width: cell.width, height: cell.height)
+        }, sheet: (target.path as NSString).lastPathComponent)
+        try writeAtomically(trackTarget, input: path) { temporary throws(MediaError) in
+            guard DiskFile.write(track.utf8, to: temporary) else {
+                throw MediaError(.writeFailed, path: path, operation: "write", reason: "cannot write \(trackTarget.path)")
+            }
+        }
+    }
+
     /// `--waveform-data FILE.json` beside a written sheet or waveform (`WaveformData`); named in the report.
     private static func withWaveformData(_ outcome: Outcome, path: String, info: MediaInfo, request: ThumbsRequest) throws(MediaError) -> Outcome {
         guard let data = request.waveformData else { return outcome }
@@ -287,17 +300,7 @@ public enum ThumbsJob {
                                  reason: error.reason.replacingOccurrences(of: temporary, with: target.path))
             }
         }
-        if let trackTarget = sheet.trackTarget {
-            let track = ThumbnailTrack.text(cues: plan.cells.map { cell in
-                ThumbnailTrack.Cue(startSeconds: cell.windowStartSeconds, endSeconds: cell.windowEndSeconds,
-                                   x: cell.x, y: cell.y, width: cell.width, height: cell.height)
-            }, sheet: (target.path as NSString).lastPathComponent)
-            try writeAtomically(trackTarget, input: path) { temporary throws(MediaError) in
-                guard DiskFile.write(track.utf8, to: temporary) else {
-                    throw MediaError(.writeFailed, path: path, operation: "write", reason: "cannot write \(trackTarget.path)")
-                }
-            }
-        }
+        if let trackTarget = sheet.trackTarget { try writeTrack(plan, sheet: target, to: trackTarget, input: path) }
         return try writeFrames(frames, plan: plan, targets: sheet.frameTargets, input: path, format: sheet.framesFormat, request: request)
     }
 

@@ -33,17 +33,7 @@ enum WaveformSheet {
             try ImageFile.write(image, to: temporary, format: format, quality: request.quality,
                                 text: [("Software", "vtrim"), ("vtrim:source", DiskName.display(path)), ("vtrim:waveform", "1")])
         }
-        if let trackTarget {
-            let track = ThumbnailTrack.text(cues: plan.cells.map { cell in
-                ThumbnailTrack.Cue(startSeconds: cell.windowStartSeconds, endSeconds: cell.windowEndSeconds,
-                                   x: cell.x, y: cell.y, width: cell.width, height: cell.height)
-            }, sheet: (target.path as NSString).lastPathComponent)
-            try writeAtomically(trackTarget, input: path) { temporary throws(MediaError) in
-                guard DiskFile.write(track.utf8, to: temporary) else {
-                    throw MediaError(.writeFailed, path: path, operation: "write", reason: "cannot write \(trackTarget.path)")
-                }
-            }
-        }
+        if let trackTarget { try ThumbsJob.writeTrack(plan, sheet: target, to: trackTarget, input: path) }
         return Outcome(path: path, status: .succeeded, warnings: warnings, fields: fields,
                        lines: ["\(path) → \(target.path) (\(plan.widthPixels)x\(plan.heightPixels), \(plan.cells.count) cells, waveform)"])
     }

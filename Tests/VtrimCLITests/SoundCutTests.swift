@@ -287,12 +287,20 @@ import TestSupport
     @Test func theSoundOfAVideoGoesIntoEachContainer() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        for ext in ["m4a", "mp3", "flac", "opus", "ogg", "wav", "mka"] {
-            let output = folder.file("v.\(ext)")
-            let result = try await Run.vtrim(["cut", "--json", TestPaths.fixture("h264-aac.mp4"), "--start", "0.5", "--end", "1.5", "-o", output])
+        // From MP4, and from MPEG-TS (ADTS AAC) and WebM (Opus), whose sound starts where their video's does not.
+        let sources = [("h264-aac.mp4", ["m4a", "mp3", "flac", "opus", "ogg", "wav", "mka"]), ("h264-aac.ts", ["m4a", "mp3"]),
+                       ("vp9-opus.webm", ["opus", "m4a", "mka"])]
+        for (source, extensions) in sources {
+        for ext in extensions {
+            let output = folder.file("\(source).\(ext)")
+            let result = try await Run.vtrim(["cut", "--json", TestPaths.fixture(source), "--start", "0.5", "--end", "1.5", "-o", output])
             #expect(result.status == 0, "\(ext): \(result)")
             let probe = try await Run.tool("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "stream=codec_type", "-of", "csv=p=0", output])
-            #expect(probe.stdout.split(separator: "\n") == ["audio"], "\(ext): \(probe)")
+            #expect(probe.stdout.split(separator: "\n") == ["audio"], "\(source) → \(ext): \(probe)")
+            let decoded = try await Self.decode(output)
+            let samples = (result.jsonLines.first?["actual"] as? [String: Any])?["samples"] as? Int
+            #expect(samples == decoded.count / 2, "\(source) → \(ext): \(String(describing: samples)) reported, \(decoded.count / 2) decoded")
+        }
         }
     }
 }

@@ -117,7 +117,9 @@ enum SoundPlanner {
     static func signal(_ facts: SoundFacts) -> (SoundCopy.Signal, packets: Int, samples: Int64) {
         switch (facts.container, facts.codec) {
         case (.mp3, "mp3"): (.lameTag, 1, 0)
-        case (.mp4, "opus"), (.ogg, "opus"): (facts.container == .mp4 ? .editList : .preSkip, 1, opusPrerollSamples)
+        case (.mp4, "opus"): (.editList, 1, opusPrerollSamples)
+        // Matroska: pre-skip as CodecDelay, the end as DiscardPadding.
+        case (.ogg, "opus"), (.matroska, "opus"): (.preSkip, 1, opusPrerollSamples)
         case (.mp4, "mp3"): (.editList, 3, 0)
         case (.mp4, "aac"): (.editList, facts.lowComplexity ? 1 : 2, 0)
         case (.mp4, _): (.editList, 1, 0)

@@ -25,7 +25,7 @@ public struct SoundReadBack: Sendable, Equatable {
         let whole = [AV_CODEC_ID_AAC, AV_CODEC_ID_MP3, AV_CODEC_ID_AC3, AV_CODEC_ID_EAC3].contains(parameters.codec_id) ? Int64(max(0, parameters.frame_size)) : 0
         let samples = AVRational(num: 1, den: parameters.sample_rate)
         // Skips may span packets (an MP3's LAME delay, Opus pre-skip): summed, then taken off the sum of the packets.
-        var total: Int64 = 0, skipped: Int64 = 0
+        var total: Int64 = 0, skipped: Int64 = 0, startSkipped = false
         // Vorbis decodes nothing from its first packet (it only primes the overlap).
         var first = parameters.codec_id == AV_CODEC_ID_VORBIS
         do {
@@ -45,7 +45,12 @@ public struct SoundReadBack: Sendable, Equatable {
                     let end = Int64(UInt32(data[4]) | UInt32(data[5]) << 8 | UInt32(data[6]) << 16 | UInt32(data[7]) << 24)
                     // Ogg's demuxer gives the last packet's duration already less its end trimming.
                     skipped = skipped.plus(start).plus(ogg ? 0 : end)
+                    if start > 0 { startSkipped = true }
                 }
+            }
+            // Opus in Matroska: the decoder itself skips OpusHead's pre-skip (no side data says it).
+            if parameters.codec_id == AV_CODEC_ID_OPUS, !startSkipped, parameters.extradata_size >= 12, let head = parameters.extradata {
+                skipped = skipped.plus(Int64(head[10]) | Int64(head[11]) << 8)
             }
             total = max(0, total.minus(skipped))
         } catch {

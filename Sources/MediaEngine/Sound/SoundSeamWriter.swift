@@ -114,7 +114,7 @@ final class SoundSeamWriter {
             let isLast = last && end >= span.outputEnd
             packet.pointer.pointee.duration = isLast && !isMP3 ? max(1, seams.endSamples.minus(outputStart)) : seams.frame
             if isMP3, !firstWritten || isLast {
-                try skip(packet, start: firstWritten ? 0 : seams.prerollSamples, end: isLast ? seams.paddingSamples : 0)
+                try packet.setSkipSamples(start: firstWritten ? 0 : seams.prerollSamples, end: isLast ? seams.paddingSamples : 0)
             }
             firstWritten = true
             try output.write(packet, stream: outputIndex, timeBase: samples)
@@ -145,17 +145,6 @@ final class SoundSeamWriter {
         return Array(bytes[header.mainDataStart...])
     }
 
-    /// `AV_PKT_DATA_SKIP_SAMPLES`: what the MP3 muxer's LAME tag says to drop at the start and the end.
-    private func skip(_ packet: Packet, start: Int64, end: Int64) throws {
-        guard let data = av_packet_new_side_data(packet.pointer, AV_PKT_DATA_SKIP_SAMPLES, 10) else {
-            throw AVFailure(code: CAV_AVERROR_ENOMEM, operation: "av_packet_new_side_data")
-        }
-        for (offset, value) in [(0, UInt32(clamping: start)), (4, UInt32(clamping: end))] {
-            for byte in 0..<4 { data[offset + byte] = UInt8((value >> (8 * UInt32(byte))) & 0xFF) }
-        }
-        data[8] = 0
-        data[9] = 0
-    }
 
     /// The window's samples as the output should hold them: the range before the seam, then the one after, crossfaded —
     /// encoded from enough frames before the window that the encoder's frames land on the output's grid.

@@ -36,36 +36,32 @@ public enum SoundOutput {
             throw MediaError(.decodeFailed, path: path, operation: "plan", reason: "the plan's audio stream #\(plan.streamIndex) is not in the file")
         }
         for index in 0..<input.streamCount where index != plan.streamIndex { input.stream(index)?.pointee.discard = AVDISCARD_ALL }
-        var errors = 0
+        // The sound's stream is set up by its writer, then the cover art, the chapters and the header, once for every method.
+        let write: () throws -> Int
         switch plan.method {
         case let .copy(copy):
             let writer = try SoundCopyWriter(input: input, source: source, output: output, plan: plan, copy: copy)
-            let cover = try addCoverArt(plan, input: input, output: output)
-            try output.addChapters(plan.chapters)
-            try output.writeHeader(options: headerOptions(plan))
-            try cover?()
-            try writer.run(shouldStop: shouldStop, progress: progress)
+            write = { try writer.run(shouldStop: shouldStop, progress: progress); return 0 }
         case let .seams(seams):
             let writer = try SoundSeamWriter(input: input, source: source, output: output, plan: plan, seams: seams)
-            let cover = try addCoverArt(plan, input: input, output: output)
-            try output.addChapters(plan.chapters)
-            try output.writeHeader(options: headerOptions(plan))
-            try cover?()
-            try writer.run(shouldStop: shouldStop, progress: progress)
+            write = { try writer.run(shouldStop: shouldStop, progress: progress); return 0 }
         case let .reencode(reencode):
             let encoder = try SoundEncoder(path: path, streamIndex: plan.streamIndex, encoder: reencode.encoder, bitRate: reencode.bitRate, output: output)
-            let cover = try addCoverArt(plan, input: input, output: output)
-            try output.addChapters(plan.chapters)
-            try output.writeHeader(options: headerOptions(plan))
-            try cover?()
-            for (number, range) in plan.ranges.enumerated() {
-                try encoder.add(range, shouldStop: shouldStop) { fraction in
-                    progress?((Double(number) + fraction) / Double(plan.ranges.count))
+            write = {
+                for (number, range) in plan.ranges.enumerated() {
+                    try encoder.add(range, shouldStop: shouldStop) { fraction in
+                        progress?((Double(number) + fraction) / Double(plan.ranges.count))
+                    }
                 }
+                try encoder.finish()
+                return encoder.errors
             }
-            try encoder.finish()
-            errors = encoder.errors
         }
+        let cover = try addCoverArt(plan, input: input, output: output)
+        try output.addChapters(plan.chapters)
+        try output.writeHeader(options: headerOptions(plan))
+        try cover?()
+        let errors = try write()
         try output.finish()
         return SoundRun(decodeErrors: errors)
     }
@@ -160,22 +156,23 @@ final class SoundCopyWriter {
             : nil
     }
 
-    func run(shouldStop: () -> Bool, progress: (@Sendable (Double) -> Void)?) throws {
-        // MP3 and ADTS hold no timestamps: entered at the first packet's byte and timed by counting from it (FFmpeg
-        // would time them by the bit rate); read from the start where that byte is not known.
-        var counted: Int64?
-        // MP3: entered where the frames whose main data the carrier frame holds begin.
-        let entry = copy.carrierFrom ?? SoundSeams.Entry(pts: copy.firstPts, position: copy.firstPosition)
-        var mainData: [UInt8] = []
-        if SoundSurvey.readsFromStart(input) {
-            if entry.position >= 0, av_seek_frame(input.format, -1, entry.position, AVSEEK_FLAG_BYTE) >= 0 {
-                counted = entry.pts
-            } else {
-                try input.seekToStart()
-            }
-        } else {
+    /// Positions the input before the first packet: MP3 and ADTS hold no timestamps, so they are entered at the first
+    /// packet's byte (where the carrier frame's main data begins, if there is one) and timed by counting from it (FFmpeg
+    /// would time them by the bit rate), or read from the start where that byte is not known. The time to count from.
+    private func enter() throws -> Int64? {
+        guard SoundSurvey.readsFromStart(input) else {
             try input.seek(streamIndex: plan.streamIndex, timestamp: copy.firstPts)
+            return nil
         }
+        let entry = copy.carrierFrom ?? SoundSeams.Entry(pts: copy.firstPts, position: copy.firstPosition)
+        if entry.position >= 0, av_seek_frame(input.format, -1, entry.position, AVSEEK_FLAG_BYTE) >= 0 { return entry.pts }
+        try input.seekToStart()
+        return nil
+    }
+
+    func run(shouldStop: () -> Bool, progress: (@Sendable (Double) -> Void)?) throws {
+        var counted = try enter()
+        var mainData: [UInt8] = []
         let base = AVRational(num: copy.timeBaseNum, den: copy.timeBaseDen)
         let firstSample = av_rescale_q(copy.firstPts, base, samples)
         let packet = try Packet()
@@ -221,10 +218,12 @@ final class SoundCopyWriter {
             var shift: Int64 = 0
             switch copy.signal {
             case .lameTag:
-                if isFirst || isLast { try skip(packet, start: isFirst ? copy.skipStart : 0, end: isLast ? copy.skipEnd : 0) }
+                if isFirst || isLast { try packet.setSkipSamples(start: isFirst ? copy.skipStart : 0, end: isLast ? copy.skipEnd : 0) }
             case .editList:
                 shift = copy.skipStart
                 if isLast { count = max(1, lastEnd.minus(start)) }
+            case .preSkip where plan.container == .matroska:
+                if isLast { try packet.setSkipSamples(start: 0, end: copy.skipEnd) }
             case .preSkip, .granule:
                 if isLast { count = max(1, lastEnd.minus(start)) }
             case .none:
@@ -262,13 +261,16 @@ final class SoundCopyWriter {
         carrier.pointer.pointee.pts = -fixedFrame
         carrier.pointer.pointee.dts = -fixedFrame
         carrier.pointer.pointee.duration = fixedFrame
-        try skip(carrier, start: copy.skipStart, end: 0)
+        try carrier.setSkipSamples(start: copy.skipStart, end: 0)
         try output.write(carrier, stream: outputIndex, timeBase: samples)
     }
 
-    /// `AV_PKT_DATA_SKIP_SAMPLES`: samples to drop at the packet's start and end (what the MP3 muxer's LAME tag says).
-    private func skip(_ packet: Packet, start: Int64, end: Int64) throws {
-        guard let data = av_packet_new_side_data(packet.pointer, AV_PKT_DATA_SKIP_SAMPLES, 10) else {
+}
+
+extension Packet {
+    /// `AV_PKT_DATA_SKIP_SAMPLES`: samples to drop at the packet's start and end — what the MP3 muxer's LAME tag says.
+    func setSkipSamples(start: Int64, end: Int64) throws(AVFailure) {
+        guard let data = av_packet_new_side_data(pointer, AV_PKT_DATA_SKIP_SAMPLES, 10) else {
             throw AVFailure(code: CAV_AVERROR_ENOMEM, operation: "av_packet_new_side_data")
         }
         for (offset, value) in [(0, UInt32(clamping: start)), (4, UInt32(clamping: end))] {
