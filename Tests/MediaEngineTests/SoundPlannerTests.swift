@@ -139,6 +139,52 @@ import Testing
         #expect(MP3Frame.repack(frame, reservoir: [UInt8](repeating: 1, count: 512)) == nil)
     }
 
+    /// A seam-only join for any ranges and packets a file can hold: a plan or nil (encoded again whole), and a plan's
+    /// pieces follow one another on the output without gaps, copies before and after every window, each seam moved by at
+    /// most half a frame.
+    @Test func anyJoinGivesSeamsOrNone() async {
+        await propertyCheck(count: 300, input: Gen.bool, Gen.int(in: 2...5), Gen.int64(in: 0...400_000), Gen.int64(in: 1...200_000),
+                            Gen.int64(in: 0...100_000), Gen.int(in: 0...600)) { mp3, count, firstStart, length, gap, packets in
+            let frame: Int64 = mp3 ? 1152 : 1024
+            var facts = Self.facts(codec: mp3 ? "mp3" : "aac", container: mp3 ? .mp3 : .mp4, frame: frame, packets: packets)
+            var ranges: [SoundPlan.SampleRange] = []
+            var start = firstStart
+            for _ in 0..<count {
+                ranges.append(SoundPlan.SampleRange(start: start, end: start + length))
+                start += length + gap
+            }
+            facts.edges = Array(repeating: facts.edges[0], count: count)
+            guard let seams = SoundSeamPlanner.plan(facts, ranges: ranges) else { return }
+            #expect(seams.shifts.count == count - 1 && seams.shifts.allSatisfy { abs($0) <= frame / 2 })
+            var at: Int64? = nil
+            for piece in seams.pieces {
+                let (from, to) = switch piece {
+                case let .copy(span): (span.outputStart, span.outputEnd)
+                case let .encode(window): (window.outputStart, window.outputEnd)
+                }
+                #expect(to > from && (at == nil || at == from), "\(seams.pieces)")
+                at = to
+            }
+            if case .copy? = seams.pieces.first, case .copy? = seams.pieces.last {} else { Issue.record("a join must begin and end with copies") }
+        }
+    }
+
+    /// Any bytes as an MP3 frame: rewritten or refused, never a trap.
+    @Test func anyBytesRepackOrRefuse() async {
+        await propertyCheck(count: 500, input: Gen.int(in: 0...1500), Gen.int(in: 0...600), Gen.uint64()) { size, reach, seed in
+            var state = seed | 1
+            var bytes = (0..<size).map { _ -> UInt8 in
+                state ^= state << 13; state ^= state >> 7; state ^= state << 17
+                return UInt8(truncatingIfNeeded: state)
+            }
+            if bytes.count >= 4 { bytes[0] = 0xFF; bytes[1] = 0xFB }
+            let reservoir = [UInt8](repeating: 7, count: reach)
+            if let frame = MP3Frame.repack(bytes, reservoir: reservoir) { #expect(Array(frame.suffix(reach)) == reservoir) }
+            if let frame = MP3Frame.carrier(like: bytes, reservoir: reservoir) { #expect(Array(frame.suffix(reach)) == reservoir) }
+            _ = bytes.withUnsafeBufferPointer { MP3Frame.reservoir($0) }
+        }
+    }
+
     @Test func mp3ReservoirIsReadFromTheSideInformation() {
         // MPEG-1 layer III, no CRC, stereo: main_data_begin = 0b1_0000_0001 = 257; 418-byte frame holds 418 − 4 − 32.
         var frame = [UInt8](repeating: 0, count: 418)
