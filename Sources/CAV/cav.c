@@ -469,6 +469,25 @@ SwrContext *cav_preview_resampler(const AVCodecContext *decoder, const AVCodecCo
     return swr;
 }
 
+/* `count` samples at `input` (NULL: the resampler's own delay) converted by `swr` and queued in `fifo`. */
+static int resample_into_fifo(SwrContext *swr, AVAudioFifo *fifo, const uint8_t **input, int count,
+                              const AVCodecContext *decoder, const AVCodecContext *encoder) {
+    int64_t room = av_rescale_rnd(swr_get_delay(swr, decoder->sample_rate) + count, encoder->sample_rate, decoder->sample_rate,
+                                  AV_ROUND_UP) + 32;
+    if (room <= 0 || room > (1 << 24)) return AVERROR(EINVAL);
+    uint8_t **planes = NULL;
+    int status = av_samples_alloc_array_and_samples(&planes, NULL, encoder->ch_layout.nb_channels, (int)room, encoder->sample_fmt, 0);
+    if (status < 0) return status;
+    int converted = swr_convert(swr, planes, (int)room, input, count);
+    if (converted > 0) {
+        int written = av_audio_fifo_write(fifo, (void **)planes, converted);
+        if (written < 0) converted = written;
+    }
+    av_freep(&planes[0]);
+    av_freep(&planes);
+    return converted < 0 ? converted : 0;
+}
+
 int cav_resample_part_into_fifo(SwrContext *swr, AVAudioFifo *fifo, const AVFrame *frame, int offset, int count,
                                 const AVCodecContext *decoder, const AVCodecContext *encoder) {
     if (!frame || offset < 0 || count <= 0 || offset > frame->nb_samples - count) return AVERROR(EINVAL);
@@ -479,41 +498,15 @@ int cav_resample_part_into_fifo(SwrContext *swr, AVAudioFifo *fifo, const AVFram
     if (planes < 1 || planes > 64 || bytes <= 0) return AVERROR(EINVAL);
     const uint8_t *input[64] = {0};
     for (int i = 0; i < planes; i++) input[i] = frame->extended_data[i] + (size_t)offset * bytes * (planar ? 1 : channels);
-    int64_t room = av_rescale_rnd(swr_get_delay(swr, decoder->sample_rate) + count, encoder->sample_rate, decoder->sample_rate,
-                                  AV_ROUND_UP) + 32;
-    if (room <= 0 || room > (1 << 24)) return AVERROR(EINVAL);
-    uint8_t **output = NULL;
-    int status = av_samples_alloc_array_and_samples(&output, NULL, encoder->ch_layout.nb_channels, (int)room, encoder->sample_fmt, 0);
-    if (status < 0) return status;
-    int converted = swr_convert(swr, output, (int)room, input, count);
-    if (converted > 0) {
-        int written = av_audio_fifo_write(fifo, (void **)output, converted);
-        if (written < 0) converted = written;
-    }
-    av_freep(&output[0]);
-    av_freep(&output);
-    return converted < 0 ? converted : 0;
+    return resample_into_fifo(swr, fifo, input, count, decoder, encoder);
 }
 
 int cav_resample_into_fifo(SwrContext *swr, AVAudioFifo *fifo, const AVFrame *frame, const AVCodecContext *decoder,
                            const AVCodecContext *encoder) {
     if (frame && (frame->format != decoder->sample_fmt || frame->ch_layout.nb_channels != decoder->ch_layout.nb_channels
                   || frame->sample_rate != decoder->sample_rate || frame->nb_samples < 0)) return AVERROR(EINVAL);
-    int count = frame ? frame->nb_samples : 0;
-    int64_t room = av_rescale_rnd(swr_get_delay(swr, decoder->sample_rate) + count, encoder->sample_rate, decoder->sample_rate,
-                                  AV_ROUND_UP) + 32;
-    if (room <= 0 || room > (1 << 24)) return AVERROR(EINVAL);
-    uint8_t **planes = NULL;
-    int status = av_samples_alloc_array_and_samples(&planes, NULL, encoder->ch_layout.nb_channels, (int)room, encoder->sample_fmt, 0);
-    if (status < 0) return status;
-    int converted = swr_convert(swr, planes, (int)room, frame ? (const uint8_t **)frame->extended_data : NULL, count);
-    if (converted > 0) {
-        int written = av_audio_fifo_write(fifo, (void **)planes, converted);
-        if (written < 0) converted = written;
-    }
-    av_freep(&planes[0]);
-    av_freep(&planes);
-    return converted < 0 ? converted : 0;
+    return resample_into_fifo(swr, fifo, frame ? (const uint8_t **)frame->extended_data : NULL, frame ? frame->nb_samples : 0,
+                              decoder, encoder);
 }
 
 #include <malloc.h>
