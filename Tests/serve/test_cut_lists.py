@@ -100,7 +100,9 @@ def test_an_edl_counting_from_zero_for_a_clip_with_a_start_timecode(tmp_path):
     assert any(w["code"] == "list_origin" and "19:26:48:04" in w["message"] for w in report["warnings"]), report["warnings"]
     refused = vtrim("cut", source, "--list", str(listed), "--list-origin", "timecode", "--join", "--dry-run", "-o", str(tmp_path / "a.mkv"),
                     check=False)
-    assert refused.returncode == 64 and "--list-origin zero" in refused.stderr and "-7" not in refused.stderr, refused.stderr
+    # No negative time in the message (the list's own path, under pytest's numbered folders, is left out of the look).
+    message = refused.stderr.replace(str(listed), "LIST")
+    assert refused.returncode == 64 and "--list-origin zero" in message and "-7" not in message, refused.stderr
     strict = vtrim("cut", source, "--list", str(listed), "--join", "--strict", "-o", str(tmp_path / "a.mkv"), check=False)
     assert strict.returncode == 1 and not (tmp_path / "a.mkv").exists()
 
