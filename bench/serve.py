@@ -372,7 +372,7 @@ def library_mode(count, seconds):
     first_save_mib = (settled[1] - written_before) / 2**20
     # A file added, then removed: how soon the list shows it.
     added = os.path.join(folder, "a000", "b0", "zz-bench-new.mp4")
-    os.link(os.path.join(ROOT, "fixtures", "h264-aac-nob.mp4"), added)
+    shutil.copy(os.path.join(ROOT, "fixtures", "h264-aac-nob.mp4"), added)
     mark = time.perf_counter()
     while server.json("/api/clips?q=zz-bench-new")["total"] != 1:
         time.sleep(0.02)
@@ -435,7 +435,7 @@ def cpu_per_change(server, folder, pairs=5):
     mark, used = time.perf_counter(), cpu()
     names = [os.path.join(folder, "a000", "b0", f"zz-bench-change-{i}.mp4") for i in range(pairs)]
     for index, name in enumerate(names):
-        os.link(os.path.join(ROOT, "fixtures", "h264-aac-nob.mp4"), name)
+        shutil.copy(os.path.join(ROOT, "fixtures", "h264-aac-nob.mp4"), name)
         while server.json("/api/clips?limit=1")["total"] != total + index + 1:
             time.sleep(0.02)
     for index, name in enumerate(names):

@@ -214,7 +214,9 @@ struct HardeningTests {
             try FileManager.default.createDirectory(atPath: batch, withIntermediateDirectories: true)
             for index in 0..<count {
                 let source = ["h264-aac.mp4", "rot90.mp4", "hevc.mp4", "vp9-opus.webm"][index % 4]
-                try FileManager.default.linkItem(atPath: TestPaths.fixture(source), toPath: "\(batch)/\(index).\((source as NSString).pathExtension)")
+                // Copies, not hard links: a link changes the fixture's change time, and cuts running beside
+                // this test then find their input "changed since the cut was planned".
+                try FileManager.default.copyItem(atPath: TestPaths.fixture(source), toPath: "\(batch)/\(index).\((source as NSString).pathExtension)")
             }
         }
         func peak(_ count: Int) async throws -> Int {

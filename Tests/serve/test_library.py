@@ -125,7 +125,7 @@ def test_files_that_appear_and_vanish_show_within_5_seconds(big, library):
         print(f"listed after {time.time() - started:.2f} s")
         folder = os.path.join(library, "new-folder", "deeper")
         os.makedirs(folder)
-        os.link(os.path.join(FIXTURES, "hevc.mp4"), os.path.join(folder, "fresh.mp4"))
+        shutil.copy(os.path.join(FIXTURES, "hevc.mp4"), os.path.join(folder, "fresh.mp4"))
         wait_for(lambda: api(big, "/api/clips?q=new-folder/deeper/fresh")["total"] == 1, timeout=within, message="a file in a new folder")
     finally:
         os.unlink(added)
