@@ -16,6 +16,8 @@ public struct MP4VideoTrack: Sendable {
         public var lengthSize: Int
         /// hvcC: each array's NAL unit type and its array_completeness bit.
         public var arrayCompleteness: [(type: Int, complete: Bool)] = []
+        /// The types of the entry's child boxes (hvcC, colr, dvvC, …), in order.
+        public var childTypes: [String] = []
     }
 
     public var entries: [Entry]
@@ -96,7 +98,7 @@ public struct MP4VideoTrack: Sendable {
                 }
             }
             entries.append(Entry(type: entry.type, recordNALTypes: types, recordUnits: units, recordProfile: profile, lengthSize: lengthSize,
-                                 arrayCompleteness: completeness))
+                                 arrayCompleteness: completeness, childTypes: children.map(\.type)))
         }
         guard !entries.isEmpty, let stsz = MP4Box.child(data, stbl, "stsz"), let stsc = MP4Box.child(data, stbl, "stsc") else {
             throw MP4Error("no sample tables")

@@ -262,9 +262,10 @@ struct SampleEntryTests {
         try Self.expectOutOfBand(first, entry: "avc1", "joined, first part")
     }
 
-    /// A Dolby Vision source (an HEVC fixture given an iPhone-style profile 8.4 `dvvC`): smart and copy cuts
-    /// say the configuration is dropped, and the output has none, only the hvc1 stream.
-    @Test func dolbyVisionConfigurationIsDroppedWithANote() async throws {
+    /// A Dolby Vision source (an HEVC fixture given an iPhone-style profile 8.4 `dvvC`): copies into MP4 and MOV keep
+    /// the configuration (vtrim writes the box FFmpeg 5.1's muxers leave out), with the source's fields and one box;
+    /// a smart cut, whose re-encoded edges carry no RPU, says it writes none.
+    @Test func dolbyVisionConfigurationIsKeptByCopiesAndDroppedWithANote() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let source = folder.file("dovi.mp4")
@@ -272,13 +273,19 @@ struct SampleEntryTests {
         #expect(boxes.status == 0, "\(boxes.stderr)")
         let probe = try await Run.tool("ffprobe", ["-v", "error", "-show_streams", "-select_streams", "v", source])
         #expect(probe.stdout.contains("DOVI configuration record"), "the fixture carries Dolby Vision")
-        for (mode, end) in [("smart", "2"), ("copy", "1.5")] {
-            let (output, report) = try await Self.cut(source, mode, "mp4", start: "0.3", end: end, in: folder)
-            #expect(report["mode"] as? String == mode)
+        for (mode, container) in [("copy", "mp4"), ("copy", "mov"), ("keyframe", "mov"), ("smart", "mp4"), ("exact", "mov")] {
+            let (output, report) = try await Self.cut(source, mode, container, start: "0.3", end: "1.5", in: folder)
             let notes = (report["notes"] as? [[String: Any]])?.compactMap { $0["code"] as? String } ?? []
-            #expect(notes.contains("dolby_vision_dropped"), "\(mode): \(report)")
             let written = try await Run.tool("ffprobe", ["-v", "error", "-show_streams", "-select_streams", "v", output])
-            #expect(!written.stdout.contains("DOVI"), "\(mode)")
+            let kept = mode == "copy" || mode == "keyframe"
+            #expect(notes.contains("dolby_vision_dropped") == !kept, "\(mode) \(container): \(report)")
+            #expect(written.stdout.contains("dv_profile=8") == kept, "\(mode) \(container): \(written.stdout)")
+            if kept {
+                #expect(written.stdout.contains("dv_level=4") && written.stdout.contains("dv_bl_signal_compatibility_id=4")
+                        && written.stdout.contains("rpu_present_flag=1") && written.stdout.contains("bl_present_flag=1"), "\(mode) \(container)")
+                let entry = try #require(try MP4VideoTrack.read(output).entries.first)
+                #expect(entry.childTypes.filter { $0 == "dvvC" }.count == 1, "\(mode) \(container): \(entry.childTypes)")
+            }
             try Self.expectOutOfBand(output, entry: "hvc1", "\(mode) of a Dolby Vision source")
         }
     }

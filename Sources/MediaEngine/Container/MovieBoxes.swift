@@ -97,6 +97,12 @@ enum MovieBoxes {
         return lengths
     }
 
+    /// The four characters at `offset` (a box's type), or "" where the bytes are not all there.
+    static func fourCC(_ bytes: [UInt8], at offset: Int) -> String {
+        guard offset >= 0, offset + 4 <= bytes.count else { return "" }
+        return String(decoding: bytes[offset..<(offset + 4)], as: UTF8.self)
+    }
+
     static func header(size: Int, type: String) -> [UInt8] {
         [UInt8(truncatingIfNeeded: size >> 24), UInt8(truncatingIfNeeded: size >> 16), UInt8(truncatingIfNeeded: size >> 8),
          UInt8(truncatingIfNeeded: size)] + Array(type.utf8)

@@ -4,10 +4,11 @@ import CAV
 struct AVFailure: Error {
     let code: Int32
     let operation: String
+    /// What vtrim found wrong before FFmpeg would have said only its error code.
+    var detail: String? = nil
 
-    /// av_strerror's text, plus FFmpeg's own last logged error when it adds something
-    /// (e.g. "moov atom not found").
-    var text: String { FFmpegText.error(code) }
+    /// av_strerror's text, or vtrim's own account of the failure.
+    var text: String { detail ?? FFmpegText.error(code) }
 }
 
 enum FFmpegText {

@@ -81,7 +81,7 @@ struct CleanStart {
             return frame.isShownKeyframe
         }
         guard let codec else { return true }
-        let units = lengthSize.map { NALUnits.splitLengthPrefixed(bytes, lengthSize: $0) ?? [] } ?? NALUnits.splitAnnexB(bytes)
+        let units = NALUnits.readUnits(bytes, lengthSize: lengthSize)
         if NALUnits.isInstantaneousRefresh(units, codec: codec) || NALUnits.isCleanRandomAccessCandidate(units, codec: codec) {
             return true
         }
@@ -108,7 +108,7 @@ struct CleanStart {
         // VP8's frame tag: bit 0 clear on a keyframe, followed by its start code 9d 01 2a.
         if vpx == AV_CODEC_ID_VP8 { return bytes.count >= 6 && bytes[0] & 1 == 0 && bytes[3...5].elementsEqual([0x9D, 0x01, 0x2A]) }
         guard let codec else { return false }
-        let units = lengthSize.map { NALUnits.splitLengthPrefixed(bytes, lengthSize: $0) ?? [] } ?? NALUnits.splitAnnexB(bytes)
+        let units = NALUnits.readUnits(bytes, lengthSize: lengthSize)
         return NALUnits.isInstantaneousRefresh(units, codec: codec) || NALUnits.isCleanRandomAccessCandidate(units, codec: codec)
     }
 

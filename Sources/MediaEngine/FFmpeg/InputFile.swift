@@ -6,6 +6,8 @@ import Glibc
 final class InputFile {
     let path: String
     private var context: UnsafeMutablePointer<AVFormatContext>?
+    /// MP4/MOV tracks whose decode times FFmpeg 5.1 leaves after presentation times: how much earlier each goes.
+    private var decodeLeads: [Int: Int64] = [:]
 
     /// `analyze`: read into the streams to complete their parameters (avformat_find_stream_info);
     /// reading back a file just written needs only its header.
@@ -18,6 +20,10 @@ final class InputFile {
             throw InputFile.openError(path: path, code: status)
         }
         context = opened
+        Self.mapUnnamedCodecs(opened)
+        if FFmpegText.string(opened.pointee.iformat?.pointee.name)?.hasPrefix("mov,") == true {
+            decodeLeads = CompositionOffsets.decodeLeads(path: path)
+        }
         guard analyze else { return }
         // Decoders refuse absurd picture sizes (a damaged header claiming 16384x16384) instead of
         // allocating for them while stream information is gathered.
@@ -41,6 +47,18 @@ final class InputFile {
 
     deinit {
         avformat_close_input(&context)
+    }
+
+    /// FFmpeg 5.1's MP4 reader leaves Dolby Vision profile 10's `dav1` sample entry without a codec (newer FFmpeg
+    /// maps it): its samples are plain AV1, with an `av1C` record, so it is read as AV1 (decoded by libdav1d).
+    private static func mapUnnamedCodecs(_ format: UnsafeMutablePointer<AVFormatContext>) {
+        let dav1: UInt32 = 0x3176_6164 // "dav1", first letter lowest
+        for index in 0..<Int(format.pointee.nb_streams) {
+            guard let parameters = format.pointee.streams[index]?.pointee.codecpar,
+                  parameters.pointee.codec_type == AVMEDIA_TYPE_VIDEO, parameters.pointee.codec_id == AV_CODEC_ID_NONE,
+                  parameters.pointee.codec_tag == dav1 else { continue }
+            parameters.pointee.codec_id = AV_CODEC_ID_AV1
+        }
     }
 
     private static func openError(path: String, code: Int32) -> MediaError {
@@ -113,6 +131,9 @@ final class InputFile {
         let status = av_read_frame(format, packet.pointer)
         if status == CAV_AVERROR_EOF { return .endOfFile }
         if status < 0 { throw AVFailure(code: status, operation: "av_read_frame") }
+        if let lead = decodeLeads[Int(packet.pointer.pointee.stream_index)], packet.pointer.pointee.dts != CAV_NOPTS_VALUE {
+            packet.pointer.pointee.dts = packet.pointer.pointee.dts.minus(lead)
+        }
         return .packet
     }
 

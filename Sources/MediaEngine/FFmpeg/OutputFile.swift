@@ -158,6 +158,12 @@ final class OutputFile {
     /// Writes a packet whose timestamps are in `timeBase`; takes ownership of its data.
     func write(_ packet: Packet, stream: Int, timeBase: AVRational) throws(AVFailure) {
         packet.pointer.pointee.stream_index = Int32(stream)
+        // Every muxer refuses this with a bare "Invalid argument": name the times instead.
+        if packet.pts != CAV_NOPTS_VALUE, packet.dts != CAV_NOPTS_VALUE, packet.pts < packet.dts {
+            let seconds = { (ticks: Int64) in Words.seconds(Double(ticks) * Double(timeBase.num) / Double(max(1, timeBase.den))) }
+            throw AVFailure(code: cav_averror(EINVAL), operation: "av_interleaved_write_frame",
+                            detail: "a packet of output stream #\(stream) would be shown at \(seconds(packet.pts)), before its decode time \(seconds(packet.dts)): the source's timestamps are invalid there")
+        }
         if packet.pts != CAV_NOPTS_VALUE {
             let pts = av_rescale_q(packet.pts, timeBase, cav_time_base_q())
             earliestPtsMicro = min(earliestPtsMicro, pts)

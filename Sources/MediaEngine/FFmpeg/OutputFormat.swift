@@ -31,7 +31,9 @@ struct OutputFormat {
     var needsGlobalHeader: Bool { format.pointee.flags & AVFMT_GLOBALHEADER != 0 }
 
     func canHold(_ codec: AVCodecID) -> Bool {
+        // FFmpeg 5.1's MOV muxer lists AV1 and VP9 tags, then refuses them when it writes the header ("only supported in MP4").
+        if name == "mov", codec == AV_CODEC_ID_AV1 || codec == AV_CODEC_ID_VP9 { return false }
         // 1: yes, 0: no, negative: the muxer does not say (e.g. MPEG-TS), which the ffmpeg CLI also allows.
-        avformat_query_codec(format, codec, FF_COMPLIANCE_NORMAL) != 0
+        return avformat_query_codec(format, codec, FF_COMPLIANCE_NORMAL) != 0
     }
 }

@@ -57,7 +57,7 @@ struct StreamBeginning: Sendable, Equatable, Codable {
     /// The x264 SEI among an access unit's NAL units (length-prefixed, or Annex B when `lengthSize` is nil).
     static func parse(_ bytes: [UInt8], lengthSize: Int?, firstDecodeTicks: Int64?) -> StreamBeginning {
         var beginning = StreamBeginning(firstDecodeTicks: firstDecodeTicks, lengthSize: lengthSize)
-        let units = lengthSize.flatMap { NALUnits.splitLengthPrefixed(bytes, lengthSize: $0) } ?? NALUnits.splitAnnexB(bytes)
+        let units = NALUnits.readUnits(bytes, lengthSize: lengthSize)
         for unit in units where NALUnits.type(unit, codec: .h264) == 6 {
             if let build = x264Build(inSEI: unit) {
                 beginning.x264Build = build

@@ -57,7 +57,8 @@ public enum CutNotice: Sendable, Equatable, Codable {
     /// A copy of an avc1/hvc1 source met parameter sets in its samples that its record lacks: kept there.
     case setsKeptInSamples(count: Int)
     /// A cut of a Dolby Vision stream into MP4/MOV keeps its HDR10/HLG base layer only.
-    case dolbyVisionDropped(smart: Bool)
+    /// A warning when the base layer has no standard colour space to fall back on (profiles 5 and 10.0: IPT).
+    case dolbyVisionDropped(profile: String, smart: Bool, compatible: Bool)
     case streamDropped(index: Int, codec: String, container: String)
     /// The output container cannot hold chapters (MPEG-TS, AVI).
     case chaptersLeftOut(count: Int, container: String)
@@ -157,6 +158,7 @@ public enum CutNotice: Sendable, Equatable, Codable {
     public var isWarning: Bool {
         switch self {
         case .startsLate, .cleanStartFar, .uncleanStart, .smartFallback, .multipleEdits, .joinExtraFootage, .joinSeamGap, .audioSeamsNearest, .sampleEntry, .setsKeptInSamples, .streamDropped, .decodeErrors, .truncated, .pastReadableEnd: return true
+        case let .dolbyVisionDropped(_, _, compatible): return !compatible
         default: return false
         }
     }
@@ -174,7 +176,7 @@ public enum CutNotice: Sendable, Equatable, Codable {
         ("stream_left_out", false, .plan), ("audio_only", false, .plan), ("turned_upright", false, .plan),
         ("pixel_format_converted", false, .plan), ("leading_frames_left_out", false, .plan),
         ("head_reencoded", false, .plan), ("tail_reencoded", false, .plan), ("range_reencoded", false, .plan), ("audio_packets_split", false, .plan), ("audio_reencoded", false, .plan), ("telemetry_kept", false, .plan),
-        ("encoder_info_carried", false, .plan), ("dolby_vision_dropped", false, .plan), ("chapters_left_out", false, .plan), ("timecode_kept", false, .plan), ("subtitles_converted", false, .plan),
+        ("encoder_info_carried", false, .plan), ("dolby_vision_dropped", false, .plan), ("dolby_vision_dropped", true, .plan), ("chapters_left_out", false, .plan), ("timecode_kept", false, .plan), ("subtitles_converted", false, .plan),
         ("first_frame_whole", false, .plan), ("input_truncated", false, .plan), ("truncated", true, .plan),
         ("starts_late", true, .plan), ("clean_start_far", true, .plan), ("unclean_start", true, .plan), ("smart_fallback", true, .plan), ("smart_unavailable", false, .plan), ("multiple_edits", true, .plan), ("join_extra_footage", true, .plan), ("join_seam_gap", true, .plan), ("audio_seams_nearest", true, .plan), ("sample_entry", true, .plan), ("stream_dropped", true, .plan),
         ("decode_errors", true, .run), ("truncated", true, .run), ("sample_entry", true, .run),
@@ -256,9 +258,10 @@ public enum CutNotice: Sendable, Equatable, Codable {
             return "range \(range) starts \(Words.seconds(seconds)) after the range before ends on the output (the previous frame shows that much longer): its keyframe decodes ahead of its first frame by more than the range before leaves room for"
         case let .setsKeptInSamples(count):
             return "\(count) parameter set(s) inside the source's samples are not in its sample entry (joined files?); they stay in the samples, which players that read only the sample entry ignore"
-        case let .dolbyVisionDropped(smart):
-            let why = smart ? "a smart cut's re-encoded edges carry no Dolby Vision metadata" : "FFmpeg 5.1's MP4 muxer writes the Dolby Vision box only in its unofficial mode"
-            return "the cut has no Dolby Vision configuration (\(why)): players show its HDR10/HLG base layer"
+        case let .dolbyVisionDropped(profile, smart, compatible):
+            let frames = smart ? "a smart cut's re-encoded edges" : "an exact cut's re-encoded frames"
+            let shown = compatible ? "players show its base layer" : "its pictures are in Dolby Vision's own colour space, which players then show with wrong colours"
+            return "the cut is not Dolby Vision \(profile) (\(frames) carry none of its per-frame metadata): \(shown); --mode copy keeps Dolby Vision"
         case let .sampleEntry(type, reason):
             return "the video is written as `\(type)`: \(reason.description)"
         case let .subtitlesConverted(index, from, to):

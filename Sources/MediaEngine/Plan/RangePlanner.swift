@@ -30,8 +30,10 @@ enum RangePlanner {
             cut.carriesEncoderInfo = true
             notices.append(.encoderInfoCarried(build: build))
         }
-        // The re-encoded edges carry none of Dolby Vision's metadata: the output is the HDR10/HLG base layer.
-        if facts.container.editLists, video.hasDolbyVision { notices.append(.dolbyVisionDropped(smart: mode == .smart)) }
+        // Re-encoded frames carry none of Dolby Vision's metadata: the output is the HDR10/HLG base layer.
+        if let vision = video.dolbyVision, mode == .smart || mode == .exact { 
+            notices.append(.dolbyVisionDropped(profile: vision.name, smart: mode == .smart, compatible: vision.compatibility != 0))
+        }
         let entry = SampleEntryPlan.forRange(video, mode: mode, cut: cut, smart: smart, facts: facts)
         if let notice = entry?.1 { notices.append(notice) }
         let range = RangePlan(label: nil, startMicro: facts.startMicro, endMicro: facts.endMicro, outputStartMicro: 0, durationMicro: 0,

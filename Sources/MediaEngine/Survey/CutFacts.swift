@@ -126,8 +126,8 @@ struct VideoFacts: Sendable {
     public var decodeDelayFrames = 0
     /// H.264/HEVC going into MP4/MOV: the source's parameter sets (record, and those in band over the range).
     var parameterSets: SourceParameterSets?
-    /// The stream has a Dolby Vision configuration (dvcC/dvvC).
-    var hasDolbyVision = false
+    /// The stream's Dolby Vision configuration (dvcC/dvvC), if it has one.
+    var dolbyVision: DolbyVisionConfiguration?
     /// No clean start lies at or before the start: `startPackets` count flagged keyframes as starts.
     var startsUnclean = false
     /// What an exact cut's encoder takes (pixel format, range, orientation baked, HDR metadata).

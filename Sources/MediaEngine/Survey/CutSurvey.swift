@@ -124,7 +124,7 @@ struct CutSurvey {
         facts.packedFrames = PackedFrames.detect(input, streamIndex: index)
         facts.decodeDelayFrames = Int(max(0, min(16, parameters.video_delay)))
         facts.startsUnclean = start.startsUnclean
-        facts.hasDolbyVision = av_stream_get_side_data(stream, AV_PKT_DATA_DOVI_CONF, nil) != nil
+        facts.dolbyVision = DolbyVisionConfiguration.of(stream)
         if smart, facts.smartRefusal == nil, encoding.picture.bakedOrientation != nil {
             facts.smartRefusal = .orientation(container: muxer.name, degrees: encoding.orientation.rotationDegrees)
         }

@@ -215,7 +215,10 @@ struct PacketReader {
             reachedFirst = true
             if timing.isKeyframe {
                 timing.isClean = acceptingUnclean || clean.isClean(packet)
-                timing.isSplicePoint = clean.isSplicePoint(packet)
+                // A keyframe without a presentation time of its own (MPEG-PS stamps only some) in a stream that
+                // reorders frames is shown later than the decode time it is given: no frame can be placed around it.
+                let shownAtKnownTime = packet.pts != CAV_NOPTS_VALUE || stream.pointee.codecpar.pointee.video_delay == 0
+                timing.isSplicePoint = shownAtKnownTime && clean.isSplicePoint(packet)
             }
             // The source's edit list ends before its last frames: those after a shown frame are hidden.
             if packet.isDiscarded {

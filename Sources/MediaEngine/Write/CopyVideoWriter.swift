@@ -10,7 +10,7 @@ final class CopyVideoWriter: VideoWriter {
     private let video: VideoCut
     /// What the stream's first access unit tells decoders: the first copied one may carry it.
     private let beginning: StreamBeginning
-    private var started = false
+    private var started = false, written = false
     private(set) var reachedPlannedEnd = false
     private(set) var latestPresentedEnd = Int64.min
     var notices: [CutNotice] {
@@ -42,7 +42,10 @@ final class CopyVideoWriter: VideoWriter {
             if video.carriesEncoderInfo { try packet.setBytes(beginning.carried(into: packet.bytes)) }
         }
         if timing.pts < video.keyframe.pts, !timing.isKeyframe { return false }
-        packet.keepKeyframeFlagOnlyIfClean(cleanStart)
+        // The first packet keeps its flag whatever it is: with no sample flagged, MP4 writes no sync-sample table,
+        // which says every sample is one, and readers then start decoding wherever an edit points.
+        if written { packet.keepKeyframeFlagOnlyIfClean(cleanStart) }
+        written = true
         if let repackager, let bytes = try packet.withData({ try repackager.repackage($0) }) { try packet.setBytes(bytes) }
         latestPresentedEnd = max(latestPresentedEnd, timing.pts.plus(max(0, timing.duration)))
         // A missing presentation time (AVI) takes the decode time; a missing decode time (Matroska's first

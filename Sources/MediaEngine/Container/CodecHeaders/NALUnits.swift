@@ -31,6 +31,30 @@ public enum NALUnits {
         bytes.withUnsafeBufferPointer { unitRanges($0, lengthSize: lengthSize) }.map { $0.map { bytes[$0] } }
     }
 
+    /// The NAL units of a sample as FFmpeg's H.264/HEVC parsers read them, to judge what it holds (never to rewrite
+    /// it): a length-prefixed unit holding start codes is split at them, as Samsung's slow-motion clips put a whole
+    /// access unit — an SVC prefix unit, then Annex B SEI and slice — behind one length. A true NAL unit never holds
+    /// 00 00 01 (emulation prevention), so other samples read as `splitLengthPrefixed` reads them. Annex B when
+    /// `lengthSize` is nil; no units when the lengths do not add up.
+    static func readUnits(_ bytes: [UInt8], lengthSize: Int?) -> [ArraySlice<UInt8>] {
+        guard let lengthSize else { return splitAnnexB(bytes) }
+        guard let units = splitLengthPrefixed(bytes, lengthSize: lengthSize) else { return [] }
+        return units.flatMap { unit -> [ArraySlice<UInt8>] in
+            guard containsStartCode(unit) else { return [unit] }
+            // The bytes before the first start code are a unit too.
+            return splitAnnexB([0, 0, 1] + unit)
+        }
+    }
+
+    static func containsStartCode(_ unit: ArraySlice<UInt8>) -> Bool {
+        var zeros = 0
+        for byte in unit {
+            if zeros >= 2, byte == 1 { return true }
+            zeros = byte == 0 ? zeros + 1 : 0
+        }
+        return false
+    }
+
     static func lengthPrefixed<S: Sequence>(_ units: S, lengthSize: Int) -> [UInt8] where S.Element == ArraySlice<UInt8> {
         var out: [UInt8] = []
         for unit in units {

@@ -1,0 +1,110 @@
+import CAV
+@testable import MediaEngine
+import PropertyBased
+import PropertySupport
+import Testing
+
+/// The pure pieces of the timing and colour work: samples read as FFmpeg's parsers read them, the decode lead an MP4
+/// reader leaves, and Dolby Vision's configuration box.
+struct TimingAndColourUnitTests {
+    /// A Samsung slow-motion sample: one length covering an SVC prefix unit, then SEI and IDR behind start codes.
+    @Test func aWholeAccessUnitBehindOneLengthReadsAsItsUnits() {
+        let inner: [UInt8] = [0x6E, 0xC0, 0x80, 0x0F, 0, 0, 0, 1, 0x06, 5, 1, 0x80, 0, 0, 0, 1, 0x65, 0x88, 0x84]
+        let sample = NALUnits.lengthPrefixed([inner[...]], lengthSize: 4)
+        let units = NALUnits.readUnits(sample, lengthSize: 4)
+        #expect(units.map { NALUnits.type($0, codec: .h264) } == [14, 6, 5])
+        #expect(NALUnits.isInstantaneousRefresh(units, codec: .h264))
+        // What the length alone says: one prefix unit, no IDR (the bug).
+        let lengths = NALUnits.splitLengthPrefixed(sample, lengthSize: 4) ?? []
+        #expect(!NALUnits.isInstantaneousRefresh(lengths, codec: .h264))
+    }
+
+    /// Samples whose units hold no start code read exactly as their lengths say, whatever their bytes; any bytes at
+    /// all give units (or none), never a trap.
+    @Test func ordinarySamplesReadAsTheirLengthsSay() async {
+        await propertyCheck(count: 500, input: Gen.int(in: 1...6), Gen.int(in: 1...4), Gen.uint64()) { count, lengthSize, seed in
+            var generator = XorShift(seed)
+            var units: [[UInt8]] = []
+            for _ in 0..<count {
+                let size = Int(generator.next() % 40) + 1
+                // Emulation prevention keeps 00 00 01 out of a unit: no two zeros in a row here.
+                units.append((0..<size).map { _ in UInt8(truncatingIfNeeded: generator.next() % 255 + 1) })
+            }
+            guard lengthSize > 1 || units.allSatisfy({ $0.count < 256 }) else { return }
+            let sample = NALUnits.lengthPrefixed(units.map { $0[...] }, lengthSize: lengthSize)
+            #expect(NALUnits.readUnits(sample, lengthSize: lengthSize).map(Array.init) == units)
+            let noise = (0..<Int(generator.next() % 64)).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
+            _ = NALUnits.readUnits(noise, lengthSize: lengthSize)
+        }
+    }
+
+    @Test(arguments: [
+        // The iPhone Dolby Vision clip: only the last two entries are negative; FFmpeg 5.1 applies no shift.
+        ([0, 60, 0, -40, -20], 40),
+        // A negative entry early: FFmpeg shifts by it, nothing is left.
+        ([0, -20, 40, 0, 0], 0),
+        // Early shift 20, a later entry needs 50: 30 more.
+        ([-20, 40, 0, -50, 0], 30),
+        ([0, 0], 0), ([Int64](), 0), ([-7], 7),
+    ] as [([Int64], Int64)])
+    func decodeLeadIsWhatTheReadersShiftLeaves(_ offsets: [Int64], _ lead: Int64) {
+        #expect(CompositionOffsets.decodeLead(offsets: offsets) == lead)
+    }
+
+    @Test func decodeLeadNeverTrapsAndLeavesNoPresentationBeforeDecode() async {
+        await propertyCheck(count: 500, input: Gen.int(in: 0...12), Gen.uint64()) { count, seed in
+            var generator = XorShift(seed)
+            let offsets = (0..<count).map { _ in Int64(Int32(truncatingIfNeeded: generator.next())) }
+            let lead = CompositionOffsets.decodeLead(offsets: offsets)
+            let applied = offsets.dropLast(2).reduce(Int64(0)) { max($0, -$1) }
+            #expect(lead >= 0)
+            #expect(offsets.allSatisfy { $0 + applied + lead >= 0 })
+        }
+    }
+
+    /// Profile 8.4 as an iPhone writes it, and 10.0: the bytes Dolby's spec lays out, in the box its profile names.
+    @Test func dolbyVisionBoxes() throws {
+        let iphone: [UInt8] = [1, 0, 8, 4, 1, 0, 1, 4]
+        let vision = try #require(iphone.withUnsafeBufferPointer { DolbyVisionConfiguration(sideData: $0.baseAddress!, size: 8) })
+        #expect(vision.name == "8.4")
+        #expect(vision.box == [0, 0, 0, 32] + Array("dvvC".utf8) + [1, 0, 0x10, 0x25, 0x40] + [UInt8](repeating: 0, count: 19))
+        let five: [UInt8] = [1, 0, 5, 6, 1, 0, 1, 0]
+        let p5 = try #require(five.withUnsafeBufferPointer { DolbyVisionConfiguration(sideData: $0.baseAddress!, size: 8) })
+        #expect(Array(p5.box[4..<8]) == Array("dvcC".utf8))
+        // Fields past their widths, or too few bytes, are no configuration.
+        for bad in [[1, 0, 200, 4, 1, 0, 1, 4], [1, 0, 8, 64, 1, 0, 1, 4], [1, 0, 8, 4, 1, 0, 1, 16]] as [[UInt8]] {
+            #expect(bad.withUnsafeBufferPointer { DolbyVisionConfiguration(sideData: $0.baseAddress!, size: 8) } == nil)
+        }
+        #expect(iphone.withUnsafeBufferPointer { DolbyVisionConfiguration(sideData: $0.baseAddress!, size: 7) } == nil)
+    }
+
+    /// The box goes at the end of the video entry and every box around it grows; a second insert changes nothing.
+    @Test func dolbyVisionBoxGoesIntoTheEntry() throws {
+        func box(_ type: String, _ body: [UInt8]) -> [UInt8] { MovieBoxes.header(size: 8 + body.count, type: type) + body }
+        let tkhd = box("tkhd", [0, 0, 0, 0] + [UInt8](repeating: 0, count: 8) + [0, 0, 0, 1] + [UInt8](repeating: 0, count: 60))
+        let entry = box("hvc1", [UInt8](repeating: 0, count: 78) + box("hvcC", [1, 2, 3]))
+        let stsd = box("stsd", [0, 0, 0, 0, 0, 0, 0, 1] + entry)
+        let moov = box("moov", box("trak", tkhd + box("mdia", box("minf", box("stbl", stsd)))))
+        let vision = DolbyVisionConfiguration(sideData: [1, 0, 8, 4, 1, 0, 1, 4], size: 8)!
+        var patched = moov
+        try DolbyVisionConfiguration.insert(vision.box, into: &patched, trackID: 1)
+        #expect(patched.count == moov.count + 32)
+        let again = patched
+        try DolbyVisionConfiguration.insert(vision.box, into: &patched, trackID: 1)
+        #expect(patched == again)
+        #expect(throws: AVFailure.self) { var copy = moov; try DolbyVisionConfiguration.insert(vision.box, into: &copy, trackID: 2) }
+        // Walk it back: trak's size covers everything after moov's header.
+        let trak = MovieBoxes.boxes(in: patched, from: 8, to: patched.count)
+        #expect(trak.map(\.type) == ["trak"] && trak.first?.end == patched.count)
+    }
+}
+
+/// A seeded generator for the byte-level properties above.
+private struct XorShift {
+    var state: UInt64
+    init(_ seed: UInt64) { state = seed | 1 }
+    mutating func next() -> UInt64 {
+        state ^= state << 13; state ^= state >> 7; state ^= state << 17
+        return state
+    }
+}
