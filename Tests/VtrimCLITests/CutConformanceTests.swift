@@ -16,7 +16,10 @@ struct CutConformanceTests {
         defer { folder.remove() }
         let duration = try #require(row["format_duration_s"].flatMap(Double.init))
         let start = String(format: "%.3f", duration * 0.3), end = String(format: "%.3f", duration * 0.7)
-        let ext = (row.file as NSString).pathExtension
+        // A file named for no container vtrim writes (an MPEG-PS `.m2v`) is cut to MP4, whose edit list hides the
+        // lead-in as ffmpeg's cut leaves it out.
+        let named = (row.file as NSString).pathExtension.lowercased()
+        let ext = ["mp4", "mov", "m4v", "3gp", "3g2", "mkv", "webm", "ts", "m2ts", "mts", "avi"].contains(named) ? named : "mp4"
         let ours = folder.file("ours.\(ext)"), theirs = folder.file("ffmpeg.\(ext)")
         let result = try await Run.vtrim(["cut", "--json", row.path, "--start", start, "--end", end, "-o", ours])
         let object = try #require(result.jsonLines.first, "\(result)")
@@ -46,7 +49,9 @@ struct CutConformanceTests {
         // Only where ffmpeg's own cut holds frames to compare with.
         guard reference.status == 0, theirFrames > 0 else { return }
         // Within one frame of ffmpeg, or fewer where ffmpeg keeps frames past the end that nothing needs.
-        #expect(ourFrames <= theirFrames + 1, "\(row.file): frames \(ourFrames) vs ffmpeg \(theirFrames)")
+        // ffmpeg's copy of an MPEG program stream (PTS on some packets only) loses frames at its start: 57 where
+        // the ideal cut of sample_mpeg2.m2v has 60, which vtrim writes.
+        #expect(ourFrames <= theirFrames + 1 || row["container"] == "mpeg", "\(row.file): frames \(ourFrames) vs ffmpeg \(theirFrames)")
         #expect(ourFrames >= theirFrames - 3, "\(row.file): frames \(ourFrames) vs ffmpeg \(theirFrames)")
         if MediaFacts.gstreamerAvailable, ["mp4", "mov", "m4v"].contains(ext.lowercased()),
            let gst = try await MediaFacts.gstreamerDuration(ours) {

@@ -13,6 +13,16 @@ public struct MeasuredRange: Sendable, Equatable {
 
     /// The file stores no presentation times (AVI): the video times are decode-time slots.
     public var videoTimesAreDecodeTimes: Bool
+    /// Video frames a player shows (packets outside the edit lists left out), counted over the whole file.
+    public var shownFrames: Int?
+    /// The first and last shown frames' presentation times (seconds, the output's own timeline).
+    public var firstFrameSeconds: Double?
+    public var lastFrameSeconds: Double?
+    /// The shown frames' rate when every frame lasts as long as the others (within a tick of the stream's time base,
+    /// which Matroska's millisecond times need): "30/1", "30000/1001"; nil when it varies or cannot be told.
+    public var constantFrameRate: String?
+    /// Whether the frame rate was measured constant (false: it varies; nil: fewer than three frames, or AVI's slots).
+    public var frameRateIsConstant: Bool?
 
     /// The presented span: video when there is video, else audio.
     public var startSeconds: Double? { videoStartSeconds ?? audioStartSeconds }
@@ -94,6 +104,10 @@ public enum CutVerifier {
         if video != nil, range.videoStartSeconds == nil {
             throw MediaError(.verifyFailed, path: source, operation: "verify", reason: "the written output \(outputName) has no video frames")
         }
+        if let video, let stream = input.stream(video) {
+            FrameTiming.measure(&range, times: scan.shownTimes, stream: stream)
+            range.shownFrames = scan.readWhole ? scan.shownTimes.reduce(0) { $0 + $1.count } : FrameTiming.countShown(input, stream: video)
+        }
         return range
     }
 
@@ -111,6 +125,9 @@ public enum CutVerifier {
         // but never past the container's own duration.
         private var lastVideoStart = Int64.min, previousVideoStart = Int64.min, videoDurationsMissing = false
         private var previousAudioStart = Int64.min
+        /// Presentation times (stream ticks) of the shown frames, per stretch read without a seek.
+        private(set) var shownTimes: [[Int64]] = [[]]
+        private(set) var readWhole = true
 
         init(input: InputFile, path: String, outputName: String, video: Int?, audio: Int?) {
             self.input = input
@@ -127,6 +144,8 @@ public enum CutVerifier {
         mutating func resetLastFrames() {
             lastVideoStart = Int64.min
             previousVideoStart = Int64.min
+            shownTimes.append([])
+            readWhole = false
         }
 
         mutating func read(until done: ((Scan) -> Bool)?) throws(MediaError) {
@@ -164,6 +183,7 @@ public enum CutVerifier {
             let duration = decodeSlots ? 0 : av_rescale_q(max(0, packet.duration), stream.pointee.time_base, cav_time_base_q())
             if index == video {
                 range.videoFrames += 1
+                if packet.pts != CAV_NOPTS_VALUE { shownTimes[shownTimes.count - 1].append(packet.pts) }
                 if start > lastVideoStart {
                     previousVideoStart = lastVideoStart
                     lastVideoStart = start

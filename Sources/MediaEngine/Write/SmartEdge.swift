@@ -120,9 +120,6 @@ final class SmartEdge: Sendable {
         let startFrame = work.part == .head ? StartFrameHold(startTicks: video.shift) : nil
         var reachedEnd = false
         func take(_ frame: Frame) throws {
-            // Past the end nothing more is encoded: a frame the decoder's flush returns late (or without a time)
-            // must not go after those already written.
-            guard !reachedEnd else { return }
             let timestamp = frame.timestamp
             if timestamp >= end {
                 reachedEnd = true

@@ -61,6 +61,13 @@ struct EditReport {
                 ("duration", .optional(span.map { microseconds($0.end - $0.start) })),
                 ("audio_start", .optional(measured.audioStartSeconds.map { microseconds(outputToSource(run, measured) + $0) })),
                 ("audio_end", .optional(measured.audioEndSeconds.map { microseconds(outputToSource(run, measured) + $0) })),
+                ("frames", .optional(measured.shownFrames.map { Int64($0) })),
+                ("first_frame", .optional(measured.firstFrameSeconds.map { microseconds(outputToSource(run, measured) + $0) })),
+                ("last_frame", .optional(measured.lastFrameSeconds.map { microseconds(outputToSource(run, measured) + $0) })),
+                ("constant_rate", measured.frameRateIsConstant.map { JSON.bool($0) } ?? .null),
+                ("frame_rate", .optional(measured.constantFrameRate)),
+                ("audio_offset", .optional(measured.audioStartSeconds.flatMap { audio in
+                    measured.videoStartSeconds.map { microseconds(audio - $0) } })),
             ])),
             ("notes", notesJSON(notes)),
         ] + (listRow?.fields ?? [])
