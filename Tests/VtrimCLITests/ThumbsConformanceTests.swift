@@ -32,6 +32,9 @@ struct ThumbsConformanceTests {
                 let cellWidth = try #require(object["cell_width"] as? Int)
                 #expect(cellWidth == max(1, Int((90 * width / height).rounded())), "\(row.file): \(cellWidth) for \(width)x\(height)")
                 try await Self.expectFirstCellIsFFmpegsFrame(row, object, cellWidth: cellWidth, cellHeight: 90)
+            } else if row["video_codec"] == nil, row["width"] != nil, object["error"] == nil, object["cell_width"] != nil {
+                // A video whose codec ffprobe 5.1 cannot name but vtrim reads (Dolby Vision's `dav1` entry as AV1).
+                strips += 1
             } else if object["mode"] as? String == "waveform" {
                 // Sound without pictures: its waveform (issue 49).
                 waveforms += 1
