@@ -27,8 +27,13 @@ struct TimingAndColourUnitTests {
             var units: [[UInt8]] = []
             for _ in 0..<count {
                 let size = Int(generator.next() % 40) + 1
-                // Emulation prevention keeps 00 00 01 out of a unit: no two zeros in a row here.
-                units.append((0..<size).map { _ in UInt8(truncatingIfNeeded: generator.next() % 255 + 1) })
+                // Emulation prevention keeps 00 00 0x (x ≤ 3) out of a unit: zeros here, but never two in a row.
+                var unit: [UInt8] = []
+                for _ in 0..<size {
+                    let byte = UInt8(truncatingIfNeeded: generator.next() % 4 == 0 ? 0 : generator.next())
+                    unit.append(byte == 0 && unit.last == 0 ? 7 : byte)
+                }
+                units.append(unit)
             }
             guard lengthSize > 1 || units.allSatisfy({ $0.count < 256 }) else { return }
             let sample = NALUnits.lengthPrefixed(units.map { $0[...] }, lengthSize: lengthSize)
@@ -48,16 +53,26 @@ struct TimingAndColourUnitTests {
         ([0, 0], 0), ([Int64](), 0), ([-7], 7),
     ] as [([Int64], Int64)])
     func decodeLeadIsWhatTheReadersShiftLeaves(_ offsets: [Int64], _ lead: Int64) {
-        #expect(CompositionOffsets.decodeLead(offsets: offsets) == lead)
+        #expect(CompositionOffsets.decodeLead(entries: offsets.map { (1, $0) }) == lead)
+    }
+
+    /// FFmpeg's other rules: a count of 0 skips its entry; an early offset past 2^28 drops the table.
+    @Test func decodeLeadFollowsTheReadersRules() {
+        #expect(CompositionOffsets.decodeLead(entries: [(1, 0), (0, -500), (1, 0), (1, -40), (1, 0)]) == 40)
+        #expect(CompositionOffsets.decodeLead(entries: [(1, 1 << 29), (1, 0), (1, -40), (1, 0)]) == 0)
+        #expect(CompositionOffsets.decodeLead(entries: [(1, 0), (1, 0), (1, Int64(Int32.min))]) == 0)
     }
 
     @Test func decodeLeadNeverTrapsAndLeavesNoPresentationBeforeDecode() async {
         await propertyCheck(count: 500, input: Gen.int(in: 0...12), Gen.uint64()) { count, seed in
             var generator = XorShift(seed)
             let offsets = (0..<count).map { _ in Int64(Int32(truncatingIfNeeded: generator.next())) }
-            let lead = CompositionOffsets.decodeLead(offsets: offsets)
-            let applied = offsets.dropLast(2).reduce(Int64(0)) { max($0, -$1) }
-            #expect(lead >= 0)
+            let lead = CompositionOffsets.decodeLead(entries: offsets.map { (1, $0) })
+            #expect(lead >= 0 && lead <= 1 << 28)
+            // Where the reader keeps the table and the lead is a repair, no frame is shown before it is decoded.
+            let early = offsets.dropLast(2)
+            guard lead > 0, early.allSatisfy({ abs($0) <= 1 << 28 }) else { return }
+            let applied = early.reduce(Int64(0)) { max($0, -$1) }
             #expect(offsets.allSatisfy { $0 + applied + lead >= 0 })
         }
     }
@@ -65,17 +80,17 @@ struct TimingAndColourUnitTests {
     /// Profile 8.4 as an iPhone writes it, and 10.0: the bytes Dolby's spec lays out, in the box its profile names.
     @Test func dolbyVisionBoxes() throws {
         let iphone: [UInt8] = [1, 0, 8, 4, 1, 0, 1, 4]
-        let vision = try #require(iphone.withUnsafeBufferPointer { DolbyVisionConfiguration(sideData: $0.baseAddress!, size: 8) })
+        let vision = try #require(iphone.withUnsafeBufferPointer { $0.baseAddress.flatMap { DolbyVisionConfiguration(sideData: $0, size: 8) } })
         #expect(vision.name == "8.4")
         #expect(vision.box == [0, 0, 0, 32] + Array("dvvC".utf8) + [1, 0, 0x10, 0x25, 0x40] + [UInt8](repeating: 0, count: 19))
         let five: [UInt8] = [1, 0, 5, 6, 1, 0, 1, 0]
-        let p5 = try #require(five.withUnsafeBufferPointer { DolbyVisionConfiguration(sideData: $0.baseAddress!, size: 8) })
+        let p5 = try #require(five.withUnsafeBufferPointer { $0.baseAddress.flatMap { DolbyVisionConfiguration(sideData: $0, size: 8) } })
         #expect(Array(p5.box[4..<8]) == Array("dvcC".utf8))
         // Fields past their widths, or too few bytes, are no configuration.
         for bad in [[1, 0, 200, 4, 1, 0, 1, 4], [1, 0, 8, 64, 1, 0, 1, 4], [1, 0, 8, 4, 1, 0, 1, 16]] as [[UInt8]] {
-            #expect(bad.withUnsafeBufferPointer { DolbyVisionConfiguration(sideData: $0.baseAddress!, size: 8) } == nil)
+            #expect(bad.withUnsafeBufferPointer { $0.baseAddress.flatMap { DolbyVisionConfiguration(sideData: $0, size: 8) } } == nil)
         }
-        #expect(iphone.withUnsafeBufferPointer { DolbyVisionConfiguration(sideData: $0.baseAddress!, size: 7) } == nil)
+        #expect(iphone.withUnsafeBufferPointer { $0.baseAddress.flatMap { DolbyVisionConfiguration(sideData: $0, size: 7) } } == nil)
     }
 
     /// The box goes at the end of the video entry and every box around it grows; a second insert changes nothing.
@@ -85,7 +100,7 @@ struct TimingAndColourUnitTests {
         let entry = box("hvc1", [UInt8](repeating: 0, count: 78) + box("hvcC", [1, 2, 3]))
         let stsd = box("stsd", [0, 0, 0, 0, 0, 0, 0, 1] + entry)
         let moov = box("moov", box("trak", tkhd + box("mdia", box("minf", box("stbl", stsd)))))
-        let vision = DolbyVisionConfiguration(sideData: [1, 0, 8, 4, 1, 0, 1, 4], size: 8)!
+        let vision = try #require(DolbyVisionConfiguration(sideData: [1, 0, 8, 4, 1, 0, 1, 4], size: 8))
         var patched = moov
         try DolbyVisionConfiguration.insert(vision.box, into: &patched, trackID: 1)
         #expect(patched.count == moov.count + 32)
@@ -93,9 +108,18 @@ struct TimingAndColourUnitTests {
         try DolbyVisionConfiguration.insert(vision.box, into: &patched, trackID: 1)
         #expect(patched == again)
         #expect(throws: AVFailure.self) { var copy = moov; try DolbyVisionConfiguration.insert(vision.box, into: &copy, trackID: 2) }
-        // Walk it back: trak's size covers everything after moov's header.
-        let trak = MovieBoxes.boxes(in: patched, from: 8, to: patched.count)
-        #expect(trak.map(\.type) == ["trak"] && trak.first?.end == patched.count)
+        // Walk it back: each box holds the next, and the entry ends with the new box, after its own record.
+        var level = MovieBoxes.boxes(in: patched, from: 8, to: patched.count)
+        for type in ["trak", "mdia", "minf", "stbl"] {
+            let box = try #require(level.first { $0.type == type }, "\(type)")
+            level = MovieBoxes.boxes(in: patched, from: box.start + 8, to: box.end)
+        }
+        let stsdBox = try #require(level.first { $0.type == "stsd" })
+        let entryBox = try #require(MovieBoxes.boxes(in: patched, from: stsdBox.start + 16, to: stsdBox.end).first)
+        #expect(entryBox.end == stsdBox.end)
+        let children = MovieBoxes.boxes(in: patched, from: entryBox.start + 8 + 78, to: entryBox.end)
+        #expect(children.map(\.type) == ["hvcC", "dvvC"])
+        #expect(Array(patched[(children.last?.start ?? 0)..<(children.last?.end ?? 0)]) == vision.box)
     }
 }
 

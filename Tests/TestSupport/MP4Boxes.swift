@@ -29,6 +29,12 @@ public struct MP4VideoTrack: Sendable {
     public var sampleSlicePPSIds: [[Int?]]
     /// The track's edit list: (segment duration in movie ticks, media time in media ticks) per entry.
     public var edits: [(duration: Int, mediaTime: Int)] = []
+    /// HEVC: each sample's last Dolby Vision RPU NAL unit (type 62), header included; nil where it has none.
+    public var sampleRPUs: [[UInt8]?] = []
+    /// The `stts` runs: (sample count, duration in media ticks).
+    public var timeToSample: [(count: Int, delta: Int)] = []
+    /// `mdhd`'s timescale and duration.
+    public var mediaTimescale = 0, mediaDuration = 0
 
     public var isHEVC: Bool { entries.first.map { ["hvc1", "hev1"].contains($0.type) } ?? false }
 
@@ -43,6 +49,18 @@ public struct MP4VideoTrack: Sendable {
                   hdlr.body.count >= 12, String(decoding: data[(hdlr.body.lowerBound + 8)..<(hdlr.body.lowerBound + 12)], as: UTF8.self) == "vide",
                   let minf = MP4Box.child(data, mdia, "minf"), let stbl = MP4Box.child(data, minf, "stbl") else { continue }
             var found = try track(data, stbl)
+            if let stts = MP4Box.child(data, stbl, "stts") {
+                let count = MP4Box.u32(data, stts.body.lowerBound + 4)
+                found.timeToSample = (0..<min(count, max(0, stts.body.count - 8) / 8)).map { index in
+                    (MP4Box.u32(data, stts.body.lowerBound + 8 + 8 * index), MP4Box.u32(data, stts.body.lowerBound + 12 + 8 * index))
+                }
+            }
+            if let mdhd = MP4Box.child(data, mdia, "mdhd") {
+                let wide = data[mdhd.body.lowerBound] == 1
+                found.mediaTimescale = MP4Box.u32(data, mdhd.body.lowerBound + (wide ? 20 : 12))
+                found.mediaDuration = wide ? MP4Box.u32(data, mdhd.body.lowerBound + 24) << 32 | MP4Box.u32(data, mdhd.body.lowerBound + 28)
+                                           : MP4Box.u32(data, mdhd.body.lowerBound + 16)
+            }
             if let elst = MP4Box.child(data, trak, "edts").flatMap({ MP4Box.child(data, $0, "elst") }) {
                 let wide = data[elst.body.lowerBound] == 1
                 let count = MP4Box.u32(data, elst.body.lowerBound + 4)
@@ -119,14 +137,14 @@ public struct MP4VideoTrack: Sendable {
             let at = stsc.body.lowerBound + 8 + 12 * index
             return (MP4Box.u32(data, at), MP4Box.u32(data, at + 4), MP4Box.u32(data, at + 8))
         }
-        var entryIndices: [Int] = [], nalTypes: [[Int]] = [], slicePPS: [[Int?]] = []
+        var entryIndices: [Int] = [], nalTypes: [[Int]] = [], slicePPS: [[Int?]] = [], rpus: [[UInt8]?] = []
         var sample = 0
         for (chunkIndex, chunkOffset) in offsets.enumerated() {
             guard let run = runs.last(where: { $0.first <= chunkIndex + 1 }) else { throw MP4Error("stsc does not cover chunk \(chunkIndex + 1)") }
             var at = chunkOffset
             for _ in 0..<run.count where sample < sizes.count {
                 let entry = entries[max(0, min(entries.count - 1, run.entry - 1))]
-                var types: [Int] = [], ppsIds: [Int?] = []
+                var types: [Int] = [], ppsIds: [Int?] = [], rpu: [UInt8]?
                 let hevc = ["hvc1", "hev1"].contains(entry.type)
                 var nal = at
                 while nal + entry.lengthSize < at + sizes[sample] {
@@ -134,6 +152,7 @@ public struct MP4VideoTrack: Sendable {
                     let header = data[nal + entry.lengthSize]
                     let type = hevc ? Int(header >> 1) & 0x3F : Int(header & 0x1F)
                     types.append(type)
+                    if hevc, type == 62 { rpu = Array(data[(nal + entry.lengthSize)..<min(nal + entry.lengthSize + length, data.count)]) }
                     if hevc ? (0...9).contains(type) || (16...21).contains(type) : (1...5).contains(type) {
                         let start = nal + entry.lengthSize
                         ppsIds.append(NALSyntax.slicePPSId(Array(data[start..<min(start + length, start + 64, data.count)]), hevc: hevc))
@@ -143,12 +162,15 @@ public struct MP4VideoTrack: Sendable {
                 entryIndices.append(run.entry)
                 nalTypes.append(types)
                 slicePPS.append(ppsIds)
+                rpus.append(rpu)
                 at += sizes[sample]
                 sample += 1
             }
         }
         guard sample == sizes.count else { throw MP4Error("chunks hold \(sample) of \(sizes.count) samples") }
-        return MP4VideoTrack(entries: entries, sampleEntryIndices: entryIndices, sampleNALTypes: nalTypes, sampleSlicePPSIds: slicePPS)
+        var track = MP4VideoTrack(entries: entries, sampleEntryIndices: entryIndices, sampleNALTypes: nalTypes, sampleSlicePPSIds: slicePPS)
+        track.sampleRPUs = rpus
+        return track
     }
 }
 

@@ -81,4 +81,60 @@ struct DolbyVisionTests {
         #expect(report.codes(kind).contains("dolby_vision_dropped"), "\(report)")
         #expect(try await Self.dolbyVision(output)["dv_profile"] == nil)
     }
+
+    /// A profile 8.4 HEVC source whose every frame carries its own RPU (`fixtures/tools/add-rpu-units.py`: the iPhone
+    /// clip's RPU, its CRC replaced by the frame's index): a smart cut keeps Dolby Vision, and every frame of the output —
+    /// re-encoded or copied — ends with the RPU of the source frame it shows.
+    @Test func smartEdgesCarryEachFramesRPU() async throws {
+        let media = try #require(TestPaths.sharedMedia)
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let tools = TestPaths.packageRoot + "/fixtures/tools/"
+        let steps: [(String, [String])] = [
+            ("ffmpeg", ["-v", "error", "-i", media + "/androidx-media/dolbyVision-hdr.MOV", "-map", "0:v", "-c:v", "copy",
+                        "-bsf:v", "hevc_mp4toannexb", "-f", "hevc", folder.file("template.hevc")]),
+            ("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-t", "4", "-c:v", "libx265", "-pix_fmt", "yuv420p10le",
+                        // No B-frames: a raw stream remuxed keeps decode order only, so a reordering one would lose its times.
+                        "-x265-params", "log-level=error:aud=1:bframes=0:keyint=30:min-keyint=30:scenecut=0:colorprim=bt2020:transfer=arib-std-b67:colormatrix=bt2020nc",
+                        "-f", "hevc", folder.file("plain.hevc")]),
+            ("python3", [tools + "add-rpu-units.py", folder.file("plain.hevc"), folder.file("rpu.hevc"), folder.file("template.hevc")]),
+            ("ffmpeg", ["-v", "error", "-r", "30", "-i", folder.file("rpu.hevc"), "-c", "copy", "-tag:v", "hvc1", folder.file("plain.mp4")]),
+            ("python3", [tools + "add-entry-boxes.py", folder.file("plain.mp4"), folder.file("dv.mp4"), "dovi"]),
+        ]
+        for (tool, arguments) in steps {
+            let made = try await Run.tool(tool, arguments)
+            try #require(made.status == 0, "\(tool): \(made.stderr)")
+        }
+        let source = folder.file("dv.mp4")
+        let sourceTrack = try MP4VideoTrack.read(source)
+        #expect(sourceTrack.sampleRPUs.allSatisfy { $0 != nil }, "the source's every frame has an RPU")
+        let sourceTimes = try await Self.packetTimes(source)
+        for ext in ["mp4", "mkv"] {
+            let output = folder.file("smart.\(ext)")
+            let result = try await Run.vtrim(["cut", "--json", source, "--start", "0.5", "--end", "3.3", "--mode", "smart", "-o", output])
+            #expect(result.status == 0, "\(result)")
+            let report = try #require(result.jsonLines.first)
+            #expect(report["mode"] as? String == "smart" && !report.codes("notes").contains("dolby_vision_dropped"), "\(report)")
+            #expect(try await Self.dolbyVision(output)["dv_profile"] == "8", "\(ext)")
+            guard ext == "mp4" else { continue }
+            let track = try MP4VideoTrack.read(output)
+            let times = try await Self.packetTimes(output)
+            try #require(times.count == track.sampleRPUs.count)
+            let start = try #require((report["actual"] as? [String: Any])?["start"] as? Double)
+            let first = times.min() ?? 0
+            for (index, time) in times.enumerated() {
+                // The source frame shown at the same place: output time − first + start.
+                let wanted = time - first + start
+                let sourceIndex = try #require(sourceTimes.indices.min { abs(sourceTimes[$0] - wanted) < abs(sourceTimes[$1] - wanted) })
+                #expect(track.sampleRPUs[index] != nil && track.sampleRPUs[index] == sourceTrack.sampleRPUs[sourceIndex],
+                        "output frame at \(time) s (source \(wanted) s): RPU \(track.sampleRPUs[index]?.suffix(5).map { $0 } ?? []), source's \(sourceTrack.sampleRPUs[sourceIndex]?.suffix(5).map { $0 } ?? [])")
+            }
+        }
+    }
+
+    /// Each video packet's presentation time (seconds, after the edit list), in decode order.
+    static func packetTimes(_ path: String) async throws -> [Double] {
+        let probe = try await Run.tool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "packet=pts_time", "-of", "csv=p=0", path])
+        return probe.stdoutLines.compactMap { Double($0.split(separator: ",").first ?? "") }
+    }
 }

@@ -9,7 +9,7 @@ import Glibc
 /// which hides frames from anything reading up to a decode time. The lead is how much further each of the track's
 /// decode times must move for none to follow its presentation; presentation times stay as they are.
 enum CompositionOffsets {
-    /// The lead in each track's ticks, by track order (FFmpeg's stream index), for tracks that need one.
+    /// The lead in each track's ticks, by track ID (`tkhd`; FFmpeg's `AVStream.id`), for tracks that need one.
     static func decodeLeads(path: String) -> [Int: Int64] {
         let descriptor = DiskFile.open(path, O_RDONLY)
         guard descriptor >= 0 else { return [:] }
@@ -25,29 +25,40 @@ enum CompositionOffsets {
             MovieBoxes.boxes(in: moov, from: parent.start + 8, to: parent.end).first { $0.type == type }
         }
         var leads: [Int: Int64] = [:]
-        let tracks = MovieBoxes.boxes(in: moov, from: 8, to: moov.count).filter { $0.type == "trak" }
-        for (index, trak) in tracks.enumerated() {
-            guard let stbl = child(trak, "mdia").flatMap({ child($0, "minf") }).flatMap({ child($0, "stbl") }),
+        for trak in MovieBoxes.boxes(in: moov, from: 8, to: moov.count) where trak.type == "trak" {
+            guard let tkhd = child(trak, "tkhd"),
+                  let stbl = child(trak, "mdia").flatMap({ child($0, "minf") }).flatMap({ child($0, "stbl") }),
                   let ctts = child(stbl, "ctts") else { continue }
-            let lead = decodeLead(offsets: offsets(moov, ctts))
-            if lead > 0 { leads[index] = lead }
+            let id = Int(MovieBoxes.read(moov, at: tkhd.start + (MovieBoxes.version(moov, of: tkhd) == 1 ? 28 : 20), bytes: 4))
+            let lead = decodeLead(entries: entries(moov, ctts))
+            if lead > 0 { leads[id] = lead }
         }
         return leads
     }
 
-    /// The table's offsets (signed, as FFmpeg reads both versions), at most as many as the box holds.
-    static func offsets(_ moov: [UInt8], _ ctts: MovieBoxes.Box) -> [Int64] {
+    /// The table's (count, offset) entries (offsets signed, as FFmpeg reads both versions), at most as many as the box holds.
+    static func entries(_ moov: [UInt8], _ ctts: MovieBoxes.Box) -> [(count: Int64, offset: Int64)] {
         let count = Int(MovieBoxes.read(moov, at: ctts.start + 12, bytes: 4))
         let fits = max(0, (ctts.end - ctts.start - 16) / 8)
         return (0..<min(count, fits)).map { entry in
-            Int64(Int32(truncatingIfNeeded: MovieBoxes.read(moov, at: ctts.start + 16 + entry * 8 + 4, bytes: 4)))
+            let at = ctts.start + 16 + entry * 8
+            return (Int64(Int32(truncatingIfNeeded: MovieBoxes.read(moov, at: at, bytes: 4))),
+                    Int64(Int32(truncatingIfNeeded: MovieBoxes.read(moov, at: at + 4, bytes: 4))))
         }
     }
 
-    /// What the reader's own shift leaves: the most negative offset beyond the shift it applied.
-    static func decodeLead(offsets: [Int64]) -> Int64 {
-        let applied = offsets.dropLast(2).reduce(Int64(0)) { max($0, -$1) }
-        let needed = offsets.reduce(Int64(0)) { max($0, -$1) }
-        return max(0, needed - applied)
+    /// What the reader's own shift leaves, by `mov_read_ctts`'s rules: entries with a count ≤ 0 are skipped; one
+    /// before the last two beyond ±2^28 drops the whole table (no offsets, no lead); the shift counts the entries
+    /// before the last two. A lead beyond 2^28 ticks is no repair but damage: none.
+    static func decodeLead(entries: [(count: Int64, offset: Int64)]) -> Int64 {
+        var applied: Int64 = 0, needed: Int64 = 0
+        for (index, entry) in entries.enumerated() where entry.count > 0 {
+            let early = index + 2 < entries.count
+            if early, abs(entry.offset) > 1 << 28 { return 0 }
+            if early { applied = max(applied, -entry.offset) }
+            needed = max(needed, -entry.offset)
+        }
+        let lead = needed - applied
+        return lead > 0 && lead <= 1 << 28 ? lead : 0
     }
 }

@@ -2,7 +2,7 @@ import CAV
 
 /// A Dolby Vision stream's configuration record (Dolby's "Dolby Vision streams within the ISO base media file format"
 /// 2.2): read from FFmpeg's `AVDOVIDecoderConfigurationRecord` side data, written as the sample entry's `dvcC`
-/// (profiles ≤ 7) or `dvvC` (8 and up) box. FFmpeg 5.1's MOV muxer never writes the box and its MP4 muxer only in its
+/// (profiles ≤ 7), `dvvC` (8–10) or `dvwC` (above) box. FFmpeg 5.1's MOV muxer never writes the box and its MP4 muxer only in its
 /// "unofficial" mode, so vtrim writes it into the finished file (`insert`), one path for both.
 public struct DolbyVisionConfiguration: Sendable, Equatable, Codable {
     public var versionMajor: Int
@@ -34,6 +34,16 @@ public struct DolbyVisionConfiguration: Sendable, Equatable, Codable {
         return DolbyVisionConfiguration(sideData: data, size: size)
     }
 
+    /// Whether a cut in `mode` keeps Dolby Vision: copies keep every frame's RPU; smart cuts of a single-layer HEVC
+    /// stream put each source frame's RPU into its re-encoded frame (`SmartEdge`); exact cuts re-encode without them.
+    public func isKept(mode: CutMode, codec: String) -> Bool {
+        switch mode {
+        case .copy, .keyframe: return true
+        case .smart: return codec == "hevc" && rpuPresent && !enhancementLayerPresent
+        case .exact: return false
+        }
+    }
+
     /// "8.4": the profile and compatibility id, as phones and players name it.
     public var name: String { "\(profile).\(compatibility)" }
 
@@ -44,7 +54,7 @@ public struct DolbyVisionConfiguration: Sendable, Equatable, Codable {
         let record = [UInt8(truncatingIfNeeded: versionMajor), UInt8(truncatingIfNeeded: versionMinor),
                       UInt8(truncatingIfNeeded: fields >> 24), UInt8(truncatingIfNeeded: fields >> 16),
                       UInt8(truncatingIfNeeded: fields >> 8)] + [UInt8](repeating: 0, count: 19)
-        return MovieBoxes.header(size: 8 + record.count, type: profile > 7 ? "dvvC" : "dvcC") + record
+        return MovieBoxes.header(size: 8 + record.count, type: profile > 10 ? "dvwC" : profile > 7 ? "dvvC" : "dvcC") + record
     }
 
     /// Adds the box to the video track's (`trackID`'s) first sample entry of the finished MP4/MOV at `path`, unless
@@ -81,7 +91,7 @@ public struct DolbyVisionConfiguration: Sendable, Equatable, Codable {
             if dolbyOnlyAV1, MovieBoxes.fourCC(moov, at: entry.start + 4) == "av01" {
                 moov.replaceSubrange((entry.start + 4)..<(entry.start + 8), with: Array("dav1".utf8))
             }
-            if children(entry, skipping: 8 + 78).contains(where: { $0.type == "dvcC" || $0.type == "dvvC" }) { return }
+            if children(entry, skipping: 8 + 78).contains(where: { ["dvcC", "dvvC", "dvwC"].contains($0.type) }) { return }
             for parent in chain + [entry] {
                 try MovieBoxes.setSize(&moov, at: parent.start, to: parent.end - parent.start + box.count)
             }

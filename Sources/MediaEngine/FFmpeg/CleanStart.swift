@@ -16,7 +16,8 @@ struct CleanStart {
     /// VP8 and VP9 streams: their keyframes, which reset every reference, are where a smart cut's copy may start.
     private let vpx: AVCodecID?
     /// avcC/hvcC NAL length size; nil for Annex B samples.
-    private let lengthSize: Int?
+    /// H.264/HEVC samples' NAL length size (from the avcC/hvcC record); nil for Annex B and other codecs.
+    let lengthSize: Int?
     /// AV1 streams: the sequence header of the stream's configuration (`av1C`'s configOBUs), for samples that
     /// carry none of their own.
     private let av1: AV1Rule?

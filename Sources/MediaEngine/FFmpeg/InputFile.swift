@@ -6,7 +6,7 @@ import Glibc
 final class InputFile {
     let path: String
     private var context: UnsafeMutablePointer<AVFormatContext>?
-    /// MP4/MOV tracks whose decode times FFmpeg 5.1 leaves after presentation times: how much earlier each goes.
+    /// MP4/MOV streams (by index) whose decode times FFmpeg 5.1 leaves after presentation times: how much earlier each goes.
     private var decodeLeads: [Int: Int64] = [:]
 
     /// `analyze`: read into the streams to complete their parameters (avformat_find_stream_info);
@@ -22,7 +22,10 @@ final class InputFile {
         context = opened
         Self.mapUnnamedCodecs(opened)
         if FFmpegText.string(opened.pointee.iformat?.pointee.name)?.hasPrefix("mov,") == true {
-            decodeLeads = CompositionOffsets.decodeLeads(path: path)
+            let byTrack = CompositionOffsets.decodeLeads(path: path)
+            for index in 0..<Int(opened.pointee.nb_streams) {
+                if let id = opened.pointee.streams[index]?.pointee.id, let lead = byTrack[Int(id)] { decodeLeads[index] = lead }
+            }
         }
         guard analyze else { return }
         // Decoders refuse absurd picture sizes (a damaged header claiming 16384x16384) instead of

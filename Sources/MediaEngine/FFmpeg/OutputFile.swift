@@ -162,7 +162,7 @@ final class OutputFile {
         if packet.pts != CAV_NOPTS_VALUE, packet.dts != CAV_NOPTS_VALUE, packet.pts < packet.dts {
             let seconds = { (ticks: Int64) in Words.seconds(Double(ticks) * Double(timeBase.num) / Double(max(1, timeBase.den))) }
             throw AVFailure(code: cav_averror(EINVAL), operation: "av_interleaved_write_frame",
-                            detail: "a packet of output stream #\(stream) would be shown at \(seconds(packet.pts)), before its decode time \(seconds(packet.dts)): the source's timestamps are invalid there")
+                            detail: "a packet of output stream #\(stream) would be shown at \(seconds(packet.pts)), before its decode time \(seconds(packet.dts)), which no container can store")
         }
         if packet.pts != CAV_NOPTS_VALUE {
             let pts = av_rescale_q(packet.pts, timeBase, cav_time_base_q())

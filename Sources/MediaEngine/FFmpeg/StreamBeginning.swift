@@ -57,7 +57,9 @@ struct StreamBeginning: Sendable, Equatable, Codable {
     /// The x264 SEI among an access unit's NAL units (length-prefixed, or Annex B when `lengthSize` is nil).
     static func parse(_ bytes: [UInt8], lengthSize: Int?, firstDecodeTicks: Int64?) -> StreamBeginning {
         var beginning = StreamBeginning(firstDecodeTicks: firstDecodeTicks, lengthSize: lengthSize)
-        let units = NALUnits.readUnits(bytes, lengthSize: lengthSize)
+        // Old x264 streams may hold Annex B inside avc1: where the lengths do not add up, start codes are tried.
+        var units = NALUnits.readUnits(bytes, lengthSize: lengthSize)
+        if units.isEmpty, lengthSize != nil { units = NALUnits.splitAnnexB(bytes) }
         for unit in units where NALUnits.type(unit, codec: .h264) == 6 {
             if let build = x264Build(inSEI: unit) {
                 beginning.x264Build = build

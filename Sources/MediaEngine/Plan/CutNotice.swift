@@ -365,7 +365,7 @@ public enum SmartFallback: Error, Sendable, Equatable, Codable, CustomStringConv
         case let .orientation(container, degrees):
             return "\(container) cannot carry the video's rotation (\(degrees)°) and copied frames cannot be turned upright"
         case let .parameterMismatch(field, source, edge):
-            return "the re-encoded edges would differ from the source in \(field) (\(source) in the source, \(edge) from the encoder)"
+            return "this machine's encoder cannot make edges that join the copied frames seamlessly, so all of it is re-encoded (its stream settings differ: \(field) is \(source) in the source, \(edge) from the encoder)"
         case let .reorderDepth(frames, encoder):
             return "the source reorders pictures \(frames) deep and \(encoder) declares at most 2, which Matroska (no stored decode times) needs to match"
         case .configurationRecord:
@@ -373,7 +373,7 @@ public enum SmartFallback: Error, Sendable, Equatable, Codable, CustomStringConv
         case let .lengthSize(size):
             return "the source's NAL units carry \(size)-byte lengths; smart cuts join only 4-byte ones"
         case let .encoderRefused(encoder, detail):
-            return "\(encoder) will not encode with the source's profile and level at its picture size and rate (\(detail))"
+            return "the encoder refuses the source's quality settings at its picture size and rate, so all of it is re-encoded (\(encoder): \(detail))"
         case .noCleanKeyframe:
             return "no clean random-access point (IDR, CRA for HEVC, a shown keyframe for VP8/VP9/AV1, a GOP-opening I-frame for MPEG-2) lies inside the range, so all of it is re-encoded"
         case let .rangesDiffer(detail):

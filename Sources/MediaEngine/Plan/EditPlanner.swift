@@ -50,12 +50,12 @@ enum EditPlanner {
         let stream = edit.source.video.map { OutputVideo.make($0, mode: mode, container: container) }
         var placed = RangePlacement.place(drafts.map(\.range), stream: stream, mode: mode, container: container,
                                           editsPerRange: editsPerRange, labels: edit.labels)
-        // A smart join's re-encoded parts: decode times that rise across every seam (`SeamDecodeTimes`).
-        if mode == .smart, placed.ranges.count > 1 {
-            guard let delays = SeamDecodeTimes.delays(placed.ranges) else {
-                return .replanExact(.rangesDiffer(SeamDecodeTimes.problem))
-            }
-            for (index, delay) in delays.enumerated() {
+        // A smart cut's re-encoded parts: decode times that rise across every seam, one step apart where they can
+        // (`SeamDecodeTimes`). A single range that finds no such choice keeps the writers' defaults, which rise.
+        if mode == .smart {
+            let chosen = SeamDecodeTimes.delays(placed.ranges)
+            if chosen == nil, placed.ranges.count > 1 { return .replanExact(.rangesDiffer(SeamDecodeTimes.problem)) }
+            for (index, delay) in (chosen ?? []).enumerated() {
                 placed.ranges[index].video?.headDecodeDelay = delay.head
                 placed.ranges[index].video?.tailDecodeDelay = delay.tail
             }

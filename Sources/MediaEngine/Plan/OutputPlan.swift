@@ -67,8 +67,8 @@ public struct OutputVideo: Sendable, Equatable, Codable {
     /// A smart edit of a frame-spliced codec: the source's stream header (AV1's sequence header OBU, MPEG-2's sequence
     /// header and extension) that every re-encoded edge's first packet must state again; nil for VP8/VP9.
     @OptionalBase64Bytes public var edgeHeader: [UInt8]? = nil
-    /// MP4/MOV: the Dolby Vision configuration box written into the finished file's sample entry (every frame is the
-    /// source's, with its RPU); nil when the source has none or frames are re-encoded.
+    /// The Dolby Vision configuration the output keeps (every frame carries its source frame's RPU), written into
+    /// MP4/MOV's sample entry after muxing and kept as stream side data for Matroska; nil when there is none to keep.
     public var dolbyVision: DolbyVisionConfiguration?
 
     /// Stream ticks → µs on the container's timeline.
@@ -95,7 +95,7 @@ extension OutputVideo {
         made.beginning = video.beginning
         made.packedFrames = video.packedFrames
         made.decodeDelayFrames = video.decodeDelayFrames
-        if container.editLists, mode == .copy || mode == .keyframe { made.dolbyVision = video.dolbyVision }
+        if let vision = video.dolbyVision, vision.isKept(mode: mode, codec: video.codec) { made.dolbyVision = vision }
         return made
     }
 }

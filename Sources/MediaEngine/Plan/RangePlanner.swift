@@ -31,8 +31,9 @@ enum RangePlanner {
             notices.append(.encoderInfoCarried(build: build))
         }
         // Re-encoded frames carry none of Dolby Vision's metadata: the output is the HDR10/HLG base layer.
-        if let vision = video.dolbyVision, mode == .smart || mode == .exact { 
-            notices.append(.dolbyVisionDropped(profile: vision.name, smart: mode == .smart, compatible: vision.compatibility != 0))
+        if let vision = video.dolbyVision, !vision.isKept(mode: mode, codec: video.codec) {
+            notices.append(.dolbyVisionDropped(profile: vision.name, smart: mode == .smart,
+                                               compatible: vision.compatibility != 0 && !vision.enhancementLayerPresent))
         }
         let entry = SampleEntryPlan.forRange(video, mode: mode, cut: cut, smart: smart, facts: facts)
         if let notice = entry?.1 { notices.append(notice) }

@@ -60,8 +60,9 @@ enum SeamDecodeTimes {
             }
             let room = tailStart.minus(shift).minus(copied).minus(1)
             guard room >= 0 else { return nil }
-            // The default where the next range can follow it, else as early as it may go (most room for the next).
-            var tail = min(isLast ? 0 : max(0, defaultTail), room)
+            // The copied frames' own delay, so decode times keep one step across the seam (one `stts` run: a constant
+            // rate stays constant); where the next range cannot follow that, as early as it may go (most room for it).
+            var tail = min(max(0, defaultTail), room)
             if !isLast, !canFollow(cuts[index + 1], after: tailLast.minus(shift).minus(tail)) { tail = room }
             chosen.append(Delays(head: head, tail: tail))
             last = tailLast.minus(shift).minus(tail)

@@ -181,6 +181,9 @@ struct PacketReader {
             if target != nil { return nil }
         }
         let clean = CleanStart(stream: stream)
+        // MPEG program and transport streams stamp presentation times on some packets only; AVI on none (its
+        // frames are placed by decode slots, and that is known).
+        let stampsSomePackets = ["mpeg", "mpegts", "mpegvideo"].contains(FFmpegText.string(input.format.pointee.iformat?.pointee.name) ?? "")
         let packet: Packet
         do { packet = try Packet() } catch { throw MediaError(.decodeFailed, path: path, operation: error.operation, reason: "out of memory") }
         var packets: [VideoPacket] = []
@@ -217,7 +220,8 @@ struct PacketReader {
                 timing.isClean = acceptingUnclean || clean.isClean(packet)
                 // A keyframe without a presentation time of its own (MPEG-PS stamps only some) in a stream that
                 // reorders frames is shown later than the decode time it is given: no frame can be placed around it.
-                let shownAtKnownTime = packet.pts != CAV_NOPTS_VALUE || stream.pointee.codecpar.pointee.video_delay == 0
+                let shownAtKnownTime = packet.pts != CAV_NOPTS_VALUE || !stampsSomePackets
+                    || (stream.pointee.codecpar?.pointee.video_delay ?? 0) == 0
                 timing.isSplicePoint = shownAtKnownTime && clean.isSplicePoint(packet)
             }
             // The source's edit list ends before its last frames: those after a shown frame are hidden.

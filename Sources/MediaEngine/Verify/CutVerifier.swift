@@ -105,8 +105,9 @@ public enum CutVerifier {
             throw MediaError(.verifyFailed, path: source, operation: "verify", reason: "the written output \(outputName) has no video frames")
         }
         if let video, let stream = input.stream(video) {
-            FrameTiming.measure(&range, times: scan.shownTimes, stream: stream)
-            range.shownFrames = scan.readWhole ? scan.shownTimes.reduce(0) { $0 + $1.count } : FrameTiming.countShown(input, stream: video)
+            // Head and tail alone cannot tell a rate (the head stops in decode order, the middle is unread): whole reads only.
+            if scan.readWhole { FrameTiming.measure(&range, times: scan.shownTimes, stream: stream) }
+            range.shownFrames = scan.readWhole ? range.videoFrames : FrameTiming.countShown(input, stream: video)
         }
         return range
     }

@@ -9,10 +9,10 @@ enum FrameTiming {
         let timeBase = stream.pointee.time_base
         guard timeBase.num > 0, timeBase.den > 0 else { return }
         let all = stretches.joined()
-        guard let first = all.min(), let last = all.max() else { return }
+        // AVI stores decode slots only: no frame times to state.
+        guard !range.videoTimesAreDecodeTimes, let first = all.min(), let last = all.max() else { return }
         range.firstFrameSeconds = seconds(first, timeBase)
         range.lastFrameSeconds = seconds(last, timeBase)
-        if range.videoTimesAreDecodeTimes { return }
         let steps = stretches.flatMap { stretch -> [Int64] in
             let sorted = stretch.sorted()
             return zip(sorted.dropFirst(), sorted).map { $0.minus($1) }
@@ -51,10 +51,12 @@ enum FrameTiming {
         }
         guard (try? input.seekToStart()) != nil, let packet = try? Packet() else { return nil }
         var count = 0
-        while let result = try? input.read(into: packet), result == .packet {
+        while true {
+            // A read error leaves the count unknown, never a part of it.
+            guard let result = try? input.read(into: packet) else { return nil }
+            if result == .endOfFile { return count }
             if packet.streamIndex == index, packet.pointer.pointee.flags & AV_PKT_FLAG_DISCARD == 0 { count += 1 }
         }
-        return count
     }
 
     private static func seconds(_ ticks: Int64, _ timeBase: AVRational) -> Double {

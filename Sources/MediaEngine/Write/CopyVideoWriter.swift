@@ -11,6 +11,8 @@ final class CopyVideoWriter: VideoWriter {
     /// What the stream's first access unit tells decoders: the first copied one may carry it.
     private let beginning: StreamBeginning
     private var started = false, written = false
+    /// This range's first packet is the output's first (a join's later ranges follow others).
+    private let opensOutput: Bool
     private(set) var reachedPlannedEnd = false
     private(set) var latestPresentedEnd = Int64.min
     var notices: [CutNotice] {
@@ -23,8 +25,9 @@ final class CopyVideoWriter: VideoWriter {
     private var decodeTimes: DecodeTimeFill
 
     init(file: OutputFile, outputIndex: Int, source: UnsafeMutablePointer<AVStream>, stream: OutputVideo, video: VideoCut,
-         repackager: SampleRepackager?) {
+         repackager: SampleRepackager?, opensOutput: Bool) {
         self.repackager = repackager
+        self.opensOutput = opensOutput
         output = file
         self.outputIndex = outputIndex
         timeBase = source.pointee.time_base
@@ -42,9 +45,9 @@ final class CopyVideoWriter: VideoWriter {
             if video.carriesEncoderInfo { try packet.setBytes(beginning.carried(into: packet.bytes)) }
         }
         if timing.pts < video.keyframe.pts, !timing.isKeyframe { return false }
-        // The first packet keeps its flag whatever it is: with no sample flagged, MP4 writes no sync-sample table,
-        // which says every sample is one, and readers then start decoding wherever an edit points.
-        if written { packet.keepKeyframeFlagOnlyIfClean(cleanStart) }
+        // The output's first packet keeps its flag whatever it is: with no sample flagged, MP4 writes no sync-sample
+        // table, which says every sample is one, and readers then start decoding wherever an edit points.
+        if written || !opensOutput { packet.keepKeyframeFlagOnlyIfClean(cleanStart) }
         written = true
         if let repackager, let bytes = try packet.withData({ try repackager.repackage($0) }) { try packet.setBytes(bytes) }
         latestPresentedEnd = max(latestPresentedEnd, timing.pts.plus(max(0, timing.duration)))

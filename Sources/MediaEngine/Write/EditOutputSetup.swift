@@ -100,7 +100,9 @@ enum MuxedFilePatches {
             }
         }
         if output.container.editLists, output.video?.codec == "hevc" { try HEVCRecordPatch.markArraysComplete(path: path) }
-        if let vision = output.video?.dolbyVision, let index = videoOutputIndex { try vision.insert(into: path, trackID: index + 1) }
+        if output.container.editLists, let vision = output.video?.dolbyVision, let index = videoOutputIndex {
+            try vision.insert(into: path, trackID: index + 1)
+        }
         try output.movieMetadata?.insert(into: path)
     }
 }

@@ -181,12 +181,13 @@ final class EditWriter {
         case .copy, .keyframe:
             if let joining {
                 // Every range's samples take the form of the one sample entry, set up with the first range's writer.
-                return CopyVideoWriter(file: file, outputIndex: joining, source: source, stream: stream, video: video, repackager: copyRepackager)
+                return CopyVideoWriter(file: file, outputIndex: joining, source: source, stream: stream, video: video, repackager: copyRepackager,
+                                       opensOutput: false)
             }
             let out = try file.addCopy(of: source)
             copyRepackager = try CopyVideoWriter.applySampleEntry(output.sampleEntry, to: out)
             return CopyVideoWriter(file: file, outputIndex: Int(out.pointee.index), source: source, stream: stream, video: video,
-                                   repackager: copyRepackager)
+                                   repackager: copyRepackager, opensOutput: true)
         }
     }
 

@@ -43,6 +43,8 @@ final class SmartEdge: Sendable {
         var trailer: [UInt8]?
         /// AV1, MPEG-2: the source's sequence header (the plan's trial matched the encoder to it); the edge's must state it.
         var header: [UInt8]? = nil
+        /// Dolby Vision over HEVC: each re-encoded frame ends with its source frame's RPU (NAL unit type 62).
+        var carriesRPU = false
     }
 
     private let cancelled = Atomic<Bool>(false)
@@ -112,9 +114,17 @@ final class SmartEdge: Sendable {
         outcome.positioned = true
         let decoder = try Decoder(stream: stream, threads: work.decoderThreads, beginning: work.beginning)
         var encoded: [EncodedPacket] = []
+        // Dolby Vision: each source frame's RPU by its presentation time, and by the output time its re-encode takes.
+        var sourceRPUs: [Int64: [UInt8]] = [:], outputRPUs: [Int64: [UInt8]] = [:]
+        let sourceLengthSize = CleanStart(stream: stream).lengthSize
         let encoder = try SegmentEncoder(reencoding: work.reencoding, source: parameters, stream: stream, lengthSize: work.lengthSize,
-                                         decodeDelay: decodeDelay, trailer: work.trailer, rewriter: work.rewriter, shouldStop: shouldStop) { packet in
+                                         decodeDelay: decodeDelay, trailer: work.trailer, rewriter: work.rewriter,
+                                         appendedUnit: work.carriesRPU ? { outputRPUs[$0] } : nil, shouldStop: shouldStop) { packet in
             encoded.append(EncodedPacket(packet))
+        }
+        func encode(_ frame: Frame, outputPts: Int64, sourcePts: Int64) throws {
+            if work.carriesRPU { outputRPUs[outputPts] = sourceRPUs[sourcePts] }
+            try encoder.encode(frame, outputPts: outputPts)
         }
         // The head's first frame is the one shown at `start` (the latest at or before it), at output time 0.
         let startFrame = work.part == .head ? StartFrameHold(startTicks: video.shift) : nil
@@ -125,10 +135,10 @@ final class SmartEdge: Sendable {
                 reachedEnd = true
             } else if let startFrame {
                 if try startFrame.take(frame) { return }
-                if let held = startFrame.release() { try encoder.encode(held, outputPts: video.outputStart.value) }
-                try encoder.encode(frame, outputPts: timestamp.minus(shift))
+                if let held = startFrame.release() { try encode(held, outputPts: video.outputStart.value, sourcePts: held.timestamp) }
+                try encode(frame, outputPts: timestamp.minus(shift), sourcePts: timestamp)
             } else if timestamp >= first {
-                try encoder.encode(frame, outputPts: timestamp.minus(shift))
+                try encode(frame, outputPts: timestamp.minus(shift), sourcePts: timestamp)
             }
         }
         let frame = try Frame()
@@ -145,13 +155,17 @@ final class SmartEdge: Sendable {
             if shouldStop() { throw CutInterrupted() }
             let timing = packet.timing
             outcome.latestPresentedEnd = max(outcome.latestPresentedEnd, timing.pts)
+            if work.carriesRPU,
+               let rpu = NALUnits.readUnits(packet.bytes, lengthSize: sourceLengthSize).last(where: { NALUnits.type($0, codec: .hevc) == 62 }) {
+                sourceRPUs[timing.pts] = Array(rpu)
+            }
             // Frames shown before the edge's first are only references: those nothing refers to need no decoding.
             decoder.skipNonReferenceFrames(timing.pts != CAV_NOPTS_VALUE && timing.pts < first)
             try decoder.decode(packet, into: frame) { frame throws in try take(frame) }
             if work.part == .tail, timing.isSame(as: video.lastNeeded) { reachedEnd = true }
         }
         try decoder.decode(nil, into: frame) { frame throws in try take(frame) }
-        if let held = startFrame?.release() { try encoder.encode(held, outputPts: video.outputStart.value) }
+        if let held = startFrame?.release() { try encode(held, outputPts: video.outputStart.value, sourcePts: held.timestamp) }
         try encoder.finish(endPts: end.minus(shift))
         // The trial checked one frame of the same encoder and options; this checks what is spliced.
         if let expected = work.header.flatMap({ StreamHeader.read(codec: parameters.codec_id, keyframe: $0) }), let first = encoded.first,

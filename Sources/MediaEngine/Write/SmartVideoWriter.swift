@@ -71,7 +71,7 @@ final class SmartVideoWriter: VideoWriter {
             guard let sets = entry.sourceSets else { throw SampleEntryFailure(reason: "no parameter sets were planned for the smart cut") }
             units = NALForm(entry: entry, sets: sets)
             outputIndex = try joining ?? Self.addStream(stream: source, output: file, entry: entry, sets: sets, codec: sets.codec,
-                                                        lengthSize: NALForm.lengthSize)
+                                                        lengthSize: NALForm.lengthSize, keepsDolbyVision: stream.dolbyVision != nil)
         } else {
             guard let codecpar = source.pointee.codecpar?.pointee, SmartEncoding.splicesFrames(codecpar.codec_id) else {
                 throw SampleEntryFailure(reason: "no sample entry was planned for the smart cut")
@@ -104,7 +104,7 @@ final class SmartVideoWriter: VideoWriter {
                                      beginning: stream.beginning, decoderThreads: plan.threads.decoder,
                                      lengthSize: units == nil ? nil : NALForm.lengthSize, rewriter: units?.rewriter,
                                      trailer: part == .head && units?.sets.codec == .hevc ? [0x48, 0x01] : nil,
-                                     header: stream.edgeHeader),
+                                     header: stream.edgeHeader, carriesRPU: stream.dolbyVision != nil && units?.sets.codec == .hevc),
                       slots: slots, shouldStop: shouldStop)
         }
         return Edges(head: smart.hasHead ? start(.head) : nil, tail: smart.hasTail ? start(.tail) : nil)
@@ -119,13 +119,12 @@ final class SmartVideoWriter: VideoWriter {
         return Int(out.pointee.index)
     }
 
-    /// The output's video stream with the planned sample entry. Dolby Vision: the re-encoded edges carry none
-    /// of its metadata, so the configuration is dropped and the stream stays the HDR10/HLG base layer (note
-    /// `dolby_vision_dropped`), whatever the muxer's mode.
+    /// The output's video stream with the planned sample entry. Dolby Vision's configuration only where the plan keeps
+    /// it (the edges carry each frame's RPU); otherwise the stream stays its base layer (note `dolby_vision_dropped`).
     private static func addStream(stream: UnsafeMutablePointer<AVStream>, output: OutputFile, entry: SampleEntryPlan,
-                                  sets: SourceParameterSets, codec: NALUnits.Codec, lengthSize: Int) throws -> Int {
+                                  sets: SourceParameterSets, codec: NALUnits.Codec, lengthSize: Int, keepsDolbyVision: Bool) throws -> Int {
         let out = try output.addCopy(of: stream, keepSideData: false)
-        try output.copySideData(from: stream, to: out, except: AV_PKT_DATA_DOVI_CONF)
+        try output.copySideData(from: stream, to: out, except: keepsDolbyVision ? nil : AV_PKT_DATA_DOVI_CONF)
         if entry.carriage == .annexB {
             // The muxer puts its extradata before a keyframe without sets: the source's, as a byte stream (the
             // writer puts them there first, so this is a stand-by).
