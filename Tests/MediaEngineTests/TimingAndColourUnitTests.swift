@@ -132,3 +132,48 @@ private struct XorShift {
         return state
     }
 }
+
+/// The one decode grid of a smart cut (issue 50): made only for constant-rate windows, and whatever the times,
+/// every decode time it gives is at or before its presentation and after the one before.
+struct DecodeGridTests {
+    static func packets(_ times: [(pts: Int64, dts: Int64)]) -> [VideoPacket] {
+        times.map { VideoPacket(pts: $0.pts, dts: $0.dts, duration: 512, isKeyframe: false) }
+    }
+
+    static func smart(delay: Int64) -> SmartCutPlan {
+        let key = VideoPacket(pts: 15360, dts: 15360 - delay, duration: 512, isKeyframe: true, isClean: true, isSplicePoint: true)
+        return SmartCutPlan(frameAtStart: 15360, firstCopied: key, copyEnd: key, tailStart: nil, tailDecodeFrom: key, end: 30720)
+    }
+
+    @Test func constantWindowsGiveAGridAndVaryingOnesNone() throws {
+        // Decode order with B-frames; the window's last frames (shown after its last decode time) are not all read yet.
+        let window = Self.packets([(2048, 1024), (3072, 1536), (2560, 2048), (4096, 2560), (3584, 3072), (6144, 3584)])
+        let grid = try #require(DecodeGrid.make(frames: [window], smart: Self.smart(delay: 1024)))
+        #expect(grid == DecodeGrid(frameTicks: 512, delay: 1024))
+        let varying = Self.packets([(0, 0), (512, 512), (1536, 1024), (2048, 1536), (2560, 2048)])
+        #expect(DecodeGrid.make(frames: [varying], smart: Self.smart(delay: 0)) == nil)
+        // Matroska's millisecond times: 33/34 ms at 30 fps is constant.
+        let rounded = Self.packets([(0, 0), (33, 33), (67, 67), (100, 100), (133, 133)])
+        #expect(DecodeGrid.make(frames: [rounded], smart: Self.smart(delay: 0))?.frameTicks == 33)
+        var whole = Self.smart(delay: 1024)
+        whole.reencodesWhole = true
+        #expect(DecodeGrid.make(frames: [window], smart: whole) == nil)
+    }
+
+    @Test func decodeTimesRiseAndNeverFollowPresentation() async {
+        await propertyCheck(count: 500, input: Gen.int64(in: 1...4000), Gen.int64(in: -100_000...100_000), Gen.int64(in: -50_000...50_000),
+                            Gen.int(in: 1...60), Gen.uint64()) { frame, delay, start, count, seed in
+            var generator = XorShift(seed)
+            let grid = DecodeGrid(frameTicks: frame, delay: delay)
+            var previous: Int64?
+            var pts = start
+            for index in 0..<count {
+                pts = pts.plus(Int64(generator.next() % 3000) + 1)
+                let dts = grid.decodeTime(index: index, start: start, pts: pts, previous: previous)
+                #expect(dts <= pts)
+                if let previous { #expect(dts > previous) }
+                previous = dts
+            }
+        }
+    }
+}

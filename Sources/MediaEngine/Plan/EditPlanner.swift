@@ -59,6 +59,9 @@ enum EditPlanner {
                 placed.ranges[index].video?.headDecodeDelay = delay.head
                 placed.ranges[index].video?.tailDecodeDelay = delay.tail
             }
+            if placed.ranges.count == 1, let smart = placed.ranges[0].smart, let facts = edit.source.video {
+                placed.ranges[0].video?.decodeGrid = DecodeGrid.make(frames: [facts.startPackets, facts.endPackets], smart: smart)
+            }
         }
         let output = OutputPlanner.output(placed, drafts: drafts, edit: edit, mode: mode, sampleEntry: sampleEntry,
                                           smartHeader: smartHeader, stream: stream, editsPerRange: editsPerRange)

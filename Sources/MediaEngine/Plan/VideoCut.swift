@@ -42,6 +42,9 @@ public struct VideoCut: Sendable, Equatable, Codable {
     /// A join's head after a seam whose tail leaves it less room than the copied keyframe's reorder delay (an open
     /// GOP's leading pictures on both sides): its decode times are set this many ticks early instead. nil: K1's delay.
     public var headDecodeDelay: Int64?
+    /// A single smart range of a constant-rate source whose copied keyframe lost its leading pictures: every packet's
+    /// decode time on one grid (`DecodeGrid`); nil keeps the edges' and the source's own.
+    public var decodeGrid: DecodeGrid?
 
     /// The decode time the keyframe is written with (source ticks): its own, or where it has none the one
     /// `DecodeTimeFill` gives the first packet of a range (`decodeDelayFrames`: the stream's reorder delay).

@@ -31,6 +31,8 @@ final class SmartVideoWriter: VideoWriter {
     private var reachedCopyEnd = false
     private var copying = false
     private var copied = 0
+    /// Packets written so far, and the last one's decode time (output ticks), for `DecodeGrid`.
+    private var packetsWritten = 0, lastDecodeTime: Int64?
     /// MPEG-2: K1's temporal_reference while the copy is in K1's GOP and its leading pictures were left out (`closing`).
     private var renumberingFrom: Int?
     /// MPEG-2 packets without a decode time (Matroska's first after a seek): derived as a copy cut derives them.
@@ -221,6 +223,17 @@ final class SmartVideoWriter: VideoWriter {
     /// Writes an edge's packet in the output's form: length-prefixed, or (MPEG-TS) as a byte stream.
     private func emit(_ packet: Packet) throws {
         if let units, units.annexB { try packet.setBytes(try units.annexBSample(packet.bytes)) }
+        try write(packet)
+    }
+
+    /// Every packet (output ticks) to the muxer, its decode time on the plan's grid where it has one.
+    private func write(_ packet: Packet) throws {
+        if let grid = video.decodeGrid, packet.pts != CAV_NOPTS_VALUE {
+            let dts = grid.decodeTime(index: packetsWritten, start: video.outputStart.value, pts: packet.pts, previous: lastDecodeTime)
+            packet.pointer.pointee.dts = dts
+            lastDecodeTime = dts
+        }
+        packetsWritten += 1
         try output.write(packet, stream: outputIndex, timeBase: timeBase)
     }
 
@@ -242,7 +255,7 @@ final class SmartVideoWriter: VideoWriter {
         copied += 1
         held.pointer.pointee.pts = held.presentationTime
         held.shift(by: video.packetShift)
-        try output.write(held, stream: outputIndex, timeBase: timeBase)
+        try write(held)
     }
 }
 
