@@ -133,31 +133,36 @@ private struct XorShift {
     }
 }
 
-/// The one decode grid of a smart cut (issue 50): made only for constant-rate windows, and whatever the times,
+/// The one decode grid of a smart cut (issue 50): made only for a stream whose rate is constant, and whatever the times,
 /// every decode time it gives is at or before its presentation and after the one before.
 struct DecodeGridTests {
-    static func packets(_ times: [(pts: Int64, dts: Int64)]) -> [VideoPacket] {
-        times.map { VideoPacket(pts: $0.pts, dts: $0.dts, duration: 512, isKeyframe: false) }
-    }
-
     static func smart(delay: Int64) -> SmartCutPlan {
         let key = VideoPacket(pts: 15360, dts: 15360 - delay, duration: 512, isKeyframe: true, isClean: true, isSplicePoint: true)
         return SmartCutPlan(frameAtStart: 15360, firstCopied: key, copyEnd: key, tailStart: nil, tailDecodeFrom: key, end: 30720)
     }
 
-    @Test func constantWindowsGiveAGridAndVaryingOnesNone() throws {
-        // Decode order with B-frames; the window's last frames (shown after its last decode time) are not all read yet.
-        let window = Self.packets([(2048, 1024), (3072, 1536), (2560, 2048), (4096, 2560), (3584, 3072), (6144, 3584)])
-        let grid = try #require(DecodeGrid.make(frames: [window], smart: Self.smart(delay: 1024)))
-        #expect(grid == DecodeGrid(frameTicks: 512, delay: 1024))
-        let varying = Self.packets([(0, 0), (512, 512), (1536, 1024), (2048, 1536), (2560, 2048)])
-        #expect(DecodeGrid.make(frames: [varying], smart: Self.smart(delay: 0)) == nil)
-        // Matroska's millisecond times: 33/34 ms at 30 fps is constant.
-        let rounded = Self.packets([(0, 0), (33, 33), (67, 67), (100, 100), (133, 133)])
-        #expect(DecodeGrid.make(frames: [rounded], smart: Self.smart(delay: 0))?.frameTicks == 33)
+    @Test(arguments: [
+        // 30 fps in MP4's 1/15360, NTSC in 1/30000, 25 fps in MPEG-TS's 90 kHz: whole ticks.
+        (AVRational(num: 30, den: 1), AVRational(num: 30, den: 1), AVRational(num: 1, den: 15360), Int64?(512)),
+        (AVRational(num: 30000, den: 1001), AVRational(num: 30000, den: 1001), AVRational(num: 1, den: 30000), 1001),
+        (AVRational(num: 25, den: 1), AVRational(num: 25, den: 1), AVRational(num: 1, den: 90000), 3600),
+        // Matroska's milliseconds at 30 fps: no whole number of ticks; a variable rate (average below the base); nonsense.
+        (AVRational(num: 30, den: 1), AVRational(num: 30, den: 1), AVRational(num: 1, den: 1000), nil),
+        (AVRational(num: 1980, den: 67), AVRational(num: 30, den: 1), AVRational(num: 1, den: 15360), nil),
+        (AVRational(num: 0, den: 0), AVRational(num: 0, den: 0), AVRational(num: 1, den: 15360), nil),
+        (AVRational(num: 30, den: 1), AVRational(num: 30, den: 1), AVRational(num: 0, den: 1), nil),
+    ] as [(AVRational, AVRational, AVRational, Int64?)])
+    func constantRateIsTheStreamsOwn(_ rate: AVRational, _ base: AVRational, _ timeBase: AVRational, _ ticks: Int64?) {
+        #expect(DecodeGrid.constantFrameTicks(rate: rate, base: base, timeBase: timeBase) == ticks)
+    }
+
+    @Test func gridFromTheFramesTicksAndTheCopiedKeyframesDelay() {
+        #expect(DecodeGrid.make(frameTicks: 512, smart: Self.smart(delay: 1024)) == DecodeGrid(frameTicks: 512, delay: 1024))
+        #expect(DecodeGrid.make(frameTicks: nil, smart: Self.smart(delay: 1024)) == nil)
+        #expect(DecodeGrid.make(frameTicks: 512, smart: Self.smart(delay: -5)) == nil)
         var whole = Self.smart(delay: 1024)
         whole.reencodesWhole = true
-        #expect(DecodeGrid.make(frames: [window], smart: whole) == nil)
+        #expect(DecodeGrid.make(frameTicks: 512, smart: whole) == nil)
     }
 
     @Test func decodeTimesRiseAndNeverFollowPresentation() async {

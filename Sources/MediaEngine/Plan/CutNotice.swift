@@ -379,7 +379,7 @@ public enum SmartFallback: Error, Sendable, Equatable, Codable, CustomStringConv
         case let .rangesDiffer(detail):
             return "the ranges cannot be joined in one smart video track (\(detail)), so all of them are re-encoded"
         case .nothingToCopy:
-            return "the range holds fewer than two clean random-access points, so there is no whole group of pictures to copy; all of it is re-encoded"
+            return "the range holds one clean random-access point, and frames shown after the end are decoded before the last one shown before it, so nothing can be copied up to the end; all of it is re-encoded"
         case .alpha:
             return "the video carries an alpha channel (Matroska BlockAdditional), which re-encoded edges would lose"
         }

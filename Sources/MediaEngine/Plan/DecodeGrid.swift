@@ -1,3 +1,5 @@
+import CAV
+
 /// A smart cut's decode times on one grid: the output's k-th packet (decode order) decodes at `k × frameTicks − delay`
 /// after the cut's output start, so a constant-rate source stays constant-rate (MP4's `stts` one run): the re-encoded
 /// edges decode with the copied frames' delay, and the decode slots of the copied keyframe's open-GOP leading pictures
@@ -9,24 +11,22 @@ public struct DecodeGrid: Sendable, Equatable, Codable {
     /// How far decoding runs ahead of presentation: the copied keyframe's own reorder delay.
     public var delay: Int64
 
-    /// The grid for a single smart range from a constant-rate source (the frames read around both edges one step
-    /// apart, within a tick); nil for other ranges, and for sources whose frame steps vary.
-    static func make(frames: [[VideoPacket]], smart: SmartCutPlan) -> DecodeGrid? {
-        guard !smart.reencodesWhole else { return nil }
-        var steps: [Int64] = []
-        for packets in frames {
-            // A window read in decode order holds every frame shown up to its last decode time; later ones may be
-            // missing (their gaps are no step of the source's).
-            guard let readUntil = packets.last?.dts else { continue }
-            let times = packets.map(\.pts).filter { $0 <= readUntil }.sorted()
-            steps += zip(times.dropFirst(), times).map { $0.minus($1) }
-        }
-        guard steps.count >= 2, let shortest = steps.min(), let longest = steps.max(), shortest > 0, longest.minus(shortest) <= 1 else {
-            return nil
-        }
+    /// The grid for a single smart range of a constant-rate stream (`frameTicks`: `constantFrameTicks`); nil for a
+    /// range re-encoded whole, or a variable rate.
+    static func make(frameTicks: Int64?, smart: SmartCutPlan) -> DecodeGrid? {
+        guard !smart.reencodesWhole, let frameTicks, frameTicks > 0 else { return nil }
         let delay = smart.firstCopied.pts.minus(smart.firstCopied.dts)
         guard delay >= 0 else { return nil }
-        return DecodeGrid(frameTicks: shortest, delay: delay)
+        return DecodeGrid(frameTicks: frameTicks, delay: delay)
+    }
+
+    /// One frame in ticks where the stream's average rate equals its base rate and a frame is a whole number of ticks
+    /// (FFmpeg derives both from the whole stream: MP4's sample table, Matroska's DefaultDuration); nil otherwise.
+    static func constantFrameTicks(rate: AVRational, base: AVRational, timeBase: AVRational) -> Int64? {
+        guard rate.num > 0, rate.den > 0, timeBase.num > 0, timeBase.den > 0, av_cmp_q(rate, base) == 0 else { return nil }
+        let ticks = Int64(timeBase.den).times(Int64(rate.den)), per = Int64(timeBase.num).times(Int64(rate.num))
+        guard per > 0, ticks % per == 0, ticks / per > 0 else { return nil }
+        return ticks / per
     }
 
     /// The decode time of the output's `index`-th packet, shown at `pts`, after one decoded at `previous` (output ticks).

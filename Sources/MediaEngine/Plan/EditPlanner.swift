@@ -56,11 +56,12 @@ enum EditPlanner {
             let chosen = SeamDecodeTimes.delays(placed.ranges)
             if chosen == nil, placed.ranges.count > 1 { return .replanExact(.rangesDiffer(SeamDecodeTimes.problem)) }
             for (index, delay) in (chosen ?? []).enumerated() {
-                placed.ranges[index].video?.headDecodeDelay = delay.head
+                // A single range's head keeps K1's own delay, as it always has; only its tail moves onto the copy's.
+                if placed.ranges.count > 1 { placed.ranges[index].video?.headDecodeDelay = delay.head }
                 placed.ranges[index].video?.tailDecodeDelay = delay.tail
             }
             if placed.ranges.count == 1, let smart = placed.ranges[0].smart, let facts = edit.source.video {
-                placed.ranges[0].video?.decodeGrid = DecodeGrid.make(frames: [facts.startPackets, facts.endPackets], smart: smart)
+                placed.ranges[0].video?.decodeGrid = DecodeGrid.make(frameTicks: facts.constantFrameTicks, smart: smart)
             }
         }
         let output = OutputPlanner.output(placed, drafts: drafts, edit: edit, mode: mode, sampleEntry: sampleEntry,

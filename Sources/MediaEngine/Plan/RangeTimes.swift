@@ -39,7 +39,7 @@ extension EditPlan {
         let end = output.seconds(micro: range.endMicro)
         func time(_ ticks: Int64) -> Double { min(output.seconds(micro: video.micro(ticks)), end) }
         func span(_ from: Double, _ to: Double) -> ClosedRange<Double> { min(from, to)...max(from, to) }
-        let copiedUntil = smart.tailStart ?? (smart.copiesToEnd ? cut.presentedEnd : smart.copyEnd.pts)
+        let copiedUntil = smart.tailStart ?? (smart.copiesToEnd || smart.copiesThrough ? cut.presentedEnd : smart.copyEnd.pts)
         return SmartCutSummary(
             headSeconds: smart.hasHead ? span(time(smart.frameAtStart), time(smart.firstCopied.pts)) : nil,
             copiedSeconds: span(time(smart.firstCopied.pts), time(copiedUntil)),

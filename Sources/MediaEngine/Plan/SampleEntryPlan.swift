@@ -110,7 +110,9 @@ extension SampleEntryPlan {
         guard let carriage = facts.container.parameterSetCarriage, facts.container.editLists || mode == .smart else { return nil }
         if mode == .exact { return exact(encoder: video.exactEncoder, requested: facts.sampleEntry) }
         return video.parameterSets.map { sets in
-            let range = smart.map { sets.restricted(startDts: $0.firstCopied.dts, endDts: $0.copiesToEnd ? nil : $0.copyEnd.dts) }
+            let range = smart.map {
+                sets.restricted(startDts: $0.firstCopied.dts, endDts: $0.copiesToEnd ? nil : $0.copiesThrough ? $0.copyEnd.dts.plus(1) : $0.copyEnd.dts)
+            }
                 ?? sets.restricted(startDts: cut.keyframe.dts, endDts: cut.lastNeeded.dts.plus(1))
             return choose(sets: range, mode: mode, requested: facts.sampleEntry, trial: video.smartTrial, carriage: carriage)
         }

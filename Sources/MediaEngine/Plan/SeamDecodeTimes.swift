@@ -45,7 +45,7 @@ enum SeamDecodeTimes {
             } else if let last, keyframeDecode <= last {
                 return nil
             }
-            guard !smart.copiesToEnd else {
+            guard !smart.copiesToEnd, !smart.copiesThrough else {
                 chosen.append(Delays(head: head, tail: 0))
                 // Copied to the stream's end (its last packet in decode order); a range after it (the end again) follows that.
                 last = smart.copyEnd.dts.minus(shift)

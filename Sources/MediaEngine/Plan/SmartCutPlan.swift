@@ -26,6 +26,9 @@ public struct SmartCutPlan: Sendable, Equatable, Codable {
     public var end: Int64
     /// `end` is at or past the end of the stream: everything from K1 on is copied, no tail.
     public var copiesToEnd = false
+    /// The range holds one clean start, and every packet from it up to the last frame shown before `end` (decode order)
+    /// is shown before `end`: nothing after `end` is needed, so K1 through `copyEnd` (included) is copied, no tail.
+    public var copiesThrough = false
     /// Frames re-encoded in the head and in the tail.
     public var headFrames = 0
     public var tailFrames = 0
@@ -67,7 +70,8 @@ public struct SmartCutPlan: Sendable, Equatable, Codable {
         }
         let points = endPackets.indices.filter { isPoint(endPackets[$0]) }
         let later = points.filter { endPackets[$0].pts > first.pts && shownFrom($0, in: endPackets) <= end }
-        guard let last = later.last else { return .failure(.nothingToCopy) }
+        guard let last = later.last else { return copyThrough(first: first, in: endPackets, end: end, leading: leading, frameAtStart: frameAtStart,
+                                                               headFrames: headFrames, headLast: headLast) }
         let tailShown = shownFrom(last, in: endPackets)
         let hasTail = tailShown < end
         // Leading pictures refer to the group before: decode the tail from the point before K2.
@@ -81,6 +85,21 @@ public struct SmartCutPlan: Sendable, Equatable, Codable {
                                      headFrames: headFrames, tailFrames: tailShownTimes.count, headLastShown: headLast,
                                      tailLastShown: tailShownTimes.max(),
                                      lastCopiedDecode: tailShown < endPackets[last].pts && last > 0 ? endPackets[last - 1].dts : nil))
+    }
+
+    /// One clean start (K1) and no later one: the copy runs from K1 through the last packet shown before `end` where every
+    /// packet between them (decode order) is shown before `end` too — so the frames shown before `end` need nothing
+    /// decoded after it, and none after `end` is written. Read from the packets' times, never assumed from the codec.
+    static func copyThrough(first: VideoPacket, in packets: [VideoPacket], end: Int64, leading: Int, frameAtStart: Int64,
+                            headFrames: Int, headLast: Int64?) -> Result<SmartCutPlan, SmartFallback> {
+        guard let from = packets.firstIndex(where: { $0.isSame(as: first) }),
+              let through = packets.indices.last(where: { $0 > from && packets[$0].pts < end }),
+              through + 1 < packets.count, packets[from...through].allSatisfy({ $0.pts < end }) else {
+            return .failure(.nothingToCopy)
+        }
+        return .success(SmartCutPlan(frameAtStart: frameAtStart, firstCopied: first, leadingDropped: leading, copyEnd: packets[through],
+                                     tailStart: nil, tailDecodeFrom: first, end: end, copiesThrough: true,
+                                     headFrames: headFrames, headLastShown: headLast))
     }
 
     /// A join's range re-encoded whole with the edges' encoder (it holds no whole group of pictures to copy),

@@ -126,6 +126,9 @@ struct VideoFacts: Sendable {
     public var decodeDelayFrames = 0
     /// H.264/HEVC going into MP4/MOV: the source's parameter sets (record, and those in band over the range).
     var parameterSets: SourceParameterSets?
+    /// One frame in the stream's ticks where the container says the rate is constant (its average rate equals its base
+    /// rate, a whole number of ticks apart): the whole stream's, never a window's guess. nil otherwise.
+    public var constantFrameTicks: Int64?
     /// The stream's Dolby Vision configuration (dvcC/dvvC), if it has one.
     var dolbyVision: DolbyVisionConfiguration?
     /// No clean start lies at or before the start: `startPackets` count flagged keyframes as starts.

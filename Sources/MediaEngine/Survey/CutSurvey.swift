@@ -125,6 +125,8 @@ struct CutSurvey {
         facts.decodeDelayFrames = Int(max(0, min(16, parameters.video_delay)))
         facts.startsUnclean = start.startsUnclean
         facts.dolbyVision = DolbyVisionConfiguration.of(stream)
+        facts.constantFrameTicks = DecodeGrid.constantFrameTicks(rate: stream.pointee.avg_frame_rate, base: stream.pointee.r_frame_rate,
+                                                                 timeBase: stream.pointee.time_base)
         if smart, facts.smartRefusal == nil, encoding.picture.bakedOrientation != nil {
             facts.smartRefusal = .orientation(container: muxer.name, degrees: encoding.orientation.rotationDegrees)
         }

@@ -114,16 +114,14 @@ final class SmartEdge: Sendable {
         outcome.positioned = true
         let decoder = try Decoder(stream: stream, threads: work.decoderThreads, beginning: work.beginning)
         var encoded: [EncodedPacket] = []
-        // Dolby Vision: each source frame's RPU by its presentation time, and by the output time its re-encode takes.
-        var sourceRPUs: [Int64: [UInt8]] = [:], outputRPUs: [Int64: [UInt8]] = [:]
-        let sourceLengthSize = CleanStart(stream: stream).lengthSize
+        let rpus = work.carriesRPU ? RPUCarrier(lengthSize: CleanStart(stream: stream).lengthSize) : nil
         let encoder = try SegmentEncoder(reencoding: work.reencoding, source: parameters, stream: stream, lengthSize: work.lengthSize,
                                          decodeDelay: decodeDelay, trailer: work.trailer, rewriter: work.rewriter,
-                                         appendedUnit: work.carriesRPU ? { outputRPUs[$0] } : nil, shouldStop: shouldStop) { packet in
+                                         appendedUnit: rpus.map { carrier in { carrier.unit(shownAt: $0) } }, shouldStop: shouldStop) { packet in
             encoded.append(EncodedPacket(packet))
         }
         func encode(_ frame: Frame, outputPts: Int64, sourcePts: Int64) throws {
-            if work.carriesRPU { outputRPUs[outputPts] = sourceRPUs[sourcePts] }
+            rpus?.reencode(sourcePts: sourcePts, as: outputPts)
             try encoder.encode(frame, outputPts: outputPts)
         }
         // The head's first frame is the one shown at `start` (the latest at or before it), at output time 0.
@@ -155,10 +153,7 @@ final class SmartEdge: Sendable {
             if shouldStop() { throw CutInterrupted() }
             let timing = packet.timing
             outcome.latestPresentedEnd = max(outcome.latestPresentedEnd, timing.pts)
-            if work.carriesRPU,
-               let rpu = NALUnits.readUnits(packet.bytes, lengthSize: sourceLengthSize).last(where: { NALUnits.type($0, codec: .hevc) == 62 }) {
-                sourceRPUs[timing.pts] = Array(rpu)
-            }
+            rpus?.read(packet, pts: timing.pts)
             // Frames shown before the edge's first are only references: those nothing refers to need no decoding.
             decoder.skipNonReferenceFrames(timing.pts != CAV_NOPTS_VALUE && timing.pts < first)
             try decoder.decode(packet, into: frame) { frame throws in try take(frame) }
@@ -177,4 +172,22 @@ final class SmartEdge: Sendable {
         outcome.reachedEnd = reachedEnd
         return outcome
     }
+}
+
+/// Dolby Vision over HEVC: each source frame's RPU (NAL unit type 62) by its presentation time, and the output time its
+/// re-encode takes, so the edge's access unit shown then ends with it. One edge's thread only.
+private final class RPUCarrier {
+    private let lengthSize: Int?
+    private var bySource: [Int64: [UInt8]] = [:], byOutput: [Int64: [UInt8]] = [:]
+
+    init(lengthSize: Int?) { self.lengthSize = lengthSize }
+
+    func read(_ packet: Packet, pts: Int64) {
+        guard let unit = NALUnits.readUnits(packet.bytes, lengthSize: lengthSize).last(where: { NALUnits.type($0, codec: .hevc) == 62 }) else { return }
+        bySource[pts] = Array(unit)
+    }
+
+    func reencode(sourcePts: Int64, as outputPts: Int64) { byOutput[outputPts] = bySource[sourcePts] }
+
+    func unit(shownAt outputPts: Int64) -> [UInt8]? { byOutput[outputPts] }
 }

@@ -167,7 +167,7 @@ final class SmartVideoWriter: VideoWriter {
             started = true
         }
         // Copying stops before K2: the tail (if any) covers the rest.
-        if !smart.copiesToEnd, isPacket(timing, smart.copyEnd) {
+        if !smart.copiesToEnd, !smart.copiesThrough, isPacket(timing, smart.copyEnd) {
             reachedCopyEnd = true
             try finish()
             return true
@@ -181,6 +181,13 @@ final class SmartVideoWriter: VideoWriter {
         }
         if copying, timing.pts >= smart.firstCopied.pts {
             try copy(packet)
+        }
+        // One clean start: copying ends with the last packet the range shows.
+        if smart.copiesThrough, timing.isSame(as: smart.copyEnd) {
+            reachedCopyEnd = true
+            reachedPlannedEnd = true
+            try finish()
+            return true
         }
         return false
     }
