@@ -34,10 +34,14 @@ struct DolbyVisionTests {
         #expect(probe.status == 0, "\(probe)")
         let video = (probe.jsonLines.first?["streams"] as? [[String: Any]])?.first { $0["type"] as? String == "video" }
         #expect(video?["codec"] as? String == sample.codec, "\(probe.stdout)")
+        // Profile 10.0's pictures are in Dolby Vision's own colours: said, never shown quietly.
+        let colours = sample.compatibility == 0
+        #expect(probe.jsonLines.first?.codes("warnings").contains("dolby_vision_colours") == colours, "\(probe.stdout)")
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let thumbs = try await Run.vtrim(["thumbs", sample.path, "--count", "3", "--height", "60", "-o", folder.file("s.png")])
+        let thumbs = try await Run.vtrim(["thumbs", "--json", sample.path, "--count", "3", "--height", "60", "-o", folder.file("s.png")])
         #expect(thumbs.status == 0, "\(thumbs)")
+        #expect(thumbs.jsonLines.first?.codes("warnings").contains("dolby_vision_colours") == colours, "\(thumbs.stdout)")
     }
 
     @Test(arguments: samples)

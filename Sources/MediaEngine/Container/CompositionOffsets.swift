@@ -21,15 +21,13 @@ enum CompositionOffsets {
     }
 
     static func decodeLeads(moov: [UInt8]) -> [Int: Int64] {
-        func child(_ parent: MovieBoxes.Box, _ type: String) -> MovieBoxes.Box? {
-            MovieBoxes.boxes(in: moov, from: parent.start + 8, to: parent.end).first { $0.type == type }
-        }
+        func child(_ parent: MovieBoxes.Box, _ type: String) -> MovieBoxes.Box? { MovieBoxes.child(moov, of: parent, type) }
         var leads: [Int: Int64] = [:]
         for trak in MovieBoxes.boxes(in: moov, from: 8, to: moov.count) where trak.type == "trak" {
             guard let tkhd = child(trak, "tkhd"),
                   let stbl = child(trak, "mdia").flatMap({ child($0, "minf") }).flatMap({ child($0, "stbl") }),
                   let ctts = child(stbl, "ctts") else { continue }
-            let id = Int(MovieBoxes.read(moov, at: tkhd.start + (MovieBoxes.version(moov, of: tkhd) == 1 ? 28 : 20), bytes: 4))
+            let id = MovieBoxes.trackID(moov, tkhd: tkhd)
             let lead = decodeLead(entries: entries(moov, ctts))
             if lead > 0 { leads[id] = lead }
         }

@@ -73,11 +73,10 @@ public struct DolbyVisionConfiguration: Sendable, Equatable, Codable {
         }
         for trak in MovieBoxes.boxes(in: moov, from: 8, to: moov.count) where trak.type == "trak" {
             let parts = children(trak)
-            guard let tkhd = parts.first(where: { $0.type == "tkhd" }),
-                  Int(MovieBoxes.read(moov, at: tkhd.start + (MovieBoxes.version(moov, of: tkhd) == 1 ? 28 : 20), bytes: 4)) == trackID else { continue }
+            guard let tkhd = parts.first(where: { $0.type == "tkhd" }), MovieBoxes.trackID(moov, tkhd: tkhd) == trackID else { continue }
             var chain = [trak]
             for type in ["mdia", "minf", "stbl", "stsd"] {
-                guard let last = chain.last, let next = children(last).first(where: { $0.type == type }) else {
+                guard let last = chain.last, let next = MovieBoxes.child(moov, of: last, type) else {
                     throw MovieHeaderPatch.failure(EINVAL, "no \(type) box in the video track")
                 }
                 chain.append(next)

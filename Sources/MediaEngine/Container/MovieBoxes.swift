@@ -97,6 +97,17 @@ enum MovieBoxes {
         return lengths
     }
 
+    /// A `tkhd` box's track ID (version 0 or 1).
+    static func trackID(_ bytes: [UInt8], tkhd: Box) -> Int {
+        Int(read(bytes, at: tkhd.start + (version(bytes, of: tkhd) == 1 ? 28 : 20), bytes: 4))
+    }
+
+    /// The first child of `parent` of `type` (children start `header` bytes in: 8, or more for full boxes and entries).
+    static func child(_ bytes: [UInt8], of parent: Box, _ type: String, header: Int = 8) -> Box? {
+        guard parent.end - parent.start >= header else { return nil }
+        return boxes(in: bytes, from: parent.start + header, to: parent.end).first { $0.type == type }
+    }
+
     /// The four characters at `offset` (a box's type), or "" where the bytes are not all there.
     static func fourCC(_ bytes: [UInt8], at offset: Int) -> String {
         guard offset >= 0, offset + 4 <= bytes.count else { return "" }

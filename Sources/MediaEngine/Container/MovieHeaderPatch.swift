@@ -42,7 +42,7 @@ enum MovieHeaderPatch {
         for trak in children where trak.type == "trak" {
             let parts = MovieBoxes.boxes(in: moov, from: trak.start + 8, to: trak.end)
             guard let tkhd = parts.first(where: { $0.type == "tkhd" }),
-                  Int(MovieBoxes.read(moov, at: tkhd.start + (MovieBoxes.version(moov, of: tkhd) == 1 ? 28 : 20), bytes: 4)) == videoTrackID else { continue }
+                  MovieBoxes.trackID(moov, tkhd: tkhd) == videoTrackID else { continue }
             guard let edts = parts.first(where: { $0.type == "edts" }),
                   let elst = MovieBoxes.boxes(in: moov, from: edts.start + 8, to: edts.end).first(where: { $0.type == "elst" }),
                   let mdhd = parts.first(where: { $0.type == "mdia" }).flatMap({ mdia in
