@@ -180,27 +180,27 @@ struct CutPlannerTests {
         Case(name: "keyframe mode in MP4 shows the lead-in, ends as a copy", packets: ibbp, start: 700, end: 1060,
              mode: .keyframe, container: .mp4, ran: .keyframe, keyframe: 480, firstShown: 480, lastNeeded: 1040, presentedEnd: 1080,
              shift: 480, edit: 600, codes: ["starts_at_keyframe"]),
-        // Exact: start 700 falls 20 ms into frame 17; end 1100 leaves frame 27 (1080) 20 ms: the first frame
-        // takes 10 of them, the last keeps 10 — neither is a sliver — and the output lasts 400.
-        Case(name: "exact between frames: first frame kept whole where the last can give", packets: ibbp, start: 700, end: 1100,
-             mode: .exact, container: .mp4, ran: .exact, keyframe: 480, firstShown: 680, lastNeeded: 1040, presentedEnd: 1100,
-             shift: 690, edit: 400, codes: []),
+        // Exact: start 700 falls 20 ms into frame 17 (680), end 1100 20 ms into frame 27 (1080): both are kept whole,
+        // so the output is their span, 680–1120 (DESIGN.md's ideal cut), never a sliver.
+        Case(name: "exact between frames: the whole span of its frames", packets: ibbp, start: 700, end: 1100,
+             mode: .exact, container: .mp4, ran: .exact, keyframe: 480, firstShown: 680, lastNeeded: 1040, presentedEnd: 1120,
+             shift: 680, edit: 440, codes: []),
         Case(name: "exact on frame boundaries", packets: ibbp, start: 680, end: 1080,
              mode: .exact, container: .mkv, ran: .exact, keyframe: 480, firstShown: 680, lastNeeded: 1040, presentedEnd: 1080,
              shift: 680, edit: nil, codes: []),
-        Case(name: "exact past the end of the stream keeps the last frame to the end", packets: ibbp, start: 1800, end: 2000,
-             mode: .exact, container: .mp4, ran: .exact, keyframe: 1440, firstShown: 1800, lastNeeded: 1840, presentedEnd: 2000,
-             shift: 1800, edit: 200, codes: []),
-        // Smart: IDRs every 480 ms. Head 680–960, copy 960–1440, tail 1440–1500.
+        Case(name: "exact past the end of the stream ends with the last frame's own end", packets: ibbp, start: 1800, end: 2000,
+             mode: .exact, container: .mp4, ran: .exact, keyframe: 1440, firstShown: 1800, lastNeeded: 1840, presentedEnd: 1920,
+             shift: 1800, edit: 120, codes: []),
+        // Smart: IDRs every 480 ms. Head 680–960, copy 960–1440, tail 1440–1520 (the last frame, 1480, whole).
         Case(name: "smart: head, copied middle, tail", packets: ibbp, start: 700, end: 1500,
-             mode: .smart, container: .mp4, ran: .smart, keyframe: 480, firstShown: 680, lastNeeded: 1480, presentedEnd: 1500,
-             shift: 680, edit: 820, codes: ["head_reencoded", "tail_reencoded"]),
+             mode: .smart, container: .mp4, ran: .smart, keyframe: 480, firstShown: 680, lastNeeded: 1480, presentedEnd: 1520,
+             shift: 680, edit: 840, codes: ["head_reencoded", "tail_reencoded"]),
         Case(name: "smart inside one GOP falls back to exact", packets: ibbp, start: 500, end: 900,
-             mode: .smart, container: .mp4, ran: .exact, keyframe: 480, firstShown: 480, lastNeeded: 880, presentedEnd: 900,
-             shift: 490, edit: 400, codes: ["smart_fallback"]),
+             mode: .smart, container: .mp4, ran: .exact, keyframe: 480, firstShown: 480, lastNeeded: 880, presentedEnd: 920,
+             shift: 480, edit: 440, codes: ["smart_fallback"]),
         Case(name: "smart of open-GOP H.264 falls back (no IDR inside)", packets: open, start: 100, end: 1700,
-             mode: .smart, container: .mp4, ran: .exact, keyframe: 0, firstShown: 80, lastNeeded: 1640, presentedEnd: 1700,
-             shift: 90, edit: 1600, codes: ["smart_fallback"]),
+             mode: .smart, container: .mp4, ran: .exact, keyframe: 0, firstShown: 80, lastNeeded: 1640, presentedEnd: 1720,
+             shift: 80, edit: 1640, codes: ["smart_fallback"]),
         Case(name: "smart to the end of the stream copies the rest", packets: ibbp, start: 700, end: 5000,
              mode: .smart, container: .mp4, ran: .smart, keyframe: 480, firstShown: 680, lastNeeded: 1840, presentedEnd: 1920,
              shift: 680, edit: 1240, codes: ["head_reencoded"]),
@@ -236,7 +236,7 @@ struct CutPlannerTests {
         if plan.output.mode == .exact {
             let exact = try #require(video.exact)
             #expect(stream.exactTimeBase == Rational(1, 16000))
-            #expect(ms(exact.end.minus(exact.zero), grid) == example.end - example.start)
+            #expect(ms(exact.end.minus(exact.zero), grid) == example.presentedEnd - example.firstShown)
         }
         #expect(plan.notices.map(\.code) == example.codes)
         #expect(plan.warnings.allSatisfy { $0.timing == .plan })

@@ -46,17 +46,18 @@ struct EditPlannerTests {
 
     static let cases: [Case] = [
         // Range 1 shows frame 2 (80) whole: head 80–480, copy 480–960, tail 960–1000 → 920 ms. Range 2 (adjacent,
-        // inside the GOP from 960) has no GOP to copy: re-encoded whole, decode times 80 ms early as the copied
-        // keyframes' are; so are range 1's tail's, which the next range follows.
+        // inside the GOP from 960) has no GOP to copy: re-encoded whole, 1000–1120 (its last frame, 1080, whole),
+        // decode times 80 ms early as the copied keyframes' are; so are range 1's tail's, which the next range follows.
         Case(name: "smart: adjacent ranges, the second inside one GOP", packets: ibbp, ranges: [(100, 1000), (1000, 1100)], mode: .smart,
-             container: .mp4, starts: [0, 920_000], durations: [920_000, 100_000], whole: [false, true], tailDelays: [80, 80]),
+             container: .mp4, starts: [0, 920_000], durations: [920_000, 120_000], whole: [false, true], tailDelays: [80, 80]),
         Case(name: "smart: ranges at the file's ends (the last copied to the end)", packets: ibbp, ranges: [(0, 600), (1000, 1920)],
              mode: .smart, container: .mp4, starts: [0, 600_000], durations: [600_000, 920_000], whole: [false, false], tailDelays: [80, 0]),
         // The last range lies inside the last GOP and asks past the stream's end: re-encoded whole, to the last frame's end.
         Case(name: "smart: a last range inside the last GOP, past the end", packets: ibbp, ranges: [(0, 600), (1500, 5000)],
              mode: .smart, container: .mp4, starts: [0, 600_000], durations: [600_000, 440_000], whole: [false, true], tailDelays: [80, 80]),
-        Case(name: "exact: ranges shorter than a GOP last exactly their lengths", packets: ibbp, ranges: [(500, 700), (810, 900)], mode: .exact,
-             container: .mkv, starts: [0, 200_000], durations: [200_000, 90_000]),
+        // Exact ranges last their frames' spans: 480–720 and 800–920, each first and last frame whole.
+        Case(name: "exact: ranges shorter than a GOP last their frames' spans", packets: ibbp, ranges: [(500, 700), (810, 900)], mode: .exact,
+             container: .mkv, starts: [0, 240_000], durations: [240_000, 120_000]),
         // Copy into MKV shows each range from its keyframe through the frames its end needs (B-pyramid: 7 and 8).
         Case(name: "copy into MKV: a range inside a B-pyramid keeps what its frames need", packets: pyramid, ranges: [(0, 260), (700, 900)],
              mode: .copy, container: .mkv, starts: [0, 360_000], durations: [360_000, 360_000]),

@@ -63,7 +63,7 @@ struct PlannerStepTests {
         (CutMode.copy, Container.mp4, Int64(680), Int64(680), Int64(1080), Int64?(400), ["lead_in_hidden"]),
         (.copy, .mkv, 480, 480, 1120, nil, ["starts_at_keyframe", "frames_past_end"]),
         (.keyframe, .mp4, 480, 480, 1080, 600, ["starts_at_keyframe"]),
-        (.exact, .mp4, 680, 700, 1060, 360 * 16, []),
+        (.exact, .mp4, 680, 680, 1080, 400 * 16, []),
     ] as [(CutMode, Container, Int64, Int64, Int64, Int64?, [String])])
     func modeTiming(mode: CutMode, container: Container, firstShown: Int64, shift: Int64, presentedEnd: Int64, edit: Int64?,
                     codes: [String]) async throws {
@@ -75,28 +75,28 @@ struct PlannerStepTests {
         #expect((cut.exact != nil) == (mode == .exact))
     }
 
-    /// A smart range presents up to `end` (or to the last frame's end where it copies to the stream's end), and names
-    /// what it re-encodes.
+    /// A smart range presents its frames' whole span (the last frame, at 1480, to its end at 1520), and names what it
+    /// re-encodes.
     @Test func smartTiming() async throws {
         let (edges, facts) = try Self.edges(700, 1500, mode: .smart)
         let video = try #require(facts.video)
         let split = try #require(RangePlanner.smartSplit(video, edges: edges, joins: false).0)
         var notices: [CutNotice] = []
         let cut = ModeTiming.cut(.smart, video: video, edges: edges, smart: split, facts: facts, notices: &notices)
-        #expect(cut.presentedEnd == 1500 && cut.editDuration == 820)
+        #expect(cut.presentedEnd == 1520 && cut.editDuration == 840)
         #expect(notices.map(\.code) == ["head_reencoded", "tail_reencoded"])
     }
 
-    /// The companion window: from the first frame shown (with its own zero), or from `start` itself where an exact cut
-    /// starts where asked; to where the video stops presenting.
+    /// The companion window: from the first frame shown, with its own zero (an exact cut's too: the span of its frames,
+    /// not `start`), to where the video stops presenting.
     @Test(arguments: [(CutMode.copy, Container.mp4, Int64(680_000), Int64(680_000)), (.copy, .mkv, 480_000, 480_000),
-                      (.exact, .mp4, 700_000, 700_000)] as [(CutMode, Container, Int64, Int64)])
+                      (.exact, .mp4, 680_000, 680_000)] as [(CutMode, Container, Int64, Int64)])
     func companionWindow(mode: CutMode, container: Container, start: Int64, zero: Int64) async throws {
         let (edges, facts) = try Self.edges(700, 1060, mode: mode, container: container)
         let video = try #require(facts.video)
         var notices: [CutNotice] = []
         let cut = ModeTiming.cut(mode, video: video, edges: edges, smart: nil, facts: facts, notices: &notices)
-        let window = RangePlanner.companions(video, cut: cut, mode: mode, startsLate: false, facts: facts)
+        let window = RangePlanner.companions(video, cut: cut)
         #expect(window.startMicro == start && window.zeroSourceMicro == zero && window.endMicro == video.micro(cut.presentedEnd))
         #expect(window.zeroOutputMicro == 0)
     }

@@ -73,6 +73,22 @@ public enum FrameMatch {
         return wrong.sorted()
     }
 
+    /// How long each range of the ideal join lasts: its frames' span, from its first frame's start to its last frame's end
+    /// (the next frame's time; at the stream's end, the frame before's length).
+    public static func spans(_ ranges: [(Double, Double)], times: [Double]) -> [Double] {
+        var spans: [Double] = []
+        var previous: Int?
+        for range in ranges {
+            var first = times.lastIndex { $0 <= range.0 + 5e-7 } ?? 0
+            if let previous { first = max(first, previous + 1) }
+            guard let last = times.lastIndex(where: { $0 < range.1 - 5e-7 }), first <= last else { continue }
+            let end = last + 1 < times.count ? times[last + 1] : times[last] + (last > 0 ? times[last] - times[last - 1] : 1.0 / 30)
+            spans.append(end - times[first])
+            previous = last
+        }
+        return spans
+    }
+
     /// The indices (into `times`, sorted presentation times) of the ideal frames of each range, in order.
     /// DESIGN.md's ideal join: each range from the frame at its start through the last frame that begins before its
     /// end, except that a range starts with the first frame the range before did not show (no frame twice).

@@ -46,13 +46,20 @@ public enum MediaFacts {
         return ((json?["format"] as? [String: Any])?["duration"] as? String).flatMap(Double.init) ?? -1
     }
 
-    /// Error lines a full decode of every stream prints (empty: decodes cleanly). The null muxer's own
-    /// complaints about variable-frame-rate timestamps are not decode errors and are left out.
-    public static func decodeErrors(_ path: String) async throws -> [String] {
-        try await Run.tool("ffmpeg", ["-v", "error", "-i", path, "-f", "null", "-"]).stderrLines.filter {
-            !$0.contains("non monotonically increasing dts") && !$0.contains("Last message repeated")
-        }
+    /// Error lines a full decode of every stream prints (empty: decodes cleanly), the null muxer's complaints
+    /// about timestamps included (issue 50: "non monotonically increasing dts" came from frames shortened into slivers
+    /// at seams, which the ideal cut no longer writes). `timingAsIn`: the source, where the frames' own timing makes
+    /// ffmpeg print those complaints for the source itself (variable-rate phone and browser files) — kept frames keep it.
+    public static func decodeErrors(_ path: String, timingAsIn source: String? = nil) async throws -> [String] {
+        let lines = try await Run.tool("ffmpeg", ["-v", "error", "-i", path, "-f", "null", "-"]).stderrLines
+            .filter { !$0.contains("Last message repeated") }
+        guard let source else { return lines }
+        let sourceLines = try await FileFacts.once(source, "decode errors") { try await decodeErrors(source) }
+        guard sourceLines.contains(where: isTimingComplaint) else { return lines }
+        return lines.filter { !isTimingComplaint($0) }
     }
+
+    public static func isTimingComplaint(_ line: String) -> Bool { line.contains("non monotonically increasing dts") }
 
     /// Whether the first video packet in the file is flagged as a keyframe.
     public static func firstVideoPacketIsKeyframe(_ path: String) async throws -> Bool {

@@ -160,13 +160,15 @@ struct IdealCutTests {
             #expect(Set(ideal.map { Int(($0 * 1000).rounded()) }).isSubset(of: Set(presented.map { Int(($0 * 1000).rounded()) })),
                     "ideal frames missing")
         }
-        #expect(try await MediaFacts.decodeErrors(output).isEmpty)
+        #expect(try await MediaFacts.decodeErrors(output, timingAsIn: example.path).isEmpty)
     }
 
-    /// Exact cuts last `end − start`, to a tick of the output's video timescale (the container duration,
-    /// which follows the edit list in MP4/MOV and the blocks in Matroska).
+    /// Exact cuts last their frames' whole span (DESIGN.md's ideal cut: from the start of the frame at `start` to the end
+    /// of the last frame that begins before `end`), to a tick of the output's video timescale (the container duration,
+    /// which follows the edit list in MP4/MOV and the blocks in Matroska); every frame, the first and last included,
+    /// keeps its source duration — no sliver at either end.
     @Test(arguments: await (fixtureExamples + mediaExamples).filter { $0.kind == "between" && $0.end - $0.start < 6 })
-    func exactLastsEndMinusStart(_ example: Example) async throws {
+    func exactLastsItsFramesSpan(_ example: Example) async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let output = folder.file("exact." + (example.ext == "m4v" ? "mp4" : example.ext))
@@ -179,23 +181,26 @@ struct IdealCutTests {
                                                 "-of", "csv=p=0", output]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         let parts = timeBase.split(separator: "/").compactMap { Double($0) }
         let tick = parts.count == 2 && parts[1] > 0 ? parts[0] / parts[1] : 0.001
-        let length = example.end - example.start
+        let source = try await SourceFrames.of(example.path)
+        let ideal = Array(source.ideal(example.start, example.end))
+        let span = source.frameEnd(ideal.last ?? 0) - (ideal.first ?? 0)
         let container = try await MediaFacts.formatDuration(output)
-        #expect(abs(container - length) <= tick + 1e-6, "lasts \(container) s, asked \(length) s (tick \(tick))")
-        let reported = try #require((result.jsonLines.first?["actual"] as? [String: Any])?["duration"] as? Double)
-        #expect(abs(reported - length) <= tick + 1e-6, "reported \(reported) s")
-        // The ideal frames, with the source's timing after the first (variable frame rates included).
-        let ideal = await Array(try SourceFrames.of(example.path).ideal(example.start, example.end))
+        #expect(abs(container - span) <= tick + 1e-6, "lasts \(container) s, the frames' span is \(span) s (tick \(tick))")
+        let actual = result.jsonLines.first?["actual"] as? [String: Any]
+        let reported = try #require(actual?["duration"] as? Double)
+        #expect(abs(reported - span) <= tick + 1e-6, "reported \(reported) s")
+        let reportedStart = try #require(actual?["start"] as? Double)
+        #expect(abs(reportedStart - (ideal.first ?? 0)) <= max(tick, 1e-3) + 1e-6, "reported start \(reportedStart) s, first frame \(ideal.first ?? 0) s")
+        // The ideal frames, each at its source time from the first one's (variable frame rates included).
         let frames = try await Reference.frameTimes(output).sorted()
         #expect(frames.count == ideal.count, "\(frames.count) frames, ideal \(ideal.count)")
-        if frames.count == ideal.count, frames.count > 2 {
-            let offset = ideal[1] - frames[1]
-            for (ours, theirs) in zip(frames.dropFirst(), ideal.dropFirst()) where abs(ours + offset - theirs) > max(tick, 1e-3) + 1e-6 {
-                Issue.record("frame at \(ours + offset) s where the source has \(theirs) s")
+        if frames.count == ideal.count, let first = frames.first, let idealFirst = ideal.first {
+            for (ours, theirs) in zip(frames, ideal) where abs((ours - first) - (theirs - idealFirst)) > max(tick, 1e-3) + 1e-6 {
+                Issue.record("frame at \(ours - first) s from the first, where the source's is \(theirs - idealFirst) s")
                 break
             }
         }
-        #expect(try await MediaFacts.decodeErrors(output).isEmpty)
+        #expect(try await MediaFacts.decodeErrors(output, timingAsIn: example.path).isEmpty)
     }
 
     /// A dry run plans exactly what the real run does: mode, parts, presented span, plan-time warnings,

@@ -164,7 +164,7 @@ struct StreamsOnTimelineTests {
     }
 
     /// MKV, exact: the last cue is clipped at the cut's end, so the file lasts the cut (it lasted 3.323 s);
-    /// cues keep their place against the source's own timeline.
+    /// cues keep their place against the source's own timeline. Every mode's cut is its frames' span (the plan's).
     @Test(arguments: ["exact", "copy"])
     func subRipCuesEndWithTheCut(_ mode: String) async throws {
         let folder = try TemporaryFolder()
@@ -175,9 +175,9 @@ struct StreamsOnTimelineTests {
         #expect(result.status == 0, "\(result)")
         let report = try #require(result.jsonLines.first)
         let planned = try #require(report["planned"] as? [String: Any])
-        // Copy into Matroska shows from the keyframe (the planned start) to the frames the end needs.
-        let from = mode == "exact" ? 2.5 : try #require(planned["start"] as? Double)
-        let to = mode == "exact" ? 5.5 : try #require(planned["end"] as? Double)
+        // Copy into Matroska shows from the keyframe (the planned start) to the frames the end needs; exact, the span
+        // from the frame at 2.5 to the end of the last frame before 5.5.
+        let from = try #require(planned["start"] as? Double), to = try #require(planned["end"] as? Double)
         let expected = await Self.ideal(try Self.cues(input), from: from, to: to)
         let read = try await Self.cues(output)
         #expect(Self.same(read, expected), "\(read) ≠ \(expected)")
@@ -199,7 +199,9 @@ struct StreamsOnTimelineTests {
         #expect(report.codes("notes").contains("subtitles_converted") && !report.codes("notes").contains("stream_left_out"), "\(report.messages("notes"))")
         let codecs = try await Run.tool("ffprobe", ["-v", "error", "-select_streams", "s", "-show_entries", "stream=codec_name", "-of", "csv=p=0", output])
         #expect(codecs.stdoutLines == [codec], "\(codecs.stdout)")
-        let expected = await Self.ideal(try Self.cues(input), from: 2.5, to: 5.5)
+        let planned = try #require(report["planned"] as? [String: Any])
+        let expected = await Self.ideal(try Self.cues(input), from: try #require(planned["start"] as? Double),
+                                        to: try #require(planned["end"] as? Double))
         let read = try await Self.cues(output)
         #expect(Self.same(read, expected), "\(read) ≠ \(expected)")
         if to == "mp4", MediaFacts.gstreamerAvailable {
@@ -255,10 +257,10 @@ struct StreamsOnTimelineTests {
         #expect(result.status == 0, "\(result)")
         let report = try #require(result.jsonLines.first)
         #expect(!report.codes("notes").contains("stream_left_out"), "\(report.messages("notes"))")
-        // The output's 0 is the source's planned start (the frame shown at 0.1, or 0.1 itself in exact mode,
-        // which a smart cut of this 1 s file falls back to).
+        // The output's 0 is the source's planned start: the frame shown at 0.1, in every mode (a smart cut of this
+        // 1 s file falls back to exact).
         let planned = try #require(report["planned"] as? [String: Any])
-        let zero = report["mode"] as? String == "exact" ? 0.1 : try #require(planned["start"] as? Double)
+        let zero = try #require(planned["start"] as? Double)
         let end = zero + (try #require((report["actual"] as? [String: Any])?["duration"] as? Double))
         let expected = Self.chapters.compactMap { chapter -> (Double, Double, String)? in
             let from = max(chapter.0, zero), to = min(chapter.1, end)
@@ -279,9 +281,12 @@ struct StreamsOnTimelineTests {
         let none = folder.file("none.mp4"), ranges = folder.file("ranges.mkv"), ts = folder.file("cut.ts")
         #expect(try await Run.vtrim(["cut", path, "--start", "0.1", "--end", "0.9", "--mode", "exact", "--chapters", "none", "-o", none]).status == 0)
         await #expect(try Self.readChapters(none).isEmpty)
-        #expect(try await Run.vtrim(["cut", path, "--start", "0.1", "--end", "0.9", "--mode", "exact", "--chapters", "ranges", "-o", ranges]).status == 0)
+        let cut = try await Run.vtrim(["cut", "--json", path, "--start", "0.1", "--end", "0.9", "--mode", "exact", "--chapters", "ranges", "-o", ranges])
+        #expect(cut.status == 0, "\(cut)")
+        // One chapter as long as the cut: the span of its frames.
+        let length = try #require((cut.jsonLines.first?["actual"] as? [String: Any])?["duration"] as? Double)
         let one = try await Self.readChapters(ranges)
-        #expect(one.count == 1 && one.first?.2 == "Part 1" && abs((one.first?.1 ?? 0) - 0.8) <= 0.0011, "\(one)")
+        #expect(one.count == 1 && one.first?.2 == "Part 1" && abs((one.first?.1 ?? 0) - length) <= 0.0011, "\(one), cut \(length) s")
         let result = try await Run.vtrim(["cut", "--json", path, "--start", "0.1", "--end", "0.9", "-o", ts])
         #expect(result.status == 0, "\(result)")
         #expect(result.jsonLines.first?.codes("notes").contains("chapters_left_out") == true, "\(result.stdout)")

@@ -21,6 +21,9 @@ final class FrameEncoder {
     private(set) var framesSent = 0
     /// The last time sent in the encoder's own ticks (with `callerTimeBase`).
     private var lastEncoderPts: Int64?
+    /// Packets out before their frame's duration is known (an encoder without lookahead returns a frame before the
+    /// next is sent, libvpx's VP8 among them): held, in order, until it is, so no frame keeps the encoder's own guess.
+    private var waiting: [Packet] = []
 
     /// - Parameters:
     ///   - keepsDurations: give packets their frames' exact times and durations (cuts); false leaves the
@@ -41,6 +44,7 @@ final class FrameEncoder {
     /// Sends `frame` to be shown at `outputPts` (encoder ticks); its data is released.
     func encode(_ frame: Frame, outputPts: Int64) throws {
         durations?.frameSent(at: outputPts)
+        try releaseWaiting()
         if let callerTimeBase {
             // Rounded to the encoder's frame count: a frame off the grid (a join's range starting mid-frame, a 1 ms clock
             // at 29.97 fps) must not take its neighbour's count, which the encoder refuses.
@@ -62,19 +66,38 @@ final class FrameEncoder {
     /// Flushes the encoder; with durations kept, the last frame lasts until `endPts`.
     func finish(endPts: Int64? = nil) throws {
         if let endPts { durations?.close(at: endPts) }
+        try releaseWaiting()
         try encoder.send(nil)
         try drain()
+        // Nothing more will be known: what still waits goes as it is.
+        for held in waiting { try deliver(held) }
+        waiting.removeAll()
     }
 
     private func drain() throws {
         while try encoder.receive(into: packet) {
             if shouldStop() { throw CutInterrupted() }
             if let callerTimeBase { av_packet_rescale_ts(packet.pointer, encoder.codecContext.pointee.time_base, callerTimeBase) }
-            // Exact times first: `rewrite` derives decode times from them (an encoder's own are rounded to its clock —
-            // mpeg2video's frame count, libvpx's 10 MHz — and a join's seams leave less than a frame between decode times).
-            durations?.apply(to: packet)
-            try rewrite?(packet)
-            try write(packet)
+            if !waiting.isEmpty || durations?.awaitsDuration(packet) == true {
+                waiting.append(try packet.clone())
+                continue
+            }
+            try deliver(packet)
+        }
+    }
+
+    private func deliver(_ packet: Packet) throws {
+        // Exact times first: `rewrite` derives decode times from them (an encoder's own are rounded to its clock —
+        // mpeg2video's frame count, libvpx's 10 MHz — and a join's seams leave less than a frame between decode times).
+        durations?.apply(to: packet)
+        try rewrite?(packet)
+        try write(packet)
+    }
+
+    private func releaseWaiting() throws {
+        while let first = waiting.first, durations?.awaitsDuration(first) != true {
+            waiting.removeFirst()
+            try deliver(first)
         }
     }
 }
@@ -103,10 +126,18 @@ struct FrameDurations {
         }
     }
 
+    /// The packet's frame (the waiting one nearest its time) does not yet know how long it lasts.
+    func awaitsDuration(_ packet: Packet) -> Bool {
+        nearest(packet).map { pending[$0].duration == nil } ?? false
+    }
+
+    private func nearest(_ packet: Packet) -> Int? {
+        pending.indices.min(by: { pending[$0].pts.minus(packet.pts).magnitude < pending[$1].pts.minus(packet.pts).magnitude })
+    }
+
     /// Gives the packet its frame's exact time and duration (once known), forgetting the frame.
     mutating func apply(to packet: Packet) {
-        guard let index = pending.indices.min(by: { pending[$0].pts.minus(packet.pts).magnitude < pending[$1].pts.minus(packet.pts).magnitude })
-        else { return }
+        guard let index = nearest(packet) else { return }
         let frame = pending[index]
         guard let duration = frame.duration else { return }
         pending.remove(at: index)

@@ -74,31 +74,28 @@ enum ModeTiming {
         return notices
     }
 
-    /// An exact cut: the first frame is the frame at `start`, from output time 0. When `start` falls late in it, the
-    /// frame is still shown whole rather than as a sliver: up to half of the last frame's time before `end` is taken
-    /// for it, and the frames between keep their own durations. The output lasts end − start, on the encoder's finer
-    /// grid, so a coarse source time base does not round the range.
+    /// An exact cut: the whole span of the range's frames (DESIGN.md's ideal cut), from the start of the frame at `start`
+    /// to the end of the last frame that begins before `end`, every frame for its own source duration (no sliver at
+    /// either end). Timed on the encoder's finer grid, on which every source tick is whole.
     static func exact(_ cut: inout VideoCut, edges: RangeEdges, video: VideoFacts, facts: CutFacts) -> [CutNotice] {
         let start = edges.start
         func fine(_ ticks: Int64) -> Int64 { Rescale.ticks(ticks, from: video.timeBase, to: video.fineTimeBase) }
-        var fineEnd = video.sourceShownUntil.map { min(video.fineEndTicks, fine($0)) } ?? video.fineEndTicks
-        if edges.stopsShort { fineEnd = min(fineEnd, fine(edges.endTicks)) }
-        let zero = start.startsLate ? fine(start.frameAtStart) : video.fineStartTicks
-        let gap = max(0, zero.minus(fine(start.frameAtStart)))
-        let lastSlack = max(0, fineEnd.minus(fine(edges.end.lastWanted)))
-        let whole = min(gap, lastSlack / 2)
-        cut.exact = ExactTiming(zero: zero, shift: zero.minus(whole), end: fineEnd,
+        // The frame's own end, unless the source's edit list or a truncation stops it earlier.
+        var spanEnd = edges.end.idealEnd
+        if let shownUntil = video.sourceShownUntil { spanEnd = min(spanEnd, shownUntil) }
+        if edges.stopsShort { spanEnd = min(spanEnd, edges.endTicks) }
+        let zero = fine(start.frameAtStart)
+        cut.exact = ExactTiming(zero: zero, shift: zero, end: fine(spanEnd),
                                 fillsLastSlot: video.fineTicksAreSlots && facts.container.storesDecodeTimesOnly)
-        cut.outputZero = start.startsLate ? start.frameAtStart : video.startTicks
+        cut.outputZero = start.frameAtStart
         cut.shift = cut.outputZero
-        cut.presentedEnd = edges.endTicks
-        if facts.container.editLists { cut.editDuration = fineEnd.minus(zero) }
+        cut.presentedEnd = spanEnd
+        if facts.container.editLists { cut.editDuration = fine(spanEnd).minus(zero) }
         guard let conversion = video.pixelFormatConversion else { return [] }
         return [.pixelFormatConverted(from: conversion.from, to: conversion.to, encoder: video.exactEncoder)]
     }
 
-    /// A smart cut: its re-encoded parts named; it presents up to `end`, or to the last frame's end where it copies
-    /// (or re-encodes whole) up to the stream's end.
+    /// A smart cut: its re-encoded parts named; it presents the whole span of its frames, to the last one's end.
     static func smartTiming(_ cut: inout VideoCut, smart: SmartCutPlan?, edges: RangeEdges, timeline: Timeline) -> [CutNotice] {
         var notices: [CutNotice] = []
         if let smart {
@@ -108,7 +105,7 @@ enum ModeTiming {
             } else if let tail = smart.tailStart {
                 notices.append(.tailReencoded(frames: smart.tailFrames, fromSeconds: timeline.seconds(tail)))
             }
-            cut.presentedEnd = smart.copiesToEnd ? edges.end.idealEnd : smart.reencodesWhole ? smart.end : edges.endTicks
+            cut.presentedEnd = smart.end
         }
         cut.editDuration = cut.presentedEnd.minus(edges.start.frameAtStart)
         return notices

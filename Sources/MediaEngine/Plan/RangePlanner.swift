@@ -38,7 +38,7 @@ enum RangePlanner {
         let entry = SampleEntryPlan.forRange(video, mode: mode, cut: cut, smart: smart, facts: facts)
         if let notice = entry?.1 { notices.append(notice) }
         let range = RangePlan(label: nil, startMicro: facts.startMicro, endMicro: facts.endMicro, outputStartMicro: 0, durationMicro: 0,
-                              companions: companions(video, cut: cut, mode: mode, startsLate: edges.start.startsLate, facts: facts),
+                              companions: companions(video, cut: cut),
                               video: cut, smart: smart)
         return RangeDraft(range: range, mode: mode, smartFallback: fallback, sampleEntry: entry?.0,
                           smartHeader: smart == nil ? nil : video.smartHeader, notices: notices)
@@ -73,17 +73,17 @@ enum RangePlanner {
     }
 
     /// Smart's split of the range (head, copied groups, tail), or why it falls back to exact. A join's range with no
-    /// whole group to copy is re-encoded whole with the edges' encoder, up to `end` (or the last frame's end where the
-    /// stream ends first).
+    /// whole group to copy is re-encoded whole with the edges' encoder. Planned to the span's end (the last wanted frame's
+    /// end), so a clean start there ends the copy with no tail.
     static func smartSplit(_ video: VideoFacts, edges: RangeEdges, joins: Bool) -> (SmartCutPlan?, SmartFallback?) {
         if let refusal = video.smartRefusal { return (nil, refusal) }
         switch SmartCutPlan.make(start: video.startPackets, end: video.endPackets, frameAtStart: edges.start.frameAtStart,
-                                 end: edges.endTicks, reachesEndOfStream: video.endReachesEndOfStream) {
+                                 end: edges.end.idealEnd, reachesEndOfStream: video.endReachesEndOfStream) {
         case let .success(made):
             return (made, nil)
         case let .failure(reason) where joins && (reason == .nothingToCopy || reason == .noCleanKeyframe):
             return (SmartCutPlan.whole(keyframe: edges.start.keyframe, frameAtStart: edges.start.frameAtStart,
-                                       end: min(edges.endTicks, edges.end.idealEnd), packets: video.startPackets + video.endPackets), nil)
+                                       end: edges.end.idealEnd, packets: video.startPackets + video.endPackets), nil)
         case let .failure(reason):
             return (nil, reason)
         }
@@ -100,13 +100,11 @@ enum RangePlanner {
     }
 
     /// Audio and subtitles follow the video actually shown: with an edit list from the packet that spans the first
-    /// frame (the edit hides the rest of it); otherwise from the first packet at or after it. An exact cut that starts
-    /// where asked keeps them from `start` itself.
-    static func companions(_ video: VideoFacts, cut: VideoCut, mode: CutMode, startsLate: Bool, facts: CutFacts) -> CompanionWindow {
-        let exactFromStart = mode == .exact && !startsLate
-        return CompanionWindow(startMicro: exactFromStart ? facts.startMicro : video.micro(cut.firstShown),
-                               endMicro: video.micro(cut.presentedEnd),
-                               zeroMicro: exactFromStart ? facts.startMicro : video.micro(cut.outputZero))
+    /// frame (the edit hides the rest of it); otherwise from the first packet at or after it. Every mode's window is
+    /// its video's span, so sound stays with its picture.
+    static func companions(_ video: VideoFacts, cut: VideoCut) -> CompanionWindow {
+        CompanionWindow(startMicro: video.micro(cut.firstShown), endMicro: video.micro(cut.presentedEnd),
+                        zeroMicro: video.micro(cut.outputZero))
     }
 }
 

@@ -92,7 +92,14 @@ public enum CutVerifier {
            let end = range.videoEndSeconds {
             let containerEnd = Micro.seconds(input.originMicro.plus(duration))
             let frame = video.flatMap(input.stream).map { Micro.seconds(frameDurationMicro($0)) } ?? 0
-            if containerEnd > end, containerEnd - end <= max(0.001, frame / 2) + 1e-9 { range.videoEndSeconds = containerEnd }
+            // The muxer's own record of where the video track ends (FFmpeg's DURATION tag: the last block's time plus
+            // its duration, which SimpleBlocks do not store) — a whole last frame longer than the default duration.
+            let trackEnd = video.flatMap(input.stream).flatMap { MatroskaTrackEnd.seconds($0.pointee.metadata) }
+            if let trackEnd, trackEnd > end, trackEnd <= containerEnd + 0.001 {
+                range.videoEndSeconds = trackEnd
+            } else if containerEnd > end, containerEnd - end <= max(0.001, frame / 2) + 1e-9 {
+                range.videoEndSeconds = containerEnd
+            }
         }
         // MP4/MOV: players show the video until its edit list ends (tkhd), whatever the sample durations
         // FFmpeg's demuxer derives from decode times (B-frames make the last frame's shorter).
@@ -269,5 +276,21 @@ extension CutVerifier {
             throw MediaError(.verifyFailed, path: source, operation: "av_read_frame", reason: "the written output \(outputName) cannot be read back (\(error))")
         }
         return times.sorted()
+    }
+}
+
+/// FFmpeg's Matroska muxer tags each track with where it ends ("DURATION": `HH:MM:SS.nnnnnnnnn`). Read as text from
+/// the file, so parsed defensively: nil for anything else.
+enum MatroskaTrackEnd {
+    static func seconds(_ metadata: OpaquePointer?) -> Double? {
+        guard let text = FFmpegText.string(av_dict_get(metadata, "DURATION", nil, 0)?.pointee.value) else { return nil }
+        return parse(text)
+    }
+
+    static func parse(_ text: String) -> Double? {
+        let fields = text.split(separator: ":", omittingEmptySubsequences: false)
+        guard fields.count == 3, let hours = Int(fields[0]), let minutes = Int(fields[1]), let seconds = Double(fields[2]),
+              (0..<1_000_000).contains(hours), (0..<60).contains(minutes), seconds >= 0, seconds < 60 else { return nil }
+        return Double(hours * 3600 + minutes * 60) + seconds
     }
 }

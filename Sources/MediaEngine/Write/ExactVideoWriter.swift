@@ -2,7 +2,7 @@ import CAV
 
 /// Exact cut: decodes from the plan's keyframe through the last packet the wanted frames need and
 /// re-encodes the frame shown at `start` (at output time 0) through the last frame that begins before
-/// `end`, which lasts until `end − start`. Frames between keep their source times (shifted by the plan).
+/// `end`, each for its own source duration (the plan's span). Frames keep their source times (shifted by the plan).
 /// A join's ranges go through one encoder, back to back: `begin` starts the next range's decoding.
 final class ExactVideoWriter: VideoWriter {
     let outputIndex: Int
