@@ -182,3 +182,24 @@ struct DecodeGridTests {
         }
     }
 }
+
+/// FFmpeg's Matroska DURATION tag (where a track ends, read from the file): a value for the form the muxer writes,
+/// nil for anything else, never a trap.
+struct MatroskaTrackEndTests {
+    @Test(arguments: [("00:00:06.807000000", 6.807), ("01:02:03.5", 3723.5), ("00:00:00.000000000", 0.0)])
+    func readsTheMuxersForm(_ text: String, _ seconds: Double) {
+        #expect(MatroskaTrackEnd.parse(text).map { abs($0 - seconds) < 1e-9 } == true)
+    }
+
+    @Test(arguments: ["", "6.807", "00:00", "00:61:00.0", "00:00:60.0", "-1:00:00.0", "00:00:nan", "00:00:-1", "a:b:c", "1:2:3:4"])
+    func refusesAnythingElse(_ text: String) {
+        #expect(MatroskaTrackEnd.parse(text) == nil)
+    }
+
+    @Test func anyTextGivesAValueOrNil() async {
+        await propertyCheck(count: 500, input: Wild.text, Wild.int, Wild.int, Wild.double) { text, hours, minutes, seconds in
+            _ = MatroskaTrackEnd.parse(text)
+            if let value = MatroskaTrackEnd.parse("\(hours):\(minutes):\(seconds)") { #expect(value.isFinite && value >= 0) }
+        }
+    }
+}
