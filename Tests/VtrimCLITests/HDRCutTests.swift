@@ -7,8 +7,9 @@ import Testing
 /// players that read only the HEVC stream find them.
 @Suite(.serialized)
 struct HDRCutTests {
-    /// 4 s of 10-bit PQ HEVC (a keyframe every second) with x265's SEI, plus `mdcv`/`clli` boxes (fixtures/tools/add-entry-boxes.py).
-    static func hdr10File(_ folder: TemporaryFolder) async throws -> String {
+    /// 4 s of 10-bit PQ HEVC (a keyframe every second) with x265's SEI, plus `mdcv`/`clli` boxes (fixtures/tools/add-entry-boxes.py)
+    /// unless `inBandOnly` (then the SEI is all the file says, as in x265's own files and broadcast streams).
+    static func hdr10File(_ folder: TemporaryFolder, inBandOnly: Bool = false) async throws -> String {
         let encoded = folder.file("pq.mp4"), path = folder.file("hdr10.mp4")
         let x265 = "log-level=error:keyint=30:min-keyint=30:colorprim=bt2020:transfer=smpte2084:colormatrix=bt2020nc"
             + ":master-display=G(8500,39850)B(6550,2300)R(35400,14600)WP(15635,16450)L(10000000,50):max-cll=1000,400"
@@ -16,6 +17,7 @@ struct HDRCutTests {
                                           "-pix_fmt", "yuv420p10le", "-c:v", "libx265", "-x265-params", x265, "-color_primaries", "bt2020",
                                           "-color_trc", "smpte2084", "-colorspace", "bt2020nc", "-tag:v", "hvc1", encoded])
         try #require(run.status == 0, "\(run.stderr)")
+        if inBandOnly { return encoded }
         let boxes = try await Run.tool("python3", [TestPaths.packageRoot + "/fixtures/tools/add-entry-boxes.py", encoded, path, "hdr10"])
         try #require(boxes.status == 0, "\(boxes.stderr)")
         return path
@@ -56,14 +58,17 @@ struct HDRCutTests {
     }
 
     /// Into MP4, Matroska and MPEG-TS; smart edges carry x265's SEI as the copied frames do (MPEG-TS holds no
-    /// stream-level metadata: the SEI is all there is).
-    @Test(arguments: [("exact", "mp4"), ("smart", "mp4"), ("smart", "mkv"), ("smart", "ts")])
-    func metadataSurvivesReencoding(mode: String, container: String) async throws {
+    /// stream-level metadata: the SEI is all there is). A source whose SEI is all it says (`inBandOnly`) is read from
+    /// its keyframe's decoded picture: its exact cut lost the mastering display and its smart cut fell back ("present in
+    /// the source, absent from the encoder").
+    @Test(arguments: [("exact", "mp4", false), ("smart", "mp4", false), ("smart", "mkv", false), ("smart", "ts", false),
+                      ("exact", "mp4", true), ("smart", "mp4", true), ("smart", "ts", true)])
+    func metadataSurvivesReencoding(mode: String, container: String, inBandOnly: Bool) async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let path = try await Self.hdr10File(folder)
+        let path = try await Self.hdr10File(folder, inBandOnly: inBandOnly)
         let source = try await Self.metadata(path)
-        try #require(source.stream.count == 2 && source.frame.count == 2, "the fixture lacks its metadata: \(source)")
+        try #require(source.stream.count == (inBandOnly ? 0 : 2) && source.frame.count == 2, "the fixture lacks its metadata: \(source)")
         let output = folder.file("cut.\(container)")
         let run = try await Run.vtrim(["cut", "--json", "--mode", mode, "--start", "0.5", "--end", "3.5", "-o", output, path])
         #expect(run.status == 0, "\(run)")

@@ -3,6 +3,9 @@ public struct CutSettings: Sendable, Equatable, Codable {
     public var mode: CutMode
     /// Re-encoding: encoder quality (CRF) and speed preset (x264 names).
     public var crf: Int
+    /// The quality an exact cut gets: `crf` where it was asked for, else exact's default — a smart cut falling back
+    /// encodes as `--mode exact` would (smart's edges default finer, 16, to match the copied frames).
+    public var exactCRF: Int
     public var preset: String
     public var threads: ThreadBudget
     /// MP4/MOV: put the index before the media (for playback while downloading).
@@ -15,9 +18,10 @@ public struct CutSettings: Sendable, Equatable, Codable {
     public var audioSeams: AudioSeams = .nearest
 
     public init(mode: CutMode, crf: Int = 20, preset: String = "veryfast", threads: ThreadBudget = .share(cores: 1, jobs: 1),
-                faststart: Bool = false, sampleEntry: SampleEntryPlan.Placement = .outOfBand) {
+                faststart: Bool = false, sampleEntry: SampleEntryPlan.Placement = .outOfBand, exactCRF: Int? = nil) {
         self.mode = mode
         self.crf = crf
+        self.exactCRF = exactCRF ?? crf
         self.preset = preset
         self.threads = threads
         self.faststart = faststart

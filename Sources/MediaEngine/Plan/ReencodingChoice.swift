@@ -19,7 +19,7 @@ enum ReencodingChoice {
         switch mode {
         case .exact:
             let encoder = video.exactEncoder
-            var options = EncoderChoice.withHDRMetadata(EncoderChoice.options(for: encoder, crf: facts.crf, preset: facts.preset,
+            var options = EncoderChoice.withHDRMetadata(EncoderChoice.options(for: encoder, crf: facts.exactCRF, preset: facts.preset,
                                                                               threads: facts.threads.encoder),
                                                         encoder: encoder, hdr: picture.hdrParameters)
             // AVI keeps frames in decode order, one per slot: no B-frames, whose reordered decode times

@@ -12,6 +12,8 @@ struct CutFacts: Sendable {
     public var video: VideoFacts?
     public var threads: ThreadBudget
     public var crf: Int
+    /// `CutSettings.exactCRF`.
+    public var exactCRF: Int
     public var preset: String
     public var faststart: Bool
     public var sampleEntry: SampleEntryPlan.Placement = .outOfBand
@@ -38,6 +40,7 @@ struct CutFacts: Sendable {
         self.video = video
         self.threads = threads
         self.crf = crf
+        exactCRF = crf
         self.preset = preset
         self.faststart = faststart
     }

@@ -31,6 +31,7 @@ struct CutSurvey {
         var facts = CutFacts(path: path, requestedMode: spec.mode, startMicro: start.partialValue, endMicro: end.partialValue,
                              originMicro: origin, container: container, streams: streams(muxer: muxer, video: videoIndex, joins: joins),
                              video: nil, threads: spec.settings.threads, crf: spec.settings.crf, preset: spec.settings.preset, faststart: spec.settings.faststart)
+        facts.exactCRF = spec.settings.exactCRF
         facts.sampleEntry = spec.settings.sampleEntry
         facts.chapterPolicy = spec.settings.chapters
         facts.chapters = Chapters.read(input)
@@ -119,6 +120,13 @@ struct CutSurvey {
                           smartRefusal: smart ? SmartEncoding.refusal(parameters, output: muxer) : nil, exactEncoder: encoding.exactEncoder,
                           pixelFormatConversion: encoding.conversion)
         facts.exactPicture = encoding.picture
+        if encoding.picture.hdrParameters.isEmpty, [encoding.exactEncoder, encoding.smartEncoder].contains("libx265"),
+           spec.mode == .exact || smart, HDRMetadata.mayBeHDR(parameters) {
+            // HDR10 stated only in the bitstream (SEI: x265's own files, cameras, broadcast TS) reaches the encoder
+            // from the keyframe's decoded picture, or re-encoded frames would lose it silently.
+            let picture = StageTimes.measure("source picture") { EdgeReadBack.sourcePicture(input, streamIndex: index, keyframe: edge.keyframe) }
+            facts.exactPicture?.hdrParameters = picture.map(HDRMetadata.x265Parameters) ?? []
+        }
         facts.beginning = beginning
         facts.fineTicksAreSlots = slots
         facts.packedFrames = PackedFrames.detect(input, streamIndex: index)
@@ -222,6 +230,7 @@ struct CutSurvey {
                             carriage: ParameterSetCarriage?, smartEncoder: String?) -> SmartEncoding.Match? {
         guard let smartEncoder, facts.smartRefusal == nil, !SmartEncoding.splicesFrames(parameters.codec_id) else { return nil }
         var made = SmartEncoding.Match(encoder: smartEncoder, source: parameters, stream: stream)
+        if smartEncoder == "libx265", made.hdrParameters.isEmpty { made.hdrParameters = facts.exactPicture?.hdrParameters ?? [] }
         if carriage == .codecPrivate, smartEncoder == "libx264" { made.declaredReorder = facts.decodeDelayFrames }
         guard made.declaredReorder <= 2 else {
             facts.smartMatch = made

@@ -29,6 +29,18 @@ enum HDRMetadata {
         return parameters
     }
 
+    /// x265's parameters from a decoded picture's side data (HDR10 carried in SEI rather than in the container).
+    static func x265Parameters(_ picture: EdgeReadBack.Decoded) -> [String] {
+        [picture.masteringValues.map { "master-display=\($0)" }, picture.lightValues.map { "max-cll=\($0)" }].compactMap { $0 }
+    }
+
+    /// Whether the stream's colour tags leave room for HDR10 metadata in its bitstream (PQ or HLG transfer, BT.2020
+    /// primaries, or unstated): only then is a picture decoded to look for it.
+    static func mayBeHDR(_ parameters: AVCodecParameters) -> Bool {
+        [AVCOL_TRC_SMPTE2084, AVCOL_TRC_ARIB_STD_B67, AVCOL_TRC_UNSPECIFIED].contains(parameters.color_trc)
+            || parameters.color_primaries == AVCOL_PRI_BT2020
+    }
+
     /// A mastering display as x265's `master-display` and SVT-AV1's `mastering-display` write it — chromaticity in
     /// 0.00002, luminance in 0.0001 cd/m², order G, B, R (FFmpeg's is R, G, B); nil without primaries or luminance.
     static func masteringDisplay(_ mastering: AVMasteringDisplayMetadata) -> String? {

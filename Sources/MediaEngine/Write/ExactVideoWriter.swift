@@ -87,8 +87,36 @@ final class ExactVideoWriter: VideoWriter {
         try HDRMetadata.copy(from: source, to: out, output: output)
         let index = Int(out.pointee.index)
         outputIndex = index
-        encoder = try FrameEncoder(encoder: made, shouldStop: shouldStop) { packet in
+        let repeated = muxer.supportsEditLists ? RepeatedSets(encoder: made) : nil
+        encoder = try FrameEncoder(encoder: made, shouldStop: shouldStop, rewrite: repeated.map { sets in { try sets.drop(from: $0) } }) { packet in
             try output.write(packet, stream: index, timeBase: timeBase)
+        }
+    }
+
+    /// The parameter sets an H.264/HEVC encoder states in its global header and repeats in its first packet (x265 does
+    /// with HDR10 SEI): dropped from the packets, so an `hvc1`/`avc1` entry's samples hold none, as the entry says.
+    struct RepeatedSets {
+        let codec: NALUnits.Codec
+        let header: Set<ArraySlice<UInt8>>
+
+        init?(encoder: Encoder) {
+            let context = encoder.codecContext.pointee
+            switch context.codec_id {
+            case AV_CODEC_ID_HEVC: codec = .hevc
+            case AV_CODEC_ID_H264: codec = .h264
+            default: return nil
+            }
+            let units = NALUnits.splitAnnexB(context.extradataBytes)
+            let kind = codec
+            let sets = Set(units.filter { NALUnits.isParameterSet($0, codec: kind) }.map { ArraySlice($0) })
+            if sets.isEmpty { return nil }
+            header = sets
+        }
+
+        func drop(from packet: Packet) throws {
+            let units = NALUnits.splitAnnexB(packet.bytes)
+            guard units.contains(where: { header.contains(ArraySlice($0)) }) else { return }
+            try packet.setBytes(NALUnits.annexB(units.filter { !header.contains(ArraySlice($0)) }))
         }
     }
 

@@ -69,6 +69,7 @@ public struct CutRequest: Sendable {
         var made = settings
         made.mode = mode
         made.crf = crf ?? EditDefaults.crf(for: mode)
+        made.exactCRF = crf ?? EditDefaults.crf(for: .exact)
         return made
     }
 
@@ -80,7 +81,7 @@ public struct CutRequest: Sendable {
         self.mode = mode
         self.crf = crf
         settings = CutSettings(mode: mode ?? .copy, crf: crf ?? EditDefaults.crf(for: mode ?? .copy), preset: preset, threads: threads,
-                               faststart: faststart, sampleEntry: sampleEntry)
+                               faststart: faststart, sampleEntry: sampleEntry, exactCRF: crf ?? EditDefaults.crf(for: .exact))
         settings.chapters = chapters
         self.segments = segments
         self.fromList = fromList
