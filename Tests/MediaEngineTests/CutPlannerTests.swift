@@ -355,6 +355,18 @@ struct CutPlannerTests {
         #expect(exact.options["x264-params"] == nil)
     }
 
+    /// A smart cut that falls back encodes as `--mode exact` would: exact's quality (crf 20 unless asked), not the edges'
+    /// finer default (16), which cost 1.2× an exact cut's time and 1.4× its size.
+    @Test func aFallbackEncodesAtExactsQuality() async throws {
+        var facts = syntheticFacts(Self.ibbp, start: 500, end: 900, mode: .smart)
+        facts.crf = 16
+        facts.exactCRF = 20
+        facts.video?.exactPicture = ExactPicture(pixelFormat: "yuv420p", tagsLimitedRange: false, bakedOrientation: nil, hdrParameters: [])
+        let plan = try planned(facts)
+        #expect(plan.output.mode == .exact && plan.warnings.map(\.code) == ["smart_fallback"])
+        #expect(plan.output.reencoding?.options["crf"] == "20")
+    }
+
     /// An edge's encoder looks no further ahead than the longest edge (each frame of lookahead is a picture held):
     /// shorter than the preset's own lookahead, it is the edge's length; longer, the preset's is kept.
     @Test(arguments: [
