@@ -108,13 +108,13 @@ struct EditPlannerTests {
                 let shift = video.packetShift
                 func shown(_ from: Int64, _ to: Int64) -> [Int64] { packets.map(\.pts).filter { $0 >= from && $0 < to }.sorted() }
                 if !smart.reencodesWhole {
-                    let delay = video.headDecodeDelay ?? smart.firstCopied.pts.minus(smart.firstCopied.dts)
+                    let delay = video.headDecodeDelay ?? video.copiedKeyframeDelay(smart)
                     // The head's first frame is shown at the range's start on the output (`StartFrameHold`).
                     let head = shown(smart.frameAtStart, smart.firstCopied.pts).enumerated().map { $0.offset == 0 ? video.outputStart.value : $0.element - shift }
                     written += head.map { (pts: $0, dts: $0 - delay) }
                     let start = packets.firstIndex { $0.isSame(as: smart.firstCopied) } ?? 0
                     let stop = smart.copiesToEnd ? packets.count : packets.firstIndex { $0.isSame(as: smart.copyEnd) } ?? packets.count
-                    written += packets[start..<stop].filter { $0.pts >= smart.firstCopied.pts }.map { (pts: $0.pts - shift, dts: $0.dts - shift) }
+                    written += packets[start..<stop].filter { $0.pts >= smart.firstCopied.pts }.map { (pts: $0.pts - shift, dts: $0.dts - video.copiedDecodeLead - shift) }
                 }
                 if let tail = smart.tailStart {
                     written += shown(tail, smart.end).map { (pts: $0 - shift, dts: $0 - video.tailDecodeDelay - shift) }

@@ -222,6 +222,39 @@ struct JoinTests {
         #expect(report["mode"] as? String == "smart", "\(report["warnings"] ?? "")")
     }
 
+    /// One decode delay for a whole smart join (issue 50): ranges whose copied keyframes decode at different delays (x265's
+    /// open GOPs: 1.5–2.9 copies from the CRA at 2 s, 4.5–6.9 from the one at 5 s, whose reorder delays differ) fell back
+    /// to exact ("the keyframes' decode delays differ"). Now every packet of the join decodes on one grid with the largest
+    /// delay (`DecodeGrid.apply`), bytes unchanged: smart, the ideal frames, one `stts` run at 30 fps, a clean decode.
+    @Test func keyframesWithDifferentDelaysJoinSmart() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let input = folder.file("open-gop.mp4")
+        try #require(try await Run.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-t", "8", "-c:v", "libx265",
+                                             "-x265-params", "log-level=error:keyint=30:open-gop=1", "-pix_fmt", "yuv420p", input]).status == 0)
+        let probe = try await Run.tool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "packet=pts_time,dts_time,flags",
+                                                   "-of", "csv=p=0", input])
+        let delays = Dictionary(probe.stdoutLines.compactMap { line -> (Int, Double)? in
+            let fields = line.split(separator: ",")
+            guard fields.count >= 3, fields[2].hasPrefix("K"), let pts = Double(fields[0]), let dts = Double(fields[1]) else { return nil }
+            return (Int((pts * 1000).rounded()), pts - dts)
+        }, uniquingKeysWith: { first, _ in first })
+        try #require(delays[2000].flatMap { two in delays[5000].map { abs(two - $0) > 0.01 } } == true, "keyframe delays \(delays)")
+        let ranges = ["1.5..2.9", "4.5..6.9"]
+        let output = folder.file("join.mp4")
+        let report = try await Self.join(input, ranges, mode: "smart", output: output)
+        #expect(report["mode"] as? String == "smart", "\(report["warnings"] ?? "")")
+        let times = try await Reference.frameTimes(input).sorted()
+        let shown = FrameMatch.sourceIndices(try await FrameMatch.frames(output), in: try await FrameMatch.frames(input))
+        #expect(shown == FrameMatch.ideal(Self.spans(ranges), times: times))
+        let errors = try await MediaFacts.decodeErrors(output)
+        #expect(errors.isEmpty, "\(errors)")
+        let track = try MP4VideoTrack.read(output)
+        #expect(track.timeToSample.count == 1, "stts \(track.timeToSample)")
+        let rate = try await Run.tool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=avg_frame_rate", "-of", "csv=p=0", output])
+        #expect(rate.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "30/1", "\(rate.stdout)")
+    }
+
     /// Copy joins into MKV and MPEG-TS: each range starts at its keyframe and keeps the frames past its end the
     /// kept ones need; the report's planned spans say exactly which frames, and the ideal ones are among them.
     @Test(arguments: ["mkv", "ts"])

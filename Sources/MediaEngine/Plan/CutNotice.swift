@@ -327,7 +327,7 @@ public enum SmartFallback: Error, Sendable, Equatable, Codable, CustomStringConv
     case noCleanKeyframe
     /// Fewer than two clean random-access points in the range: no whole group of pictures to copy.
     case nothingToCopy
-    /// A join's ranges cannot share one video track as smart cuts (their sample entries or decode delays differ).
+    /// A join's ranges cannot share one video track as smart cuts (their sample entries or stream headers differ).
     case rangesDiffer(String)
     /// The video carries an alpha channel beside its frames (VP8/VP9 in Matroska's BlockAdditional), which
     /// re-encoded edges would not.

@@ -20,6 +20,18 @@ public struct DecodeGrid: Sendable, Equatable, Codable {
         return DecodeGrid(frameTicks: frameTicks, delay: delay)
     }
 
+    /// Every range of a smart cut or join on one grid, with one delay (the largest copied keyframe's): each range's
+    /// k-th packet decodes at its output start + k frames − delay, and a range's start is the frames before it (whole
+    /// frames), so the grids join into one. A range re-encoded whole (its frames in order) takes the same grid. Only at
+    /// a constant rate, where every copying range has a grid.
+    static func apply(_ ranges: inout [RangePlan], frameTicks: Int64?) {
+        guard ranges.allSatisfy({ $0.smart != nil }) else { return }
+        let copying = ranges.compactMap(\.smart).filter { !$0.reencodesWhole }
+        let grids = copying.map { make(frameTicks: frameTicks, smart: $0) }
+        guard !grids.isEmpty, grids.allSatisfy({ $0 != nil }), let delay = grids.compactMap({ $0?.delay }).max(), let frameTicks else { return }
+        for index in ranges.indices { ranges[index].video?.decodeGrid = DecodeGrid(frameTicks: frameTicks, delay: delay) }
+    }
+
     /// One frame in ticks where the stream's average rate equals its base rate and a frame is a whole number of ticks
     /// (FFmpeg derives both from the whole stream: MP4's sample table, Matroska's DefaultDuration); nil otherwise.
     static func constantFrameTicks(rate: AVRational, base: AVRational, timeBase: AVRational) -> Int64? {

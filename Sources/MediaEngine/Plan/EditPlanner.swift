@@ -53,6 +53,7 @@ enum EditPlanner {
         // A smart cut's re-encoded parts: decode times that rise across every seam, one step apart where they can
         // (`SeamDecodeTimes`). A single range that finds no such choice keeps the writers' defaults, which rise.
         if mode == .smart {
+            if placed.ranges.count > 1 { OneDecodeDelay.apply(&placed.ranges) }
             let chosen = SeamDecodeTimes.delays(placed.ranges)
             if chosen == nil, placed.ranges.count > 1 { return .replanExact(.rangesDiffer(SeamDecodeTimes.problem)) }
             for (index, delay) in (chosen ?? []).enumerated() {
@@ -60,9 +61,7 @@ enum EditPlanner {
                 if placed.ranges.count > 1 { placed.ranges[index].video?.headDecodeDelay = delay.head }
                 placed.ranges[index].video?.tailDecodeDelay = delay.tail
             }
-            if placed.ranges.count == 1, let smart = placed.ranges[0].smart, let facts = edit.source.video {
-                placed.ranges[0].video?.decodeGrid = DecodeGrid.make(frameTicks: facts.constantFrameTicks, smart: smart)
-            }
+            if let facts = edit.source.video { DecodeGrid.apply(&placed.ranges, frameTicks: facts.constantFrameTicks) }
         }
         let output = OutputPlanner.output(placed, drafts: drafts, edit: edit, mode: mode, sampleEntry: sampleEntry,
                                           smartHeader: smartHeader, stream: stream, editsPerRange: editsPerRange)
@@ -70,8 +69,7 @@ enum EditPlanner {
     }
 
     /// Why smart ranges cannot share one video track: their sample entries (the record every range's samples
-    /// refer to), their stream headers, or the decode delay of their first copied keyframes (which keeps decode
-    /// times in order at each seam) differ.
+    /// refer to) or their stream headers differ. (Copied keyframes' decode delays may differ: `OneDecodeDelay`.)
     static func smartMismatch(_ drafts: [RangeDraft]) -> String? {
         let copying = drafts.filter { $0.range.smart?.reencodesWhole != true }
         if let entry = copying.first?.sampleEntry, copying.contains(where: { $0.sampleEntry != entry }) {
@@ -80,8 +78,22 @@ enum EditPlanner {
         if Set(copying.map(\.smartHeader?.units)).count > 1 {
             return "the sequence headers differ between ranges"
         }
-        let delays = Set(copying.compactMap { $0.range.smart.map { $0.firstCopied.pts.minus($0.firstCopied.dts) } })
-        if delays.count > 1 { return "the keyframes' decode delays differ between ranges" }
         return nil
+    }
+}
+
+/// A smart join's one decode delay: the largest any range's copied keyframe has; each other copying range's packets
+/// decode earlier by the difference (their bytes as they are), so ranges whose keyframes decode at different delays
+/// (an HEVC stream's IDR and its CRAs) join smart rather than all exact, and decode times keep one step. Pure.
+enum OneDecodeDelay {
+    static func apply(_ ranges: inout [RangePlan]) {
+        func own(_ range: RangePlan) -> Int64? {
+            guard let smart = range.smart, !smart.reencodesWhole else { return nil }
+            return max(0, smart.firstCopied.pts.minus(smart.firstCopied.dts))
+        }
+        guard let largest = ranges.compactMap(own).max() else { return }
+        for index in ranges.indices {
+            if let delay = own(ranges[index]) { ranges[index].video?.copiedDecodeLead = largest.minus(delay) }
+        }
     }
 }

@@ -20,13 +20,15 @@ enum SeamDecodeTimes {
 
     /// Each range's delays, or nil when no choice keeps decode times rising (the join is then made exactly).
     static func delays(_ cuts: [RangePlan]) -> [Delays]? {
-        let defaultTail = cuts.lazy.compactMap { $0.smart.flatMap { $0.reencodesWhole ? nil : $0.firstCopied.pts.minus($0.firstCopied.dts) } }.first ?? 0
+        let defaultTail = cuts.lazy.compactMap { cut in cut.smart.flatMap { $0.reencodesWhole ? nil : cut.video?.copiedKeyframeDelay($0) } }.first ?? 0
         var chosen: [Delays] = []
         // The decode time (output ticks) of the last packet written so far.
         var last: Int64?
         for (index, cut) in cuts.enumerated() {
             guard let video = cut.video, let smart = cut.smart else { return nil }
             let shift = video.packetShift
+            // Copied packets decode `lead` earlier than their own times (one delay for the whole join).
+            let lead = video.copiedDecodeLead
             let isLast = index == cuts.count - 1
             if smart.reencodesWhole {
                 guard let first = smart.tailStart, let lastShown = smart.tailLastShown else { return nil }
@@ -37,22 +39,22 @@ enum SeamDecodeTimes {
                 last = lastShown.minus(shift).minus(delay)
                 continue
             }
-            let keyframeDecode = smart.firstCopied.dts.minus(shift)
+            let keyframeDecode = smart.firstCopied.dts.minus(lead).minus(shift)
             var head: Int64?
             if smart.hasHead, let headLast = smart.headLastShown {
                 guard let delay = headDelay(smart, video: video, headLast: headLast, after: last) else { return nil }
-                head = delay == smart.firstCopied.pts.minus(smart.firstCopied.dts) ? nil : delay
+                head = delay == video.copiedKeyframeDelay(smart) ? nil : delay
             } else if let last, keyframeDecode <= last {
                 return nil
             }
             guard !smart.copiesToEnd, !smart.copiesThrough else {
                 chosen.append(Delays(head: head, tail: 0))
                 // Copied to the stream's end (its last packet in decode order); a range after it (the end again) follows that.
-                last = smart.copyEnd.dts.minus(shift)
+                last = smart.copyEnd.dts.minus(lead).minus(shift)
                 continue
             }
             // Every copied packet decodes before K2; where K2 has leading pictures, exactly when the one before it does.
-            let copied = (smart.lastCopiedDecode ?? smart.copyEnd.dts.minus(1)).minus(shift)
+            let copied = (smart.lastCopiedDecode ?? smart.copyEnd.dts.minus(1)).minus(lead).minus(shift)
             guard let tailStart = smart.tailStart, let tailLast = smart.tailLastShown else {
                 chosen.append(Delays(head: head, tail: 0))
                 last = copied
@@ -77,9 +79,9 @@ enum SeamDecodeTimes {
         // The head's first frame is shown at the range's start on the output (`StartFrameHold`).
         let firstShown = video.outputStart.value
         let lastShown = max(firstShown, headLast.minus(shift))
-        let low = lastShown.minus(smart.firstCopied.dts.minus(shift))  // delay > low: the last decodes before K1
+        let low = lastShown.minus(smart.firstCopied.dts.minus(video.copiedDecodeLead).minus(shift))  // delay > low: the last decodes before K1
         let high = last.map { firstShown.minus($0) } ?? Int64.max  // delay < high: the first decodes after `last`
-        let keyframeDelay = smart.firstCopied.pts.minus(smart.firstCopied.dts)
+        let keyframeDelay = video.copiedKeyframeDelay(smart)
         // A delay under 0 would decode a frame after it is shown; SmartEdge clamps K1's own at 0 too.
         if keyframeDelay >= 0, keyframeDelay > low, keyframeDelay < high { return keyframeDelay }
         let floor = max(low.plus(1), 0)
@@ -93,6 +95,6 @@ enum SeamDecodeTimes {
         let shift = video.packetShift
         if smart.reencodesWhole { return (smart.tailStart ?? 0).minus(shift).minus(last).minus(1) >= 0 }
         if smart.hasHead, let headLast = smart.headLastShown { return headDelay(smart, video: video, headLast: headLast, after: last) != nil }
-        return smart.firstCopied.dts.minus(shift) > last
+        return smart.firstCopied.dts.minus(video.copiedDecodeLead).minus(shift) > last
     }
 }

@@ -42,6 +42,12 @@ public struct VideoCut: Sendable, Equatable, Codable {
     /// A join's head after a seam whose tail leaves it less room than the copied keyframe's reorder delay (an open
     /// GOP's leading pictures on both sides): its decode times are set this many ticks early instead. nil: K1's delay.
     public var headDecodeDelay: Int64?
+    /// A smart join's range whose copied keyframe decodes less far ahead than another range's: its copied packets are
+    /// written this many ticks earlier than their own decode times, so the whole output has one decode delay (the
+    /// largest) and ranges with different delays still join. 0 elsewhere.
+    public var copiedDecodeLead: Int64 = 0
+    /// The delay the copied keyframe decodes ahead of its presentation on the output: its own plus `copiedDecodeLead`.
+    func copiedKeyframeDelay(_ smart: SmartCutPlan) -> Int64 { smart.firstCopied.pts.minus(smart.firstCopied.dts).plus(copiedDecodeLead) }
     /// A single smart range of a constant-rate source whose copied keyframe lost its leading pictures: every packet's
     /// decode time on one grid (`DecodeGrid`); nil keeps the edges' and the source's own.
     public var decodeGrid: DecodeGrid?

@@ -102,7 +102,7 @@ final class SmartEdge: Sendable {
         switch work.part {
         case .head:
             (decodeFrom, first, end) = (video.keyframe, smart.frameAtStart, smart.firstCopied.pts)
-            decodeDelay = video.headDecodeDelay ?? max(0, smart.firstCopied.pts.minus(smart.firstCopied.dts))
+            decodeDelay = video.headDecodeDelay ?? max(0, video.copiedKeyframeDelay(smart))
         case .tail:
             guard let tailStart = smart.tailStart else { return outcome }
             (decodeFrom, first, end) = (smart.tailDecodeFrom, tailStart, smart.end)

@@ -261,6 +261,8 @@ final class SmartVideoWriter: VideoWriter {
         if stream.codec == "mpeg2video", smart.leadingDropped > 0 { try closing(held) }
         copied += 1
         held.pointer.pointee.pts = held.presentationTime
+        // One decode delay for the whole join (`copiedDecodeLead`): the bytes as they are, decoded earlier.
+        if video.copiedDecodeLead > 0, held.dts != CAV_NOPTS_VALUE { held.pointer.pointee.dts = held.dts.minus(video.copiedDecodeLead) }
         held.shift(by: video.packetShift)
         try write(held)
     }
