@@ -127,6 +127,19 @@ struct EditPlannerTests {
         #expect(joinedSmartly > 50, "only \(joinedSmartly) joins were smart")
     }
 
+    /// A constant-rate smart join decodes on one grid (issue 50): every range — one re-encoded whole among them — gets
+    /// the same frame and the largest copied keyframe's delay; a variable-rate source gets none (each range's own times).
+    @Test(arguments: [Int64?(40), nil])
+    func aSmartJoinDecodesOnOneGrid(frameTicks: Int64?) async throws {
+        var plans = try Self.plans(Self.ibbp, [(100, 1000), (1000, 1100), (1500, 1900)], mode: .smart)
+        plans[0].0.video?.constantFrameTicks = frameTicks
+        guard case let .plan(plan) = try Self.join(plans) else { Issue.record("replanned"); return }
+        #expect(plan.output.mode == .smart && plan.ranges.contains { $0.smart?.reencodesWhole == true })
+        let delays = plan.ranges.compactMap(\.smart).filter { !$0.reencodesWhole }.map { $0.firstCopied.pts - $0.firstCopied.dts }
+        let expected = frameTicks.flatMap { ticks in delays.max().map { DecodeGrid(frameTicks: ticks, delay: $0) } }
+        #expect(plan.ranges.map(\.video?.decodeGrid) == Array(repeating: expected, count: plan.ranges.count))
+    }
+
     /// A range copied to the stream's end followed by one re-encoding the last frame again (found by the property
     /// test above): the second decodes after the first's last copied packet, not its own reorder delay early.
     @Test func rangeAfterACopyToTheEndDecodesAfterIt() async throws {

@@ -227,6 +227,7 @@ struct JoinTests {
     /// to exact ("the keyframes' decode delays differ"). Now every packet of the join decodes on one grid with the largest
     /// delay (`DecodeGrid.apply`), bytes unchanged: smart, the ideal frames, one `stts` run at 30 fps, a clean decode.
     @Test func keyframesWithDifferentDelaysJoinSmart() async throws {
+        let ranges = ["1.5..2.9", "4.5..6.9"]
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let input = folder.file("open-gop.mp4")
@@ -240,7 +241,6 @@ struct JoinTests {
             return (Int((pts * 1000).rounded()), pts - dts)
         }, uniquingKeysWith: { first, _ in first })
         try #require(delays[2000].flatMap { two in delays[5000].map { abs(two - $0) > 0.01 } } == true, "keyframe delays \(delays)")
-        let ranges = ["1.5..2.9", "4.5..6.9"]
         let output = folder.file("join.mp4")
         let report = try await Self.join(input, ranges, mode: "smart", output: output)
         #expect(report["mode"] as? String == "smart", "\(report["warnings"] ?? "")")

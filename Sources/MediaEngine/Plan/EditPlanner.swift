@@ -50,8 +50,10 @@ enum EditPlanner {
         let stream = edit.source.video.map { OutputVideo.make($0, mode: mode, container: container) }
         var placed = RangePlacement.place(drafts.map(\.range), stream: stream, mode: mode, container: container,
                                           editsPerRange: editsPerRange, labels: edit.labels)
-        // A smart cut's re-encoded parts: decode times that rise across every seam, one step apart where they can
-        // (`SeamDecodeTimes`). A single range that finds no such choice keeps the writers' defaults, which rise.
+        // A smart cut's decode times: re-encoded parts whose decode times rise across every seam, one step apart where
+        // they can (`SeamDecodeTimes`) — a join that finds no such choice is made exactly (a range ending among an open
+        // GOP's leading pictures: gridded anyway, FFmpeg's decoder drops the next head's last frames); then, from a
+        // constant-rate source, every packet on one grid (`DecodeGrid`). A single range keeps the writers' defaults.
         if mode == .smart {
             if placed.ranges.count > 1 { OneDecodeDelay.apply(&placed.ranges) }
             let chosen = SeamDecodeTimes.delays(placed.ranges)
