@@ -104,7 +104,7 @@ func syntheticFacts(_ packets: [VideoPacket], start: Int64, end: Int64, mode: Cu
                     streams extra: [StreamFacts] = [StreamFacts(index: 1, kind: .audio, codec: "aac")]) -> CutFacts {
     let video = VideoFacts(index: 0, timeBase: Rational(1, 1000), codec: "h264", width: 320, height: 240, orientation: orientation,
                            decoderAvailable: true, startTicks: start, endTicks: end,
-                           fine: (Rational(1, MovieHeaderPatch.trackTimescale(Rational(1, 1000))), start * 16, end * 16),
+                           fineTimeBase: Rational(1, MovieHeaderPatch.trackTimescale(Rational(1, 1000))),
                            startPackets: startPackets ?? packets,
                            endPackets: endPackets ?? packets, endReachesEndOfStream: reachesEnd, sourceShownUntil: shownUntil)
     return CutFacts(path: "in.mp4", requestedMode: mode, startMicro: start * 1000, endMicro: end * 1000, originMicro: 0,

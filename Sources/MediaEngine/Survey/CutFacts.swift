@@ -105,8 +105,6 @@ struct VideoFacts: Sendable {
     public var fineTimeBase: Rational
     /// `fineTimeBase` is the source's own frame slots (AVI into AVI).
     public var fineTicksAreSlots = false
-    public var fineStartTicks: Int64
-    public var fineEndTicks: Int64
     /// Packets (decode order) around `start`, from a keyframe at or before it (see `StartEdge.isSettled`).
     public var startPackets: [VideoPacket]
     /// Packets (decode order) around `end`, from a keyframe shown before it (see `EndEdge.make`); the same
@@ -147,7 +145,7 @@ struct VideoFacts: Sendable {
 
     public init(index: Int, timeBase: Rational, codec: String, width: Int, height: Int, orientation: Orientation,
                 decoderAvailable: Bool, startTicks: Int64, endTicks: Int64,
-                fine: (timeBase: Rational, start: Int64, end: Int64)? = nil, startPackets: [VideoPacket], endPackets: [VideoPacket], endReachesEndOfStream: Bool,
+                fineTimeBase: Rational? = nil, startPackets: [VideoPacket], endPackets: [VideoPacket], endReachesEndOfStream: Bool,
                 sourceShownUntil: Int64? = nil, smartRefusal: SmartFallback? = nil, exactEncoder: String = "libx264",
                 pixelFormatConversion: (from: String, to: String)? = nil) {
         self.index = index
@@ -159,9 +157,7 @@ struct VideoFacts: Sendable {
         self.decoderAvailable = decoderAvailable
         self.startTicks = startTicks
         self.endTicks = endTicks
-        fineTimeBase = fine?.timeBase ?? timeBase
-        fineStartTicks = fine?.start ?? startTicks
-        fineEndTicks = fine?.end ?? endTicks
+        self.fineTimeBase = fineTimeBase ?? timeBase
         self.startPackets = startPackets
         self.endPackets = endPackets
         self.endReachesEndOfStream = endReachesEndOfStream

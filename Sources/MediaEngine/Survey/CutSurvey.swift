@@ -114,7 +114,7 @@ struct CutSurvey {
                           orientation: encoding.orientation,
                           decoderAvailable: avcodec_find_decoder(parameters.codec_id) != nil,
                           startTicks: startTicks, endTicks: endTicks,
-                          fine: (Rational(Int(fine.num), Int(fine.den)), StreamTime.startTicks(startMicro, fine), StreamTime.endTicks(endMicro, fine)),
+                          fineTimeBase: Rational(Int(fine.num), Int(fine.den)),
                           startPackets: start.packets, endPackets: end.packets,
                           endReachesEndOfStream: end.reachesEndOfStream, sourceShownUntil: end.hiddenFrom,
                           smartRefusal: smart ? SmartEncoding.refusal(parameters, output: muxer) : nil, exactEncoder: encoding.exactEncoder,
