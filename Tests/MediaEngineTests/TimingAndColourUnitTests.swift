@@ -123,6 +123,56 @@ struct TimingAndColourUnitTests {
     }
 }
 
+/// Dolby Vision's RPU as each codec carries it: found in the source's sample, put where the codec carries it in an
+/// encoder's packet, and any bytes read without a trap.
+struct DolbyVisionRPUTests {
+    static let rpuOBU: [UInt8] = [0x2A, 10] + DolbyVisionRPU.metadataPrefix + [0x19, 0x08]
+    static let sequenceHeader: [UInt8] = [0x0A, 3, 0, 0, 0], frame: [UInt8] = [0x32, 2, 0x10, 0x20]
+
+    @Test func foundWhereEachCodecCarriesIt() throws {
+        let hevc: [UInt8] = [0, 0, 0, 3, 0x02, 0x01, 0xAA, 0, 0, 0, 3, 0x7C, 0x01, 0x42]
+        #expect(DolbyVisionRPU.unit(in: hevc, carriage: try #require(DolbyVisionRPU.carriage(codec: "hevc")), lengthSize: 4) == [0x7C, 0x01, 0x42])
+        // H.264's type 28, behind start codes (an MPEG-TS source); a slice of type 1 is no RPU.
+        let h264: [UInt8] = [0, 0, 0, 1, 0x41, 0x9A, 0, 0, 1, 0x1C, 0x01, 0x07]
+        #expect(DolbyVisionRPU.unit(in: h264, carriage: .nal(.h264, type: 28), lengthSize: nil) == [0x1C, 0x01, 0x07])
+        #expect(DolbyVisionRPU.unit(in: Array(h264[0..<6]), carriage: .nal(.h264, type: 28), lengthSize: nil) == nil)
+        // AV1: the metadata OBU with Dolby's codes; another T.35 provider's (HDR10+, 0x003C) is not it.
+        #expect(DolbyVisionRPU.unit(in: Self.sequenceHeader + Self.rpuOBU + Self.frame, carriage: .metadataOBU, lengthSize: nil) == Self.rpuOBU)
+        var other = Self.rpuOBU
+        other[5] = 0x3C
+        #expect(DolbyVisionRPU.unit(in: Self.sequenceHeader + other + Self.frame, carriage: .metadataOBU, lengthSize: nil) == nil)
+        #expect(DolbyVisionRPU.carriage(codec: "vp9") == nil)
+    }
+
+    @Test func putWhereEachCodecCarriesIt() {
+        // Annex B from the encoder: the RPU is the access unit's last NAL unit.
+        let annexB: [UInt8] = [0, 0, 0, 1, 0x26, 0x01, 0xAF]
+        #expect(DolbyVisionRPU.inserting([0x7C, 0x01, 0x42], into: annexB, carriage: .nal(.hevc, type: 62)) == annexB + [0, 0, 0, 1, 0x7C, 0x01, 0x42])
+        // AV1: after the sequence header, before the frame; a temporal unit that does not parse is left as it is.
+        let unit = [0x12, 0] + Self.sequenceHeader + Self.frame
+        #expect(DolbyVisionRPU.inserting(Self.rpuOBU, into: unit, carriage: .metadataOBU) == [0x12, 0] + Self.sequenceHeader + Self.rpuOBU + Self.frame)
+        #expect(DolbyVisionRPU.inserting(Self.rpuOBU, into: [0x32, 9, 1], carriage: .metadataOBU) == [0x32, 9, 1])
+    }
+
+    @Test func anyBytesGiveAUnitOrNil() async {
+        await propertyCheck(count: 500, input: Gen.int(in: 0...40), Gen.uint64()) { count, seed in
+            var generator = XorShift(seed)
+            let bytes = (0..<count).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
+            for carriage in [DolbyVisionRPU.Carriage.nal(.hevc, type: 62), .nal(.h264, type: 28), .metadataOBU] {
+                for lengthSize in [nil, 1, 2, 4] as [Int?] {
+                    if let unit = DolbyVisionRPU.unit(in: bytes, carriage: carriage, lengthSize: lengthSize) { #expect(unit.count <= bytes.count) }
+                }
+                let put = DolbyVisionRPU.inserting(Self.rpuOBU, into: bytes, carriage: carriage)
+                if carriage == .metadataOBU {
+                    #expect(put == bytes || put.count == bytes.count + Self.rpuOBU.count)
+                } else {
+                    #expect(put.suffix(Self.rpuOBU.count + 4) == [0, 0, 0, 1] + Self.rpuOBU)
+                }
+            }
+        }
+    }
+}
+
 /// A seeded generator for the byte-level properties above.
 private struct XorShift {
     var state: UInt64

@@ -29,7 +29,8 @@ public struct MP4VideoTrack: Sendable {
     public var sampleSlicePPSIds: [[Int?]]
     /// The track's edit list: (segment duration in movie ticks, media time in media ticks) per entry.
     public var edits: [(duration: Int, mediaTime: Int)] = []
-    /// HEVC: each sample's last Dolby Vision RPU NAL unit (type 62), header included; nil where it has none.
+    /// Each sample's Dolby Vision RPU: HEVC's last NAL unit of type 62, H.264's of type 28 (header included), AV1's
+    /// ITU-T T.35 metadata OBU with Dolby's codes (the whole OBU); nil where it has none.
     public var sampleRPUs: [[UInt8]?] = []
     /// The `stts` runs: (sample count, duration in media ticks).
     public var timeToSample: [(count: Int, delta: Int)] = []
@@ -146,13 +147,22 @@ public struct MP4VideoTrack: Sendable {
                 let entry = entries[max(0, min(entries.count - 1, run.entry - 1))]
                 var types: [Int] = [], ppsIds: [Int?] = [], rpu: [UInt8]?
                 let hevc = ["hvc1", "hev1"].contains(entry.type)
+                if ["av01", "dav1"].contains(entry.type) {
+                    rpus.append(Self.metadataRPU(Array(data[at..<min(at + sizes[sample], data.count)])))
+                    entryIndices.append(run.entry)
+                    nalTypes.append([])
+                    slicePPS.append([])
+                    at += sizes[sample]
+                    sample += 1
+                    continue
+                }
                 var nal = at
                 while nal + entry.lengthSize < at + sizes[sample] {
                     let length = (0..<entry.lengthSize).reduce(0) { $0 << 8 | Int(data[nal + $1]) }
                     let header = data[nal + entry.lengthSize]
                     let type = hevc ? Int(header >> 1) & 0x3F : Int(header & 0x1F)
                     types.append(type)
-                    if hevc, type == 62 { rpu = Array(data[(nal + entry.lengthSize)..<min(nal + entry.lengthSize + length, data.count)]) }
+                    if type == (hevc ? 62 : 28) { rpu = Array(data[(nal + entry.lengthSize)..<min(nal + entry.lengthSize + length, data.count)]) }
                     if hevc ? (0...9).contains(type) || (16...21).contains(type) : (1...5).contains(type) {
                         let start = nal + entry.lengthSize
                         ppsIds.append(NALSyntax.slicePPSId(Array(data[start..<min(start + length, start + 64, data.count)]), hevc: hevc))
@@ -171,6 +181,31 @@ public struct MP4VideoTrack: Sendable {
         var track = MP4VideoTrack(entries: entries, sampleEntryIndices: entryIndices, sampleNALTypes: nalTypes, sampleSlicePPSIds: slicePPS)
         track.sampleRPUs = rpus
         return track
+    }
+
+    /// An AV1 temporal unit's Dolby Vision metadata OBU (type 5, metadata_type 4, T.35 country 0xB5, provider 0x003B,
+    /// oriented code 0x800), the whole OBU; nil when it has none or a size runs past the end.
+    static func metadataRPU(_ unit: [UInt8]) -> [UInt8]? {
+        var at = 0
+        while at < unit.count {
+            let header = unit[at], type = Int(header >> 3) & 0x0F
+            var payload = at + 1 + (header & 0x04 != 0 ? 1 : 0)
+            var size = 0, shift = 0
+            guard header & 0x02 != 0 else { return nil }
+            while payload < unit.count {
+                let byte = unit[payload]
+                size |= Int(byte & 0x7F) << shift
+                shift += 7
+                payload += 1
+                if byte & 0x80 == 0 { break }
+            }
+            guard size <= unit.count - payload else { return nil }
+            if type == 5, unit[payload..<(payload + size)].starts(with: [0x04, 0xB5, 0x00, 0x3B, 0x00, 0x00, 0x08, 0x00]) {
+                return Array(unit[at..<(payload + size)])
+            }
+            at = payload + size
+        }
+        return nil
     }
 }
 

@@ -3,20 +3,25 @@ import Testing
 import TestSupport
 
 /// Real Dolby Vision files (../shared/media/androidx-media): profile 9 over H.264 and profile 10 over AV1 (`dav1`, which
-/// FFmpeg 5.1 leaves without a codec). Copies keep the configuration with the source's fields; re-encoded frames drop it
-/// with a note, or a warning where the base layer has no standard colours (10.0).
+/// FFmpeg 5.1 leaves without a codec). Copies keep the configuration with the source's fields, and so do exact and smart
+/// cuts, whose re-encoded frames carry their source frames' RPUs.
 @Suite(.enabled(if: TestPaths.sharedMedia != nil, "../shared/media is absent"))
 struct DolbyVisionTests {
     struct Sample: Sendable, CustomStringConvertible {
         let file: String, profile: Int, compatibility: Int, codec: String, entry: String, start: String, end: String
+        /// Where an exact cut of it ends: 4K AV1 encodes slowly.
+        var exactEnd: String? = nil
         var description: String { file }
         var path: String { (TestPaths.sharedMedia ?? "") + "/androidx-media/" + file }
     }
 
     static let samples = [
         Sample(file: "video_dovi_1920x1080_60fps_dvav_09.mp4", profile: 9, compatibility: 2, codec: "h264", entry: "avc1", start: "0.2", end: "1.1"),
-        Sample(file: "video_dovi_3840x2160_30fps_dav1_10.mp4", profile: 10, compatibility: 0, codec: "av1", entry: "dav1", start: "1", end: "2.5"),
+        Sample(file: "video_dovi_3840x2160_30fps_dav1_10.mp4", profile: 10, compatibility: 0, codec: "av1", entry: "dav1", start: "1", end: "2.5",
+               exactEnd: "1.5"),
     ]
+    /// An iPhone's profile 8.4 clip (one keyframe, four frames).
+    static let iPhone = Sample(file: "dolbyVision-hdr.MOV", profile: 8, compatibility: 4, codec: "hevc", entry: "hvc1", start: "0.02", end: "0.1")
 
     static func dolbyVision(_ path: String) async throws -> [String: String] {
         let probe = try await Run.tool("ffprobe", ["-v", "error", "-select_streams", "v", "-show_streams", path])
@@ -72,38 +77,91 @@ struct DolbyVisionTests {
         }
     }
 
-    @Test(arguments: samples)
-    func reencodedFramesSayTheConfigurationIsDropped(_ sample: Sample) async throws {
+    /// Exact cuts re-encode every frame, and each carries its source frame's RPU (H.264's NAL unit type 28, AV1's T.35
+    /// metadata OBU): the output is Dolby Vision with the source's fields, in MP4/MOV (the entry and one `dvvC`) and Matroska.
+    @Test(arguments: samples + [iPhone])
+    func exactCutsCarryEachFramesRPU(_ sample: Sample) async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let output = folder.file("exact.mp4")
-        let result = try await Run.vtrim(["cut", "--json", sample.path, "--start", sample.start, "--end", "\((Double(sample.start) ?? 0) + 0.2)",
+        let source = try await Self.dolbyVision(sample.path)
+        let end = sample.exactEnd ?? sample.end
+        // The iPhone clip is portrait: Matroska, holding no display matrix, turns it (`aPictureTurnedUpright…`).
+        for container in sample.codec == "av1" ? ["mp4", "mkv"] : sample.file == Self.iPhone.file ? ["mp4", "mov"] : ["mp4", "mov", "mkv"] {
+            let output = folder.file("exact.\(container)")
+            let result = try await Run.vtrim(["cut", "--json", sample.path, "--start", sample.start, "--end", end, "--mode", "exact", "-o", output])
+            #expect(result.status == 0, "\(result)")
+            let report = try #require(result.jsonLines.first)
+            #expect(report["mode"] as? String == "exact" && !report.codes("notes").contains("dolby_vision_dropped")
+                    && !report.codes("warnings").contains("dolby_vision_dropped") && !report.codes("warnings").contains("dolby_vision_colours"), "\(report)")
+            let written = try await Self.dolbyVision(output)
+            for key in ["dv_profile", "dv_level", "rpu_present_flag", "el_present_flag", "bl_present_flag", "dv_bl_signal_compatibility_id"] {
+                #expect(written[key] == source[key], "\(container): \(key) \(written[key] ?? "none"), source \(source[key] ?? "none")")
+            }
+            let named = sample.codec == "av1" ? ["-c:v", "libdav1d"] : []
+            let decode = try await Run.tool("ffmpeg", ["-v", "error"] + named + ["-i", output, "-map", "0:v", "-f", "null", "-"])
+            #expect(decode.status == 0 && decode.stderr.isEmpty, "\(container): \(decode.stderr)")
+            guard container != "mkv" else { continue }
+            let entry = try #require(try MP4VideoTrack.read(output).entries.first)
+            #expect(entry.type == sample.entry && entry.childTypes.filter { $0 == "dvvC" }.count == 1, "\(container): \(entry.type) \(entry.childTypes)")
+            try await Self.expectEachFrameCarriesItsSourcesRPU(output, source: sample.path, start: sample.start, "\(sample.file) → \(container)")
+        }
+    }
+
+    /// An exact cut that turns the picture upright (Matroska holds no display matrix) re-encodes other pictures than the
+    /// source's: Dolby Vision is dropped, with the note.
+    @Test func aPictureTurnedUprightDropsDolbyVisionWithANote() async throws {
+        let media = try #require(TestPaths.sharedMedia)
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let output = folder.file("upright.mkv")
+        let result = try await Run.vtrim(["cut", "--json", media + "/androidx-media/dolbyVision-hdr.MOV", "--start", "0.02", "--end", "0.1",
                                           "--mode", "exact", "-o", output])
         #expect(result.status == 0, "\(result)")
-        let report = try #require(result.jsonLines.first)
-        let kind = sample.compatibility == 0 ? "warnings" : "notes"
-        #expect(report.codes(kind).contains("dolby_vision_dropped"), "\(report)")
+        #expect(result.jsonLines.first?.codes("notes").contains("dolby_vision_dropped") == true, "\(result.stdout)")
         #expect(try await Self.dolbyVision(output)["dv_profile"] == nil)
     }
 
-    /// A profile 8.4 HEVC source whose every frame carries its own RPU (`fixtures/tools/add-rpu-units.py`: the iPhone
-    /// clip's RPU, its CRC replaced by the frame's index): a smart cut keeps Dolby Vision, and every frame of the output —
-    /// re-encoded or copied — ends with the RPU of the source frame it shows.
-    @Test func smartEdgesCarryEachFramesRPU() async throws {
+    /// Every sample of the MP4/MOV `output` carries the RPU of the source frame it shows (output time − first + `start`).
+    static func expectEachFrameCarriesItsSourcesRPU(_ output: String, source: String, start: String, _ context: String) async throws {
+        let sourceTrack = try MP4VideoTrack.read(source), track = try MP4VideoTrack.read(output)
+        let sourceTimes = try await packetTimes(source), times = try await packetTimes(output)
+        try #require(times.count == track.sampleRPUs.count && sourceTimes.count == sourceTrack.sampleRPUs.count, "\(context)")
+        let first = times.min() ?? 0, offset = Double(start) ?? 0
+        // The first frame is the one shown at `start`: the latest source frame at or before it.
+        let startFrame = sourceTimes.filter { $0 <= offset + 0.0005 }.max() ?? offset
+        for (index, time) in times.enumerated() {
+            let wanted = time - first + startFrame
+            let sourceIndex = try #require(sourceTimes.indices.min { abs(sourceTimes[$0] - wanted) < abs(sourceTimes[$1] - wanted) })
+            #expect(track.sampleRPUs[index] != nil && track.sampleRPUs[index] == sourceTrack.sampleRPUs[sourceIndex],
+                    "\(context): frame at \(time) s (source \(wanted) s) carries \(track.sampleRPUs[index]?.count ?? 0) bytes of RPU, not the source frame's")
+        }
+    }
+
+    /// A profile 8.4 HEVC source and a profile 9.2 H.264 one whose every frame carries its own RPU
+    /// (`fixtures/tools/add-rpu-units.py`: the real file's RPU, its CRC replaced by the frame's index): smart and exact
+    /// cuts keep Dolby Vision, and every frame of the output — re-encoded or copied — ends with the RPU of the source frame
+    /// it shows.
+    @Test(arguments: ["hevc", "h264"])
+    func reencodedFramesCarryEachFramesRPU(_ codec: String) async throws {
         let media = try #require(TestPaths.sharedMedia)
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let tools = TestPaths.packageRoot + "/fixtures/tools/"
+        let hevc = codec == "hevc"
+        let real = media + "/androidx-media/" + (hevc ? "dolbyVision-hdr.MOV" : "video_dovi_1920x1080_60fps_dvav_09.mp4")
+        // No B-frames: a raw stream remuxed keeps decode order only, so a reordering one would lose its times.
+        let encoder = hevc
+            ? ["-c:v", "libx265", "-pix_fmt", "yuv420p10le", "-x265-params",
+               "log-level=error:aud=1:bframes=0:keyint=30:min-keyint=30:scenecut=0:colorprim=bt2020:transfer=arib-std-b67:colormatrix=bt2020nc"]
+            : ["-c:v", "libx264", "-x264-params", "aud=1:bframes=0:keyint=30:min-keyint=30:scenecut=0"]
         let steps: [(String, [String])] = [
-            ("ffmpeg", ["-v", "error", "-i", media + "/androidx-media/dolbyVision-hdr.MOV", "-map", "0:v", "-c:v", "copy",
-                        "-bsf:v", "hevc_mp4toannexb", "-f", "hevc", folder.file("template.hevc")]),
-            ("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-t", "4", "-c:v", "libx265", "-pix_fmt", "yuv420p10le",
-                        // No B-frames: a raw stream remuxed keeps decode order only, so a reordering one would lose its times.
-                        "-x265-params", "log-level=error:aud=1:bframes=0:keyint=30:min-keyint=30:scenecut=0:colorprim=bt2020:transfer=arib-std-b67:colormatrix=bt2020nc",
-                        "-f", "hevc", folder.file("plain.hevc")]),
-            ("python3", [tools + "add-rpu-units.py", folder.file("plain.hevc"), folder.file("rpu.hevc"), folder.file("template.hevc")]),
-            ("ffmpeg", ["-v", "error", "-r", "30", "-i", folder.file("rpu.hevc"), "-c", "copy", "-tag:v", "hvc1", folder.file("plain.mp4")]),
-            ("python3", [tools + "add-entry-boxes.py", folder.file("plain.mp4"), folder.file("dv.mp4"), "dovi"]),
+            ("ffmpeg", ["-v", "error", "-i", real, "-map", "0:v", "-c:v", "copy", "-bsf:v", hevc ? "hevc_mp4toannexb" : "h264_mp4toannexb",
+                        "-f", codec, folder.file("template.raw")]),
+            ("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-t", "4"] + encoder + ["-f", codec, folder.file("plain.raw")]),
+            ("python3", [tools + "add-rpu-units.py", folder.file("plain.raw"), folder.file("rpu.raw"), folder.file("template.raw"), codec]),
+            ("ffmpeg", ["-v", "error", "-r", "30", "-f", codec, "-i", folder.file("rpu.raw"), "-c", "copy"] + (hevc ? ["-tag:v", "hvc1"] : [])
+                + [folder.file("plain.mp4")]),
+            ("python3", [tools + "add-entry-boxes.py", folder.file("plain.mp4"), folder.file("dv.mp4"), hevc ? "dovi" : "dovi9"]),
         ]
         for (tool, arguments) in steps {
             let made = try await Run.tool(tool, arguments)
@@ -112,27 +170,15 @@ struct DolbyVisionTests {
         let source = folder.file("dv.mp4")
         let sourceTrack = try MP4VideoTrack.read(source)
         #expect(sourceTrack.sampleRPUs.allSatisfy { $0 != nil }, "the source's every frame has an RPU")
-        let sourceTimes = try await Self.packetTimes(source)
-        for ext in ["mp4", "mkv"] {
-            let output = folder.file("smart.\(ext)")
-            let result = try await Run.vtrim(["cut", "--json", source, "--start", "0.5", "--end", "3.3", "--mode", "smart", "-o", output])
+        for (mode, ext) in [("smart", "mp4"), ("smart", "mkv"), ("exact", "mp4")] {
+            let output = folder.file("\(mode).\(ext)")
+            let result = try await Run.vtrim(["cut", "--json", source, "--start", "0.5", "--end", "3.3", "--mode", mode, "-o", output])
             #expect(result.status == 0, "\(result)")
             let report = try #require(result.jsonLines.first)
-            #expect(report["mode"] as? String == "smart" && !report.codes("notes").contains("dolby_vision_dropped"), "\(report)")
-            #expect(try await Self.dolbyVision(output)["dv_profile"] == "8", "\(ext)")
+            #expect(report["mode"] as? String == mode && !report.codes("notes").contains("dolby_vision_dropped"), "\(report)")
+            #expect(try await Self.dolbyVision(output)["dv_profile"] == (hevc ? "8" : "9"), "\(mode) \(ext)")
             guard ext == "mp4" else { continue }
-            let track = try MP4VideoTrack.read(output)
-            let times = try await Self.packetTimes(output)
-            try #require(times.count == track.sampleRPUs.count)
-            let start = try #require((report["actual"] as? [String: Any])?["start"] as? Double)
-            let first = times.min() ?? 0
-            for (index, time) in times.enumerated() {
-                // The source frame shown at the same place: output time − first + start.
-                let wanted = time - first + start
-                let sourceIndex = try #require(sourceTimes.indices.min { abs(sourceTimes[$0] - wanted) < abs(sourceTimes[$1] - wanted) })
-                #expect(track.sampleRPUs[index] != nil && track.sampleRPUs[index] == sourceTrack.sampleRPUs[sourceIndex],
-                        "output frame at \(time) s (source \(wanted) s): RPU \(track.sampleRPUs[index]?.suffix(5).map { $0 } ?? []), source's \(sourceTrack.sampleRPUs[sourceIndex]?.suffix(5).map { $0 } ?? [])")
-            }
+            try await Self.expectEachFrameCarriesItsSourcesRPU(output, source: source, start: "0.5", "\(mode) \(ext)")
         }
     }
 

@@ -264,8 +264,8 @@ struct SampleEntryTests {
 
     /// A Dolby Vision source (an HEVC fixture given an iPhone-style profile 8.4 `dvvC`): copies into MP4 and MOV keep
     /// the configuration (vtrim writes the box FFmpeg 5.1's muxers leave out), with the source's fields and one box, and
-    /// so do smart cuts (their edges carry the source frames' RPUs); an exact cut says it writes none.
-    @Test func dolbyVisionConfigurationIsKeptByCopiesAndSmartCutsAndDroppedWithANote() async throws {
+    /// so do smart and exact cuts (their re-encoded frames carry the source frames' RPUs; this fixture has none to carry).
+    @Test func dolbyVisionConfigurationIsKeptByEveryMode() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let source = folder.file("dovi.mp4")
@@ -277,17 +277,12 @@ struct SampleEntryTests {
             let (output, report) = try await Self.cut(source, mode, container, start: "0.3", end: "1.5", in: folder)
             let notes = (report["notes"] as? [[String: Any]])?.compactMap { $0["code"] as? String } ?? []
             let written = try await Run.tool("ffprobe", ["-v", "error", "-show_streams", "-select_streams", "v", output])
-            // Smart edges carry each source frame's RPU (here the fixture has none to carry); exact frames carry none.
-            // (This fixture's short smart range falls back to exact: what ran decides.)
-            let kept = (report["mode"] as? String ?? mode) != "exact"
-            #expect(notes.contains("dolby_vision_dropped") == !kept, "\(mode) \(container): \(report)")
-            #expect(written.stdout.contains("dv_profile=8") == kept, "\(mode) \(container): \(written.stdout)")
-            if kept {
-                #expect(written.stdout.contains("dv_level=4") && written.stdout.contains("dv_bl_signal_compatibility_id=4")
-                        && written.stdout.contains("rpu_present_flag=1") && written.stdout.contains("bl_present_flag=1"), "\(mode) \(container)")
-                let entry = try #require(try MP4VideoTrack.read(output).entries.first)
-                #expect(entry.childTypes.filter { $0 == "dvvC" }.count == 1, "\(mode) \(container): \(entry.childTypes)")
-            }
+            #expect(!notes.contains("dolby_vision_dropped"), "\(mode) \(container): \(report)")
+            #expect(written.stdout.contains("dv_profile=8"), "\(mode) \(container): \(written.stdout)")
+            #expect(written.stdout.contains("dv_level=4") && written.stdout.contains("dv_bl_signal_compatibility_id=4")
+                    && written.stdout.contains("rpu_present_flag=1") && written.stdout.contains("bl_present_flag=1"), "\(mode) \(container)")
+            let entry = try #require(try MP4VideoTrack.read(output).entries.first)
+            #expect(entry.childTypes.filter { $0 == "dvvC" }.count == 1, "\(mode) \(container): \(entry.childTypes)")
             try Self.expectOutOfBand(output, entry: "hvc1", "\(mode) of a Dolby Vision source")
         }
     }

@@ -34,13 +34,13 @@ public struct DolbyVisionConfiguration: Sendable, Equatable, Codable {
         return DolbyVisionConfiguration(sideData: data, size: size)
     }
 
-    /// Whether a cut in `mode` keeps Dolby Vision: copies keep every frame's RPU; smart cuts of a single-layer HEVC
-    /// stream put each source frame's RPU into its re-encoded frame (`SmartEdge`); exact cuts re-encode without them.
-    public func isKept(mode: CutMode, codec: String) -> Bool {
+    /// Whether a cut in `mode` keeps Dolby Vision: copies keep every frame's RPU; smart and exact cuts of a single-layer
+    /// stream put each source frame's RPU into the frame re-encoded from it (`RPUCarrier`), where the codec carries RPUs
+    /// (HEVC, H.264, AV1) and the re-encode keeps the codec, the pixel format and the picture as they are (`alike`).
+    public func isKept(mode: CutMode, codec: String, reencodesAlike alike: Bool) -> Bool {
         switch mode {
-        case .copy, .keyframe: return true
-        case .smart: return codec == "hevc" && rpuPresent && !enhancementLayerPresent
-        case .exact: return false
+        case .copy, .keyframe: true
+        case .smart, .exact: alike && rpuPresent && !enhancementLayerPresent && DolbyVisionRPU.carriage(codec: codec) != nil
         }
     }
 
@@ -98,5 +98,17 @@ public struct DolbyVisionConfiguration: Sendable, Equatable, Codable {
             return
         }
         throw MovieHeaderPatch.failure(EINVAL, "no track \(trackID)")
+    }
+}
+
+extension VideoFacts {
+    /// Whether `mode`'s re-encoded frames are the source's pictures in the source's codec, so each can carry its source
+    /// frame's Dolby Vision RPU: a smart cut's edges always are (they match the copied frames); an exact cut's when its
+    /// encoder is of the source's codec, the pixel format stays and nothing is turned upright.
+    func reencodesAlike(_ mode: CutMode) -> Bool {
+        guard mode == .exact else { return true }
+        guard let picture = exactPicture, picture.bakedOrientation == nil, picture.pixelFormat == picture.sourcePixelFormat,
+              let id = Encoder.codecID(exactEncoder) else { return false }
+        return FFmpegText.string(avcodec_get_name(id)) == codec
     }
 }

@@ -261,7 +261,7 @@ public enum CutNotice: Sendable, Equatable, Codable {
         case let .dolbyVisionDropped(profile, smart, compatible):
             let frames = smart ? "a smart cut's re-encoded edges" : "an exact cut's re-encoded frames"
             let shown = compatible ? "players show its base layer" : "its pictures are in Dolby Vision's own colour space, which players then show with wrong colours"
-            return "the cut is not Dolby Vision \(profile) (\(frames) carry none of its per-frame metadata): \(shown); --mode copy keeps Dolby Vision"
+            return "the cut is not Dolby Vision \(profile) (\(frames) cannot carry its per-frame metadata: they are turned upright, converted, in another codec, or the stream has two layers): \(shown); --mode copy keeps Dolby Vision"
         case let .sampleEntry(type, reason):
             return "the video is written as `\(type)`: \(reason.description)"
         case let .subtitlesConverted(index, from, to):

@@ -95,7 +95,9 @@ extension OutputVideo {
         made.beginning = video.beginning
         made.packedFrames = video.packedFrames
         made.decodeDelayFrames = video.decodeDelayFrames
-        if let vision = video.dolbyVision, vision.isKept(mode: mode, codec: video.codec) { made.dolbyVision = vision }
+        if let vision = video.dolbyVision, vision.isKept(mode: mode, codec: video.codec, reencodesAlike: video.reencodesAlike(mode)) {
+            made.dolbyVision = vision
+        }
         return made
     }
 }

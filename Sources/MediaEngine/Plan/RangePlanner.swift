@@ -31,7 +31,7 @@ enum RangePlanner {
             notices.append(.encoderInfoCarried(build: build))
         }
         // Re-encoded frames carry none of Dolby Vision's metadata: the output is the HDR10/HLG base layer.
-        if let vision = video.dolbyVision, !vision.isKept(mode: mode, codec: video.codec) {
+        if let vision = video.dolbyVision, !vision.isKept(mode: mode, codec: video.codec, reencodesAlike: video.reencodesAlike(mode)) {
             notices.append(.dolbyVisionDropped(profile: vision.name, smart: mode == .smart,
                                                compatible: vision.compatibility != 0 && !vision.enhancementLayerPresent))
         }

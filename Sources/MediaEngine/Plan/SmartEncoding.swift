@@ -219,9 +219,9 @@ final class SegmentEncoder {
     ///   - trailer: a NAL unit appended to the last packet (HEVC's end of sequence after the head), or nil.
     ///   - rewriter: out of band, drops the encoder's parameter sets and renumbers HEVC slices; nil keeps them.
     /// `lengthSize`: H.264/HEVC packets are written with NAL lengths of this size; nil (VP8, VP9, AV1) as encoded.
-    /// `appendedUnit`: a NAL unit to end the access unit shown at a time (Dolby Vision's RPU), or nil.
+    /// `rpu`: each frame's Dolby Vision RPU, put into the access unit shown at its time; nil carries none.
     init(reencoding: Reencoding, source: AVCodecParameters, stream: UnsafeMutablePointer<AVStream>, lengthSize: Int?, decodeDelay: Int64,
-         trailer: [UInt8]? = nil, rewriter: EncoderUnitRewriter?, appendedUnit: ((Int64) -> [UInt8]?)? = nil,
+         trailer: [UInt8]? = nil, rewriter: EncoderUnitRewriter?, rpu: RPUCarrier? = nil,
          shouldStop: @escaping @Sendable () -> Bool,
          write: @escaping (Packet) throws -> Void) throws {
         let settings = Self.settings(encoder: reencoding.encoder, source: source, stream: stream, options: reencoding.options,
@@ -234,8 +234,10 @@ final class SegmentEncoder {
             if let lengthSize {
                 var units = NALUnits.splitAnnexB(packet.bytes)
                 if let rewriter { units = try units.compactMap { try rewriter.rewrite($0).map { $0[...] } } }
-                if let unit = appendedUnit?(packet.pts) { units.append(unit[...]) }
+                if let unit = rpu?.take(shownAt: packet.pts) { units.append(unit[...]) }
                 try packet.setBytes(NALUnits.lengthPrefixed(units, lengthSize: lengthSize))
+            } else {
+                try rpu?.carry(in: packet, shownAt: packet.pts)
             }
             packet.pointer.pointee.dts = packet.pts.minus(decodeDelay)
         }, write: { packet in try sink.take(packet) })

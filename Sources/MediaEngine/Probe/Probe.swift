@@ -168,7 +168,7 @@ public enum Probe {
         // Profiles 5 and 10.0 have no base layer in standard colours: decoded as stored (IPT), pictures look green and purple.
         if let vision = DolbyVisionConfiguration.of(stream), vision.compatibility == 0 {
             warnings.append(MediaWarning(code: "dolby_vision_colours",
-                                         message: "Dolby Vision \(vision.name): its pictures are in Dolby Vision's own colour space, so thumbnails and re-encoded frames show them with wrong colours (a stream copy keeps them for Dolby Vision players)"))
+                                         message: "Dolby Vision \(vision.name): its pictures are in Dolby Vision's own colour space, so thumbnails show them with wrong colours (a cut that keeps Dolby Vision keeps them for its players)"))
         }
 
         let stored = av_guess_sample_aspect_ratio(input.format, stream, nil)

@@ -43,8 +43,8 @@ final class SmartEdge: Sendable {
         var trailer: [UInt8]?
         /// AV1, MPEG-2: the source's sequence header (the plan's trial matched the encoder to it); the edge's must state it.
         var header: [UInt8]? = nil
-        /// Dolby Vision over HEVC: each re-encoded frame ends with its source frame's RPU (NAL unit type 62).
-        var carriesRPU = false
+        /// Dolby Vision: each re-encoded frame carries its source frame's RPU, as the codec does; nil carries none.
+        var rpu: DolbyVisionRPU.Carriage? = nil
     }
 
     private let cancelled = Atomic<Bool>(false)
@@ -114,10 +114,10 @@ final class SmartEdge: Sendable {
         outcome.positioned = true
         let decoder = try Decoder(stream: stream, threads: work.decoderThreads, beginning: work.beginning)
         var encoded: [EncodedPacket] = []
-        let rpus = work.carriesRPU ? RPUCarrier(lengthSize: CleanStart(stream: stream).lengthSize) : nil
+        let rpus = work.rpu.map { RPUCarrier(carriage: $0, lengthSize: CleanStart(stream: stream).lengthSize) }
         let encoder = try SegmentEncoder(reencoding: work.reencoding, source: parameters, stream: stream, lengthSize: work.lengthSize,
                                          decodeDelay: decodeDelay, trailer: work.trailer, rewriter: work.rewriter,
-                                         appendedUnit: rpus.map { carrier in { carrier.unit(shownAt: $0) } }, shouldStop: shouldStop) { packet in
+                                         rpu: rpus, shouldStop: shouldStop) { packet in
             encoded.append(EncodedPacket(packet))
         }
         func encode(_ frame: Frame, outputPts: Int64, sourcePts: Int64) throws {
@@ -172,22 +172,4 @@ final class SmartEdge: Sendable {
         outcome.reachedEnd = reachedEnd
         return outcome
     }
-}
-
-/// Dolby Vision over HEVC: each source frame's RPU (NAL unit type 62) by its presentation time, and the output time its
-/// re-encode takes, so the edge's access unit shown then ends with it. One edge's thread only.
-private final class RPUCarrier {
-    private let lengthSize: Int?
-    private var bySource: [Int64: [UInt8]] = [:], byOutput: [Int64: [UInt8]] = [:]
-
-    init(lengthSize: Int?) { self.lengthSize = lengthSize }
-
-    func read(_ packet: Packet, pts: Int64) {
-        guard let unit = NALUnits.readUnits(packet.bytes, lengthSize: lengthSize).last(where: { NALUnits.type($0, codec: .hevc) == 62 }) else { return }
-        bySource[pts] = Array(unit)
-    }
-
-    func reencode(sourcePts: Int64, as outputPts: Int64) { byOutput[outputPts] = bySource[sourcePts] }
-
-    func unit(shownAt outputPts: Int64) -> [UInt8]? { byOutput[outputPts] }
 }

@@ -79,7 +79,8 @@ final class SmartVideoWriter: VideoWriter {
                 throw SampleEntryFailure(reason: "no sample entry was planned for the smart cut")
             }
             units = nil
-            outputIndex = try joining ?? Self.addFramesStream(stream: source, output: file, configuration: stream.streamConfiguration)
+            outputIndex = try joining ?? Self.addFramesStream(stream: source, output: file, configuration: stream.streamConfiguration,
+                                                              keepsDolbyVision: stream.dolbyVision != nil)
         }
         let edges = try startedEdges ?? Self.startEdges(path: input.path, output: plan, range: range, slots: slots, shouldStop: shouldStop)
         head = edges.head
@@ -106,7 +107,7 @@ final class SmartVideoWriter: VideoWriter {
                                      beginning: stream.beginning, decoderThreads: plan.threads.decoder,
                                      lengthSize: units == nil ? nil : NALForm.lengthSize, rewriter: units?.rewriter,
                                      trailer: part == .head && units?.sets.codec == .hevc ? [0x48, 0x01] : nil,
-                                     header: stream.edgeHeader, carriesRPU: stream.dolbyVision != nil && units?.sets.codec == .hevc),
+                                     header: stream.edgeHeader, rpu: stream.dolbyVision == nil ? nil : DolbyVisionRPU.carriage(codec: stream.codec)),
                       slots: slots, shouldStop: shouldStop)
         }
         return Edges(head: smart.hasHead ? start(.head) : nil, tail: smart.hasTail ? start(.tail) : nil)
@@ -114,9 +115,11 @@ final class SmartVideoWriter: VideoWriter {
 
 
     /// A frame-spliced codec's output stream: the source's parameters, with the configuration the plan rewrote from
-    /// the in-stream header (AV1's sequence header) where it did.
-    private static func addFramesStream(stream: UnsafeMutablePointer<AVStream>, output: OutputFile, configuration: [UInt8]?) throws -> Int {
-        let out = try output.addCopy(of: stream)
+    /// the in-stream header (AV1's sequence header) where it did; Dolby Vision's configuration only where the plan keeps it.
+    private static func addFramesStream(stream: UnsafeMutablePointer<AVStream>, output: OutputFile, configuration: [UInt8]?,
+                                        keepsDolbyVision: Bool) throws -> Int {
+        let out = try output.addCopy(of: stream, keepSideData: false)
+        try output.copySideData(from: stream, to: out, except: keepsDolbyVision ? nil : AV_PKT_DATA_DOVI_CONF)
         if let configuration { try OutputFile.setExtradata(configuration, of: out) }
         return Int(out.pointee.index)
     }

@@ -86,8 +86,9 @@ public enum EditJob {
             try target.check(input: path)
             let version = FileVersion.of(path)
             let source = try CutSource(path: path)
-            // The plan says whether a truncated input or a wrong duration matters to its ranges.
-            warnings += source.info.warnings.filter { !["truncated", "duration_suspect"].contains($0.code) }
+            // The plan says whether a truncated input or a wrong duration matters to its ranges, and whether Dolby Vision's
+            // own colours are shown without its metadata (`dolby_vision_dropped`).
+            warnings += source.info.warnings.filter { !["truncated", "duration_suspect", "dolby_vision_colours"].contains($0.code) }
             let edit = try request.edit(output: number, durationSeconds: source.info.durationSeconds, path: path)
             warnings += edit.ranges.flatMap(\.warnings)
             // The mode asked for, or the edit's default — the one rule the API and the page follow too.
