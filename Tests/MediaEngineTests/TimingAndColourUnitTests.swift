@@ -123,52 +123,80 @@ struct TimingAndColourUnitTests {
     }
 }
 
-/// Dolby Vision's RPU as each codec carries it: found in the source's sample, put where the codec carries it in an
-/// encoder's packet, and any bytes read without a trap.
-struct DolbyVisionRPUTests {
+/// Per-frame metadata as each codec carries it — Dolby Vision's RPU and HDR10+ — found in the source's sample, put where
+/// the codec carries it in an encoder's packet, and any bytes read without a trap.
+struct FrameMetadataTests {
     static let rpuOBU: [UInt8] = [0x2A, 10] + DolbyVisionRPU.metadataPrefix + [0x19, 0x08]
+    static let hdr10PlusOBU: [UInt8] = [0x2A, 9, 0x04] + HDR10Plus.t35Prefix + [0x01, 0x40]
     static let sequenceHeader: [UInt8] = [0x0A, 3, 0, 0, 0], frame: [UInt8] = [0x32, 2, 0x10, 0x20]
+    /// An HDR10+ T.35 payload holding 00 00 01, which its NAL unit must escape.
+    static let t35: [UInt8] = HDR10Plus.t35Prefix + [0x01, 0x00, 0x00, 0x01, 0x7F]
 
-    @Test func foundWhereEachCodecCarriesIt() throws {
+    @Test func dolbyVisionFoundWhereEachCodecCarriesIt() {
         let hevc: [UInt8] = [0, 0, 0, 3, 0x02, 0x01, 0xAA, 0, 0, 0, 3, 0x7C, 0x01, 0x42]
-        #expect(DolbyVisionRPU.unit(in: hevc, carriage: try #require(DolbyVisionRPU.carriage(codec: "hevc")), lengthSize: 4) == [0x7C, 0x01, 0x42])
+        #expect(DolbyVisionRPU.unit(in: hevc, codec: .hevc, lengthSize: 4) == [0x7C, 0x01, 0x42])
         // H.264's type 28, behind start codes (an MPEG-TS source); a slice of type 1 is no RPU.
         let h264: [UInt8] = [0, 0, 0, 1, 0x41, 0x9A, 0, 0, 1, 0x1C, 0x01, 0x07]
-        #expect(DolbyVisionRPU.unit(in: h264, carriage: .nal(.h264, type: 28), lengthSize: nil) == [0x1C, 0x01, 0x07])
-        #expect(DolbyVisionRPU.unit(in: Array(h264[0..<6]), carriage: .nal(.h264, type: 28), lengthSize: nil) == nil)
-        // AV1: the metadata OBU with Dolby's codes; another T.35 provider's (HDR10+, 0x003C) is not it.
-        #expect(DolbyVisionRPU.unit(in: Self.sequenceHeader + Self.rpuOBU + Self.frame, carriage: .metadataOBU, lengthSize: nil) == Self.rpuOBU)
-        var other = Self.rpuOBU
-        other[5] = 0x3C
-        #expect(DolbyVisionRPU.unit(in: Self.sequenceHeader + other + Self.frame, carriage: .metadataOBU, lengthSize: nil) == nil)
-        #expect(DolbyVisionRPU.carriage(codec: "vp9") == nil)
+        #expect(DolbyVisionRPU.unit(in: h264, codec: .h264, lengthSize: nil) == [0x1C, 0x01, 0x07])
+        #expect(DolbyVisionRPU.unit(in: Array(h264[0..<6]), codec: .h264, lengthSize: nil) == nil)
+        // AV1: the metadata OBU with Dolby's codes; HDR10+'s (provider 0x003C) is not it.
+        #expect(DolbyVisionRPU.unit(in: Self.sequenceHeader + Self.rpuOBU + Self.frame, codec: .av1, lengthSize: nil) == Self.rpuOBU)
+        #expect(DolbyVisionRPU.unit(in: Self.sequenceHeader + Self.hdr10PlusOBU + Self.frame, codec: .av1, lengthSize: nil) == nil)
+        #expect(FrameMetadataCodec(codec: "vp9") == nil)
+    }
+
+    /// HDR10+ in an SEI unit that holds another message too: a unit of its own is made with only the T.35 message.
+    @Test func hdr10PlusTakesOnlyItsOwnMessage() throws {
+        let timing: [UInt8] = [1, 2, 0x11, 0x22]
+        let message = SEIMessages.write(type: 4, payload: Self.t35)
+        let rbsp = timing + message
+        let unit: [UInt8] = [0x4E, 0x01] + NALUnits.addingEmulationPrevention(rbsp)
+        #expect(unit.count > rbsp.count + 2, "the payload's 00 00 01 is escaped")
+        let sample = NALUnits.lengthPrefixed([unit[...], [0x26, 0x01, 0xAF][...]], lengthSize: 4)
+        let found = try #require(HDR10Plus.unit(in: sample, codec: .hevc, lengthSize: 4))
+        #expect(Array(found.prefix(2)) == [0x4E, 0x01])
+        #expect(SEIMessages.read(NALUnits.removingEmulationPrevention(found.dropFirst(2))) == [SEIMessages.Message(type: 4, payload: Self.t35[...])])
+        // H.264: SEI type 6, one header byte; a T.35 message of another provider is not HDR10+.
+        var other = Self.t35
+        other[2] = 0x3B
+        let h264 = [0, 0, 1, 0x06] + NALUnits.addingEmulationPrevention(SEIMessages.write(type: 4, payload: other)) + [0, 0, 1, 0x65, 0x88]
+        #expect(HDR10Plus.unit(in: h264, codec: .h264, lengthSize: nil) == nil)
+        #expect(HDR10Plus.unit(in: Self.sequenceHeader + Self.hdr10PlusOBU + Self.frame, codec: .av1, lengthSize: nil) == Self.hdr10PlusOBU)
     }
 
     @Test func putWhereEachCodecCarriesIt() {
-        // Annex B from the encoder: the RPU is the access unit's last NAL unit.
-        let annexB: [UInt8] = [0, 0, 0, 1, 0x26, 0x01, 0xAF]
-        #expect(DolbyVisionRPU.inserting([0x7C, 0x01, 0x42], into: annexB, carriage: .nal(.hevc, type: 62)) == annexB + [0, 0, 0, 1, 0x7C, 0x01, 0x42])
+        // Annex B from the encoder: HDR10+ before the first slice, the RPU last.
+        let annexB: [UInt8] = [0, 0, 0, 1, 0x46, 0x01, 0x10, 0, 0, 0, 1, 0x26, 0x01, 0xAF]
+        let sei: [UInt8] = [0x4E, 0x01, 0x04, 0x01, 0x80], rpu: [UInt8] = [0x7C, 0x01, 0x42]
+        #expect(FrameMetadataCodec.hevc.inserting(prefix: [sei], suffix: [rpu], into: annexB)
+                == [0, 0, 0, 1, 0x46, 0x01, 0x10, 0, 0, 0, 1] + sei + [0, 0, 0, 1, 0x26, 0x01, 0xAF, 0, 0, 0, 1] + rpu)
         // AV1: after the sequence header, before the frame; a temporal unit that does not parse is left as it is.
         let unit = [0x12, 0] + Self.sequenceHeader + Self.frame
-        #expect(DolbyVisionRPU.inserting(Self.rpuOBU, into: unit, carriage: .metadataOBU) == [0x12, 0] + Self.sequenceHeader + Self.rpuOBU + Self.frame)
-        #expect(DolbyVisionRPU.inserting(Self.rpuOBU, into: [0x32, 9, 1], carriage: .metadataOBU) == [0x32, 9, 1])
+        #expect(FrameMetadataCodec.av1.inserting(prefix: [Self.hdr10PlusOBU, Self.rpuOBU], suffix: [], into: unit)
+                == [0x12, 0] + Self.sequenceHeader + Self.hdr10PlusOBU + Self.rpuOBU + Self.frame)
+        #expect(FrameMetadataCodec.av1.inserting(prefix: [Self.rpuOBU], suffix: [], into: [0x32, 9, 1]) == [0x32, 9, 1])
     }
 
     @Test func anyBytesGiveAUnitOrNil() async {
         await propertyCheck(count: 500, input: Gen.int(in: 0...40), Gen.uint64()) { count, seed in
             var generator = XorShift(seed)
-            let bytes = (0..<count).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
-            for carriage in [DolbyVisionRPU.Carriage.nal(.hevc, type: 62), .nal(.h264, type: 28), .metadataOBU] {
+            let bytes = (0..<count).map { _ in UInt8(truncatingIfNeeded: generator.next() % 7 == 0 ? 0xFF : generator.next()) }
+            for codec in [FrameMetadataCodec.hevc, .h264, .av1] {
                 for lengthSize in [nil, 1, 2, 4] as [Int?] {
-                    if let unit = DolbyVisionRPU.unit(in: bytes, carriage: carriage, lengthSize: lengthSize) { #expect(unit.count <= bytes.count) }
+                    if let unit = DolbyVisionRPU.unit(in: bytes, codec: codec, lengthSize: lengthSize) { #expect(unit.count <= bytes.count) }
+                    _ = HDR10Plus.unit(in: bytes, codec: codec, lengthSize: lengthSize)
                 }
-                let put = DolbyVisionRPU.inserting(Self.rpuOBU, into: bytes, carriage: carriage)
-                if carriage == .metadataOBU {
+                let put = codec.inserting(prefix: [Self.rpuOBU], suffix: [], into: bytes)
+                if codec == .av1 {
                     #expect(put == bytes || put.count == bytes.count + Self.rpuOBU.count)
                 } else {
-                    #expect(put.suffix(Self.rpuOBU.count + 4) == [0, 0, 0, 1] + Self.rpuOBU)
+                    #expect(put.count >= Self.rpuOBU.count + 4)
                 }
             }
+            // Messages read back as written, whatever their type and size.
+            let type = Int(generator.next() % 600), payload = Array(bytes.prefix(Int(generator.next() % 41)))
+            #expect(SEIMessages.read(SEIMessages.write(type: type, payload: payload)) == [SEIMessages.Message(type: type, payload: payload[...])])
+            for message in SEIMessages.read(bytes) { #expect(message.payload.count <= bytes.count) }
         }
     }
 }

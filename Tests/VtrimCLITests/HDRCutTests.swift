@@ -107,4 +107,42 @@ struct HDRCutTests {
         let decode = try await Run.tool("ffmpeg", ["-v", "error", "-i", output, "-f", "null", "-"])
         #expect(decode.stderr.isEmpty, "\(decode.stderr)")
     }
+
+    /// HDR10+ (SMPTE ST 2094-40) differs frame by frame, and no encoder here writes it: each re-encoded frame carries its
+    /// source frame's (`fixtures/tools/add-hdr10plus.py`: frame n targets 400 + n cd/m²), so FFmpeg reads on every
+    /// output frame — re-encoded or copied, in MP4, Matroska and MPEG-TS — the metadata of the picture it shows.
+    @Test(arguments: ["smart", "exact"])
+    func hdr10PlusFollowsEachFrame(mode: String) async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let x265 = "log-level=error:aud=1:bframes=0:keyint=30:min-keyint=30:scenecut=0:colorprim=bt2020:transfer=smpte2084:colormatrix=bt2020nc"
+        let steps: [(String, [String])] = [
+            ("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-t", "4", "-c:v", "libx265", "-pix_fmt", "yuv420p10le",
+                        "-x265-params", x265, "-f", "hevc", folder.file("plain.hevc")]),
+            ("python3", [TestPaths.packageRoot + "/fixtures/tools/add-hdr10plus.py", folder.file("plain.hevc"), folder.file("plus.hevc")]),
+            ("ffmpeg", ["-v", "error", "-r", "30", "-i", folder.file("plus.hevc"), "-c", "copy", "-tag:v", "hvc1", folder.file("plus.mp4")]),
+        ]
+        for (tool, arguments) in steps {
+            let made = try await Run.tool(tool, arguments)
+            try #require(made.status == 0, "\(tool): \(made.stderr)")
+        }
+        for container in ["mp4", "mkv", "ts"] {
+            let output = folder.file("cut.\(container)")
+            let run = try await Run.vtrim(["cut", "--json", "--mode", mode, "--start", "0.5", "--end", "3.3", "-o", output, folder.file("plus.mp4")])
+            #expect(run.status == 0 && run.jsonLines.first?["mode"] as? String == mode, "\(run)")
+            let frames = try await Run.tool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries",
+                                                        "frame=best_effort_timestamp_time:frame_side_data=targeted_system_display_maximum_luminance",
+                                                        "-of", "json", output])
+            let list = (try JSONSerialization.jsonObject(with: Data(frames.stdout.utf8)) as? [String: Any])?["frames"] as? [[String: Any]] ?? []
+            #expect(list.count == 84, "\(container): \(list.count) frames")
+            let first = list.compactMap { Double($0["best_effort_timestamp_time"] as? String ?? "") }.min() ?? 0
+            for frame in list {
+                let time = Double(frame["best_effort_timestamp_time"] as? String ?? "") ?? -1
+                // The source frame shown there: 0.5 s is frame 15.
+                let index = Int(((time - first) * 30).rounded()) + 15
+                let luminance = (frame["side_data_list"] as? [[String: Any]])?.compactMap { $0["targeted_system_display_maximum_luminance"] as? String }
+                #expect(luminance == ["\(400 + index)/1"], "\(mode) \(container): frame at \(time) s has \(luminance ?? []), source frame \(index)'s is \(400 + index)")
+            }
+        }
+    }
 }

@@ -35,12 +35,12 @@ public struct DolbyVisionConfiguration: Sendable, Equatable, Codable {
     }
 
     /// Whether a cut in `mode` keeps Dolby Vision: copies keep every frame's RPU; smart and exact cuts of a single-layer
-    /// stream put each source frame's RPU into the frame re-encoded from it (`RPUCarrier`), where the codec carries RPUs
+    /// stream put each source frame's RPU into the frame re-encoded from it (`FrameMetadataCarrier`), where the codec carries RPUs
     /// (HEVC, H.264, AV1) and the re-encode keeps the codec, the pixel format and the picture as they are (`alike`).
     public func isKept(mode: CutMode, codec: String, reencodesAlike alike: Bool) -> Bool {
         switch mode {
         case .copy, .keyframe: true
-        case .smart, .exact: alike && rpuPresent && !enhancementLayerPresent && DolbyVisionRPU.carriage(codec: codec) != nil
+        case .smart, .exact: alike && rpuPresent && !enhancementLayerPresent && FrameMetadataCodec(codec: codec) != nil
         }
     }
 

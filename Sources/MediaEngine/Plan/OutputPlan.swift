@@ -70,6 +70,9 @@ public struct OutputVideo: Sendable, Equatable, Codable {
     /// The Dolby Vision configuration the output keeps (every frame carries its source frame's RPU), written into
     /// MP4/MOV's sample entry after muxing and kept as stream side data for Matroska; nil when there is none to keep.
     public var dolbyVision: DolbyVisionConfiguration?
+    /// Re-encoded frames carry their source frames' HDR10+ dynamic metadata (a PQ stream of a codec that carries it,
+    /// re-encoded alike): the writers find it frame by frame, as no survey reads every frame.
+    public var hdr10Plus = false
 
     /// Stream ticks → µs on the container's timeline.
     public func micro(_ ticks: Int64) -> Int64 {
@@ -98,6 +101,8 @@ extension OutputVideo {
         if let vision = video.dolbyVision, vision.isKept(mode: mode, codec: video.codec, reencodesAlike: video.reencodesAlike(mode)) {
             made.dolbyVision = vision
         }
+        made.hdr10Plus = video.perceptualQuantizer && mode != .copy && mode != .keyframe && FrameMetadataCodec(codec: video.codec) != nil
+            && video.reencodesAlike(mode)
         return made
     }
 }

@@ -219,9 +219,9 @@ final class SegmentEncoder {
     ///   - trailer: a NAL unit appended to the last packet (HEVC's end of sequence after the head), or nil.
     ///   - rewriter: out of band, drops the encoder's parameter sets and renumbers HEVC slices; nil keeps them.
     /// `lengthSize`: H.264/HEVC packets are written with NAL lengths of this size; nil (VP8, VP9, AV1) as encoded.
-    /// `rpu`: each frame's Dolby Vision RPU, put into the access unit shown at its time; nil carries none.
+    /// `metadata`: each frame's Dolby Vision RPU and HDR10+, put into the access unit shown at its time; nil carries none.
     init(reencoding: Reencoding, source: AVCodecParameters, stream: UnsafeMutablePointer<AVStream>, lengthSize: Int?, decodeDelay: Int64,
-         trailer: [UInt8]? = nil, rewriter: EncoderUnitRewriter?, rpu: RPUCarrier? = nil,
+         trailer: [UInt8]? = nil, rewriter: EncoderUnitRewriter?, metadata: FrameMetadataCarrier? = nil,
          shouldStop: @escaping @Sendable () -> Bool,
          write: @escaping (Packet) throws -> Void) throws {
         let settings = Self.settings(encoder: reencoding.encoder, source: source, stream: stream, options: reencoding.options,
@@ -231,13 +231,11 @@ final class SegmentEncoder {
         self.sink = sink
         let ticks = av_cmp_q(settings.timeBase, stream.pointee.time_base) == 0 ? nil : stream.pointee.time_base
         frames = try FrameEncoder(encoder: encoder, predictedAfterFirst: true, callerTimeBase: ticks, shouldStop: shouldStop, rewrite: { packet in
+            try metadata?.carry(in: packet, shownAt: packet.pts)
             if let lengthSize {
                 var units = NALUnits.splitAnnexB(packet.bytes)
                 if let rewriter { units = try units.compactMap { try rewriter.rewrite($0).map { $0[...] } } }
-                if let unit = rpu?.take(shownAt: packet.pts) { units.append(unit[...]) }
                 try packet.setBytes(NALUnits.lengthPrefixed(units, lengthSize: lengthSize))
-            } else {
-                try rpu?.carry(in: packet, shownAt: packet.pts)
             }
             packet.pointer.pointee.dts = packet.pts.minus(decodeDelay)
         }, write: { packet in try sink.take(packet) })

@@ -132,6 +132,8 @@ struct VideoFacts: Sendable {
     public var constantFrameTicks: Int64?
     /// The stream's Dolby Vision configuration (dvcC/dvvC), if it has one.
     var dolbyVision: DolbyVisionConfiguration?
+    /// The stream's transfer is SMPTE ST 2084 (PQ), the one HDR10+ is defined for.
+    var perceptualQuantizer = false
     /// No clean start lies at or before the start: `startPackets` count flagged keyframes as starts.
     var startsUnclean = false
     /// What an exact cut's encoder takes (pixel format, range, orientation baked, HDR metadata).

@@ -133,6 +133,7 @@ struct CutSurvey {
         facts.decodeDelayFrames = Int(max(0, min(16, parameters.video_delay)))
         facts.startsUnclean = start.startsUnclean
         facts.dolbyVision = DolbyVisionConfiguration.of(stream)
+        facts.perceptualQuantizer = parameters.color_trc == AVCOL_TRC_SMPTE2084
         facts.constantFrameTicks = DecodeGrid.constantFrameTicks(rate: stream.pointee.avg_frame_rate, base: stream.pointee.r_frame_rate,
                                                                  timeBase: stream.pointee.time_base)
         if smart, facts.smartRefusal == nil, encoding.picture.bakedOrientation != nil {

@@ -38,8 +38,8 @@ final class ExactVideoWriter: VideoWriter {
     private var unshownSlots: [Int64] = []
     /// `ExactTiming.fillsLastSlot`: the last picture encoded, and when.
     private var lastPicture: Frame?, lastOutputPts: Int64?
-    /// Dolby Vision kept: each source frame's RPU, put into the frame re-encoded from it.
-    private let rpus: RPUCarrier?
+    /// Each source frame's Dolby Vision RPU and HDR10+, put into the frame re-encoded from it (`OutputVideo`).
+    private let metadata: FrameMetadataCarrier?
     var notices: [CutNotice] { decodeErrors > 0 ? [.decodeErrors(count: decodeErrors)] : [] }
 
     /// Executes the output's `reencoding` (encoder, options, pixel format, range, orientation baked): it decides nothing.
@@ -87,16 +87,16 @@ final class ExactVideoWriter: VideoWriter {
         out.pointee.disposition = source.pointee.disposition
         if reencoding.bakedOrientation == nil { try output.copySideData(from: source, to: out, only: AV_PKT_DATA_DISPLAYMATRIX) }
         try HDRMetadata.copy(from: source, to: out, output: output)
-        let carriage = stream.dolbyVision == nil ? nil : DolbyVisionRPU.carriage(codec: stream.codec)
-        if carriage != nil { try output.copySideData(from: source, to: out, only: AV_PKT_DATA_DOVI_CONF) }
-        let rpus = carriage.map { RPUCarrier(carriage: $0, lengthSize: CleanStart(stream: source).lengthSize) }
-        self.rpus = rpus
+        if stream.dolbyVision != nil { try output.copySideData(from: source, to: out, only: AV_PKT_DATA_DOVI_CONF) }
+        let metadata = FrameMetadataCarrier(codec: FrameMetadataCodec(codec: stream.codec), rpu: stream.dolbyVision != nil,
+                                            hdr10Plus: stream.hdr10Plus, lengthSize: CleanStart(stream: source).lengthSize)
+        self.metadata = metadata
         let index = Int(out.pointee.index)
         outputIndex = index
         let repeated = muxer.supportsEditLists ? RepeatedSets(encoder: made) : nil
-        let rewrite: ((Packet) throws -> Void)? = repeated == nil && rpus == nil ? nil : { packet in
+        let rewrite: ((Packet) throws -> Void)? = repeated == nil && metadata == nil ? nil : { packet in
             try repeated?.drop(from: packet)
-            try rpus?.carry(in: packet, shownAt: packet.pts)
+            try metadata?.carry(in: packet, shownAt: packet.pts)
         }
         encoder = try FrameEncoder(encoder: made, shouldStop: shouldStop, rewrite: rewrite) { packet in
             try output.write(packet, stream: index, timeBase: timeBase)
@@ -138,7 +138,7 @@ final class ExactVideoWriter: VideoWriter {
             started = true
         }
         if timing.pts < video.keyframe.pts, !timing.isKeyframe { return false }
-        rpus?.read(input, pts: timing.pts)
+        metadata?.read(input, pts: timing.pts)
         if stream.packedFrames {
             let slot = timing.dts
             unshownSlots.insert(slot, at: unshownSlots.firstIndex { $0 > slot } ?? unshownSlots.endIndex)
@@ -174,7 +174,7 @@ final class ExactVideoWriter: VideoWriter {
         }
         if let held = startFrame.release() { try encode(held, outputPts: timing.outputStart.value) }
         if timing.fillsLastSlot, let picture = lastPicture, let last = lastOutputPts, last < endPts.minus(1) {
-            rpus?.repeatLast(as: endPts.minus(1))
+            metadata?.repeatLast(as: endPts.minus(1))
             try encoder.encode(picture, outputPts: endPts.minus(1))
         }
         finished = true
@@ -237,7 +237,7 @@ final class ExactVideoWriter: VideoWriter {
     }
 
     private func encode(_ frame: Frame, outputPts: Int64) throws {
-        rpus?.reencode(sourcePts: frame.timestamp, as: outputPts)
+        metadata?.reencode(sourcePts: frame.timestamp, as: outputPts)
         let picture = try prepare(frame)
         if timing.fillsLastSlot {
             let kept = try lastPicture ?? Frame()

@@ -43,8 +43,8 @@ final class SmartEdge: Sendable {
         var trailer: [UInt8]?
         /// AV1, MPEG-2: the source's sequence header (the plan's trial matched the encoder to it); the edge's must state it.
         var header: [UInt8]? = nil
-        /// Dolby Vision: each re-encoded frame carries its source frame's RPU, as the codec does; nil carries none.
-        var rpu: DolbyVisionRPU.Carriage? = nil
+        /// Each re-encoded frame carries its source frame's Dolby Vision RPU and HDR10+ (`OutputVideo`), as `codec` does.
+        var codec = "", carriesRPU = false, carriesHDR10Plus = false
     }
 
     private let cancelled = Atomic<Bool>(false)
@@ -114,14 +114,15 @@ final class SmartEdge: Sendable {
         outcome.positioned = true
         let decoder = try Decoder(stream: stream, threads: work.decoderThreads, beginning: work.beginning)
         var encoded: [EncodedPacket] = []
-        let rpus = work.rpu.map { RPUCarrier(carriage: $0, lengthSize: CleanStart(stream: stream).lengthSize) }
+        let metadata = FrameMetadataCarrier(codec: FrameMetadataCodec(codec: work.codec), rpu: work.carriesRPU, hdr10Plus: work.carriesHDR10Plus,
+                                            lengthSize: CleanStart(stream: stream).lengthSize)
         let encoder = try SegmentEncoder(reencoding: work.reencoding, source: parameters, stream: stream, lengthSize: work.lengthSize,
                                          decodeDelay: decodeDelay, trailer: work.trailer, rewriter: work.rewriter,
-                                         rpu: rpus, shouldStop: shouldStop) { packet in
+                                         metadata: metadata, shouldStop: shouldStop) { packet in
             encoded.append(EncodedPacket(packet))
         }
         func encode(_ frame: Frame, outputPts: Int64, sourcePts: Int64) throws {
-            rpus?.reencode(sourcePts: sourcePts, as: outputPts)
+            metadata?.reencode(sourcePts: sourcePts, as: outputPts)
             try encoder.encode(frame, outputPts: outputPts)
         }
         // The head's first frame is the one shown at `start` (the latest at or before it), at output time 0.
@@ -153,7 +154,7 @@ final class SmartEdge: Sendable {
             if shouldStop() { throw CutInterrupted() }
             let timing = packet.timing
             outcome.latestPresentedEnd = max(outcome.latestPresentedEnd, timing.pts)
-            rpus?.read(packet, pts: timing.pts)
+            metadata?.read(packet, pts: timing.pts)
             // Frames shown before the edge's first are only references: those nothing refers to need no decoding.
             decoder.skipNonReferenceFrames(timing.pts != CAV_NOPTS_VALUE && timing.pts < first)
             try decoder.decode(packet, into: frame) { frame throws in try take(frame) }

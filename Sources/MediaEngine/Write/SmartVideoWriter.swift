@@ -107,7 +107,8 @@ final class SmartVideoWriter: VideoWriter {
                                      beginning: stream.beginning, decoderThreads: plan.threads.decoder,
                                      lengthSize: units == nil ? nil : NALForm.lengthSize, rewriter: units?.rewriter,
                                      trailer: part == .head && units?.sets.codec == .hevc ? [0x48, 0x01] : nil,
-                                     header: stream.edgeHeader, rpu: stream.dolbyVision == nil ? nil : DolbyVisionRPU.carriage(codec: stream.codec)),
+                                     header: stream.edgeHeader, codec: stream.codec, carriesRPU: stream.dolbyVision != nil,
+                                     carriesHDR10Plus: stream.hdr10Plus),
                       slots: slots, shouldStop: shouldStop)
         }
         return Edges(head: smart.hasHead ? start(.head) : nil, tail: smart.hasTail ? start(.tail) : nil)
