@@ -226,6 +226,42 @@ struct JoinTests {
     /// open GOPs: 1.5–2.9 copies from the CRA at 2 s, 4.5–6.9 from the one at 5 s, whose reorder delays differ) fell back
     /// to exact ("the keyframes' decode delays differ"). Now every packet of the join decodes on one grid with the largest
     /// delay (`DecodeGrid.apply`), bytes unchanged: smart, the ideal frames, one `stts` run at 30 fps, a clean decode.
+    /// One decode delay for a join moves copied packets' decode times earlier than the source's (here range 2's copy lost
+    /// its keyframe's four leading pictures, so the packets after it decode four slots sooner). MPEG-TS decoders buffer
+    /// by decode time: the report says how much further ahead they decode and from where, as measured on the file.
+    @Test func mpegTSSaysWhereCopiesDecodeFurtherAhead() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let input = folder.file("open-gop.mp4")
+        try #require(try await Run.tool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-t", "8", "-c:v", "libx265",
+                                             "-x265-params", "log-level=error:keyint=30:open-gop=1", "-pix_fmt", "yuv420p", input]).status == 0)
+        func ahead(_ path: String) async throws -> [Int: Double] {
+            let probe = try await Run.tool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "packet=pts_time,dts_time", "-of", "csv=p=0", path])
+            let pairs = probe.stdoutLines.compactMap { line -> (Double, Double)? in
+                let fields = line.split(separator: ",").compactMap { Double($0) }
+                return fields.count == 2 ? (fields[0], fields[1]) : nil
+            }
+            let first = pairs.map(\.0).min() ?? 0
+            return Dictionary(pairs.map { (Int((($0.0 - first) * 1000).rounded()), $0.0 - $0.1) }, uniquingKeysWith: { first, _ in first })
+        }
+        let source = try await ahead(input)
+        let report = try await Self.join(input, ["1.5..2.9", "4.5..6.9"], mode: "smart", output: folder.file("join.ts"))
+        let written = try await ahead(folder.file("join.ts"))
+        // Range 2 starts at 1.4 s on the output, 4.5 s in the source; its copy is the source's 5.0–6.0 s.
+        let growth = written.compactMap { millis, outputAhead -> Double? in
+            let sourceMillis = millis - 1400 + 4500
+            guard (5000..<6000).contains(sourceMillis), let sourceAhead = source[sourceMillis] else { return nil }
+            return outputAhead - sourceAhead
+        }.max() ?? 0
+        try #require(growth > 0.01, "the fixture's join decodes no copied packet earlier than its source")
+        let note = (report["notes"] as? [[String: Any]])?.first { $0["code"] as? String == "decode_ahead_grows" }
+        let message = note?["message"] as? String ?? ""
+        #expect(message.contains("range 2") && message.contains(String(format: "%.3f s further ahead", growth)), "measured \(growth) s: \(report)")
+        // Into MP4, which has no such buffer model, nothing is said.
+        let mp4 = try await Self.join(input, ["1.5..2.9", "4.5..6.9"], mode: "smart", output: folder.file("join.mp4"))
+        #expect(!((mp4["notes"] as? [[String: Any]])?.contains { $0["code"] as? String == "decode_ahead_grows" } ?? false), "\(mp4)")
+    }
+
     @Test func keyframesWithDifferentDelaysJoinSmart() async throws {
         let ranges = ["1.5..2.9", "4.5..6.9"]
         let folder = try TemporaryFolder()

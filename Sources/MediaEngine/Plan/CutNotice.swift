@@ -69,6 +69,9 @@ public enum CutNotice: Sendable, Equatable, Codable {
 
     // Warnings (run-time).
     case decodeErrors(count: Int)
+    /// MPEG-TS: copied frames decode further ahead of their presentation than in the source (one decode delay for the
+    /// output), from an output time on; `range` in a join.
+    case decodeAheadGrows(range: Int?, seconds: Double, atSeconds: Double)
     /// The input ended before the planned end of the cut (its data stops where its index says more follows).
     case truncated(plannedEndSeconds: Double, writtenEndSeconds: Double)
     /// The range passes the readable end of a truncated input (known from its index or framing).
@@ -150,6 +153,7 @@ public enum CutNotice: Sendable, Equatable, Codable {
         case .timecodeStarts: return "timecode_kept"
         case .subtitlesConverted: return "subtitles_converted"
         case .decodeErrors: return "decode_errors"
+        case .decodeAheadGrows: return "decode_ahead_grows"
         case .truncated, .pastReadableEnd: return "truncated"
         case .truncatedAfterRange: return "input_truncated"
         }
@@ -165,7 +169,7 @@ public enum CutNotice: Sendable, Equatable, Codable {
 
     public var timing: Timing {
         switch self {
-        case .decodeErrors, .truncated, .setsKeptInSamples: return .run
+        case .decodeErrors, .truncated, .setsKeptInSamples, .decodeAheadGrows: return .run
         default: return .plan
         }
     }
@@ -179,7 +183,7 @@ public enum CutNotice: Sendable, Equatable, Codable {
         ("encoder_info_carried", false, .plan), ("dolby_vision_dropped", false, .plan), ("dolby_vision_dropped", true, .plan), ("chapters_left_out", false, .plan), ("timecode_kept", false, .plan), ("subtitles_converted", false, .plan),
         ("first_frame_whole", false, .plan), ("input_truncated", false, .plan), ("truncated", true, .plan),
         ("starts_late", true, .plan), ("clean_start_far", true, .plan), ("unclean_start", true, .plan), ("smart_fallback", true, .plan), ("smart_unavailable", false, .plan), ("multiple_edits", true, .plan), ("join_extra_footage", true, .plan), ("join_seam_gap", true, .plan), ("audio_seams_nearest", true, .plan), ("sample_entry", true, .plan), ("stream_dropped", true, .plan),
-        ("decode_errors", true, .run), ("truncated", true, .run), ("sample_entry", true, .run),
+        ("decode_errors", true, .run), ("decode_ahead_grows", false, .run), ("truncated", true, .run), ("sample_entry", true, .run),
     ]
 
     public var message: String {
@@ -272,6 +276,9 @@ public enum CutNotice: Sendable, Equatable, Codable {
             return "\(count) chapter(s) left out: \(container) cannot hold chapters"
         case let .streamDropped(index, codec, container):
             return "audio stream #\(index) (\(codec)) cannot be stored in \(container); it is left out"
+        case let .decodeAheadGrows(range, seconds, at):
+            let which = range.map { "range \($0)'s copied frames" } ?? "copied frames"
+            return "\(which) decode up to \(Words.seconds(seconds)) further ahead of their presentation than in the source, from \(Words.seconds(at)) on the output (one decode delay for the whole output): MPEG-TS decoders hold that much more of the stream in their buffer, which a stream at its level's buffer limit may overflow"
         case let .decodeErrors(count):
             return "\(count) decode error(s) while re-encoding (packets the decoder refused or frames it flagged as damaged)"
         case let .truncated(planned, written):

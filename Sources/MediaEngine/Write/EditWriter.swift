@@ -116,6 +116,11 @@ final class EditWriter {
                 try writer.finish()
                 notices += writer.notices
             }
+            // MPEG-TS decoders buffer by decode time: say where copied frames decode earlier than the source's did.
+            if output.container.formatName == "mpegts", let stream = output.video, let growth = writer.decodeAheadGrowth {
+                notices.append(.decodeAheadGrows(range: ranges.count > 1 ? number + 1 : nil, seconds: output.seconds(micro: stream.micro(growth.ticks)),
+                                                 atSeconds: output.seconds(micro: stream.micro(growth.atOutputTicks))))
+            }
             if range.video != nil, let stream = output.video, !writer.reachedPlannedEnd {
                 notices.append(.truncated(plannedEndSeconds: plan.times(of: range).presentedEndSeconds,
                                           writtenEndSeconds: output.seconds(micro: stream.micro(writer.latestPresentedEnd))))
@@ -244,4 +249,11 @@ protocol VideoWriter: AnyObject {
     /// The end of the latest frame written (source ticks), for an early end's report.
     var latestPresentedEnd: Int64 { get }
     var notices: [CutNotice] { get }
+    /// Copies: how much further ahead of presentation a copied packet decodes than in the source, at most (source ticks),
+    /// and the output time (ticks) of the first that does; nil where none does.
+    var decodeAheadGrowth: (ticks: Int64, atOutputTicks: Int64)? { get }
+}
+
+extension VideoWriter {
+    var decodeAheadGrowth: (ticks: Int64, atOutputTicks: Int64)? { nil }
 }

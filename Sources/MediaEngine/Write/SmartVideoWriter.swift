@@ -38,6 +38,9 @@ final class SmartVideoWriter: VideoWriter {
     /// MPEG-2 packets without a decode time (Matroska's first after a seek): derived as a copy cut derives them.
     private var decodeTimes: DecodeTimeFill
     private var decodeErrors = 0
+    /// How much further ahead of its presentation a copied packet decodes than in the source (source ticks), at most,
+    /// and the output time of the first that does: one decode delay for a join, or the grid, moves decode times earlier.
+    private(set) var decodeAheadGrowth: (ticks: Int64, atOutputTicks: Int64)?
     private(set) var reachedPlannedEnd = false
     private(set) var latestPresentedEnd = Int64.min
     var notices: [CutNotice] { decodeErrors > 0 ? [.decodeErrors(count: decodeErrors)] : [] }
@@ -237,12 +240,17 @@ final class SmartVideoWriter: VideoWriter {
         try write(packet)
     }
 
-    /// Every packet (output ticks) to the muxer, its decode time on the plan's grid where it has one.
-    private func write(_ packet: Packet) throws {
+    /// Every packet (output ticks) to the muxer, its decode time on the plan's grid where it has one. `sourceAhead`: a
+    /// copied packet's own presentation − decode time in the source, which the written one is measured against.
+    private func write(_ packet: Packet, sourceAhead: Int64? = nil) throws {
         if let grid = video.decodeGrid, packet.pts != CAV_NOPTS_VALUE {
             let dts = grid.decodeTime(index: packetsWritten, start: video.outputStart.value, pts: packet.pts, previous: lastDecodeTime)
             packet.pointer.pointee.dts = dts
             lastDecodeTime = dts
+        }
+        if let sourceAhead, packet.pts != CAV_NOPTS_VALUE, packet.dts != CAV_NOPTS_VALUE {
+            let growth = packet.pts.minus(packet.dts).minus(sourceAhead)
+            if growth > (decodeAheadGrowth?.ticks ?? 0) { decodeAheadGrowth = (growth, decodeAheadGrowth?.atOutputTicks ?? packet.pts) }
         }
         packetsWritten += 1
         try output.write(packet, stream: outputIndex, timeBase: timeBase)
@@ -251,6 +259,7 @@ final class SmartVideoWriter: VideoWriter {
     /// Copies a packet (after the head's).
     private func copy(_ packet: Packet) throws {
         packet.keepKeyframeFlagOnlyIfClean(cleanStart)
+        let sourceAhead = packet.dts == CAV_NOPTS_VALUE ? nil : packet.presentationTime.minus(packet.dts)
         let held = try packet.clone()
         if let units {
             // The x264 version SEI goes in while the sample is still in the source's form (Annex B or lengths).
@@ -268,7 +277,7 @@ final class SmartVideoWriter: VideoWriter {
         // One decode delay for the whole join (`copiedDecodeLead`): the bytes as they are, decoded earlier.
         if video.copiedDecodeLead > 0, held.dts != CAV_NOPTS_VALUE { held.pointer.pointee.dts = held.dts.minus(video.copiedDecodeLead) }
         held.shift(by: video.packetShift)
-        try write(held)
+        try write(held, sourceAhead: sourceAhead)
     }
 }
 
