@@ -99,6 +99,25 @@ struct SmartCutTests {
         try await SmartCutCheck.verify(input: input, output: output, start: 0.7, end: 2.4, report: object, everyReencodedFrame: true)
     }
 
+    /// A single range with no clean start inside falls back for what its packets show, whatever the encoder: the plan
+    /// runs no trial of the edges' encoder, so the fallback costs what --mode exact does (`VTRIM_STAGE_TIMES` lists the
+    /// trial where one ran). A range holding a clean start still tries the encoder.
+    @Test(arguments: ["vp9-sparse.webm", "h264-sparse.mp4"])
+    func aFallbackThePacketsDecideRunsNoTrial(_ name: String) async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let input = try await Self.input(name)
+        let output = folder.file("fallback." + (name as NSString).pathExtension)
+        for (start, end, smart) in [("0.1", "1.5", false), ("0.7", "2.4", true)] {
+            let result = try await Run.vtrim(["cut", "--json", input, "--start", start, "--end", end, "--mode", "smart", "-o", output, "--overwrite"],
+                                             environment: ["VTRIM_STAGE_TIMES": "1"])
+            #expect(result.status == 0, "\(result)")
+            let object = try #require(result.jsonLines.first)
+            #expect(object["mode"] as? String == (smart ? "smart" : "exact") && object.codes("warnings").contains("smart_fallback") == !smart, "\(object)")
+            #expect(result.stderr.contains("trial encoder") == smart, "\(start)–\(end): \(result.stderr)")
+        }
+    }
+
     /// The real-world H.264 and HEVC files with two or more keyframes: from mid first GOP to mid last GOP,
     /// and to the end. A file that falls back must say why, and still decode.
     @Test(.enabled(if: TestPaths.sharedMedia != nil, "../shared/media is absent"), arguments: mediaRows.sanitizerShare)

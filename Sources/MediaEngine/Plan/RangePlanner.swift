@@ -76,7 +76,7 @@ enum RangePlanner {
     /// whole group to copy is re-encoded whole with the edges' encoder. Planned to the span's end (the last wanted frame's
     /// end), so a clean start there ends the copy with no tail.
     static func smartSplit(_ video: VideoFacts, edges: RangeEdges, joins: Bool) -> (SmartCutPlan?, SmartFallback?) {
-        if let refusal = video.smartRefusal { return (nil, refusal) }
+        if let refusal = video.smartRefusal ?? video.trialSkippedFor { return (nil, refusal) }
         switch SmartCutPlan.make(start: video.startPackets, end: video.endPackets, frameAtStart: edges.start.frameAtStart,
                                  end: edges.end.idealEnd, reachesEndOfStream: video.endReachesEndOfStream) {
         case let .success(made):
@@ -86,6 +86,22 @@ enum RangePlanner {
                                        end: edges.end.idealEnd, packets: video.startPackets + video.endPackets), nil)
         case let .failure(reason):
             return (nil, reason)
+        }
+    }
+
+    /// Why a single range cannot be cut smartly whatever the edges' encoder, from its packets alone: no clean start
+    /// inside it, or nothing whole to copy — reasons a shorter end (a truncated input) cannot undo. The survey then runs no
+    /// trial of the encoder. nil where the split needs the trial to decide.
+    static func fallbackWithoutTrial(_ video: VideoFacts) -> SmartFallback? {
+        guard let start = StartEdge.make(packets: video.startPackets, start: video.startTicks) else { return nil }
+        let endTicks = min(video.endTicks, video.sourceShownUntil ?? .max)
+        guard start.frameAtStart < endTicks,
+              let end = EndEdge.make(packets: video.endPackets, firstWanted: start.frameAtStart, end: endTicks, reachesEndOfStream: video.endReachesEndOfStream)
+                ?? EndEdge.make(packets: video.endPackets, firstWanted: start.frameAtStart, end: endTicks, reachesEndOfStream: true) else { return nil }
+        switch SmartCutPlan.make(start: video.startPackets, end: video.endPackets, frameAtStart: start.frameAtStart, end: end.idealEnd,
+                                 reachesEndOfStream: video.endReachesEndOfStream) {
+        case .failure(let reason) where reason == .noCleanKeyframe || reason == .nothingToCopy: return reason
+        default: return nil
         }
     }
 

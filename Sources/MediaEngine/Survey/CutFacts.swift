@@ -115,6 +115,9 @@ struct VideoFacts: Sendable {
     public var sourceShownUntil: Int64?
     /// Why a smart cut is impossible whatever the range (codec, container, pixel format, encoder), if it is.
     public var smartRefusal: SmartFallback?
+    /// A single smart range whose packets rule smart out whatever the encoder (`RangePlanner.fallbackWithoutTrial`): the
+    /// survey ran no trial, and the planner falls back for this reason.
+    var trialSkippedFor: SmartFallback?
     /// The encoder an exact cut would use, and the pixel format conversion it would need.
     public var exactEncoder: String
     public var pixelFormatConversion: (from: String, to: String)?

@@ -41,7 +41,7 @@ struct CutSurvey {
         }
         if let videoIndex, let stream = input.stream(videoIndex) {
             facts.video = try video(stream, index: videoIndex, spec: spec, muxer: muxer, startMicro: start.partialValue,
-                                    endMicro: end.partialValue)
+                                    endMicro: end.partialValue, joins: joins)
         }
         return facts
     }
@@ -83,7 +83,7 @@ struct CutSurvey {
     }
 
     private func video(_ stream: UnsafeMutablePointer<AVStream>, index: Int, spec: CutSpec, muxer: OutputFormat,
-                       startMicro: Int64, endMicro: Int64) throws(MediaError) -> VideoFacts {
+                       startMicro: Int64, endMicro: Int64, joins: Bool) throws(MediaError) -> VideoFacts {
         guard let parameters = stream.pointee.codecpar?.pointee else {
             throw MediaError(.notMedia, path: path, operation: "codecpar", reason: "the video stream has no parameters")
         }
@@ -139,13 +139,17 @@ struct CutSurvey {
         if smart, facts.smartRefusal == nil, encoding.picture.bakedOrientation != nil {
             facts.smartRefusal = .orientation(container: muxer.name, degrees: encoding.orientation.rotationDegrees)
         }
-        if smart, facts.smartRefusal == nil, SmartEncoding.splicesFrames(parameters.codec_id) {
+        // A single range whose packets rule a smart cut out falls back whatever the encoder: no trial of it, so the
+        // fallback costs what --mode exact does.
+        if smart, !joins, facts.smartRefusal == nil { facts.trialSkippedFor = RangePlanner.fallbackWithoutTrial(facts) }
+        let trying = smart && facts.smartRefusal == nil && facts.trialSkippedFor == nil
+        if trying, SmartEncoding.splicesFrames(parameters.codec_id) {
             framesTrial(&facts, parameters: parameters, stream: stream, spec: spec, keyframe: edge.keyframe, index: index)
         }
-        if muxer.supportsEditLists || (smart && ParameterSetCarriage(muxer: muxer.name) != nil) {
+        if muxer.supportsEditLists || (trying && ParameterSetCarriage(muxer: muxer.name) != nil) {
             let window = Window(reader: reader, keyframe: edge.keyframe, last: end.packets.last)
-            try parameterSets(&facts, parameters: parameters, stream: stream, spec: spec, muxer: muxer, smartEncoder: encoding.smartEncoder,
-                              window: window)
+            try parameterSets(&facts, parameters: parameters, stream: stream, spec: spec, muxer: muxer,
+                              smartEncoder: trying ? encoding.smartEncoder : nil, window: window)
         }
         return facts
     }
