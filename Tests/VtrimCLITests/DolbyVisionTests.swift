@@ -112,6 +112,21 @@ struct DolbyVisionTests {
         }
     }
 
+    /// MPEG-TS and AVI cannot say a stream is Dolby Vision (FFmpeg 5.1 writes no descriptor): the cut keeps every
+    /// frame's RPU but says players will show the base layer — never a quiet loss.
+    @Test(arguments: ["ts", "avi"])
+    func containersWithoutASignalSaySo(_ container: String) async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let sample = Self.samples[0]
+        let output = folder.file("copy.\(container)")
+        let result = try await Run.vtrim(["cut", "--json", sample.path, "--start", sample.start, "--end", sample.end, "--mode", "copy", "-o", output])
+        #expect(result.status == 0, "\(result)")
+        let note = (result.jsonLines.first?["notes"] as? [[String: Any]])?.first { $0["code"] as? String == "dolby_vision_dropped" }
+        #expect((note?["message"] as? String)?.contains("not signalled as Dolby Vision 9.2: \(container == "ts" ? "mpegts" : "avi")") == true, "\(result.stdout)")
+        #expect(try await Self.dolbyVision(output)["dv_profile"] == nil)
+    }
+
     /// An exact cut that turns the picture upright (Matroska holds no display matrix) re-encodes other pictures than the
     /// source's: Dolby Vision is dropped, with the note.
     @Test func aPictureTurnedUprightDropsDolbyVisionWithANote() async throws {

@@ -10,6 +10,9 @@ public struct ContainerFacts: Sendable, Equatable, Codable {
     public var holdsChapters = false
     /// MP4/MOV (a `tmcd` track) and Matroska (a tag) keep a start timecode.
     public var keepsTimecode: Bool { editLists || formatName == "matroska" }
+    /// MP4/MOV (vtrim's `dvcC`/`dvvC`) and Matroska/WebM (FFmpeg's block addition mapping) say a stream is Dolby Vision;
+    /// FFmpeg 5.1 writes no Dolby Vision descriptor into MPEG-TS, nor anything into AVI.
+    public var signalsDolbyVision: Bool { editLists || formatName == "matroska" || formatName == "webm" }
     /// How the container holds H.264/HEVC parameter sets, where smart cuts can be written; nil elsewhere.
     public var parameterSetCarriage: ParameterSetCarriage? { ParameterSetCarriage(muxer: formatName) }
 }

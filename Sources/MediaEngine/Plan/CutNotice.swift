@@ -58,7 +58,7 @@ public enum CutNotice: Sendable, Equatable, Codable {
     case setsKeptInSamples(count: Int)
     /// A cut of a Dolby Vision stream into MP4/MOV keeps its HDR10/HLG base layer only.
     /// A warning when the base layer has no standard colour space to fall back on (profiles 5 and 10.0: IPT).
-    case dolbyVisionDropped(profile: String, smart: Bool, compatible: Bool)
+    case dolbyVisionDropped(profile: String, smart: Bool, compatible: Bool, unsignalledIn: String? = nil)
     case streamDropped(index: Int, codec: String, container: String)
     /// The output container cannot hold chapters (MPEG-TS, AVI).
     case chaptersLeftOut(count: Int, container: String)
@@ -162,7 +162,7 @@ public enum CutNotice: Sendable, Equatable, Codable {
     public var isWarning: Bool {
         switch self {
         case .startsLate, .cleanStartFar, .uncleanStart, .smartFallback, .multipleEdits, .joinExtraFootage, .joinSeamGap, .audioSeamsNearest, .sampleEntry, .setsKeptInSamples, .streamDropped, .decodeErrors, .truncated, .pastReadableEnd: return true
-        case let .dolbyVisionDropped(_, _, compatible): return !compatible
+        case let .dolbyVisionDropped(_, _, compatible, _): return !compatible
         default: return false
         }
     }
@@ -262,9 +262,12 @@ public enum CutNotice: Sendable, Equatable, Codable {
             return "range \(range) starts \(Words.seconds(seconds)) after the range before ends on the output (the previous frame shows that much longer): its keyframe decodes ahead of its first frame by more than the range before leaves room for"
         case let .setsKeptInSamples(count):
             return "\(count) parameter set(s) inside the source's samples are not in its sample entry (joined files?); they stay in the samples, which players that read only the sample entry ignore"
-        case let .dolbyVisionDropped(profile, smart, compatible):
-            let frames = smart ? "a smart cut's re-encoded edges" : "an exact cut's re-encoded frames"
+        case let .dolbyVisionDropped(profile, smart, compatible, container):
             let shown = compatible ? "players show its base layer" : "its pictures are in Dolby Vision's own colour space, which players then show with wrong colours"
+            if let container {
+                return "the cut is not signalled as Dolby Vision \(profile): \(container) has no place for its configuration (FFmpeg 5.1 writes none), though every frame keeps its RPU; \(shown); MP4, MOV or Matroska keep Dolby Vision"
+            }
+            let frames = smart ? "a smart cut's re-encoded edges" : "an exact cut's re-encoded frames"
             return "the cut is not Dolby Vision \(profile) (\(frames) cannot carry its per-frame metadata: they are turned upright, converted, in another codec, or the stream has two layers): \(shown); --mode copy keeps Dolby Vision"
         case let .sampleEntry(type, reason):
             return "the video is written as `\(type)`: \(reason.description)"

@@ -30,11 +30,7 @@ enum RangePlanner {
             cut.carriesEncoderInfo = true
             notices.append(.encoderInfoCarried(build: build))
         }
-        // Re-encoded frames carry none of Dolby Vision's metadata: the output is the HDR10/HLG base layer.
-        if let vision = video.dolbyVision, !vision.isKept(mode: mode, codec: video.codec, reencodesAlike: video.reencodesAlike(mode)) {
-            notices.append(.dolbyVisionDropped(profile: vision.name, smart: mode == .smart,
-                                               compatible: vision.compatibility != 0 && !vision.enhancementLayerPresent))
-        }
+        if let notice = dolbyVisionNotice(video, mode: mode, container: facts.container) { notices.append(notice) }
         let entry = SampleEntryPlan.forRange(video, mode: mode, cut: cut, smart: smart, facts: facts)
         if let notice = entry?.1 { notices.append(notice) }
         let range = RangePlan(label: nil, startMicro: facts.startMicro, endMicro: facts.endMicro, outputStartMicro: 0, durationMicro: 0,
@@ -87,6 +83,20 @@ enum RangePlanner {
         case let .failure(reason):
             return (nil, reason)
         }
+    }
+
+    /// Re-encoded frames that are not the source's pictures carry none of Dolby Vision's metadata, and MPEG-TS and AVI
+    /// cannot say a stream is Dolby Vision: the output is then its HDR10/HLG/SDR base layer, said so.
+    static func dolbyVisionNotice(_ video: VideoFacts, mode: CutMode, container: ContainerFacts) -> CutNotice? {
+        guard let vision = video.dolbyVision else { return nil }
+        let compatible = vision.compatibility != 0 && !vision.enhancementLayerPresent
+        if !vision.isKept(mode: mode, codec: video.codec, reencodesAlike: video.reencodesAlike(mode)) {
+            return .dolbyVisionDropped(profile: vision.name, smart: mode == .smart, compatible: compatible)
+        }
+        guard container.signalsDolbyVision else {
+            return .dolbyVisionDropped(profile: vision.name, smart: mode == .smart, compatible: compatible, unsignalledIn: container.formatName)
+        }
+        return nil
     }
 
     /// Why a single range cannot be cut smartly whatever the edges' encoder, from its packets alone: no clean start
