@@ -394,6 +394,24 @@ struct CutPlannerTests {
         #expect(smart.headFrames == 10) // 80 … 440, with 400 and 440 the leading pictures of 480
     }
 
+    /// A single range whose last group needs nothing decoded after the end (no B-frames) copies it too: no tail, and its
+    /// last frame lasts until the end of the span; with B-frames shown before the end but decoded after one shown past
+    /// it, the tail stays. A join's ranges keep their tails (their seams are planned on them).
+    @Test func aSingleRangeCopiesItsLastGroupWhereNothingReferencesPastTheEnd() throws {
+        let plain = SyntheticStream.vfr(durations: Array(repeating: 40, count: 60)).map { packet -> VideoPacket in
+            var made = packet
+            made.isSplicePoint = made.isClean
+            return made
+        }
+        let through = try #require(try planned(syntheticFacts(plain, start: 100, end: 1300, mode: .smart, reachesEnd: false)).ranges[0].smart)
+        #expect(through.copiesThrough && !through.hasTail && through.firstCopied.pts == 400, "\(through)")
+        #expect(through.copyEnd.pts == 1280 && through.copyLastShown == 1280 && through.end == 1320, "\(through)")
+        let reordered = try #require(try planned(syntheticFacts(Self.ibbp, start: 700, end: 1500, mode: .smart)).ranges[0].smart)
+        #expect(reordered.hasTail && !reordered.copiesThrough, "\(reordered)")
+        let draft = try RangePlanner.plan(syntheticFacts(plain, start: 100, end: 1300, mode: .smart, reachesEnd: false), joins: true)
+        #expect(draft.range.smart?.hasTail == true, "\(String(describing: draft.range.smart))")
+    }
+
     @Test func startEdgeSettlesOnlyOnceEverythingShownAtStartIsRead() async {
         let packets = Self.pyramid
         // Start 100 shows frame 2 (80); the frame after it (b3, 120) is read fifth, but only once a packet

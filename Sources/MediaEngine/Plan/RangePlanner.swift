@@ -17,7 +17,8 @@ enum RangePlanner {
         let edges = try RangeEdges.make(video, facts: facts)
         notices += edges.notices(video, facts: facts)
         var mode = facts.requestedMode
-        let (smart, fallback) = mode == .smart ? smartSplit(video, edges: edges, joins: joins) : (nil, nil)
+        var (smart, fallback) = mode == .smart ? smartSplit(video, edges: edges, joins: joins) : (nil, nil)
+        if !joins, let plain = smart, let through = lastGroupCopied(video, plain, edges: edges, facts: facts) { smart = through }
         if let fallback {
             mode = .exact
             notices.append(.smartFallback(fallback))
@@ -83,6 +84,25 @@ enum RangePlanner {
         case let .failure(reason):
             return (nil, reason)
         }
+    }
+
+    /// A single range whose last group needs nothing decoded after the end copies it too, with no tail to re-encode —
+    /// where that keeps the sample entry the plain split gets (a parameter set changing in the last group stays in the
+    /// re-encoded tail, so the entry stays out of band). Not MPEG-2, whose copied groups are closed and renumbered at
+    /// the head only; not a join's ranges, whose seams are planned on their tails.
+    static func lastGroupCopied(_ video: VideoFacts, _ plain: SmartCutPlan, edges: RangeEdges, facts: CutFacts) -> SmartCutPlan? {
+        guard plain.hasTail, !plain.reencodesWhole, video.codec != "mpeg2video",
+              case let .success(through) = SmartCutPlan.make(start: video.startPackets, end: video.endPackets, frameAtStart: edges.start.frameAtStart,
+                                                             end: edges.end.idealEnd, reachesEndOfStream: video.endReachesEndOfStream,
+                                                             copiesLastGroup: true), through.copiesThrough else { return nil }
+        if let sets = video.parameterSets, let carriage = facts.container.parameterSetCarriage {
+            func entry(_ smart: SmartCutPlan) -> (SampleEntryPlan, CutNotice?) {
+                SampleEntryPlan.choose(sets: sets.restricted(startDts: smart.firstCopied.dts, endDts: smart.copiesThrough ? smart.copyEnd.dts.plus(1) : smart.copyEnd.dts),
+                                       mode: .smart, requested: facts.sampleEntry, trial: video.smartTrial, carriage: carriage)
+            }
+            guard entry(through) == entry(plain) else { return nil }
+        }
+        return through
     }
 
     /// Re-encoded frames that are not the source's pictures carry none of Dolby Vision's metadata, and MPEG-TS and AVI

@@ -26,9 +26,11 @@ public struct SmartCutPlan: Sendable, Equatable, Codable {
     public var end: Int64
     /// `end` is at or past the end of the stream: everything from K1 on is copied, no tail.
     public var copiesToEnd = false
-    /// The range holds one clean start, and every packet from it up to the last frame shown before `end` (decode order)
-    /// is shown before `end`: nothing after `end` is needed, so K1 through `copyEnd` (included) is copied, no tail.
+    /// Every packet from the range's last clean start up to the last frame shown before `end` (decode order) is shown
+    /// before `end`: nothing after `end` is needed, so K1 through `copyEnd` (included) is copied, no tail.
     public var copiesThrough = false
+    /// Copied through: the last frame shown (its time), which lasts until `end` — the span — whatever its packet says.
+    public var copyLastShown: Int64?
     /// Frames re-encoded in the head and in the tail.
     public var headFrames = 0
     public var tailFrames = 0
@@ -51,8 +53,9 @@ public struct SmartCutPlan: Sendable, Equatable, Codable {
     ///   - endPackets: packets (decode order) from a clean point before the last one shown before `end`, to
     ///     past `end`; the same list as `start` when one read covers the whole range.
     ///   - reachesEndOfStream: `endPackets` run to the end of the stream.
+    /// `copiesLastGroup`: where the last group needs nothing decoded after `end`, copy it too rather than re-encode a tail.
     public static func make(start: [VideoPacket], end endPackets: [VideoPacket], frameAtStart: Int64, end: Int64,
-                            reachesEndOfStream: Bool) -> Result<SmartCutPlan, SmartFallback> {
+                            reachesEndOfStream: Bool, copiesLastGroup: Bool = false) -> Result<SmartCutPlan, SmartFallback> {
         func isPoint(_ packet: VideoPacket) -> Bool { packet.isKeyframe && packet.isSplicePoint }
         guard let first = (start + endPackets).first(where: { isPoint($0) && $0.pts >= frameAtStart && $0.pts < end }) else {
             return .failure(.noCleanKeyframe)
@@ -74,6 +77,11 @@ public struct SmartCutPlan: Sendable, Equatable, Codable {
                                                                headFrames: headFrames, headLast: headLast) }
         let tailShown = shownFrom(last, in: endPackets)
         let hasTail = tailShown < end
+        // The last group needs nothing decoded after the end: copied through, no tail.
+        if copiesLastGroup, hasTail, case let .success(through) = copyThrough(first: first, checkingFrom: endPackets[last], in: endPackets, end: end, leading: leading,
+                                                              frameAtStart: frameAtStart, headFrames: headFrames, headLast: headLast) {
+            return .success(through)
+        }
         // Leading pictures refer to the group before: decode the tail from the point before K2.
         var decodeFrom = endPackets[last]
         if tailShown < endPackets[last].pts {
@@ -87,19 +95,23 @@ public struct SmartCutPlan: Sendable, Equatable, Codable {
                                      lastCopiedDecode: tailShown < endPackets[last].pts && last > 0 ? endPackets[last - 1].dts : nil))
     }
 
-    /// One clean start (K1) and no later one: the copy runs from K1 through the last packet shown before `end` where every
-    /// packet between them (decode order) is shown before `end` too — so the frames shown before `end` need nothing
-    /// decoded after it, and none after `end` is written. Read from the packets' times, never assumed from the codec.
-    static func copyThrough(first: VideoPacket, in packets: [VideoPacket], end: Int64, leading: Int, frameAtStart: Int64,
-                            headFrames: Int, headLast: Int64?) -> Result<SmartCutPlan, SmartFallback> {
-        guard let from = packets.firstIndex(where: { $0.isSame(as: first) }),
+    /// The copy runs from K1 through the last packet shown before `end`, where every packet from the last clean start
+    /// (`checkingFrom`: K1 itself when it is the only one, else K2) to it (decode order) is shown before `end` too — so the
+    /// frames shown before `end` need nothing decoded after it, and none after `end` is written: the range's last group
+    /// is copied, not re-encoded. Read from the packets' times, never assumed from the codec.
+    static func copyThrough(first: VideoPacket, checkingFrom last: VideoPacket? = nil, in packets: [VideoPacket], end: Int64, leading: Int,
+                            frameAtStart: Int64, headFrames: Int, headLast: Int64?) -> Result<SmartCutPlan, SmartFallback> {
+        let checked = last ?? first
+        guard let from = packets.firstIndex(where: { $0.isSame(as: checked) }),
               let through = packets.indices.last(where: { $0 > from && packets[$0].pts < end }),
               through + 1 < packets.count, packets[from...through].allSatisfy({ $0.pts < end }) else {
             return .failure(.nothingToCopy)
         }
-        return .success(SmartCutPlan(frameAtStart: frameAtStart, firstCopied: first, leadingDropped: leading, copyEnd: packets[through],
-                                     tailStart: nil, tailDecodeFrom: first, end: end, copiesThrough: true,
-                                     headFrames: headFrames, headLastShown: headLast))
+        var plan = SmartCutPlan(frameAtStart: frameAtStart, firstCopied: first, leadingDropped: leading, copyEnd: packets[through],
+                                tailStart: nil, tailDecodeFrom: first, end: end, copiesThrough: true,
+                                headFrames: headFrames, headLastShown: headLast)
+        plan.copyLastShown = packets[from...through].map(\.pts).max()
+        return .success(plan)
     }
 
     /// A join's range re-encoded whole with the edges' encoder (it holds no whole group of pictures to copy),

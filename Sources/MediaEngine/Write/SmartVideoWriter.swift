@@ -274,6 +274,10 @@ final class SmartVideoWriter: VideoWriter {
         if stream.codec == "mpeg2video", smart.leadingDropped > 0 { try closing(held) }
         copied += 1
         held.pointer.pointee.pts = held.presentationTime
+        // Copied through: the last frame shown lasts until the range's end (the next source frame), as a tail's would.
+        if smart.copiesThrough, let last = smart.copyLastShown, held.pts == last, smart.end > last {
+            held.pointer.pointee.duration = smart.end.minus(last)
+        }
         // One decode delay for the whole join (`copiedDecodeLead`): the bytes as they are, decoded earlier.
         if video.copiedDecodeLead > 0, held.dts != CAV_NOPTS_VALUE { held.pointer.pointee.dts = held.dts.minus(video.copiedDecodeLead) }
         held.shift(by: video.packetShift)
