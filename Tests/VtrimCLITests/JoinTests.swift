@@ -244,8 +244,10 @@ struct JoinTests {
             let first = pairs.map(\.0).min() ?? 0
             return Dictionary(pairs.map { (Int((($0.0 - first) * 1000).rounded()), $0.0 - $0.1) }, uniquingKeysWith: { first, _ in first })
         }
-        let source = try await ahead(input)
         let report = try await Self.join(input, ["1.5..2.9", "4.5..6.9"], mode: "smart", output: folder.file("join.ts"))
+        // The sanitized pass runs the writer's measurement; comparing it with ffprobe is the normal pass's.
+        guard !TestPaths.sanitized else { return }
+        let source = try await ahead(input)
         let written = try await ahead(folder.file("join.ts"))
         // Range 2 starts at 1.4 s on the output, 4.5 s in the source; its copy is the source's 5.0–6.0 s.
         let growth = written.compactMap { millis, outputAhead -> Double? in
