@@ -14,7 +14,32 @@ import Testing
         await propertyCheck(count: 500, input: Wild.int64, Wild.int, Wild.int, Wild.int, Wild.int, Gen.bool) { value, a, b, c, d, down in
             let result = Rescale.ticks(value, from: Rational(a, b), to: Rational(c, d), roundingDown: down)
             if a == c, b == d, b > 0, a > 0 { #expect(result == value) }
+            if let expected = Self.reference(value, from: (a, b), to: (c, d), roundingDown: down) { #expect(result == expected) }
         }
+    }
+
+    /// Large timestamps between equal or near-equal time bases keep their low bits (CI found 2⁵³ + 1 in 4294967295/1
+    /// coming back as 2⁵³ when the product went through a Double).
+    @Test(arguments: [(Int64(9_007_199_254_740_993), 4_294_967_295, 1, 4_294_967_295, 1), (.max, 1, 90_000, 1, 90_000),
+                      (.min, 1, 48_000, 1, 48_000), (.max - 1, 1001, 30_000, 1001, 30_000), (-9_007_199_254_740_993, 3, 7, 6, 14)])
+    func largeTimestampsConvertExactly(value: Int64, a: Int, b: Int, c: Int, d: Int) {
+        for down in [false, true] {
+            #expect(Rescale.ticks(value, from: Rational(a, b), to: Rational(c, d), roundingDown: down) == value)
+        }
+    }
+
+    /// The conversion worked at 128 bits: nearest rounds half away from zero, down towards −∞, saturating; nil where the
+    /// time bases are not both positive and representable (the function then returns the value unchanged).
+    static func reference(_ value: Int64, from: (Int, Int), to: (Int, Int), roundingDown: Bool) -> Int64? {
+        let numerator = Int128(from.0) * Int128(to.1), denominator = Int128(from.1) * Int128(to.0)
+        guard numerator > 0, denominator > 0, numerator <= Int128(Int64.max), denominator <= Int128(Int64.max) else { return nil }
+        let product = Int128(value) * numerator
+        var (quotient, remainder) = product.quotientAndRemainder(dividingBy: denominator)
+        if remainder != 0 {
+            if roundingDown { if product < 0 { quotient -= 1 } }
+            else if remainder.magnitude * 2 >= denominator.magnitude { quotient += product > 0 ? 1 : -1 }
+        }
+        return Int64(clamping: quotient)
     }
 
     @Test func saturatingArithmeticStaysInRange() async {
