@@ -60,8 +60,14 @@ let package = Package(
         .target(name: "LibraryFiles", dependencies: ["CFileSystem", "DiskNames"]),
         // What `vtrim serve` and its engine workers say to each other, and the values it carries (JSON); no engine.
         .target(name: "WorkerProtocol", dependencies: ["LibraryFiles", "TimelineCore"]),
+        // libcurl, for URL inputs (its options are set through C: curl_easy_setopt is variadic).
+        .target(name: "CCurl", linkerSettings: [.linkedLibrary("curl")]),
+        // URL inputs without the engine: URLs and their redaction, HTTP through libcurl (bounded, retried, its own
+        // redirect rules), HLS playlists, which segments a range needs, the spool they are fetched into.
+        .target(name: "RemoteInput", dependencies: ["CCurl", "Locking"]),
         // Jobs, reports, the engine's side of the worker protocol.
-        .target(name: "VtrimKit", dependencies: ["MediaEngine", "TimelineCore", "LibraryFiles", "WorkerProtocol", "Locking", "CProcess", "DiskNames"]),
+        .target(name: "VtrimKit", dependencies: ["MediaEngine", "TimelineCore", "LibraryFiles", "WorkerProtocol", "Locking", "CProcess", "DiskNames",
+                                                 "RemoteInput"]),
         // `vtrim serve`: routes, security, the page. It cannot link the engine: everything that reads media
         // goes to the worker processes through WorkerProtocol.
         .target(
@@ -109,6 +115,8 @@ let package = Package(
             swiftSettings: testCode
         ),
         .testTarget(name: "MediaEngineTests", dependencies: ["MediaEngine", "CAV", "TestSupport", "PropertySupport", .product(name: "PropertyBased", package: "swift-property-based")],
+                    swiftSettings: testCode),
+        .testTarget(name: "RemoteInputTests", dependencies: ["RemoteInput", "PropertySupport", .product(name: "PropertyBased", package: "swift-property-based")],
                     swiftSettings: testCode),
         .testTarget(name: "VtrimKitTests", dependencies: ["VtrimKit", "TimelineCore", "LibraryFiles", "WorkerProtocol", "DiskNames", "TestSupport", "PropertySupport",
                                                    .product(name: "PropertyBased", package: "swift-property-based")],

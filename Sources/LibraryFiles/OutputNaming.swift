@@ -50,7 +50,7 @@ public struct OutputNamer: Sendable, Equatable {
     public static let placeholders = ["stem", "ext", "name", "index", "start", "end", "label"]
 
     public func path(for item: InputItem, defaultName: String, fields: [String: String]) -> String {
-        let fileName = (item.path as NSString).lastPathComponent
+        let fileName = Self.inputFileName(item.path)
         var values = fields
         values["stem"] = values["stem"] ?? (OutputChoice.stemPath(fileName))
         values["ext"] = values["ext"] ?? OutputChoice.fileExtension(fileName)
@@ -60,13 +60,39 @@ public struct OutputNamer: Sendable, Equatable {
         case let .file(path):
             return path
         case .besideInput:
-            let folder = (item.path as NSString).deletingLastPathComponent
+            // A URL's outputs go to the current folder.
+            let folder = Self.isURL(item.path) ? "" : (item.path as NSString).deletingLastPathComponent
             return folder.isEmpty ? name : (folder as NSString).appendingPathComponent(name)
         case let .folder(folder):
             let below = (item.relativePath as NSString).deletingLastPathComponent
             let base = below.isEmpty ? folder : (folder as NSString).appendingPathComponent(below)
             return (base as NSString).appendingPathComponent(name)
         }
+    }
+
+    /// The input's file name: for a URL, its last path component without the query — or, where that is a generic
+    /// name players give every playlist (`index.m3u8`), the folder above it with its extension (`lecture-12.m3u8`).
+    public static func inputFileName(_ path: String) -> String {
+        guard isURL(path) else { return (path as NSString).lastPathComponent }
+        let afterScheme = path[(path.range(of: "://")?.upperBound ?? path.startIndex)...]
+        let withoutQuery = afterScheme.prefix { $0 != "?" && $0 != "#" }
+        var components = withoutQuery.split(separator: "/").map(String.init)
+        let host = components.isEmpty ? "input" : components.removeFirst()
+        guard let last = components.last else { return sanitize(host) }
+        let ext = OutputChoice.fileExtension(last)
+        let stem = ext.isEmpty ? last : String(last.dropLast(ext.count + 1))
+        if genericStems.contains(stem.lowercased()), components.count >= 2 {
+            return sanitize(components[components.count - 2]) + (ext.isEmpty ? "" : "." + ext)
+        }
+        return sanitize(last)
+    }
+
+    static let genericStems: Set<String> = ["index", "master", "playlist", "manifest", "prog_index", "main", "stream", "chunklist", "media"]
+
+    static func isURL(_ path: String) -> Bool {
+        guard let range = path.range(of: "://") else { return false }
+        let scheme = path[..<range.lowerBound]
+        return !scheme.isEmpty && scheme.allSatisfy { $0.isLetter || $0.isNumber || "+-.".contains($0) }
     }
 
     /// Replaces `{key}` with its value in one left-to-right pass over the template: a value is never
@@ -148,7 +174,9 @@ public enum CutOutputName {
 
     /// The input's own extension where vtrim writes that container, else Matroska (which holds any codec).
     public static func outputExtension(for input: String) -> String {
-        let ext = OutputChoice.fileExtension(input)
+        let ext = OutputChoice.fileExtension(OutputNamer.inputFileName(input))
+        // A playlist's cut is a file (MP4) unless `-o` names a playlist.
+        if ["m3u8", "m3u", "mpd"].contains(ext.lowercased()) { return "mp4" }
         if ext.isEmpty { return "mp4" }
         return extensions.contains(ext.lowercased()) ? ext : "mkv"
     }

@@ -27,6 +27,13 @@ public struct MediaError: Error, Sendable, Equatable, CustomStringConvertible {
         /// `--export-list`: the list format cannot hold the ranges of this clip (an EDL of a clip at a rate no
         /// timecode counts in, without `--list-rate`; gaps in chapter text).
         case listUnwritable = "list_unwritable"
+        /// A URL input: the server or the network failed after the retries, or answered what cannot be used.
+        case fetchFailed = "fetch_failed"
+        /// A URL vtrim does not read (a scheme other than http/https, a redirect from https to http, too many redirects,
+        /// a certificate that does not verify).
+        case refusedURL = "refused_url"
+        /// A URL input's segment or file ended before the length its server announced or its playlist names.
+        case truncatedSegment = "truncated_segment"
     }
 
     /// What the user can do instead — named, not worded: the engine does not know whether its reader

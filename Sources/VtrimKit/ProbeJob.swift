@@ -4,7 +4,8 @@ import WorkerProtocol
 
 /// `vtrim probe` for one input.
 public enum ProbeJob {
-    public static func run(path: String) -> Outcome {
+    public static func run(path: String, remote: RemoteRequest = RemoteRequest()) -> Outcome {
+        if RemoteNames.isURL(path) { return RemoteJobs.probe(path, request: remote) }
         do {
             let info = try Probe.probe(path: path)
             return outcome(info)

@@ -25,8 +25,9 @@ struct CutCommand: ParsableCommand {
     @OptionGroup var common: CommonOptions
     @OptionGroup var batch: BatchOptions
     @OptionGroup var outputs: OutputOptions
+    @OptionGroup(title: "URL inputs") var remote: RemoteOptions
 
-    @Argument(help: "Media files, or folders with -r.")
+    @Argument(help: "Media files, folders with -r, or URLs of HLS playlists.")
     var inputs: [String]
 
     @Option(parsing: .unconditional, help: "Start of the segment (default: the beginning).", transform: TimeArgument.time)
@@ -214,6 +215,7 @@ struct CutCommand: ParsableCommand {
             threads: .share(cores: ProcessInfo.processInfo.activeProcessorCount, jobs: jobs), faststart: faststart,
             sampleEntry: sampleEntry.placement, chapters: chapters)
         request.settings.audioSeams = audioSeams
+        request.remote = remote.request
         request.listWarnings = listWarnings
         if joins {
             let given = keep.isEmpty ? remove : keep

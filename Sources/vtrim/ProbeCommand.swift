@@ -9,8 +9,9 @@ struct ProbeCommand: ParsableCommand {
 
     @OptionGroup var common: CommonOptions
     @OptionGroup var batch: BatchOptions
+    @OptionGroup(title: "URL inputs") var remote: RemoteOptions
 
-    @Argument(help: "Media files, or folders with -r.")
+    @Argument(help: "Media files, folders with -r, or URLs of HLS playlists.")
     var inputs: [String]
 
     func validate() throws {
@@ -19,9 +20,9 @@ struct ProbeCommand: ParsableCommand {
 
     func run() throws {
         let runner = BatchRun(common: common, batch: batch)
-        let strict = common.strict
+        let strict = common.strict, remote = remote.request
         try runner.run(try runner.items(inputs)) { _, item, _ in
-            let outcome = ProbeJob.run(path: item.path)
+            let outcome = ProbeJob.run(path: item.path, remote: remote)
             return [strict ? outcome.applyingStrict() : outcome]
         }
     }

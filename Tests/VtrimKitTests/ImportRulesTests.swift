@@ -22,7 +22,8 @@ struct ImportRulesTests {
         "Locking": [],
         "LibraryFiles": ["CFileSystem", "DiskNames"],
         "WorkerProtocol": ["LibraryFiles", "TimelineCore"],
-        "VtrimKit": ["MediaEngine", "TimelineCore", "LibraryFiles", "WorkerProtocol", "Locking", "CProcess", "DiskNames"],
+        "VtrimKit": ["MediaEngine", "TimelineCore", "LibraryFiles", "WorkerProtocol", "Locking", "CProcess", "DiskNames", "RemoteInput"],
+        "RemoteInput": ["CCurl", "Locking"],
         "VtrimServer": ["WorkerProtocol", "LibraryFiles", "TimelineCore", "Locking", "CSQLite", "DiskNames", "Hummingbird", "ServiceLifecycle", "Logging", "NIOCore"],
         "vtrim": ["VtrimKit", "TimelineCore", "LibraryFiles", "WorkerProtocol", "VtrimServer", "ArgumentParser", "DiskNames"],
     ]

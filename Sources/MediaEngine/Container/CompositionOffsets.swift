@@ -11,7 +11,7 @@ import Glibc
 enum CompositionOffsets {
     /// The lead in each track's ticks, by track ID (`tkhd`; FFmpeg's `AVStream.id`), for tracks that need one.
     static func decodeLeads(path: String) -> [Int: Int64] {
-        let descriptor = DiskFile.open(path, O_RDONLY)
+        let descriptor = DiskFile.open(InputSources.diskPath(path), O_RDONLY)
         guard descriptor >= 0 else { return [:] }
         defer { close(descriptor) }
         guard let found = try? MovieBoxes.findMovieBox(descriptor) else { return [:] }

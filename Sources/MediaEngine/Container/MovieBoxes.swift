@@ -32,7 +32,7 @@ enum MovieBoxes {
 
     /// Whether the file at `path` opens with an MP4/MOV box: a size of at least 8 (or 0, 1) and a known type.
     static func startsWithBox(path: String) -> Bool {
-        let descriptor = DiskFile.open(path, O_RDONLY)
+        let descriptor = DiskFile.open(InputSources.diskPath(path), O_RDONLY)
         guard descriptor >= 0 else { return false }
         defer { close(descriptor) }
         var header = [UInt8](repeating: 0, count: 8)

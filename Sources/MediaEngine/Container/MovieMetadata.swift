@@ -25,7 +25,7 @@ public struct MovieMetadata: Sendable, Equatable, Codable {
 
     /// What `path` holds, or nil (not MP4/MOV, nothing to keep, or malformed: then nothing is copied).
     static func read(path: String) -> MovieMetadata? {
-        let descriptor = DiskFile.open(path, O_RDONLY)
+        let descriptor = DiskFile.open(InputSources.diskPath(path), O_RDONLY)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
         guard let found = try? MovieBoxes.findMovieBox(descriptor) else { return nil }

@@ -8,6 +8,8 @@ final class InputFile {
     private var context: UnsafeMutablePointer<AVFormatContext>?
     /// MP4/MOV streams (by index) whose decode times FFmpeg 5.1 leaves after presentation times: how much earlier each goes.
     private var decodeLeads: [Int: Int64] = [:]
+    /// Where a URL's spool lies on the URL's timeline (InputSources); nil for an ordinary file.
+    let window: InputSources.Window?
 
     /// `analyze`: read into the streams to complete their parameters (avformat_find_stream_info);
     /// reading back a file just written needs only its header.
@@ -15,7 +17,8 @@ final class InputFile {
         self.path = path
         FFmpegText.clearLoggedError()
         var opened: UnsafeMutablePointer<AVFormatContext>?
-        let status = DiskName.withCString(path) { avformat_open_input(&opened, $0, nil, nil) }
+        window = InputSources.window(for: path)
+        let status = DiskName.withCString(window?.diskPath ?? path) { avformat_open_input(&opened, $0, nil, nil) }
         guard status >= 0, let opened else {
             throw InputFile.openError(path: path, code: status)
         }

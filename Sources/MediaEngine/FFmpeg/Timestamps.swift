@@ -34,6 +34,7 @@ enum Micro {
 extension InputFile {
     /// The container's start time (µs), or 0 when it states none: the origin of vtrim's timeline.
     var originMicro: Int64 {
+        if let window { return window.originMicro }
         let start = format.pointee.start_time
         return start == CAV_NOPTS_VALUE ? 0 : start
     }

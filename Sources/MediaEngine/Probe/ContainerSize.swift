@@ -29,7 +29,7 @@ enum ContainerSize {
 
     /// The file's first bytes (enough for Matroska's EBML and Segment headers).
     static func firstBytes(of path: String, count: Int = 256) -> [UInt8] {
-        let descriptor = DiskFile.open(path, O_RDONLY)
+        let descriptor = DiskFile.open(InputSources.diskPath(path), O_RDONLY)
         guard descriptor >= 0, count > 0 else { return [] }
         defer { close(descriptor) }
         var bytes = [UInt8](repeating: 0, count: count)

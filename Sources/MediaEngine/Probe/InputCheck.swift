@@ -5,7 +5,15 @@ import Glibc
 /// can never block or stream forever inside avformat_open_input.
 enum InputCheck {
     /// Returns the file size in bytes.
-    static func regularFile(_ path: String) throws(MediaError) -> Int64 {
+    static func regularFile(_ name: String) throws(MediaError) -> Int64 {
+        // A registered input (a URL's spool) is checked as the file holding its bytes, and named as given.
+        let path = InputSources.diskPath(name)
+        do { return try regularFile(disk: path) } catch {
+            throw MediaError(error.code, path: name, operation: error.operation, reason: error.reason, remedy: error.remedy)
+        }
+    }
+
+    private static func regularFile(disk path: String) throws(MediaError) -> Int64 {
         var info = stat()
         if DiskName.withCString(path, { stat($0, &info) }) != 0 {
             let code = errno

@@ -77,9 +77,16 @@ public enum Probe {
         if let index = video?.index, let end = extent.readableEndMicro[index] {
             video?.measuredEndSeconds = max(0, Micro.seconds(end.minus(input.originMicro)))
         }
-        let (readable, shortfall, measuredInstead) = readableDuration(input, extent: extent, sizeBytes: sizeBytes, declared: durationSeconds,
+        var (readable, shortfall, measuredInstead) = readableDuration(input, extent: extent, sizeBytes: sizeBytes, declared: durationSeconds,
                                                        declaredByContainer: durationSource == .container,
                                                        focus: video?.index ?? audio.first?.index, warnings: &warnings)
+        if let window = input.window {
+            // A URL's spool holds the segments a command needs, not the stream: its length is the manifest's.
+            durationSeconds = Micro.seconds(window.durationMicro)
+            durationSource = .container
+            (readable, shortfall, measuredInstead) = (durationSeconds, nil, nil)
+            warnings.removeAll { ["duration_estimated", "truncated", "duration_suspect"].contains($0.code) }
+        }
         if let measuredInstead {
             durationSeconds = measuredInstead
             durationSource = .streams
@@ -97,7 +104,7 @@ public enum Probe {
             shortfall: shortfall,
             startTimeSeconds: Double(startTicks) / Double(AV_TIME_BASE),
             sizeBytes: sizeBytes,
-            formatName: FFmpegText.string(format.iformat?.pointee.name) ?? "unknown",
+            formatName: input.window?.formatName ?? FFmpegText.string(format.iformat?.pointee.name) ?? "unknown",
             formatLongName: FFmpegText.string(format.iformat?.pointee.long_name),
             bitRate: format.bit_rate > 0 ? format.bit_rate : nil,
             video: video,

@@ -61,6 +61,8 @@ public struct CutRequest: Sendable {
     /// What reading `--list` found worth a warning (an EDL read from 0 rather than its clip's timecode): every
     /// input's report carries it, and `--strict` refuses on it.
     public var listWarnings: [String] = []
+    /// How URL inputs are read.
+    public var remote = RemoteRequest()
 
     var listWarningItems: [MediaWarning] { listWarnings.map { MediaWarning(code: "list_origin", message: $0) } }
 

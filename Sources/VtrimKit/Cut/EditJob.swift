@@ -12,6 +12,10 @@ public enum EditJob {
     /// One outcome per output.
     public static func run(item: InputItem, index: Int, request given: CutRequest,
                            progress: (@Sendable (Double) -> Void)? = nil) -> [Outcome] {
+        // A URL is fetched into a spool first, then cut here under its redacted name.
+        if RemoteNames.isURL(item.path), InputSources.window(for: item.path) == nil {
+            return RemoteJobs.cut(item: item, index: index, request: given, progress: progress)
+        }
         var request = given
         if let propose = request.propose {
             // `--propose`: the input's own ranges, found before anything is planned (a dry run prints them).
@@ -84,16 +88,18 @@ public enum EditJob {
                                          fields: [("output", .string(target.path))] + (listRow?.fields ?? [])))
             }
             try target.check(input: path)
-            let version = FileVersion.of(path)
+            let version = FileVersion.of(InputSources.window(for: path)?.diskPath ?? path)
             let source = try CutSource(path: path)
             // The plan says whether a truncated input or a wrong duration matters to its ranges, and whether Dolby Vision's
             // own colours are shown without its metadata (`dolby_vision_dropped`).
             warnings += source.info.warnings.filter { !["truncated", "duration_suspect", "dolby_vision_colours"].contains($0.code) }
             let edit = try request.edit(output: number, durationSeconds: source.info.durationSeconds, path: path)
             warnings += edit.ranges.flatMap(\.warnings)
-            // The mode asked for, or the edit's default — the one rule the API and the page follow too.
+            // The mode asked for, or the edit's default — the one rule the API and the page follow too. A stream's cut
+            // (a URL's spool) is smart like a join: frame-exact without re-encoding more than its edges.
+            let smartByDefault = edit.shape == .join || InputSources.window(for: path) != nil
             let (mode, smartUnavailable) = request.mode.map { ($0, nil) }
-                ?? EditDefaults.mode(joins: edit.shape == .join, videoCodec: source.info.video?.codec, outputName: target.path)
+                ?? EditDefaults.mode(joins: smartByDefault, videoCodec: source.info.video?.codec, outputName: target.path)
             let settings = request.settings(mode: mode)
             let work: PlannedWork
             if SoundContainer(fileName: target.path) != nil {
@@ -134,7 +140,7 @@ public enum EditJob {
         let path = planned.path
         let warnings = planned.warnings
         do throws(MediaError) {
-            guard let now = FileVersion.of(path), now == planned.source else {
+            guard let now = FileVersion.of(InputSources.window(for: path)?.diskPath ?? path), now == planned.source else {
                 throw MediaError(.planStale, path: path, operation: "plan",
                                  reason: "the file changed since the cut was planned (its size, modification or change time, or inode); plan it again")
             }

@@ -1,0 +1,75 @@
+import Foundation
+
+/// An HLS stream vtrim reads: the media playlist chosen (through the master's variant, if there is one), its
+/// segments' URLs resolved and checked, and what the choice was, for the report.
+public struct HLSStream: Sendable {
+    public var playlistURL: RemoteURL
+    public var playlist: MediaPlaylist
+    public var segmentURLs: [RemoteURL]
+    public var initURLs: [RemoteURL]
+    /// "1280x720, 2.5 Mb/s" when a master playlist offered variants.
+    public var variant: String?
+    public var warnings: [(code: String, message: String)]
+
+    /// Reads `url` (a master or a media playlist). Refuses encrypted segments, an empty playlist, and segment
+    /// URLs vtrim does not read; a live playlist (no `EXT-X-ENDLIST`) is read as it stands, with a warning.
+    public static func open(_ url: RemoteURL, fetcher: HTTPFetcher, variant choice: VariantChoice) throws(RemoteError) -> HLSStream {
+        var playlistURL = url
+        var parsed = try playlist(url, fetcher: fetcher)
+        var variantText: String?
+        var warnings: [(code: String, message: String)] = []
+        if case let .master(master) = parsed {
+            guard let index = choice.choose(master.variants), let chosen = url.resolving(master.variants[index].uri) else {
+                throw RemoteError(.badManifest, url: url.redacted, reason: "the master playlist names no variant vtrim can read")
+            }
+            let variant = master.variants[index]
+            variantText = [variant.width.flatMap { w in variant.height.map { "\(w)x\($0)" } }, String(format: "%.2f Mb/s", Double(variant.bandwidth) / 1e6)]
+                .compactMap { $0 }.joined(separator: ", ")
+            if let group = variant.audioGroup, master.renditions.contains(where: { $0.type == "AUDIO" && $0.groupID == group && $0.uri != nil }) {
+                warnings.append(("audio_rendition_skipped", "the variant's sound is a separate playlist (group \(group)), which vtrim does not read yet: the output has the variant's own streams only"))
+            }
+            playlistURL = chosen
+            parsed = try playlist(chosen, fetcher: fetcher)
+        }
+        guard case let .media(media) = parsed else {
+            throw RemoteError(.badManifest, url: playlistURL.redacted, reason: "a variant of a master playlist is itself a master playlist")
+        }
+        if let method = media.encryption {
+            throw RemoteError(.badManifest, url: playlistURL.redacted, reason: "its segments are encrypted (EXT-X-KEY METHOD=\(method)), which vtrim does not read")
+        }
+        guard !media.segments.isEmpty else { throw RemoteError(.badManifest, url: playlistURL.redacted, reason: "the playlist lists no segment") }
+        if !media.ended {
+            warnings.append(("live_playlist", "the playlist has no EXT-X-ENDLIST (a live stream): what it lists now, \(String(format: "%.3f", media.durationSeconds)) s, is read"))
+        }
+        var segmentURLs: [RemoteURL] = []
+        for segment in media.segments {
+            guard let resolved = playlistURL.resolving(segment.uri) else {
+                throw RemoteError(.refused, url: playlistURL.redacted, reason: "line \(segment.line) names a segment vtrim does not read (only http and https URLs)")
+            }
+            segmentURLs.append(resolved)
+        }
+        var initURLs: [RemoteURL] = []
+        for section in media.initSections {
+            guard let resolved = playlistURL.resolving(section.uri) else {
+                throw RemoteError(.refused, url: playlistURL.redacted, reason: "EXT-X-MAP names a URL vtrim does not read (only http and https)")
+            }
+            initURLs.append(resolved)
+        }
+        return HLSStream(playlistURL: playlistURL, playlist: media, segmentURLs: segmentURLs, initURLs: initURLs, variant: variantText,
+                         warnings: warnings)
+    }
+
+    /// Playlists are text of at most 16 MiB.
+    static let maximumPlaylistBytes: Int64 = 16 << 20
+
+    private static func playlist(_ url: RemoteURL, fetcher: HTTPFetcher) throws(RemoteError) -> Playlist {
+        let answer = try fetcher.get(url, maximumBytes: maximumPlaylistBytes)
+        guard let text = String(data: answer.body, encoding: .utf8) else {
+            throw RemoteError(.badManifest, url: url.redacted, reason: "the playlist is not UTF-8 text")
+        }
+        do { return try M3U8Parser.parse(text) } catch {
+            throw RemoteError(.badManifest, url: url.redacted, reason: "not a playlist vtrim can read (\(error))")
+        }
+    }
+}
+

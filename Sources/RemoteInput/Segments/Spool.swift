@@ -1,0 +1,125 @@
+import Dispatch
+import Foundation
+import Locking
+
+/// A stream's segments fetched into one local file, in order (the init section first): an ordinary TS or
+/// fragmented MP4 that the unchanged pipeline reads. Segments are fetched whole — every byte is needed — at most
+/// `parallelFetches` at once, each bounded (its byte range, else `maximumSegmentBytes`) and checked against the
+/// length its server announced (a short one is `truncated`, and nothing is left behind).
+public enum Spool {
+    /// No segment of a playlist vtrim reads is larger (a 6 s 4K segment at 100 Mb/s is 75 MB).
+    public static let maximumSegmentBytes: Int64 = 512 << 20
+    /// Of segment 0, this much is enough for the first timestamp of every stream (the origin of the URL's timeline).
+    public static let headBytes: Int64 = 256 << 10
+
+    public struct Written: Sendable, Equatable {
+        public var segments: ClosedRange<Int>
+        public var bytes: Int64
+    }
+
+    /// Segments already fetched (by index; -1 for the init section): a spool written again with one segment more
+    /// fetches only that one.
+    public final class Fetched {
+        var parts: [Int: Data] = [:]
+        public init() {}
+    }
+
+    /// Writes the init section of `segments` and the segments themselves into `path` (created or replaced).
+    public static func write(_ stream: HLSStream, segments: ClosedRange<Int>, to path: String, fetcher: HTTPFetcher,
+                             fetched: Fetched = Fetched()) throws(RemoteError) -> Written {
+        let chosen = stream.playlist.segments[segments]
+        let sections = Set(chosen.map(\.initSection))
+        guard sections.count == 1 else {
+            throw RemoteError(.badManifest, url: stream.playlistURL.redacted,
+                              reason: "segments \(segments.lowerBound)–\(segments.upperBound) change their initialisation section (EXT-X-MAP), which vtrim does not join")
+        }
+        var parts: [Data] = []
+        if let section = sections.first ?? nil {
+            var data: Data
+            if let known = fetched.parts[-1 - section] { data = known } else { data = try initSection(stream, section, fetcher: fetcher) }
+            fetched.parts[-1 - section] = data
+            parts.append(data)
+        }
+        let missing = segments.filter { fetched.parts[$0] == nil }
+        for (index, data) in zip(missing, try fetchAll(missing, of: stream, fetcher: fetcher)) { fetched.parts[index] = data }
+        parts += segments.map { fetched.parts[$0] ?? Data() }
+        try store(parts, at: path, url: stream.playlistURL)
+        return Written(segments: segments, bytes: parts.reduce(0) { $0 + Int64($1.count) })
+    }
+
+    /// The init section and the first `headBytes` of segment 0: enough to read where the stream's timeline begins.
+    /// `rangeIgnored`: the server sent the whole segment to a request for its head.
+    public static func writeHead(_ stream: HLSStream, to path: String, fetcher: HTTPFetcher) throws(RemoteError) -> (bytes: Int64, rangeIgnored: Bool) {
+        var parts: [Data] = []
+        let first = stream.playlist.segments[0]
+        if let section = first.initSection { parts.append(try initSection(stream, section, fetcher: fetcher)) }
+        let range = first.byteRange.map { $0.offset...min($0.last, $0.offset + headBytes - 1) } ?? 0...(headBytes - 1)
+        let answer = try fetcher.get(stream.segmentURLs[0], range: range, maximumBytes: first.byteRange == nil ? maximumSegmentBytes : headBytes)
+        // A server that ignores Range sends the whole segment (bounded): its head is what is used.
+        parts.append(answer.body.prefix(Int(headBytes)))
+        try store(parts, at: path, url: stream.playlistURL)
+        return (parts.reduce(0) { $0 + Int64($1.count) }, answer.status == 200)
+    }
+
+    private static func initSection(_ stream: HLSStream, _ index: Int, fetcher: HTTPFetcher) throws(RemoteError) -> Data {
+        let section = stream.playlist.initSections[index]
+        return try fetchExactly(stream.initURLs[index], range: section.byteRange, fetcher: fetcher, what: "the initialisation section")
+    }
+
+    private static func fetchExactly(_ url: RemoteURL, range: ByteRange?, fetcher: HTTPFetcher, what: String) throws(RemoteError) -> Data {
+        let answer = try fetcher.get(url, range: range.map { $0.offset...$0.last }, maximumBytes: range == nil ? maximumSegmentBytes : max(range?.length ?? 0, maximumSegmentBytes))
+        guard let range else { return answer.body }
+        if answer.status == 200 {
+            // Range ignored: the whole resource came; the bytes asked for are cut from it.
+            guard Int64(answer.body.count) >= range.offset + range.length else {
+                throw RemoteError(.truncated, url: url.redacted, reason: "\(what) ends at byte \(answer.body.count), before its range \(range.offset)–\(range.last)")
+            }
+            return answer.body.subdata(in: Int(range.offset)..<Int(range.offset + range.length))
+        }
+        guard Int64(answer.body.count) == range.length else {
+            throw RemoteError(.truncated, url: url.redacted, reason: "\(what) holds \(answer.body.count) of the \(range.length) bytes its playlist names")
+        }
+        return answer.body
+    }
+
+    /// Segments `indices`, fetched at most `parallelFetches` at once; the first failure stops the rest.
+    private static func fetchAll(_ indices: [Int], of stream: HLSStream, fetcher: HTTPFetcher) throws(RemoteError) -> [Data] {
+        let results = Locked<(next: Int, parts: [Int: Data], failure: RemoteError?)>((0, [:], nil))
+        let group = DispatchGroup()
+        let work: @Sendable () -> Void = {
+            while let position = results.withLock({ state -> Int? in
+                guard state.failure == nil, state.next < indices.count else { return nil }
+                state.next += 1
+                return state.next - 1
+            }) {
+                let index = indices[position], segment = stream.playlist.segments[index]
+                do throws(RemoteError) {
+                    let data = try fetchExactly(stream.segmentURLs[index], range: segment.byteRange, fetcher: fetcher, what: "segment \(index)")
+                    results.withLock { $0.parts[position] = data }
+                } catch {
+                    let failure = RemoteError(error.kind, url: error.url, reason: "segment \(index) (line \(segment.line)): \(error.reason)")
+                    results.withLock { if $0.failure == nil { $0.failure = failure } }
+                }
+            }
+        }
+        for _ in 0..<max(1, min(fetcher.options.parallelFetches, indices.count)) {
+            DispatchQueue.global().async(group: group, execute: work)
+        }
+        group.wait()
+        let state = results.withLock { $0 }
+        if let failure = state.failure { throw failure }
+        return indices.indices.map { state.parts[$0] ?? Data() }
+    }
+
+    private static func store(_ parts: [Data], at path: String, url: RemoteURL) throws(RemoteError) {
+        guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
+            throw RemoteError(.fetchFailed, url: url.redacted, reason: "cannot write its segments to a temporary file (\(path))")
+        }
+        defer { try? handle.close() }
+        do {
+            for part in parts { try handle.write(contentsOf: part) }
+        } catch {
+            throw RemoteError(.fetchFailed, url: url.redacted, reason: "cannot write its segments to a temporary file (\(error.localizedDescription))")
+        }
+    }
+}
