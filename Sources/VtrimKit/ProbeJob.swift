@@ -5,7 +5,7 @@ import WorkerProtocol
 /// `vtrim probe` for one input.
 public enum ProbeJob {
     public static func run(path: String, remote: RemoteRequest = RemoteRequest()) -> Outcome {
-        if RemoteNames.isURL(path) { return RemoteJobs.probe(path, request: remote) }
+        if RemoteNames.isURL(path), InputSources.byteSource(for: path) == nil { return RemoteJobs.probe(path, request: remote) }
         do {
             let info = try Probe.probe(path: path)
             return outcome(info)
@@ -88,7 +88,8 @@ public enum ProbeJob {
         var lines = [info.path]
         var format = "  format    \(info.formatName)"
         if let long = info.formatLongName { format += " (\(long))" }
-        format += ", \(Human.bytes(info.sizeBytes))"
+        // A URL's stream has no size known (0): none is printed.
+        if info.sizeBytes > 0 { format += ", \(Human.bytes(info.sizeBytes))" }
         if let bitRate = info.bitRate { format += ", \(Human.bitRate(bitRate))" }
         lines.append(format)
         var duration = "  duration  \(Human.seconds(info.durationSeconds))"

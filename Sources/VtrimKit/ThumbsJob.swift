@@ -48,6 +48,8 @@ public struct ThumbsRequest: Sendable {
     public var header = false
     /// HDR sources tone-mapped to SDR (`--no-tonemap` turns it off).
     public var toneMapsHDR = true
+    /// How URL inputs are read.
+    public var remote = RemoteRequest()
     /// `--dry-run`: the plan (cells, times, layout, every output), nothing decoded or written.
     public var dryRun = false
     /// `--waveform-data FILE.json`: the input's waveform as BBC audiowaveform's JSON (one input).
@@ -104,6 +106,9 @@ public enum ThumbsJob {
     }
 
     public static func run(item: InputItem, index: Int, request: ThumbsRequest) -> Outcome {
+        if RemoteNames.isURL(item.path), InputSources.window(for: item.path) == nil, InputSources.byteSource(for: item.path) == nil {
+            return RemoteJobs.thumbs(item: item, index: index, request: request)
+        }
         let path = item.path
         var warnings: [MediaWarning] = []
         do throws(MediaError) {

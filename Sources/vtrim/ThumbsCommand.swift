@@ -15,10 +15,11 @@ struct ThumbsCommand: ParsableCommand {
     )
 
     @OptionGroup var common: CommonOptions
+    @OptionGroup(title: "URL inputs") var remote: RemoteOptions
     @OptionGroup var batch: BatchOptions
     @OptionGroup var outputs: OutputOptions
 
-    @Argument(help: "Media files, or folders with -r.")
+    @Argument(help: "Media files, folders with -r, or URLs (files, HLS playlists).")
     var inputs: [String]
 
     @Option(help: "Number of thumbnails, at the centres of equal parts of the range (default 10).")
@@ -184,6 +185,7 @@ struct ThumbsCommand: ParsableCommand {
         request.toneMapsHDR = !noToneMap
         request.dryRun = dryRun
         request.waveformData = waveformData
+        request.remote = remote.request
         let finished = request
         try runner.run(items, outputs: { index, item in
             let sheet = ThumbsJob.outputPath(for: item, index: index, request: finished)

@@ -11,12 +11,7 @@ import Glibc
 enum CompositionOffsets {
     /// The lead in each track's ticks, by track ID (`tkhd`; FFmpeg's `AVStream.id`), for tracks that need one.
     static func decodeLeads(path: String) -> [Int: Int64] {
-        let descriptor = DiskFile.open(InputSources.diskPath(path), O_RDONLY)
-        guard descriptor >= 0 else { return [:] }
-        defer { close(descriptor) }
-        guard let found = try? MovieBoxes.findMovieBox(descriptor) else { return [:] }
-        var moov = [UInt8](repeating: 0, count: found.1)
-        guard pread(descriptor, &moov, found.1, off_t(found.0)) == found.1 else { return [:] }
+        guard let moov = MovieBoxes.movieBox(path: path) else { return [:] }
         return decodeLeads(moov: moov)
     }
 

@@ -32,11 +32,10 @@ enum MovieBoxes {
 
     /// Whether the file at `path` opens with an MP4/MOV box: a size of at least 8 (or 0, 1) and a known type.
     static func startsWithBox(path: String) -> Bool {
-        let descriptor = DiskFile.open(InputSources.diskPath(path), O_RDONLY)
-        guard descriptor >= 0 else { return false }
-        defer { close(descriptor) }
-        var header = [UInt8](repeating: 0, count: 8)
-        guard pread(descriptor, &header, 8, 0) == 8 else { return false }
+        guard let reader = InputReader.open(path) else { return false }
+        defer { reader.close() }
+        let header = reader.read(count: 8, at: 0)
+        guard header.count == 8 else { return false }
         let size = read(header, at: 0, bytes: 4)
         return (size == 0 || size == 1 || size >= 8) && openingBoxes.contains(String(decoding: header[4..<8], as: UTF8.self))
     }
@@ -47,9 +46,28 @@ enum MovieBoxes {
     }
 
     static func findMovieBox(_ descriptor: Int32) throws(AVFailure) -> (Int, Int)? {
+        try findMovieBox(readingWith: { count, offset in
+            var bytes = [UInt8](repeating: 0, count: count)
+            let read = pread(descriptor, &bytes, count, off_t(offset))
+            return read > 0 ? Array(bytes.prefix(read)) : []
+        })
+    }
+
+    /// The input's `moov` box (a local file, a URL's spool or its registered source), or nil.
+    static func movieBox(path: String) -> [UInt8]? {
+        guard let reader = InputReader.open(path) else { return nil }
+        defer { reader.close() }
+        guard let found = try? findMovieBox(readingWith: { reader.read(count: $0, at: $1) }) else { return nil }
+        let moov = reader.read(count: found.1, at: Int64(found.0))
+        return moov.count == found.1 ? moov : nil
+    }
+
+    /// Walks the top-level boxes (`read(count, offset)` gives at most `count` bytes there) to `moov`: its offset and size.
+    static func findMovieBox(readingWith readBytes: (Int, Int64) -> [UInt8]) throws(AVFailure) -> (Int, Int)? {
         var position: off_t = 0
         var header = [UInt8](repeating: 0, count: 16)
-        while pread(descriptor, &header, 16, position) >= 8 {
+        while case let got = readBytes(16, Int64(position)), got.count >= 8 {
+            header = got + [UInt8](repeating: 0, count: 16 - got.count)
             var size = Int64(read(header, at: 0, bytes: 4))
             if size == 1 { size = Int64(clamping: read(header, at: 8, bytes: 8)) }
             let type = String(decoding: header[4..<8], as: UTF8.self)

@@ -25,12 +25,7 @@ public struct MovieMetadata: Sendable, Equatable, Codable {
 
     /// What `path` holds, or nil (not MP4/MOV, nothing to keep, or malformed: then nothing is copied).
     static func read(path: String) -> MovieMetadata? {
-        let descriptor = DiskFile.open(InputSources.diskPath(path), O_RDONLY)
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
-        guard let found = try? MovieBoxes.findMovieBox(descriptor) else { return nil }
-        var moov = [UInt8](repeating: 0, count: found.1)
-        guard pread(descriptor, &moov, found.1, off_t(found.0)) == found.1 else { return nil }
+        guard let moov = MovieBoxes.movieBox(path: path) else { return nil }
         let children = MovieBoxes.boxes(in: moov, from: 8, to: moov.count)
         var metadata = MovieMetadata(quickTimeMeta: nil, userData: [], names: [])
         if let meta = children.first(where: { $0.type == "meta" }), meta.end - meta.start <= maximumBytes,

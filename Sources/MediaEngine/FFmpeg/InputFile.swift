@@ -10,6 +10,8 @@ final class InputFile {
     private var decodeLeads: [Int: Int64] = [:]
     /// Where a URL's spool lies on the URL's timeline (InputSources); nil for an ordinary file.
     let window: InputSources.Window?
+    /// The reader of a registered byte source (a URL), kept as long as the context that reads through it.
+    private var bridge: AVIOBridge?
 
     /// `analyze`: read into the streams to complete their parameters (avformat_find_stream_info);
     /// reading back a file just written needs only its header.
@@ -18,8 +20,22 @@ final class InputFile {
         FFmpegText.clearLoggedError()
         var opened: UnsafeMutablePointer<AVFormatContext>?
         window = InputSources.window(for: path)
-        let status = DiskName.withCString(window?.diskPath ?? path) { avformat_open_input(&opened, $0, nil, nil) }
+        let status: Int32
+        if let source = InputSources.byteSource(for: path) {
+            // A URL read by range requests: libavformat reads through vtrim's reader, never its own protocols.
+            guard let bridge = AVIOBridge(source: source), let format = avformat_alloc_context() else {
+                throw MediaError(.unreadable, path: path, operation: "avio_alloc_context", reason: "out of memory")
+            }
+            self.bridge = bridge
+            format.pointee.pb = bridge.context
+            format.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
+            opened = format
+            status = path.withCString { avformat_open_input(&opened, $0, nil, nil) }
+        } else {
+            status = DiskName.withCString(window?.diskPath ?? path) { avformat_open_input(&opened, $0, nil, nil) }
+        }
         guard status >= 0, let opened else {
+            if let fetchError = bridge?.lastError { throw fetchError }
             throw InputFile.openError(path: path, code: status)
         }
         context = opened
@@ -44,7 +60,7 @@ final class InputFile {
         let infoStatus = avformat_find_stream_info(opened, options)
         if infoStatus < 0 {
             // The header parsed but no stream could be understood: not usable media.
-            let detail = FFmpegText.lastLoggedError() ?? FFmpegText.error(infoStatus)
+            let detail = bridge?.lastError?.reason ?? FFmpegText.lastLoggedError() ?? FFmpegText.error(infoStatus)
             avformat_close_input(&context)
             throw MediaError(.notMedia, path: path, operation: "avformat_find_stream_info",
                              reason: "cannot read stream information (\(detail))")

@@ -29,12 +29,9 @@ enum ContainerSize {
 
     /// The file's first bytes (enough for Matroska's EBML and Segment headers).
     static func firstBytes(of path: String, count: Int = 256) -> [UInt8] {
-        let descriptor = DiskFile.open(InputSources.diskPath(path), O_RDONLY)
-        guard descriptor >= 0, count > 0 else { return [] }
-        defer { close(descriptor) }
-        var bytes = [UInt8](repeating: 0, count: count)
-        let read = pread(descriptor, &bytes, count, 0)
-        return read > 0 ? Array(bytes.prefix(read)) : []
+        guard count > 0, let reader = InputReader.open(path) else { return [] }
+        defer { reader.close() }
+        return reader.read(count: count, at: 0)
     }
 
     /// An EBML variable-length integer: the count of leading zero bits of the first byte gives its length

@@ -6,7 +6,12 @@ import Glibc
 enum InputCheck {
     /// Returns the file size in bytes.
     static func regularFile(_ name: String) throws(MediaError) -> Int64 {
-        // A registered input (a URL's spool) is checked as the file holding its bytes, and named as given.
+        // A URL read by range requests is as large as its server says; a URL's spool is checked as the file holding its
+        // bytes, and named as given.
+        if let source = InputSources.byteSource(for: name) {
+            guard source.sizeBytes > 0 else { throw MediaError(.notMedia, path: name, operation: "size", reason: "empty file (0 bytes)") }
+            return source.sizeBytes
+        }
         let path = InputSources.diskPath(name)
         do { return try regularFile(disk: path) } catch {
             throw MediaError(error.code, path: name, operation: error.operation, reason: error.reason, remedy: error.remedy)

@@ -13,7 +13,7 @@ public enum Spool {
     public static let headBytes: Int64 = 256 << 10
 
     public struct Written: Sendable, Equatable {
-        public var segments: ClosedRange<Int>
+        public var segments: [Int]
         public var bytes: Int64
     }
 
@@ -25,13 +25,13 @@ public enum Spool {
     }
 
     /// Writes the init section of `segments` and the segments themselves into `path` (created or replaced).
-    public static func write(_ stream: HLSStream, segments: ClosedRange<Int>, to path: String, fetcher: HTTPFetcher,
+    /// `segments` in increasing order, not necessarily adjacent (thumbnails need one here and there).
+    public static func write(_ stream: HLSStream, segments: [Int], to path: String, fetcher: HTTPFetcher,
                              fetched: Fetched = Fetched()) throws(RemoteError) -> Written {
-        let chosen = stream.playlist.segments[segments]
-        let sections = Set(chosen.map(\.initSection))
+        let sections = Set(segments.map { stream.playlist.segments[$0].initSection })
         guard sections.count == 1 else {
             throw RemoteError(.badManifest, url: stream.playlistURL.redacted,
-                              reason: "segments \(segments.lowerBound)–\(segments.upperBound) change their initialisation section (EXT-X-MAP), which vtrim does not join")
+                              reason: "segments \(segments.first ?? 0)–\(segments.last ?? 0) change their initialisation section (EXT-X-MAP), which vtrim does not join")
         }
         var parts: [Data] = []
         if let section = sections.first ?? nil {

@@ -13,7 +13,7 @@ public enum EditJob {
     public static func run(item: InputItem, index: Int, request given: CutRequest,
                            progress: (@Sendable (Double) -> Void)? = nil) -> [Outcome] {
         // A URL is fetched into a spool first, then cut here under its redacted name.
-        if RemoteNames.isURL(item.path), InputSources.window(for: item.path) == nil {
+        if RemoteNames.isURL(item.path), InputSources.window(for: item.path) == nil, InputSources.byteSource(for: item.path) == nil {
             return RemoteJobs.cut(item: item, index: index, request: given, progress: progress)
         }
         var request = given
@@ -88,7 +88,7 @@ public enum EditJob {
                                          fields: [("output", .string(target.path))] + (listRow?.fields ?? [])))
             }
             try target.check(input: path)
-            let version = FileVersion.of(InputSources.window(for: path)?.diskPath ?? path)
+            let version = RemoteFileView.version(of: path)
             let source = try CutSource(path: path)
             // The plan says whether a truncated input or a wrong duration matters to its ranges, and whether Dolby Vision's
             // own colours are shown without its metadata (`dolby_vision_dropped`).
@@ -97,7 +97,7 @@ public enum EditJob {
             warnings += edit.ranges.flatMap(\.warnings)
             // The mode asked for, or the edit's default — the one rule the API and the page follow too. A stream's cut
             // (a URL's spool) is smart like a join: frame-exact without re-encoding more than its edges.
-            let smartByDefault = edit.shape == .join || InputSources.window(for: path) != nil
+            let smartByDefault = edit.shape == .join || InputSources.window(for: path) != nil || InputSources.byteSource(for: path) != nil
             let (mode, smartUnavailable) = request.mode.map { ($0, nil) }
                 ?? EditDefaults.mode(joins: smartByDefault, videoCodec: source.info.video?.codec, outputName: target.path)
             let settings = request.settings(mode: mode)
@@ -140,7 +140,7 @@ public enum EditJob {
         let path = planned.path
         let warnings = planned.warnings
         do throws(MediaError) {
-            guard let now = FileVersion.of(InputSources.window(for: path)?.diskPath ?? path), now == planned.source else {
+            guard let now = RemoteFileView.version(of: path), now == planned.source else {
                 throw MediaError(.planStale, path: path, operation: "plan",
                                  reason: "the file changed since the cut was planned (its size, modification or change time, or inode); plan it again")
             }

@@ -15,6 +15,10 @@ struct RemoteView {
     let stream: HLSStream
     let fetcher: HTTPFetcher
     var segments: ClosedRange<Int>
+    /// Segments in the spool when they are not all of `segments` (thumbnails').
+    var sparseCount: Int?
+    /// Where the URL's timeline begins (container µs), once read.
+    private var knownOrigin: Int64?
     var warnings: [MediaWarning]
     /// Bytes of segment 0 read only to find where the stream's timeline begins (not a segment of the range).
     var originBytes: Int64 = 0
@@ -25,18 +29,34 @@ struct RemoteView {
     /// Seconds of the stream (the sum of its EXTINF).
     var durationSeconds: Double { stream.playlist.durationSeconds }
 
-    /// Opens the stream a URL names (a master playlist's variant `request.variant`) without fetching segments.
-    static func open(_ text: String, request: RemoteRequest) throws(MediaError) -> RemoteView {
+    /// What a URL names: an HLS stream (a `.m3u8` path, or a file that begins `#EXTM3U`), or a plain file.
+    enum Opened {
+        case stream(RemoteView)
+        case file(RemoteFileView)
+    }
+
+    /// Opens the input a URL names (a master playlist's variant `request.variant`) without fetching segments; a plain
+    /// file's first 64 KiB are read (its size, whether its server honours ranges).
+    static func open(_ text: String, request: RemoteRequest) throws(MediaError) -> Opened {
         guard let url = RemoteURL(text) else {
             throw MediaError(.refusedURL, path: RemoteNames.redacted(text), operation: "open URL",
                              reason: "vtrim reads http and https URLs only")
         }
         let fetcher = HTTPFetcher(options: request.fetch, for: url)
-        guard ["m3u8", "m3u"].contains((url.url.path as NSString).pathExtension.lowercased()) else {
-            let kind = (url.url.path as NSString).pathExtension.lowercased() == "mpd" ? "DASH manifests (.mpd) are" : "files other than HLS playlists (.m3u8) are"
+        let pathExtension = (url.url.path as NSString).pathExtension.lowercased()
+        if pathExtension == "mpd" {
             throw MediaError(.unsupportedContainer, path: url.redacted, operation: "open URL",
-                             reason: "\(kind) not read from URLs by this vtrim yet; download it first")
+                             reason: "DASH manifests (.mpd) are not read from URLs by this vtrim yet; an HLS playlist of the same stream is")
         }
+        if !["m3u8", "m3u"].contains(pathExtension) {
+            let file = try RemoteFileView.open(url, fetcher: fetcher, insecure: request.fetch.insecure)
+            guard file.beginsLikePlaylist else { return .file(file) }
+            file.finish()
+        }
+        return .stream(try stream(url, fetcher: fetcher, request: request))
+    }
+
+    private static func stream(_ url: RemoteURL, fetcher: HTTPFetcher, request: RemoteRequest) throws(MediaError) -> RemoteView {
         let stream: HLSStream
         do { stream = try HLSStream.open(url, fetcher: fetcher, variant: request.variant) } catch { throw Self.error(error) }
         let warnings = stream.warnings.map { MediaWarning(code: $0.code, message: $0.message) }
@@ -71,6 +91,30 @@ struct RemoteView {
         }
     }
 
+    /// Fetches the segments holding `timesSeconds` (URL seconds; thumbnails' times) into the spool: a sparse one, its
+    /// segments in order (each opens on its own keyframe in the streams vtrim reads).
+    mutating func fetch(times timesSeconds: [Double]) throws(MediaError) {
+        let playlist = stream.playlist
+        let starts = playlist.segmentStartsSeconds, durations = playlist.segments.map(\.durationSeconds)
+        // The frame shown at a time may start in the segment before (a frame's start, audio priming and rounded EXTINF
+        // put segment starts up to a few hundred ms off): a time that near a segment's start takes the one before too.
+        let chosen = Set(timesSeconds.flatMap { time -> [Int] in
+            guard let found = SegmentChoice.overlapping(startsSeconds: starts, durationsSeconds: durations,
+                                                        startSeconds: time - Self.frameMarginSeconds, endSeconds: time) else { return [] }
+            return Array(found)
+        }).sorted()
+        guard let first = chosen.first, let last = chosen.last else { return try fetch(span: nil) }
+        let origin = try originMicro(first: first, checkingSpool: false)
+        guard TemporaryFiles.shared.add(spoolPath) else { throw Interrupt.error(name) }
+        do { _ = try Spool.write(stream, segments: chosen, to: spoolPath, fetcher: fetcher, fetched: fetched) } catch { throw Self.error(error) }
+        segments = first...last
+        sparseCount = chosen.count
+        register(origin: origin)
+    }
+
+    /// How far before a thumbnail's time its frame may start, in the playlist's timing.
+    static let frameMarginSeconds = 0.5
+
     /// Why a spool opening so cannot start a range at `start` (nil: it can).
     static func lateOpening(_ opening: StreamOpening, start: Double) -> String? {
         if opening.hasVideo, (opening.firstCleanVideoSeconds ?? .infinity) > start + 1e-6 {
@@ -92,10 +136,11 @@ struct RemoteView {
 
     /// Where the URL's timeline begins, in container time: the start of segment 0 — the spool's own when it begins
     /// with segment 0, else read from segment 0's head (`origin_bytes`).
-    private mutating func originMicro(first: Int) throws(MediaError) -> Int64 {
-        let path = first == 0 ? spoolPath : headPath
+    private mutating func originMicro(first: Int, checkingSpool: Bool = true) throws(MediaError) -> Int64 {
+        if let knownOrigin { return knownOrigin }
+        let path = first == 0 && checkingSpool ? spoolPath : headPath
         do {
-            if first > 0 {
+            if path == headPath {
                 guard TemporaryFiles.shared.add(headPath) else { throw Interrupt.error(name) }
                 let head = try Spool.writeHead(stream, to: headPath, fetcher: fetcher)
                 originBytes = head.bytes
@@ -103,8 +148,10 @@ struct RemoteView {
                     warnings.append(MediaWarning(code: "range_ignored", message: "the server ignores range requests: all of segment 0 was fetched to read where the stream begins"))
                 }
             }
-            defer { if first > 0 { TemporaryFiles.shared.remove(headPath); _ = DiskFile.unlink(headPath) } }
-            return try StreamOpening.measure(path: path).containerStartMicro
+            defer { if path == headPath { TemporaryFiles.shared.remove(headPath); _ = DiskFile.unlink(headPath) } }
+            let origin = try StreamOpening.measure(path: path).containerStartMicro
+            knownOrigin = origin
+            return origin
         } catch let error as RemoteError {
             throw Self.error(error)
         } catch let error as MediaError {
@@ -122,7 +169,7 @@ struct RemoteView {
 
     private func writeSegments(_ range: ClosedRange<Int>, to path: String) throws(MediaError) {
         guard TemporaryFiles.shared.add(path) else { throw Interrupt.error(name) }
-        do { _ = try Spool.write(stream, segments: range, to: path, fetcher: fetcher, fetched: fetched) } catch { throw Self.error(error) }
+        do { _ = try Spool.write(stream, segments: Array(range), to: path, fetcher: fetcher, fetched: fetched) } catch { throw Self.error(error) }
     }
 
     /// Unregisters and removes the spool.
@@ -141,6 +188,7 @@ struct RemoteView {
         source.append(("playlist_duration", .number(durationSeconds)))
         source.append(("segment_count", .int(Int64(stream.playlist.segments.count))))
         source.append(("segments", chosen))
+        if let sparseCount { source.append(("segments_fetched", .int(Int64(sparseCount)))) }
         source.append(("origin_bytes", .int(originBytes)))
         source.append(("fetched_requests", .int(Int64(totals.requests))))
         source.append(("fetched_bytes", .int(totals.bytes)))

@@ -6,26 +6,87 @@ import WorkerProtocol
 /// The jobs for URL inputs: the stream opened, the segments the command needs fetched into a spool, the ordinary
 /// job run on it under the URL's redacted name, the spool removed; each report says what was fetched (`source`).
 enum RemoteJobs {
-    /// `vtrim probe URL`: the first segment (and the playlist) only.
+    /// `vtrim probe URL`: a stream's playlist and first segment; a file's header (an MP4's `moov`) by range requests.
     static func probe(_ text: String, request: RemoteRequest) -> Outcome {
-        var view: RemoteView
-        do { view = try RemoteView.open(text, request: request) } catch { return .failure(error) }
-        defer { view.finish() }
-        do throws(MediaError) {
-            try view.fetch(span: nil)
-            var outcome = ProbeJob.outcome(try Probe.probe(path: view.name))
-            return view.annotated(outcome: &outcome)
-        } catch {
-            var outcome = Outcome.failure(error, warnings: view.warnings)
+        let opened: RemoteView.Opened
+        do { opened = try RemoteView.open(text, request: request) } catch { return .failure(error) }
+        switch opened {
+        case var .stream(view):
+            defer { view.finish() }
+            do throws(MediaError) {
+                try view.fetch(span: nil)
+                var info = try Probe.probe(path: view.name)
+                // What the spool measures of its streams is its segment's, not the stream's: not reported as the stream's.
+                info.video?.durationSeconds = nil
+                info.video?.frameCount = nil
+                info.sizeBytes = 0
+                info.bitRate = nil
+                for index in info.audio.indices { info.audio[index].durationSeconds = nil }
+                var outcome = ProbeJob.outcome(info)
+                // A stream's size in bytes is not known without fetching every segment.
+                outcome.fields = outcome.fields.map { $0.0 == "size" ? ("size", .null) : $0 }
+                return view.annotated(outcome: &outcome)
+            } catch {
+                var outcome = Outcome.failure(error, warnings: view.warnings)
+                return view.annotated(outcome: &outcome)
+            }
+        case let .file(view):
+            defer { view.finish() }
+            var outcome = ProbeJob.run(path: view.name)
             return view.annotated(outcome: &outcome)
         }
     }
 
-    /// `vtrim cut URL`: the segments every output's ranges overlap (their hull), then the ordinary edit.
+    /// `vtrim thumbs URL`: a file read by ranges (fast thumbnails read their keyframes); a stream's segments holding the
+    /// sheet's times (planned from the playlist's duration after its first segment is read).
+    static func thumbs(item: InputItem, index: Int, request: ThumbsRequest) -> Outcome {
+        let opened: RemoteView.Opened
+        do { opened = try RemoteView.open(item.path, request: request.remote) } catch { return .failure(error) }
+        switch opened {
+        case var .stream(view):
+            defer { view.finish() }
+            do throws(MediaError) {
+                try view.fetch(span: nil)
+                let local = InputItem(path: view.name, relativePath: RemoteView.fileName(view.name))
+                let info = try Probe.probe(path: view.name)
+                guard let video = info.video else { throw MediaError(.noVideo, path: view.name, operation: "thumbs", reason: "has no video stream") }
+                let target = ThumbsJob.outputPath(for: local, index: index, request: request)
+                let plan = try ThumbsPlan.make(info: info, video: video, request: request, format: try ThumbsRequest.format(of: target, input: view.name),
+                                               path: view.name)
+                try view.fetch(times: plan.cells.map(\.timeSeconds))
+                var outcome = ThumbsJob.run(item: local, index: index, request: request)
+                return view.annotated(outcome: &outcome)
+            } catch {
+                var outcome = Outcome.failure(error, warnings: view.warnings)
+                return view.annotated(outcome: &outcome)
+            }
+        case let .file(view):
+            defer { view.finish() }
+            var outcome = ThumbsJob.run(item: InputItem(path: view.name, relativePath: RemoteView.fileName(view.name)), index: index, request: request)
+            return view.annotated(outcome: &outcome)
+        }
+    }
+
+    /// `vtrim cut URL`: a stream's segments every output's ranges overlap (their hull) fetched, or a file read by
+    /// ranges; then the ordinary edit.
     static func cut(item: InputItem, index: Int, request: CutRequest, progress: (@Sendable (Double) -> Void)?) -> [Outcome] {
-        var view: RemoteView
-        do { view = try RemoteView.open(item.path, request: request.remote) } catch { return [.failure(error)] }
-        defer { view.finish() }
+        let opened: RemoteView.Opened
+        do { opened = try RemoteView.open(item.path, request: request.remote) } catch { return [.failure(error)] }
+        switch opened {
+        case var .stream(view):
+            defer { view.finish() }
+            return cut(&view, index: index, request: request, progress: progress)
+        case let .file(view):
+            defer { view.finish() }
+            let local = InputItem(path: view.name, relativePath: RemoteView.fileName(view.name))
+            return EditJob.run(item: local, index: index, request: request, progress: progress).map { given in
+                var outcome = given
+                return view.annotated(outcome: &outcome)
+            }
+        }
+    }
+
+    private static func cut(_ view: inout RemoteView, index: Int, request: CutRequest, progress: (@Sendable (Double) -> Void)?) -> [Outcome] {
         if request.propose != nil {
             return [Outcome.failure(MediaError(.invalidRange, path: view.name, operation: "propose",
                                                reason: "--propose reads the whole stream: download it first (vtrim cut URL --start 0 -o FILE)"))]
@@ -46,10 +107,20 @@ enum RemoteJobs {
             return [view.annotated(outcome: &outcome)]
         }
         let local = InputItem(path: view.name, relativePath: RemoteView.fileName(view.name))
+        let annotating = view
         return EditJob.run(item: local, index: index, request: request, progress: progress).map { given in
             var outcome = given
-            return view.annotated(outcome: &outcome)
+            return annotating.annotated(outcome: &outcome)
         }
+    }
+}
+
+extension RemoteFileView {
+    func annotated(outcome: inout Outcome) -> Outcome {
+        outcome.path = name
+        outcome.warnings = warnings + outcome.warnings
+        outcome.fields += fields
+        return outcome
     }
 }
 
