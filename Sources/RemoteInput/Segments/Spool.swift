@@ -34,12 +34,7 @@ public enum Spool {
                               reason: "segments \(segments.first ?? 0)–\(segments.last ?? 0) change their initialisation section (EXT-X-MAP), which vtrim does not join")
         }
         var parts: [Data] = []
-        if let section = sections.first ?? nil {
-            var data: Data
-            if let known = fetched.parts[-1 - section] { data = known } else { data = try initSection(stream, section, fetcher: fetcher) }
-            fetched.parts[-1 - section] = data
-            parts.append(data)
-        }
+        if let section = sections.first ?? nil { parts.append(try initSection(stream, section, fetcher: fetcher, fetched: fetched)) }
         let missing = segments.filter { fetched.parts[$0] == nil }
         for (index, data) in zip(missing, try fetchAll(missing, of: stream, fetcher: fetcher)) { fetched.parts[index] = data }
         parts += segments.map { fetched.parts[$0] ?? Data() }
@@ -49,10 +44,11 @@ public enum Spool {
 
     /// The init section and the first `headBytes` of segment 0: enough to read where the stream's timeline begins.
     /// `rangeIgnored`: the server sent the whole segment to a request for its head.
-    public static func writeHead(_ stream: HLSStream, to path: String, fetcher: HTTPFetcher) throws(RemoteError) -> (bytes: Int64, rangeIgnored: Bool) {
+    public static func writeHead(_ stream: HLSStream, to path: String, fetcher: HTTPFetcher,
+                                 fetched: Fetched = Fetched()) throws(RemoteError) -> (bytes: Int64, rangeIgnored: Bool) {
         var parts: [Data] = []
         let first = stream.playlist.segments[0]
-        if let section = first.initSection { parts.append(try initSection(stream, section, fetcher: fetcher)) }
+        if let section = first.initSection { parts.append(try initSection(stream, section, fetcher: fetcher, fetched: fetched)) }
         let range = first.byteRange.map { $0.offset...min($0.last, $0.offset + headBytes - 1) } ?? 0...(headBytes - 1)
         let answer = try fetcher.get(stream.segmentURLs[0], range: range, maximumBytes: first.byteRange == nil ? maximumSegmentBytes : headBytes)
         // A server that ignores Range sends the whole segment (bounded): its head is what is used.
@@ -61,9 +57,13 @@ public enum Spool {
         return (parts.reduce(0) { $0 + Int64($1.count) }, answer.status == 200)
     }
 
-    private static func initSection(_ stream: HLSStream, _ index: Int, fetcher: HTTPFetcher) throws(RemoteError) -> Data {
+    /// Init section `index` (fetched once per spool's life: kept in `fetched` under −1 − index).
+    private static func initSection(_ stream: HLSStream, _ index: Int, fetcher: HTTPFetcher, fetched: Fetched) throws(RemoteError) -> Data {
+        if let known = fetched.parts[-1 - index] { return known }
         let section = stream.playlist.initSections[index]
-        return try fetchExactly(stream.initURLs[index], range: section.byteRange, fetcher: fetcher, what: "the initialisation section")
+        let data = try fetchExactly(stream.initURLs[index], range: section.byteRange, fetcher: fetcher, what: "the initialisation section")
+        fetched.parts[-1 - index] = data
+        return data
     }
 
     private static func fetchExactly(_ url: RemoteURL, range: ByteRange?, fetcher: HTTPFetcher, what: String) throws(RemoteError) -> Data {

@@ -127,9 +127,10 @@ struct RemoteView {
     }
 
     /// The playlist's timing against the media: where the first fetched segment starts by the sum of the EXTINF
-    /// before it, and where its media starts. More than 0.1 s apart (a few frames) is a warning.
+    /// before it, and where its media starts (its first clean video frame: leading pictures show before it, audio
+    /// priming and packet boundaries move the rest by a frame). More than 0.1 s apart is a warning.
     private mutating func checkTiming(_ opening: StreamOpening, expected: Double) {
-        let measured = opening.startSeconds
+        let measured = opening.firstCleanVideoSeconds ?? opening.firstAudioSeconds ?? opening.startSeconds
         guard abs(measured - expected) > 0.1 else { return }
         warnings.append(MediaWarning(code: "playlist_timing", message: "segment \(segments.lowerBound) starts at \(Self.seconds(measured)) in its media but at \(Self.seconds(expected)) by the playlist's EXTINF durations; times are the media's"))
     }
@@ -142,7 +143,7 @@ struct RemoteView {
         do {
             if path == headPath {
                 guard TemporaryFiles.shared.add(headPath) else { throw Interrupt.error(name) }
-                let head = try Spool.writeHead(stream, to: headPath, fetcher: fetcher)
+                let head = try Spool.writeHead(stream, to: headPath, fetcher: fetcher, fetched: fetched)
                 originBytes = head.bytes
                 if head.rangeIgnored {
                     warnings.append(MediaWarning(code: "range_ignored", message: "the server ignores range requests: all of segment 0 was fetched to read where the stream begins"))

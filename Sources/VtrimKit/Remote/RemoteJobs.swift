@@ -27,7 +27,7 @@ enum RemoteJobs {
                 outcome.fields = outcome.fields.map { $0.0 == "size" ? ("size", .null) : $0 }
                 return view.annotated(outcome: &outcome)
             } catch {
-                var outcome = Outcome.failure(error, warnings: view.warnings)
+                var outcome = Outcome.failure(error)
                 return view.annotated(outcome: &outcome)
             }
         case let .file(view):
@@ -57,7 +57,7 @@ enum RemoteJobs {
                 var outcome = ThumbsJob.run(item: local, index: index, request: request)
                 return view.annotated(outcome: &outcome)
             } catch {
-                var outcome = Outcome.failure(error, warnings: view.warnings)
+                var outcome = Outcome.failure(error)
                 return view.annotated(outcome: &outcome)
             }
         case let .file(view):
@@ -103,7 +103,7 @@ enum RemoteJobs {
             guard low <= high else { throw MediaError(.invalidRange, path: view.name, operation: "ranges", reason: "no range to keep") }
             try view.fetch(span: low...high)
         } catch {
-            var outcome = Outcome.failure(error, warnings: view.warnings)
+            var outcome = Outcome.failure(error)
             return [view.annotated(outcome: &outcome)]
         }
         let local = InputItem(path: view.name, relativePath: RemoteView.fileName(view.name))

@@ -1,0 +1,258 @@
+"""URLs as inputs (#51), against a loopback origin that counts what vtrim fetches: HLS (TS, fMP4, byte ranges, open
+GOP, a master of variants) fetched only where a range needs it and cut frame for frame as the local concatenation of
+its segments is; plain files read by bounded range requests; and the faults a real server has (5xx, resets,
+truncation, stalls, redirects, self-signed TLS) — each a clear error or a retry, never a quiet wrong file."""
+import glob
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+
+import pytest
+
+from .conftest import run_vtrim
+
+KIB = 1024
+
+
+def report(result):
+    lines = [line for line in result.stdout.splitlines() if line.strip()]
+    assert len(lines) == 1, result.stdout + result.stderr
+    return json.loads(lines[0])
+
+
+def codes(outcome):
+    return [warning["code"] for warning in outcome["warnings"]]
+
+
+def framemd5(path, stream):
+    result = subprocess.run(["ffmpeg", "-v", "error", "-i", path, "-map", f"0:{stream}", "-f", "framemd5", "-"],
+                            capture_output=True, text=True, check=True)
+    return [line.split(",")[-1].strip() for line in result.stdout.splitlines() if line and not line.startswith("#")]
+
+
+def same_media(a, b):
+    for stream in ("v", "a"):
+        first, second = framemd5(a, stream), framemd5(b, stream)
+        assert first and first == second, f"{stream}: {len(first)} vs {len(second)} frames differ between {a} and {b}"
+
+
+def same_pictures(a, b, minimum_psnr=40):
+    """Frame for frame the same pictures (same count and times, each at least `minimum_psnr` dB from the other's): for
+    re-encoded edges decoded from an open-GOP I picture, where libx264's output varies in rare runs (measured: 1 run in
+    ~10 differs from frame 10 on, at 49–51 dB). A wrong frame of the moving test pattern is near 20 dB."""
+    times = [subprocess.run(["ffprobe", "-v", "error", "-select_streams", "v", "-show_entries", "frame=pts_time", "-of", "csv=p=0", path],
+                            capture_output=True, text=True, check=True).stdout.split() for path in (a, b)]
+    assert times[0] and times[0] == times[1]
+    stats = subprocess.run(["ffmpeg", "-v", "error", "-i", a, "-i", b, "-filter_complex", "[0:v][1:v]psnr=stats_file=-", "-f", "null", "-"],
+                           capture_output=True, text=True, check=True).stdout
+    values = [float(field.split(":")[1]) for line in stats.splitlines() for field in line.split() if field.startswith("psnr_avg:")]
+    assert len(values) == len(times[0]) and min(values) >= minimum_psnr, min(values)
+    assert framemd5(a, "a") == framemd5(b, "a")
+
+
+def concatenation(media, folder, into):
+    """The local file the URL's timeline is defined by: the init section (if any) and every segment, in order."""
+    playlist = os.path.join(media, folder, "index.m3u8")
+    names = [line.strip() for line in open(playlist) if line.strip() and not line.startswith("#")]
+    init = os.path.join(media, folder, "init.mp4")
+    suffix = ".mp4" if os.path.exists(init) else ".ts"
+    path = os.path.join(into, folder.replace("/", "_") + "-all" + suffix)
+    with open(path, "wb") as out:
+        for part in ([init] if suffix == ".mp4" else []) + [os.path.join(media, folder, name) for name in names]:
+            with open(part, "rb") as handle:
+                shutil.copyfileobj(handle, out)
+    return path
+
+
+@pytest.fixture
+def workdir():
+    folder = tempfile.mkdtemp(prefix="vtrim-url-")
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def spools():
+    return glob.glob(os.path.join(tempfile.gettempdir(), "vtrim-spool-*"))
+
+
+@pytest.mark.parametrize("folder", ["ts", "fmp4", "br"])
+def test_stream_cut_fetches_only_its_segments_and_equals_the_local_cut(origin, media, workdir, folder):
+    """31–37 s of ten 6 s segments: the playlist, the init section, segments 5 and 6 and at most 256 KiB of segment 0
+    (where the timeline begins) — nothing else; the frames and samples are those of the same cut of the segments'
+    concatenation."""
+    output = os.path.join(workdir, "url.mp4")
+    outcome = report(run_vtrim("cut", origin.url(f"{folder}/index.m3u8"), "--start", "31", "--end", "37", "-o", output, "--json"))
+    assert outcome["mode"] == "smart" and outcome["source"]["segments"] == [5, 6], outcome
+    assert "extra_segment" not in codes(outcome) and "playlist_timing" not in codes(outcome)
+    media_requests = [entry for entry in origin.requests() if not entry["path"].endswith((".m3u8", "init.mp4"))]
+    if folder == "br":
+        assert all(entry["range"] for entry in media_requests), "byte-range segments are fetched by their ranges"
+        assert len(media_requests) == 4  # init (by its range), head of segment 0, segments 5 and 6
+    else:
+        whole = sorted(entry["path"].rsplit("/", 1)[-1] for entry in media_requests if not entry["range"])
+        assert whole == [f"seg005.{'ts' if folder == 'ts' else 'm4s'}", f"seg006.{'ts' if folder == 'ts' else 'm4s'}"]
+        heads = [entry for entry in media_requests if entry["range"]]
+        assert len(heads) == 1 and "seg000" in heads[0]["path"] and heads[0]["bytes_sent"] <= 256 * KIB
+    assert outcome["source"]["fetched_bytes"] == origin.bytes_sent()
+    local = os.path.join(workdir, "local.mp4")
+    run_vtrim("cut", concatenation(media, folder, workdir), "--start", "31", "--end", "37", "--mode", "smart", "-o", local)
+    same_media(output, local)
+    assert outcome["actual"]["frames"] == 181
+    assert not spools()
+
+
+def test_stream_probe_reads_the_playlist_and_its_first_segment(origin):
+    outcome = report(run_vtrim("probe", origin.url("fmp4/index.m3u8"), "--json"))
+    assert outcome["duration"] == 60 and outcome["format"] == "hls (fragmented mp4)" and outcome["size"] is None
+    assert outcome["video"]["width"] == 320 and outcome["video"]["duration"] is None
+    assert sorted(entry["path"] for entry in origin.requests()) == ["/fmp4/index.m3u8", "/fmp4/init.mp4", "/fmp4/seg000.m4s"]
+
+
+def test_open_gop_segment_is_read_with_the_one_before_only_when_needed(origin, media, workdir):
+    """An open-GOP stream's segments open on an I picture whose leading pictures show first: a range from 31 s starts
+    after it (no extra segment); one from 30.000 s shows the last frame of segment 4, so segment 4 is read too, said so."""
+    for start, segments, extra in [("31", [5, 5], False), ("30.0", [4, 5], True)]:
+        output = os.path.join(workdir, f"url-{start}.mp4")
+        outcome = report(run_vtrim("cut", origin.url("opengop/index.m3u8"), "--start", start, "--end", "33", "-o", output, "--json"))
+        assert outcome["source"]["segments"] == segments, outcome["source"]
+        assert ("extra_segment" in codes(outcome)) == extra, outcome["warnings"]
+        local = os.path.join(workdir, f"local-{start}.mp4")
+        run_vtrim("cut", concatenation(media, "opengop", workdir), "--start", start, "--end", "33", "--mode", "smart", "-o", local)
+        same_pictures(output, local)
+
+
+def test_master_playlist_variant_choice(origin):
+    for choice, width in [("highest", 320), ("lowest", 160), ("90p", 160), ("180p", 320), ("250000", 160)]:
+        outcome = report(run_vtrim("probe", origin.url("master.m3u8"), "--variant", choice, "--json"))
+        assert outcome["video"]["width"] == width, (choice, outcome["source"])
+    # The audio-only entry (CODECS mp4a alone) is never chosen while there is video.
+    assert not origin.requests("/alt/*")
+    bad = run_vtrim("probe", origin.url("master.m3u8"), "--variant", "best", check=False)
+    assert bad.returncode == 64 and "--variant" in bad.stderr
+
+
+def test_plain_file_probe_reads_its_index_and_little_else(origin, media_facts):
+    """An MP4 whose moov sits at its end: the probe fetches the head, the moov and the first frame, in requests of at
+    most 256 KiB — not the 30 % of the file FFmpeg's own http reader pulls."""
+    outcome = report(run_vtrim("probe", origin.url("moovlast.mp4"), "--json"))
+    assert outcome["duration"] == 60 and outcome["video"]["frame_count"] == 1800
+    moov = next(box["size"] for box in media_facts["moovlast"]["boxes"] if box["type"] == "moov")
+    assert origin.bytes_sent() <= moov + 1024 * KIB and origin.largest_range() <= 256 * KIB
+    assert all(entry["range"] for entry in origin.requests())
+    assert outcome["source"]["fetched_bytes"] == origin.bytes_sent()
+
+
+def test_plain_file_cut_and_fast_thumbnails_read_by_ranges(origin, media, workdir):
+    output = os.path.join(workdir, "url.mp4")
+    outcome = report(run_vtrim("cut", origin.url("moovlast.mp4"), "--start", "31", "--end", "37", "-o", output, "--json"))
+    assert outcome["mode"] == "smart" and origin.largest_range() <= 256 * KIB
+    assert origin.bytes_sent() < 0.5 * os.path.getsize(os.path.join(media, "moovlast.mp4"))
+    local = os.path.join(workdir, "local.mp4")
+    run_vtrim("cut", os.path.join(media, "moovlast.mp4"), "--start", "31", "--end", "37", "--mode", "smart", "-o", local)
+    same_media(output, local)
+    origin.clear()
+    sheet = os.path.join(workdir, "sheet.png")
+    run_vtrim("thumbs", origin.url("moovlast.mp4"), "--mode", "fast", "--count", "4", "-o", sheet)
+    assert os.path.getsize(sheet) > 0 and origin.largest_range() <= 256 * KIB
+
+
+def test_stream_thumbnails_fetch_the_segments_of_their_times(origin, media, workdir):
+    sheet = os.path.join(workdir, "url.png")
+    outcome = report(run_vtrim("thumbs", origin.url("ts/index.m3u8"), "--count", "3", "-o", sheet, "--json"))
+    assert outcome["source"]["segments_fetched"] == 3, outcome["source"]
+    assert [round(cell["pts"], 3) for cell in outcome["cells"]] == [9.988, 29.988, 49.988]
+    local = os.path.join(workdir, "local.png")
+    run_vtrim("thumbs", concatenation(media, "ts", workdir), "--count", "3", "-o", local)
+    pixels = [subprocess.run(["ffmpeg", "-v", "error", "-i", path, "-f", "rawvideo", "-pix_fmt", "rgb24", "-"],
+                             capture_output=True, check=True).stdout for path in (sheet, local)]
+    assert pixels[0] == pixels[1]
+
+
+def test_server_errors_are_retried_and_truncation_is_an_error(origin, workdir):
+    origin.fault("ts/seg005.ts", count=2, status=503)
+    origin.fault("ts/seg006.ts", count=1, reset_after=1000)
+    output = os.path.join(workdir, "retried.mp4")
+    outcome = report(run_vtrim("cut", origin.url("ts/index.m3u8"), "--start", "31", "--end", "37", "-o", output, "--json"))
+    assert outcome["source"]["retries"] == 3 and os.path.exists(output)
+    origin.fault("ts/seg006.ts", count=None, truncate_to=5000)
+    truncated = os.path.join(workdir, "truncated.mp4")
+    result = run_vtrim("cut", origin.url("ts/index.m3u8"), "--start", "31", "--end", "37", "-o", truncated, "--json", check=False)
+    assert result.returncode == 1
+    assert report(result)["error"]["code"] == "truncated_segment"
+    assert "segment 6" in report(result)["error"]["message"]
+    assert os.listdir(workdir) == ["retried.mp4"], "nothing half-written is left"
+    assert not spools()
+
+
+def test_missing_refused_and_secret_urls(origin, workdir):
+    missing = run_vtrim("probe", origin.url("ts/nothing.m3u8"), "--json", check=False)
+    assert missing.returncode == 1 and report(missing)["error"]["code"] == "not_found"
+    origin.redirect("/elsewhere.mp4", "file:///etc/passwd")
+    refused = run_vtrim("probe", origin.url("elsewhere.mp4"), "--json", check=False)
+    assert refused.returncode == 1 and report(refused)["error"]["code"] == "refused_url"
+    scheme = run_vtrim("probe", "ftp://127.0.0.1/x.mp4", "--json", check=False)
+    assert scheme.returncode == 1 and report(scheme)["error"]["code"] == "refused_url"
+    # A signed URL's token is never printed, nor part of an output's name (the folder above a generic index.m3u8).
+    secret = run_vtrim("cut", origin.url("ts/index.m3u8") + "?token=s3cr3t", "--start", "31", "--end", "32", "--output-dir", workdir, "--json")
+    assert "s3cr3t" not in secret.stdout + secret.stderr
+    outcome = report(secret)
+    assert outcome["path"].endswith("/ts/index.m3u8?…") and outcome["output"] == os.path.join(workdir, "ts.cut.mp4")
+    assert os.listdir(workdir) == ["ts.cut.mp4"]
+
+
+def test_playlist_naming_file_urls_is_refused_before_anything_is_fetched(workdir):
+    from .origin import Origin
+    with open(os.path.join(workdir, "index.m3u8"), "w") as handle:
+        handle.write("#EXTM3U\n#EXT-X-TARGETDURATION:6\n#EXTINF:6,\nfile:///etc/passwd\n#EXT-X-ENDLIST\n")
+    with Origin(workdir) as evil:
+        result = run_vtrim("probe", evil.url("index.m3u8"), "--json", check=False)
+        assert report(result)["error"]["code"] == "refused_url" and [e["path"] for e in evil.requests()] == ["/index.m3u8"]
+
+
+def test_ignored_ranges_are_said_and_the_probe_is_still_right(origin):
+    origin.fault("moovlast.mp4", count=None, ignore_range=True)
+    outcome = report(run_vtrim("probe", origin.url("moovlast.mp4"), "--json"))
+    assert "range_ignored" in codes(outcome) and outcome["duration"] == 60
+    assert len(origin.requests("moovlast.mp4")) == 1
+
+
+def test_self_signed_tls_is_refused_unless_insecure(https_origin):
+    refused = run_vtrim("probe", https_origin.url("ts/index.m3u8"), "--json", check=False)
+    assert refused.returncode == 1 and report(refused)["error"]["code"] == "refused_url"
+    allowed = report(run_vtrim("probe", https_origin.url("ts/index.m3u8"), "--insecure", "--json"))
+    assert "insecure" in codes(allowed) and allowed["duration"] == 60
+
+
+def test_headers_reach_the_input_and_stalls_time_out(origin):
+    origin.fault("ts/*", count=None, require_header=("Authorization", "Bearer t0k"))
+    denied = run_vtrim("probe", origin.url("ts/index.m3u8"), "--json", check=False)
+    assert report(denied)["error"]["code"] == "fetch_failed"
+    allowed = report(run_vtrim("probe", origin.url("ts/index.m3u8"), "--header", "Authorization: Bearer t0k", "--json"))
+    assert allowed["duration"] == 60
+    origin.clear_faults()
+    origin.clear()
+    origin.fault("ts/seg000.ts", count=None, stall=30)
+    stalled = run_vtrim("probe", origin.url("ts/index.m3u8"), "--timeout", "1", "--json", check=False, timeout=40)
+    assert stalled.returncode == 1 and report(stalled)["error"]["code"] == "fetch_failed"
+    assert len(origin.requests("ts/seg000.ts")) == 4  # the first try and three retries
+
+
+def test_live_encrypted_and_dash(origin, media, workdir):
+    from .origin import Origin
+    text = open(os.path.join(media, "ts", "index.m3u8")).read()
+    for name in os.listdir(os.path.join(media, "ts")):
+        if name.endswith(".ts"):
+            shutil.copyfile(os.path.join(media, "ts", name), os.path.join(workdir, name))
+    with open(os.path.join(workdir, "live.m3u8"), "w") as handle:
+        handle.write(text.replace("#EXT-X-ENDLIST", "").replace("#EXT-X-PLAYLIST-TYPE:VOD\n", ""))
+    with open(os.path.join(workdir, "locked.m3u8"), "w") as handle:
+        handle.write(text.replace("#EXTINF", "#EXT-X-KEY:METHOD=AES-128,URI=\"k\"\n#EXTINF", 1))
+    with Origin(workdir) as server:
+        live = report(run_vtrim("probe", server.url("live.m3u8"), "--json"))
+        assert "live_playlist" in codes(live)
+        locked = report(run_vtrim("probe", server.url("locked.m3u8"), "--json", check=False))
+        assert locked["error"]["code"] == "not_media" and "encrypted" in locked["error"]["message"]
+    dash = report(run_vtrim("probe", origin.url("dash/manifest.mpd"), "--json", check=False))
+    assert dash["error"]["code"] == "unsupported_container"
