@@ -60,7 +60,8 @@ public enum FilmstripTile {
     /// The request's cells of the strip, with the first one's x and the last one.
     static func tileCells(_ plan: ThumbsPlan, request: Request, path: String) throws(MediaError) -> ([ThumbsPlan.Cell], Int, ThumbsPlan.Cell) {
         let first = max(0, min(request.first, plan.cells.count))
-        let cells = Array(plan.cells[first..<min(plan.cells.count, first + max(0, request.count))])
+        // The count a request gives may be any Int: taken up to the cells there are, never added to `first`.
+        let cells = Array(plan.cells[first..<(first + min(max(0, request.count), plan.cells.count - first))])
         guard let left = cells.first?.x, let last = cells.last else {
             throw MediaError(.invalidRange, path: path, operation: "tile",
                              reason: "the strip has \(plan.cells.count) cells; cell \(request.first) is past its end")
@@ -74,7 +75,8 @@ public enum FilmstripTile {
         guard width >= 1 else {
             throw MediaError(.invalidRange, path: path, operation: "tile", reason: "the cells asked for are no pixels wide; ask for others")
         }
-        guard width <= ThumbsRequest.maximumSidePixels, width * plan.heightPixels <= Self.maximumPixels else {
+        let area = width.multipliedReportingOverflow(by: plan.heightPixels)
+        guard width <= ThumbsRequest.maximumSidePixels, !area.overflow, area.partialValue <= Self.maximumPixels else {
             throw MediaError(.tooLarge, path: path, operation: "tile",
                              reason: "the tile would be \(width)x\(plan.heightPixels) px; ask for fewer or smaller cells")
         }

@@ -110,6 +110,18 @@ import WorkerProtocol
         }
     }
 
+    /// A tile request's count added to its first cell overflowed (a property run found `count` = Int.max): taken up to
+    /// the strip's cells instead.
+    @Test func tileCountsOfAnySizeTakeTheCellsThereAre() throws {
+        let layout = VideoLineLayout(stripWidthPoints: 300, thumbWidthPoints: 30, thumbHeightPoints: 30, minDurationSeconds: nil,
+                                     maxDurationSeconds: nil, pixelsPerPoint: 1)
+        let plan = try ThumbsPlan.videoLine(layout, duration: 60, path: "in.mp4")
+        for (first, count) in [(1, Int.max), (Int.max, Int.max), (0, Int.max - 1), (Int.min, Int.max)] {
+            let cells = try? FilmstripTile.tileCells(plan, request: TileRequest(layout: layout, first: first, count: count), path: "in.mp4").0
+            #expect(cells == nil || cells?.count == plan.cells.count - max(0, min(first, plan.cells.count)), "\(first), \(count)")
+        }
+    }
+
     /// A VideoLine strip and the tiles of it a page asks for, for any geometry and any cells.
     @Test func stripsAndTilesTakeAnyGeometry() async {
         await propertyCheck(count: 400, input: Wild.double, Wild.double, Wild.double, Wild.double, Wild.double, Wild.int, Wild.int) {
