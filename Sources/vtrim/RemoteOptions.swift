@@ -3,7 +3,8 @@ import VtrimKit
 
 /// How URL inputs (HLS playlists) are read.
 struct RemoteOptions: ParsableArguments {
-    @Option(name: .customLong("header"), help: ArgumentHelp("A request header for URL inputs, 'Name: value' (repeatable); sent only to the input's own host.", valueName: "header"))
+    // Not `--header`: thumbs has that flag already (the sheet's header band).
+    @Option(name: .customLong("http-header"), help: ArgumentHelp("A request header for URL inputs, 'Name: value' (repeatable): a token; sent only to the input's own host.", valueName: "header"))
     var headers: [String] = []
 
     @Flag(help: "Read https URLs without checking the server's certificate (said in every report).")
@@ -21,7 +22,7 @@ struct RemoteOptions: ParsableArguments {
     func validate() throws {
         for header in headers {
             guard let colon = header.firstIndex(of: ":"), colon != header.startIndex, !header.contains("\n"), !header.contains("\r") else {
-                throw ValidationError("--header '\(header.prefix(40))': expected 'Name: value'")
+                throw ValidationError("--http-header '\(header.prefix(40))': expected 'Name: value'")
             }
         }
         guard (1...600).contains(timeout) else { throw ValidationError("--timeout \(timeout): expected 1 to 600 seconds") }

@@ -1,6 +1,6 @@
-/// How URLs are fetched: `--header`, `--insecure`, `--timeout`, `--fetch-jobs`.
+/// How URLs are fetched: `--http-header`, `--insecure`, `--timeout`, `--fetch-jobs`.
 public struct FetchOptions: Sendable, Equatable {
-    /// "Name: value" lines, sent only to the input's own origin (dropped, and said so, where a redirect leaves it).
+    /// `--http-header`: "Name: value" lines, sent only to the input's own origin (dropped, and said so, where a redirect leaves it).
     public var headers: [String] = []
     /// TLS certificates not verified (named in every report of such an input).
     public var insecure = false

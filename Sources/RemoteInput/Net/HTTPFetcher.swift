@@ -19,7 +19,7 @@ public struct HTTPAnswer: Sendable {
 public final class HTTPFetcher: Sendable {
     public let options: FetchOptions
     public let ledger = FetchLedger()
-    /// The origin the `--header` lines belong to (the input's): never sent anywhere else.
+    /// The origin the `--http-header` lines belong to (the input's): never sent anywhere else.
     private let headerOrigin: String?
     /// Idle libcurl handles, as addresses (a handle is used by one thread at a time: taken out under the lock, put back after).
     private let pool = Locked<[UInt]>([])

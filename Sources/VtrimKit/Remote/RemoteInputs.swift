@@ -5,38 +5,41 @@ import MediaEngine
 import RemoteInput
 import WorkerProtocol
 
-/// A URL input made readable by the unchanged pipeline: an HLS stream's segments that a command needs, fetched
-/// into a local spool registered under the input's redacted name (`InputSources`), with the URL's timeline
-/// (the origin of its first segment, the playlist's duration). Everything the engine reports is then on the
-/// URL's timeline and names the URL without its secrets.
+/// A URL input made readable by the unchanged pipeline: an HLS or DASH stream's segments that a command needs,
+/// fetched into a local spool registered under the input's redacted name (`InputSources`), with the URL's timeline
+/// (the origin of its first segment, the manifest's duration). Video and sound listed apart (DASH adaptation sets)
+/// are fetched apart and merged into one spool. Everything the engine reports is then on the URL's timeline and
+/// names the URL without its secrets.
 struct RemoteView {
     /// The name the pipeline reads by and every report prints: the URL, redacted.
     let name: String
-    let stream: HLSStream
+    /// "hls" or "dash".
+    let protocolName: String
+    var video: SegmentTrack
+    var audio: SegmentTrack?
     let fetcher: HTTPFetcher
-    var segments: ClosedRange<Int>
+    var segments: ClosedRange<Int> = 0...0
+    /// Where the stream's timeline begins: its earliest first timestamp (seconds of its own clock), once read.
+    var originSeconds: Double?
     /// Segments in the spool when they are not all of `segments` (thumbnails').
     var sparseCount: Int?
-    /// Where the URL's timeline begins (container µs), once read.
-    private var knownOrigin: Int64?
     var warnings: [MediaWarning]
-    /// Bytes of segment 0 read only to find where the stream's timeline begins (not a segment of the range).
-    var originBytes: Int64 = 0
-    private let spoolPath: String
-    private let headPath: String
-    private let fetched = Spool.Fetched()
+    /// The file registered: the video track's spool, or the merge of both tracks'.
+    private let mergedPath: String
 
-    /// Seconds of the stream (the sum of its EXTINF).
-    var durationSeconds: Double { stream.playlist.durationSeconds }
+    /// Seconds of the stream (the sum of its EXTINF, or its segment timeline).
+    var durationSeconds: Double { video.stream.playlist.durationSeconds }
+    var stream: HLSStream { video.stream }
 
-    /// What a URL names: an HLS stream (a `.m3u8` path, or a file that begins `#EXTM3U`), or a plain file.
+    /// What a URL names: a stream (an HLS playlist — a `.m3u8` path, or a file that begins `#EXTM3U` — or a DASH
+    /// manifest), or a plain file.
     enum Opened {
         case stream(RemoteView)
         case file(RemoteFileView)
     }
 
-    /// Opens the input a URL names (a master playlist's variant `request.variant`) without fetching segments; a plain
-    /// file's first 64 KiB are read (its size, whether its server honours ranges).
+    /// Opens the input a URL names (a master playlist's variant, a manifest's representation: `request.variant`)
+    /// without fetching segments; a plain file's first 64 KiB are read (its size, whether its server honours ranges).
     static func open(_ text: String, request: RemoteRequest) throws(MediaError) -> Opened {
         guard let url = RemoteURL(text) else {
             throw MediaError(.refusedURL, path: RemoteNames.redacted(text), operation: "open URL",
@@ -44,72 +47,86 @@ struct RemoteView {
         }
         let fetcher = HTTPFetcher(options: request.fetch, for: url)
         let pathExtension = (url.url.path as NSString).pathExtension.lowercased()
+        let base = FileManager.default.temporaryDirectory.path + "/vtrim-spool-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        var warnings = request.fetch.insecure ? [MediaWarning(code: "insecure", message: "read with --insecure: the server's TLS certificate was not checked")] : []
         if pathExtension == "mpd" {
-            throw MediaError(.unsupportedContainer, path: url.redacted, operation: "open URL",
-                             reason: "DASH manifests (.mpd) are not read from URLs by this vtrim yet; an HLS playlist of the same stream is")
+            let chosen: DASHStream.Chosen
+            do { chosen = try DASHStream.open(url, fetcher: fetcher, variant: request.variant) } catch { throw Self.error(error) }
+            warnings += chosen.video.warnings.map { MediaWarning(code: $0.code, message: $0.message) }
+            return .stream(RemoteView(name: url.redacted, protocolName: "dash", video: SegmentTrack(chosen.video, base: base + ".video"),
+                                      audio: chosen.audio.map { SegmentTrack($0, base: base + ".audio") }, fetcher: fetcher, warnings: warnings,
+                                      mergedPath: base + ".ts"))
         }
         if !["m3u8", "m3u"].contains(pathExtension) {
             let file = try RemoteFileView.open(url, fetcher: fetcher, insecure: request.fetch.insecure)
             guard file.beginsLikePlaylist else { return .file(file) }
             file.finish()
         }
-        return .stream(try stream(url, fetcher: fetcher, request: request))
-    }
-
-    private static func stream(_ url: RemoteURL, fetcher: HTTPFetcher, request: RemoteRequest) throws(MediaError) -> RemoteView {
         let stream: HLSStream
         do { stream = try HLSStream.open(url, fetcher: fetcher, variant: request.variant) } catch { throw Self.error(error) }
-        let warnings = stream.warnings.map { MediaWarning(code: $0.code, message: $0.message) }
-            + (request.fetch.insecure ? [MediaWarning(code: "insecure", message: "read with --insecure: the server's TLS certificate was not checked")] : [])
-        let base = FileManager.default.temporaryDirectory.path + "/vtrim-spool-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        let suffix = stream.playlist.initSections.isEmpty ? ".ts" : ".mp4"
-        return RemoteView(name: url.redacted, stream: stream, fetcher: fetcher, segments: 0...0, warnings: warnings,
-                          spoolPath: base + suffix, headPath: base + ".head" + suffix)
+        warnings += stream.warnings.map { MediaWarning(code: $0.code, message: $0.message) }
+        return .stream(RemoteView(name: url.redacted, protocolName: "hls", video: SegmentTrack(stream, base: base), audio: nil, fetcher: fetcher,
+                                  warnings: warnings, mergedPath: base + ".ts"))
     }
 
     /// Fetches the segments overlapping `span` (URL seconds; nil: the first segment), and one more before them when
     /// the first does not open with a clean video start and sound at or before the span's start (said so); registers
     /// the spool. `finish` removes it.
     mutating func fetch(span: ClosedRange<Double>?) throws(MediaError) {
-        let playlist = stream.playlist
-        let starts = playlist.segmentStartsSeconds, durations = playlist.segments.map(\.durationSeconds)
-        guard let chosen = SegmentChoice.overlapping(startsSeconds: starts, durationsSeconds: durations,
-                                                     startSeconds: span?.lowerBound ?? 0, endSeconds: span?.upperBound ?? 0) else {
-            throw MediaError(.notMedia, path: name, operation: "segments", reason: "the playlist lists no segment")
+        let start = span?.lowerBound ?? 0, end = span?.upperBound ?? 0
+        guard var chosen = video.overlapping(start, end) else {
+            throw MediaError(.notMedia, path: name, operation: "segments", reason: "the manifest lists no segment")
         }
-        segments = chosen
-        var origin: Int64?
+        // The sound a range starts with may lie in the segment before the video's (audio frames straddle boundaries).
+        var sound = audio?.overlapping(start - Self.frameMarginSeconds, end)
         for round in 0..<2 {
-            try writeSegments(segments, to: spoolPath)
-            if origin == nil { origin = try originMicro(first: segments.lowerBound) }
-            register(origin: origin ?? 0)
+            segments = chosen
+            try spool(video: Array(chosen), audio: sound.map(Array.init))
             let opening = try StreamOpening.measure(path: name)
-            if round == 0 { checkTiming(opening, expected: starts[segments.lowerBound]) }
-            guard let start = span?.lowerBound, segments.lowerBound > 0, let why = Self.lateOpening(opening, start: start) else { break }
-            warnings.append(MediaWarning(code: "extra_segment", message: "segment \(segments.lowerBound) \(why): segment \(segments.lowerBound - 1) is read too"))
-            segments = SegmentChoice.widened(segments, before: true, after: false, count: playlist.segments.count)
+            if round == 0 { checkTiming(opening, expected: video.stream.playlist.segmentStartsSeconds[chosen.lowerBound]) }
+            guard span != nil, let why = Self.lateOpening(opening, start: start), chosen.lowerBound > 0 || (sound?.lowerBound ?? 0) > 0 else { break }
+            warnings.append(MediaWarning(code: "extra_segment", message: "segment \(chosen.lowerBound) \(why): the segment before it is read too"))
+            chosen = SegmentChoice.widened(chosen, before: true, after: false, count: video.stream.playlist.segments.count)
+            if let current = sound, let count = audio?.stream.playlist.segments.count {
+                sound = SegmentChoice.widened(current, before: true, after: false, count: count)
+            }
         }
     }
 
     /// Fetches the segments holding `timesSeconds` (URL seconds; thumbnails' times) into the spool: a sparse one, its
-    /// segments in order (each opens on its own keyframe in the streams vtrim reads).
+    /// segments in order (each opens on its own keyframe in the streams vtrim reads); pictures only.
     mutating func fetch(times timesSeconds: [Double]) throws(MediaError) {
-        let playlist = stream.playlist
-        let starts = playlist.segmentStartsSeconds, durations = playlist.segments.map(\.durationSeconds)
         // The frame shown at a time may start in the segment before (a frame's start, audio priming and rounded EXTINF
         // put segment starts up to a few hundred ms off): a time that near a segment's start takes the one before too.
-        let chosen = Set(timesSeconds.flatMap { time -> [Int] in
-            guard let found = SegmentChoice.overlapping(startsSeconds: starts, durationsSeconds: durations,
-                                                        startSeconds: time - Self.frameMarginSeconds, endSeconds: time) else { return [] }
-            return Array(found)
-        }).sorted()
+        let chosen = Set(timesSeconds.flatMap { time -> [Int] in video.overlapping(time - Self.frameMarginSeconds, time).map(Array.init) ?? [] }).sorted()
         guard let first = chosen.first, let last = chosen.last else { return try fetch(span: nil) }
-        let origin = try originMicro(first: first, checkingSpool: false)
-        guard TemporaryFiles.shared.add(spoolPath) else { throw Interrupt.error(name) }
-        do { _ = try Spool.write(stream, segments: chosen, to: spoolPath, fetcher: fetcher, fetched: fetched) } catch { throw Self.error(error) }
+        try spool(video: chosen, audio: nil)
         segments = first...last
         sparseCount = chosen.count
-        register(origin: origin)
+    }
+
+    /// Writes the tracks' spools (and their merge) and registers the result under the input's name.
+    private mutating func spool(video indices: [Int], audio sound: [Int]?) throws(MediaError) {
+        try video.write(indices, fetcher: fetcher, name: name)
+        let videoOrigin = try video.origin(fetcher: fetcher, name: name, warnings: &warnings)
+        let duration = Int64((durationSeconds * 1e6).rounded())
+        originSeconds = Double(videoOrigin) / 1e6
+        guard let sound, var track = audio else {
+            let kind = video.stream.playlist.initSections.isEmpty ? "mpegts" : "fragmented mp4"
+            InputSources.register(name, .init(diskPath: video.spoolPath, originMicro: videoOrigin, durationMicro: duration,
+                                              formatName: "\(protocolName) (\(kind))"))
+            return
+        }
+        try track.write(sound, fetcher: fetcher, name: name)
+        let audioOrigin = try track.origin(fetcher: fetcher, name: name, warnings: &warnings)
+        originSeconds = Double(min(videoOrigin, audioOrigin)) / 1e6
+        audio = track
+        guard TemporaryFiles.shared.add(mergedPath) else { throw Interrupt.error(name) }
+        let shift = try SpoolMerge.merge(video: video.spoolPath, audio: track.spoolPath, into: mergedPath, name: name)
+        let (origin, overflow) = min(videoOrigin, audioOrigin).addingReportingOverflow(shift)
+        guard !overflow else { throw MediaError(.notMedia, path: name, operation: "merge", reason: "its timestamps are past what vtrim reads") }
+        InputSources.register(name, .init(diskPath: mergedPath, originMicro: origin, durationMicro: duration,
+                                          formatName: "\(protocolName) (video and sound merged)"))
     }
 
     /// How far before a thumbnail's time its frame may start, in the playlist's timing.
@@ -132,65 +149,29 @@ struct RemoteView {
     private mutating func checkTiming(_ opening: StreamOpening, expected: Double) {
         let measured = opening.firstCleanVideoSeconds ?? opening.firstAudioSeconds ?? opening.startSeconds
         guard abs(measured - expected) > 0.1 else { return }
-        warnings.append(MediaWarning(code: "playlist_timing", message: "segment \(segments.lowerBound) starts at \(Self.seconds(measured)) in its media but at \(Self.seconds(expected)) by the playlist's EXTINF durations; times are the media's"))
+        warnings.append(MediaWarning(code: "playlist_timing", message: "segment \(segments.lowerBound) starts at \(Self.seconds(measured)) in its media but at \(Self.seconds(expected)) by the manifest's durations; times are the media's"))
     }
 
-    /// Where the URL's timeline begins, in container time: the start of segment 0 — the spool's own when it begins
-    /// with segment 0, else read from segment 0's head (`origin_bytes`).
-    private mutating func originMicro(first: Int, checkingSpool: Bool = true) throws(MediaError) -> Int64 {
-        if let knownOrigin { return knownOrigin }
-        let path = first == 0 && checkingSpool ? spoolPath : headPath
-        do {
-            if path == headPath {
-                guard TemporaryFiles.shared.add(headPath) else { throw Interrupt.error(name) }
-                let head = try Spool.writeHead(stream, to: headPath, fetcher: fetcher, fetched: fetched)
-                originBytes = head.bytes
-                if head.rangeIgnored {
-                    warnings.append(MediaWarning(code: "range_ignored", message: "the server ignores range requests: all of segment 0 was fetched to read where the stream begins"))
-                }
-            }
-            defer { if path == headPath { TemporaryFiles.shared.remove(headPath); _ = DiskFile.unlink(headPath) } }
-            let origin = try StreamOpening.measure(path: path).containerStartMicro
-            knownOrigin = origin
-            return origin
-        } catch let error as RemoteError {
-            throw Self.error(error)
-        } catch let error as MediaError {
-            throw MediaError(error.code, path: name, operation: "origin", reason: "the start of segment 0 cannot be read (\(error.reason))")
-        } catch {
-            throw MediaError(.fetchFailed, path: name, operation: "origin", reason: "\(error)")
-        }
-    }
-
-    private func register(origin: Int64) {
-        let kind = stream.playlist.initSections.isEmpty ? "mpegts" : "fragmented mp4"
-        InputSources.register(name, .init(diskPath: spoolPath, originMicro: origin, durationMicro: Int64((durationSeconds * 1e6).rounded()),
-                                          formatName: "hls (\(kind))"))
-    }
-
-    private func writeSegments(_ range: ClosedRange<Int>, to path: String) throws(MediaError) {
-        guard TemporaryFiles.shared.add(path) else { throw Interrupt.error(name) }
-        do { _ = try Spool.write(stream, segments: Array(range), to: path, fetcher: fetcher, fetched: fetched) } catch { throw Self.error(error) }
-    }
-
-    /// Unregisters and removes the spool.
+    /// Unregisters and removes the spools.
     func finish() {
         InputSources.unregister(name)
-        _ = DiskFile.unlink(spoolPath)
-        TemporaryFiles.shared.remove(spoolPath)
+        for path in [video.spoolPath, audio?.spoolPath, mergedPath].compactMap({ $0 }) {
+            _ = DiskFile.unlink(path)
+            TemporaryFiles.shared.remove(path)
+        }
     }
 
     /// What the reports add for a URL input.
     var fields: [(String, JSON)] {
         let totals = fetcher.ledger.current
         let chosen: JSON = .array([.int(Int64(segments.lowerBound)), .int(Int64(segments.upperBound))])
-        var source: [(String, JSON)] = [("url", .string(name)), ("playlist", .string(stream.playlistURL.redacted))]
+        var source: [(String, JSON)] = [("url", .string(name)), ("protocol", .string(protocolName)), ("playlist", .string(stream.playlistURL.redacted))]
         source.append(("variant", .optional(stream.variant)))
         source.append(("playlist_duration", .number(durationSeconds)))
         source.append(("segment_count", .int(Int64(stream.playlist.segments.count))))
         source.append(("segments", chosen))
         if let sparseCount { source.append(("segments_fetched", .int(Int64(sparseCount)))) }
-        source.append(("origin_bytes", .int(originBytes)))
+        source.append(("origin_bytes", .int(video.originBytes + (audio?.originBytes ?? 0))))
         source.append(("fetched_requests", .int(Int64(totals.requests))))
         source.append(("fetched_bytes", .int(totals.bytes)))
         source.append(("retries", .int(Int64(totals.retries))))

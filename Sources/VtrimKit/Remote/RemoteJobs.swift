@@ -21,6 +21,7 @@ enum RemoteJobs {
                 info.video?.frameCount = nil
                 info.sizeBytes = 0
                 info.bitRate = nil
+                info.startTimeSeconds = view.originSeconds ?? info.startTimeSeconds
                 for index in info.audio.indices { info.audio[index].durationSeconds = nil }
                 var outcome = ProbeJob.outcome(info)
                 // A stream's size in bytes is not known without fetching every segment.

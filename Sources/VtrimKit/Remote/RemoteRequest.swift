@@ -1,6 +1,6 @@
 import RemoteInput
 
-/// How a command reads URL inputs: `--header`, `--insecure`, `--timeout`, `--fetch-jobs`, `--variant`.
+/// How a command reads URL inputs: `--http-header`, `--insecure`, `--timeout`, `--fetch-jobs`, `--variant`.
 public struct RemoteRequest: Sendable, Equatable {
     public var fetch = FetchOptions()
     public var variant = VariantChoice.highest

@@ -1,0 +1,66 @@
+import DiskNames
+import Foundation
+import MediaEngine
+import RemoteInput
+
+/// One track's segments (a playlist, a DASH representation): which a range needs, fetched into its spool file, and
+/// where its timeline begins (its segment 0's first timestamp, read once).
+struct SegmentTrack {
+    let stream: HLSStream
+    let spoolPath: String
+    private let headPath: String
+    private let fetched = Spool.Fetched()
+    private(set) var origin: Int64?
+    /// Bytes of segment 0 read only to find where the timeline begins (not a segment of the range).
+    private(set) var originBytes: Int64 = 0
+    /// The segments now in the spool.
+    private(set) var written: [Int] = []
+
+    init(_ stream: HLSStream, base: String) {
+        self.stream = stream
+        let suffix = stream.playlist.initSections.isEmpty ? ".ts" : ".mp4"
+        spoolPath = base + suffix
+        headPath = base + ".head" + suffix
+    }
+
+    /// The segments overlapping `start..<end` (seconds of the manifest's timing).
+    func overlapping(_ start: Double, _ end: Double) -> ClosedRange<Int>? {
+        let playlist = stream.playlist
+        return SegmentChoice.overlapping(startsSeconds: playlist.segmentStartsSeconds, durationsSeconds: playlist.segments.map(\.durationSeconds),
+                                         startSeconds: start, endSeconds: end)
+    }
+
+    mutating func write(_ indices: [Int], fetcher: HTTPFetcher, name: String) throws(MediaError) {
+        guard TemporaryFiles.shared.add(spoolPath) else { throw Interrupt.error(name) }
+        do { _ = try Spool.write(stream, segments: indices, to: spoolPath, fetcher: fetcher, fetched: fetched) } catch { throw RemoteView.error(error) }
+        written = indices
+    }
+
+    /// Where the track's timeline begins, in container µs: the start of segment 0 — the spool's own when it holds
+    /// segment 0 first, else read from segment 0's head (`origin_bytes`).
+    mutating func origin(fetcher: HTTPFetcher, name: String, warnings: inout [MediaWarning]) throws(MediaError) -> Int64 {
+        if let origin { return origin }
+        let fromSpool = written.first == 0
+        let path = fromSpool ? spoolPath : headPath
+        do {
+            if !fromSpool {
+                guard TemporaryFiles.shared.add(headPath) else { throw Interrupt.error(name) }
+                let head = try Spool.writeHead(stream, to: headPath, fetcher: fetcher, fetched: fetched)
+                originBytes = head.bytes
+                if head.rangeIgnored {
+                    warnings.append(MediaWarning(code: "range_ignored", message: "the server ignores range requests: all of segment 0 was fetched to read where the stream begins"))
+                }
+            }
+            defer { if !fromSpool { TemporaryFiles.shared.remove(headPath); _ = DiskFile.unlink(headPath) } }
+            let found = try StreamOpening.measure(path: path).containerStartMicro
+            origin = found
+            return found
+        } catch let error as RemoteError {
+            throw RemoteView.error(error)
+        } catch let error as MediaError {
+            throw MediaError(error.code, path: name, operation: "origin", reason: "the start of segment 0 cannot be read (\(error.reason))")
+        } catch {
+            throw MediaError(.fetchFailed, path: name, operation: "origin", reason: "\(error)")
+        }
+    }
+}
