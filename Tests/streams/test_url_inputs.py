@@ -2,6 +2,7 @@
 GOP, a master of variants) fetched only where a range needs it and cut frame for frame as the local concatenation of
 its segments is; plain files read by bounded range requests; and the faults a real server has (5xx, resets,
 truncation, stalls, redirects, self-signed TLS) — each a clear error or a retry, never a quiet wrong file."""
+import contextlib
 import glob
 import json
 import os
@@ -229,7 +230,7 @@ def test_headers_reach_the_input_and_stalls_time_out(origin):
     origin.fault("ts/*", count=None, require_header=("Authorization", "Bearer t0k"))
     denied = run_vtrim("probe", origin.url("ts/index.m3u8"), "--json", check=False)
     assert report(denied)["error"]["code"] == "fetch_failed"
-    allowed = report(run_vtrim("probe", origin.url("ts/index.m3u8"), "--header", "Authorization: Bearer t0k", "--json"))
+    allowed = report(run_vtrim("probe", origin.url("ts/index.m3u8"), "--http-header", "Authorization: Bearer t0k", "--json"))
     assert allowed["duration"] == 60
     origin.clear_faults()
     origin.clear()
@@ -239,7 +240,7 @@ def test_headers_reach_the_input_and_stalls_time_out(origin):
     assert len(origin.requests("ts/seg000.ts")) == 4  # the first try and three retries
 
 
-def test_live_encrypted_and_dash(origin, media, workdir):
+def test_live_encrypted_and_dash_probes(origin, media, workdir):
     from .origin import Origin
     text = open(os.path.join(media, "ts", "index.m3u8")).read()
     for name in os.listdir(os.path.join(media, "ts")):
@@ -254,5 +255,79 @@ def test_live_encrypted_and_dash(origin, media, workdir):
         assert "live_playlist" in codes(live)
         locked = report(run_vtrim("probe", server.url("locked.m3u8"), "--json", check=False))
         assert locked["error"]["code"] == "not_media" and "encrypted" in locked["error"]["message"]
-    dash = report(run_vtrim("probe", origin.url("dash/manifest.mpd"), "--json", check=False))
-    assert dash["error"]["code"] == "unsupported_container"
+    dash = report(run_vtrim("probe", origin.url("dash/manifest.mpd"), "--json"))
+    assert dash["format"] == "dash (video and sound merged)" and dash["duration"] == 60 and dash["start_time"] == -0.021333
+    assert [stream["type"] for stream in dash["streams"]] == ["video", "audio"]
+
+
+def boxes(path):
+    """Top-level ISO BMFF boxes: (type, offset, size)."""
+    import struct
+    found, data = [], open(path, "rb").read()
+    position = 0
+    while position + 8 <= len(data):
+        size, kind = struct.unpack(">I4s", data[position:position + 8])
+        if size < 8:
+            break
+        found.append((kind.decode("latin-1"), position, size))
+        position += size
+    return found
+
+
+@pytest.fixture(scope="module")
+def single_file_dash(media):
+    """FFmpeg 5.1's dash muxer with one file per representation (a SegmentList with media ranges), and the same files
+    described by SegmentBase: the init section's range and the `sidx` index's (5.1 never writes SegmentBase itself)."""
+    folder = tempfile.mkdtemp(prefix="vtrim-dash-")
+    subprocess.run(["ffmpeg", "-v", "error", "-i", os.path.join(media, "src.mp4"), "-c", "copy", "-f", "dash", "-seg_duration", "6",
+                    "-single_file", "1", "-global_sidx", "1", "-use_template", "0", "-use_timeline", "0",
+                    os.path.join(folder, "list.mpd")], check=True)
+    text = open(os.path.join(folder, "list.mpd")).read()
+    import re
+    for stream in ("list-stream0.mp4", "list-stream1.mp4"):
+        sidx = next(box for box in boxes(os.path.join(folder, stream)) if box[0] == "sidx")
+        base = f'<SegmentBase indexRange="{sidx[1]}-{sidx[1] + sidx[2] - 1}"><Initialization range="0-{sidx[1] - 1}" /></SegmentBase>'
+        text = re.sub(r"(<BaseURL>" + re.escape(stream) + r"</BaseURL>\s*)<SegmentList.*?</SegmentList>", lambda m: m.group(1) + base, text, flags=re.S)
+    assert text.count("<SegmentBase") == 2 and "<SegmentList" not in text
+    with open(os.path.join(folder, "base.mpd"), "w") as handle:
+        handle.write(text)
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def merged(video, audio, into):
+    """The local reference of a DASH cut: the video and audio concatenations joined by ffmpeg, timestamps kept."""
+    subprocess.run(["ffmpeg", "-v", "error", "-y", "-i", video, "-i", audio, "-map", "0:v", "-map", "1:a", "-c", "copy", "-copyts", into], check=True)
+    return into
+
+
+@pytest.mark.parametrize("manifest", ["dash/manifest.mpd", "dashnum/manifest.mpd", "list.mpd", "base.mpd"])
+def test_dash_cut_fetches_its_segments_and_equals_the_local_cut(origin, media, single_file_dash, workdir, manifest):
+    """SegmentTemplate with a SegmentTimeline and with a fixed duration, SegmentList and SegmentBase: the video and
+    sound of 31–37 s (segments 5–6, sound from the end of 4) are fetched, merged and cut as the local concatenations
+    of the two representations are."""
+    from .origin import Origin
+    single = not manifest.startswith("dash")
+    server = Origin(single_file_dash) if single else origin
+    with server if single else contextlib.nullcontext():
+        output = os.path.join(workdir, "url.mp4")
+        outcome = report(run_vtrim("cut", server.url(manifest), "--start", "31", "--end", "37", "-o", output, "--json"))
+        assert outcome["mode"] == "smart" and outcome["source"]["protocol"] == "dash" and outcome["source"]["segments"] == [5, 6]
+        assert server.largest_range() <= 4 * 1024 * KIB
+        fetched = server.bytes_sent()
+    if single:
+        video, audio = os.path.join(single_file_dash, "list-stream0.mp4"), os.path.join(single_file_dash, "list-stream1.mp4")
+        total = os.path.getsize(video) + os.path.getsize(audio)
+    else:
+        folder = os.path.join(media, manifest.split("/")[0])
+        parts = {kind: [os.path.join(folder, f"init-{kind}.m4s")] + sorted(glob.glob(os.path.join(folder, f"chunk-{kind}-*.m4s"))) for kind in "01"}
+        video, audio = (os.path.join(workdir, f"{kind}.mp4") for kind in "va")
+        for path, names in ((video, parts["0"]), (audio, parts["1"])):
+            with open(path, "wb") as out:
+                for name in names:
+                    out.write(open(name, "rb").read())
+        total = os.path.getsize(video) + os.path.getsize(audio)
+    assert fetched < 0.4 * total, f"{fetched} of {total} bytes fetched"
+    local = os.path.join(workdir, "local.mp4")
+    run_vtrim("cut", merged(video, audio, os.path.join(workdir, "merged.ts")), "--start", "31", "--end", "37", "--mode", "smart", "-o", local)
+    same_media(output, local)
