@@ -331,3 +331,22 @@ def test_dash_cut_fetches_its_segments_and_equals_the_local_cut(origin, media, s
     local = os.path.join(workdir, "local.mp4")
     run_vtrim("cut", merged(video, audio, os.path.join(workdir, "merged.ts")), "--start", "31", "--end", "37", "--mode", "smart", "-o", local)
     same_media(output, local)
+
+
+def test_hls_audio_rendition_is_fetched_and_merged(origin, media, workdir):
+    """A master whose variant's sound is a playlist of its own (EXT-X-MEDIA TYPE=AUDIO): both are read, the segments of
+    the range from each, merged; the cut equals the local merge of the two concatenations."""
+    output = os.path.join(workdir, "url.mp4")
+    outcome = report(run_vtrim("cut", origin.url("alt/master.m3u8"), "--start", "31", "--end", "37", "-o", output, "--json"))
+    assert outcome["source"]["playlist"].endswith("/alt/v0.m3u8") and outcome["warnings"] == []
+    assert origin.requests("/alt/v1.m3u8") and origin.requests("/alt/s1_005.ts") and not origin.requests("/alt/s1_002.ts")
+    concatenations = []
+    for prefix in ("s0", "s1"):
+        path = os.path.join(workdir, prefix + ".ts")
+        with open(path, "wb") as out:
+            for name in sorted(glob.glob(os.path.join(media, "alt", prefix + "_*.ts"))):
+                out.write(open(name, "rb").read())
+        concatenations.append(path)
+    local = os.path.join(workdir, "local.mp4")
+    run_vtrim("cut", merged(*concatenations, os.path.join(workdir, "merged.ts")), "--start", "31", "--end", "37", "--mode", "smart", "-o", local)
+    same_media(output, local)

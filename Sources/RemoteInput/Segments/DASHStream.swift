@@ -4,15 +4,10 @@ import Foundation
 /// the sound is separate) as segment lists — the same `HLSStream` values an HLS playlist gives, so the spool, the
 /// segment choice and the timeline rule are one for both.
 public enum DASHStream {
-    public struct Chosen: Sendable {
-        public var video: HLSStream
-        public var audio: HLSStream?
-    }
-
     /// Manifests are text of at most 16 MiB; a SegmentBase index at most 4 MiB.
     static let maximumBytes: Int64 = 16 << 20
 
-    public static func open(_ url: RemoteURL, fetcher: HTTPFetcher, variant choice: VariantChoice) throws(RemoteError) -> Chosen {
+    public static func open(_ url: RemoteURL, fetcher: HTTPFetcher, variant choice: VariantChoice) throws(RemoteError) -> ChosenTracks {
         let body = try fetcher.get(url, maximumBytes: maximumBytes).body
         let mpd: MPD
         do { mpd = try MPDParser.parse(body) } catch { throw RemoteError(.badManifest, url: url.redacted, reason: error.reason) }
@@ -46,7 +41,7 @@ public enum DASHStream {
                 < period.adaptationSets[set].representations[$1].bandwidth } ?? 0
             return try stream(url: url, base: base, set: period.adaptationSets[set], index: best, durationSeconds: durationSeconds, fetcher: fetcher)
         }
-        return Chosen(video: video, audio: audio)
+        return ChosenTracks(video: video, audio: audio)
     }
 
     static func kind(_ set: MPD.AdaptationSet) -> String {

@@ -13,11 +13,11 @@ public struct HLSStream: Sendable {
 
     /// Reads `url` (a master or a media playlist). Refuses encrypted segments, an empty playlist, and segment
     /// URLs vtrim does not read; a live playlist (no `EXT-X-ENDLIST`) is read as it stands, with a warning.
-    public static func open(_ url: RemoteURL, fetcher: HTTPFetcher, variant choice: VariantChoice) throws(RemoteError) -> HLSStream {
+    public static func open(_ url: RemoteURL, fetcher: HTTPFetcher, variant choice: VariantChoice) throws(RemoteError) -> ChosenTracks {
         var playlistURL = url
         var parsed = try playlist(url, fetcher: fetcher)
         var variantText: String?
-        var warnings: [(code: String, message: String)] = []
+        var audio: HLSStream?
         if case let .master(master) = parsed {
             guard let index = choice.choose(master.variants), let chosen = url.resolving(master.variants[index].uri) else {
                 throw RemoteError(.badManifest, url: url.redacted, reason: "the master playlist names no variant vtrim can read")
@@ -25,12 +25,29 @@ public struct HLSStream: Sendable {
             let variant = master.variants[index]
             variantText = [variant.width.flatMap { w in variant.height.map { "\(w)x\($0)" } }, String(format: "%.2f Mb/s", Double(variant.bandwidth) / 1e6)]
                 .compactMap { $0 }.joined(separator: ", ")
-            if let group = variant.audioGroup, master.renditions.contains(where: { $0.type == "AUDIO" && $0.groupID == group && $0.uri != nil }) {
-                warnings.append(("audio_rendition_skipped", "the variant's sound is a separate playlist (group \(group)), which vtrim does not read yet: the output has the variant's own streams only"))
+            // The variant's sound as a playlist of its own (EXT-X-MEDIA TYPE=AUDIO): its default rendition, else the first.
+            let group = master.renditions.filter { $0.type == "AUDIO" && $0.groupID == variant.audioGroup && $0.uri != nil }
+            if let rendition = group.first(where: \.isDefault) ?? group.first, let uri = rendition.uri {
+                guard let audioURL = url.resolving(uri) else {
+                    throw RemoteError(.refused, url: url.redacted, reason: "its audio rendition names a URL vtrim does not read (only http and https)")
+                }
+                audio = try media(audioURL, parsed: try playlist(audioURL, fetcher: fetcher), variant: nil, warnings: [])
             }
             playlistURL = chosen
             parsed = try playlist(chosen, fetcher: fetcher)
         }
+        let video = try media(playlistURL, parsed: parsed, variant: variantText, warnings: [])
+        if let audio, audio.initURLs.isEmpty != video.initURLs.isEmpty {
+            throw RemoteError(.badManifest, url: url.redacted, reason: "its video and audio renditions are in different segment formats (TS and fMP4), which vtrim does not join")
+        }
+        return ChosenTracks(video: video, audio: audio)
+    }
+
+    /// A media playlist's stream: refuses encrypted segments, an empty playlist, and segment URLs vtrim does not read;
+    /// a live playlist (no `EXT-X-ENDLIST`) is read as it stands, with a warning.
+    private static func media(_ playlistURL: RemoteURL, parsed: Playlist, variant variantText: String?,
+                              warnings given: [(code: String, message: String)]) throws(RemoteError) -> HLSStream {
+        var warnings = given
         guard case let .media(media) = parsed else {
             throw RemoteError(.badManifest, url: playlistURL.redacted, reason: "a variant of a master playlist is itself a master playlist")
         }
@@ -73,3 +90,10 @@ public struct HLSStream: Sendable {
     }
 }
 
+
+/// The tracks a manifest's choice reads: its video (with whatever else its segments hold) and, where the sound is
+/// listed apart (an HLS audio rendition, a DASH audio adaptation set), the sound.
+public struct ChosenTracks: Sendable {
+    public var video: HLSStream
+    public var audio: HLSStream?
+}

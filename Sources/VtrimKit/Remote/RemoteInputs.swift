@@ -50,7 +50,7 @@ struct RemoteView {
         let base = FileManager.default.temporaryDirectory.path + "/vtrim-spool-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         var warnings = request.fetch.insecure ? [MediaWarning(code: "insecure", message: "read with --insecure: the server's TLS certificate was not checked")] : []
         if pathExtension == "mpd" {
-            let chosen: DASHStream.Chosen
+            let chosen: ChosenTracks
             do { chosen = try DASHStream.open(url, fetcher: fetcher, variant: request.variant) } catch { throw Self.error(error) }
             warnings += chosen.video.warnings.map { MediaWarning(code: $0.code, message: $0.message) }
             return .stream(RemoteView(name: url.redacted, protocolName: "dash", video: SegmentTrack(chosen.video, base: base + ".video"),
@@ -62,11 +62,12 @@ struct RemoteView {
             guard file.beginsLikePlaylist else { return .file(file) }
             file.finish()
         }
-        let stream: HLSStream
-        do { stream = try HLSStream.open(url, fetcher: fetcher, variant: request.variant) } catch { throw Self.error(error) }
-        warnings += stream.warnings.map { MediaWarning(code: $0.code, message: $0.message) }
-        return .stream(RemoteView(name: url.redacted, protocolName: "hls", video: SegmentTrack(stream, base: base), audio: nil, fetcher: fetcher,
-                                  warnings: warnings, mergedPath: base + ".ts"))
+        let chosen: ChosenTracks
+        do { chosen = try HLSStream.open(url, fetcher: fetcher, variant: request.variant) } catch { throw Self.error(error) }
+        warnings += (chosen.video.warnings + (chosen.audio?.warnings ?? [])).map { MediaWarning(code: $0.code, message: $0.message) }
+        return .stream(RemoteView(name: url.redacted, protocolName: "hls", video: SegmentTrack(chosen.video, base: base + ".video"),
+                                  audio: chosen.audio.map { SegmentTrack($0, base: base + ".audio") }, fetcher: fetcher, warnings: warnings,
+                                  mergedPath: base + ".ts"))
     }
 
     /// Fetches the segments overlapping `span` (URL seconds; nil: the first segment), and one more before them when
