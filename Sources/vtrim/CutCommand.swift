@@ -147,7 +147,12 @@ struct CutCommand: ParsableCommand {
                 throw ValidationError(problem)
             }
         }
-        if let output = outputs.output, !VtrimKit.canWrite(fileName: output) {
+        if let output = outputs.output, output.lowercased().hasSuffix(".m3u8") {
+            // A manifest cut: a playlist of new edge segments and the source's own.
+            guard inputs.count == 1, RemoteNames.isURL(inputs[0]) else {
+                throw ValidationError("-o \(output) writes a playlist (a manifest cut): give one HLS playlist URL as the input")
+            }
+        } else if let output = outputs.output, !VtrimKit.canWrite(fileName: output) {
             throw ValidationError("cuts are written as \(VtrimKit.cutExtensions.map { "." + $0 }.joined(separator: ", ")); \(output) is none of them")
         }
         if exportList != nil, inputs.count != 1 || common.recursive {

@@ -184,3 +184,36 @@ import Testing
         #expect(RetrySchedule.delaySeconds(attempt: 1, retryAfter: "120") == 10 && RetrySchedule.delaySeconds(attempt: 50, retryAfter: nil) == 16)
     }
 }
+
+@Suite struct ManifestPlanTests {
+    static let tenOfSix = (starts: (0..<10).map { Double($0) * 6 }, durations: Array(repeating: 6.0, count: 10))
+
+    @Test(arguments: [(31.0, 49.0, 5, 8, [6, 7]), (31.0, 35.0, 5, 5, []), (31.0, 37.0, 5, 6, []), (0.0, 60.0, 0, 9, Array(1...8)),
+                      (36.0, 48.0, 6, 7, [])])
+    func edgesAndMiddle(start: Double, end: Double, first: Int, last: Int, middle: [Int]) throws {
+        let plan = try #require(ManifestPlan.make(startsSeconds: Self.tenOfSix.starts, durationsSeconds: Self.tenOfSix.durations,
+                                                  startSeconds: start, endSeconds: end))
+        #expect(plan.first == first && plan.last == last && (plan.middle.map(Array.init) ?? []) == middle)
+        #expect(plan.hasTailEdge == (last > first))
+        #expect(ManifestPlan.make(startsSeconds: Self.tenOfSix.starts, durationsSeconds: Self.tenOfSix.durations, startSeconds: end, endSeconds: start) == nil)
+    }
+
+    @Test func playlistTextHasNoDiscontinuity() {
+        let text = ManifestPlan.playlist([("cut.start.ts", 5.033333, nil), ("https://cdn/seg006.ts?sig=1", 6, nil),
+                                          ("media.ts", 2.5, ByteRange(offset: 10, length: 20))])
+        #expect(text == "#EXTM3U\n#EXT-X-VERSION:4\n#EXT-X-TARGETDURATION:6\n#EXT-X-MEDIA-SEQUENCE:0\n#EXT-X-PLAYLIST-TYPE:VOD\n"
+                + "#EXTINF:5.033333,\ncut.start.ts\n#EXTINF:6.000000,\nhttps://cdn/seg006.ts?sig=1\n"
+                + "#EXTINF:2.500000,\n#EXT-X-BYTERANGE:20@10\nmedia.ts\n#EXT-X-ENDLIST\n")
+        guard case let .media(parsed)? = try? M3U8Parser.parse(text) else { Issue.record("not a playlist"); return }
+        #expect(parsed.segments.count == 3 && parsed.ended && !parsed.segments.contains(where: \.followsDiscontinuity))
+    }
+
+    @Test func expiringTokensAreFound() throws {
+        func urls(_ texts: [String]) throws -> [RemoteURL] { try texts.map { try #require(RemoteURL($0)) } }
+        #expect(ManifestPlan.expiry(of: try urls(["https://h/a.ts?Expires=1800000000&Signature=x", "https://h/b.ts?Expires=1700000000"])) == 1_700_000_000)
+        #expect(ManifestPlan.expiry(of: try urls(["https://h/a.ts?X-Amz-Date=20261130T000000Z&X-Amz-Expires=3600"])) == 1_796_000_400)
+        #expect(ManifestPlan.expiry(of: try urls(["https://h/a.ts?hdnts=st=1~exp=1796000000~acl=/*~hmac=ab"])) == 1_796_000_000)
+        #expect(ManifestPlan.expiry(of: try urls(["https://h/a.ts?exp=soon"])) == 0)
+        #expect(ManifestPlan.expiry(of: try urls(["https://h/a.ts", "https://h/b.ts?quality=hd"])) == nil)
+    }
+}

@@ -49,9 +49,11 @@ class Origin:
     handed to the socket), headers (the request's), fault (the fault that applied, or None), done (answered, or
     given up), error (when the connection failed while answering)."""
 
-    def __init__(self, folder, tls=False):
+    def __init__(self, folder, tls=False, cors=False):
         self.folder = os.path.realpath(folder)
         self.tls = tls
+        # As CDNs serving HLS do: every answer allows any page to read it (browsers' HLS players fetch with CORS).
+        self.cors = cors
         self.log = []
         self.errors = []  # exceptions raised in handler threads (TLS handshakes a client refused, resets…)
         self.base = self.port = None
@@ -352,6 +354,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         self.send_response(status)
         for name, value in headers.items():
             self.send_header(name, value)
+        if self.server.origin.cors:
+            self.send_header("Access-Control-Allow-Origin", "*")
         self.end_headers()
 
     def _reply(self, status, body, headers, head):

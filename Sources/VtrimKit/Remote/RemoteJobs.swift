@@ -76,6 +76,9 @@ enum RemoteJobs {
         switch opened {
         case var .stream(view):
             defer { view.finish() }
+            if case let .file(output) = request.output.choice, output.lowercased().hasSuffix(".m3u8") {
+                return ManifestCut.run(&view, item: item, index: index, request: request)
+            }
             return cut(&view, index: index, request: request, progress: progress)
         case let .file(view):
             defer { view.finish() }

@@ -1,0 +1,115 @@
+"""The manifest cut (#51): `vtrim cut PLAYLIST_URL -o NAME.m3u8` writes a playlist of two new edge segments and the
+source's own middle segments by URL; the edges keep the source's timeline, so FFmpeg reads it as one stream and
+Chromium plays it through without a discontinuity tag."""
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+
+import pytest
+
+from .conftest import run_vtrim
+from .origin import Origin
+from .test_url_inputs import concatenation, report
+
+
+@pytest.fixture
+def workdir():
+    folder = tempfile.mkdtemp(prefix="vtrim-manifest-")
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def frames(source, *extra):
+    """Decoded video frames (64x36 grey, times from the first) of `source`."""
+    result = subprocess.run(["ffmpeg", "-v", "error", *extra, "-i", source, "-map", "0:v", "-vf", "setpts=PTS-STARTPTS,scale=64:36,format=gray",
+                             "-f", "rawvideo", "-"], capture_output=True, check=True, timeout=120)
+    size = 64 * 36
+    return [result.stdout[i:i + size] for i in range(0, len(result.stdout), size)]
+
+
+def packets(source, stream, *extra):
+    result = subprocess.run(["ffprobe", "-v", "error", *extra, "-select_streams", stream, "-show_entries", "packet=pts,dts", "-of", "csv=p=0", source],
+                            capture_output=True, text=True, check=True, timeout=120)
+    return [tuple(int(x) if x not in ("", "N/A") else None for x in line.split(",")[:2]) for line in result.stdout.split()]
+
+
+def test_manifest_cut_reuses_the_middle_segments_and_reads_as_the_cut(origin, media, workdir):
+    playlist = os.path.join(workdir, "cut.m3u8")
+    outcome = report(run_vtrim("cut", origin.url("ts/index.m3u8"), "--start", "31", "--end", "49", "-o", playlist, "--json"))
+    manifest = outcome["manifest"]
+    assert manifest["reused_segments"] == [6, 7] and [os.path.basename(edge["path"]) for edge in manifest["edges"]] == ["cut.start.ts", "cut.end.ts"]
+    text = open(playlist).read()
+    assert "DISCONTINUITY" not in text and "#EXT-X-ENDLIST" in text
+    assert [line for line in text.splitlines() if not line.startswith("#")] == [
+        "cut.start.ts", origin.url("ts/seg006.ts"), origin.url("ts/seg007.ts"), "cut.end.ts"]
+    # The middle was never fetched: only the edges' segments (and the head of segment 0, for the timeline).
+    assert not origin.requests("/ts/seg006.ts") and not origin.requests("/ts/seg007.ts")
+    assert origin.requests("/ts/seg005.ts") and origin.requests("/ts/seg008.ts")
+    # The edges sit on the source's timeline: the start edge's last decode time runs into segment 6's first, and
+    # segment 7's last into the end edge's first, one frame apart, without going back.
+    seam = [packets(os.path.join(workdir, "cut.start.ts"), "v"), packets(os.path.join(media, "ts", "seg006.ts"), "v"),
+            packets(os.path.join(media, "ts", "seg007.ts"), "v"), packets(os.path.join(workdir, "cut.end.ts"), "v")]
+    frame = 3000
+    for before, after in zip(seam, seam[1:]):
+        assert after[0][1] - before[-1][1] == frame, (before[-1], after[0])
+        assert min(pts for pts, _ in after) - max(pts for pts, _ in before) == frame
+    # FFmpeg reads the playlist as one stream: the frames of the same cut of the segments' concatenation.
+    local = os.path.join(workdir, "local.mp4")
+    run_vtrim("cut", concatenation(media, "ts", workdir), "--start", "31", "--end", "49", "--mode", "smart", "-o", local)
+    read = frames(playlist, "-protocol_whitelist", "file,http,tcp")
+    expected = frames(local)
+    assert len(read) == len(expected) == 541
+    differing = sum(1 for a, b in zip(read, expected) if sum(abs(x - y) for x, y in zip(a, b)) > 3 * len(a))
+    assert differing == 0
+
+
+def test_manifest_cut_plays_through_in_chromium(origin, media, workdir):
+    """Chromium's own HLS player (no hls.js) plays the playlist to its end: no stall at the seams, one buffered range.
+    The playlist and its edges are published on one server, the source's segments stay on theirs, which allows
+    other pages' players to read them (CORS), as CDNs serving HLS do, and the page asks with CORS (crossorigin):
+    without both, Chromium cannot parse the first reused segment (DEMUXER_ERROR_COULD_NOT_PARSE, measured)."""
+    origin.cors = True
+    playlist = os.path.join(workdir, "cut.m3u8")
+    run_vtrim("cut", origin.url("ts/index.m3u8"), "--start", "31", "--end", "49", "-o", playlist)
+    with open(os.path.join(workdir, "index.html"), "w") as page:
+        page.write('<!doctype html><video id="v" src="cut.m3u8" crossorigin="anonymous" muted playsinline></video>')
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+    options = webdriver.ChromeOptions()
+    options.binary_location = "/usr/lib/chromium/chromium"
+    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--mute-audio", "--autoplay-policy=no-user-gesture-required"):
+        options.add_argument(argument)
+    driver = webdriver.Chrome(options=options, service=Service("/usr/bin/chromedriver"))
+    try:
+        with Origin(workdir) as page:
+            driver.get(page.url("index.html"))
+            can = driver.execute_script("return document.getElementById('v').canPlayType('application/vnd.apple.mpegurl')")
+            if not can:
+                pytest.skip("this Chromium has no native HLS player")
+            driver.execute_script("const v = document.getElementById('v'); v.playbackRate = 4; v.play();")
+            deadline, state = time.time() + 60, {}
+            while time.time() < deadline:
+                state = driver.execute_script("""const v = document.getElementById('v');
+                    return {ended: v.ended, time: v.currentTime, duration: v.duration, error: v.error && v.error.code,
+                            ranges: Array.from({length: v.buffered.length}, (_, i) => [v.buffered.start(i), v.buffered.end(i)])};""")
+                if state["ended"] or state["error"]:
+                    break
+                time.sleep(0.25)
+            assert state.get("error") is None and state.get("ended"), state
+            assert abs(state["duration"] - 18.0) < 0.1 and len(state["ranges"]) == 1, state
+    finally:
+        driver.quit()
+
+
+def test_manifest_cuts_vtrim_cannot_write_are_refused(origin, workdir):
+    for url, extra, words in [(origin.url("fmp4/index.m3u8"), [], "MPEG-TS segments only"),
+                              (origin.url("dash/manifest.mpd"), [], "HLS source only"),
+                              (origin.url("alt/master.m3u8"), [], "separate rendition"),
+                              (origin.url("ts/index.m3u8"), ["--http-header", "X-Token: 1"], "--http-header")]:
+        result = run_vtrim("cut", url, "--start", "31", "--end", "49", "-o", os.path.join(workdir, "x.m3u8"), *extra, "--json", check=False)
+        assert result.returncode == 1 and report(result)["error"]["code"] == "unsupported_container" and words in result.stderr, result.stderr
+    assert os.listdir(workdir) == []
+    local = run_vtrim("cut", os.path.join(workdir, "..", "clip.mp4"), "--start", "1", "-o", os.path.join(workdir, "x.m3u8"), check=False)
+    assert local.returncode == 64 and "HLS playlist URL" in local.stderr
