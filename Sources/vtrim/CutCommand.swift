@@ -27,7 +27,7 @@ struct CutCommand: ParsableCommand {
     @OptionGroup var outputs: OutputOptions
     @OptionGroup(title: "URL inputs") var remote: RemoteOptions
 
-    @Argument(help: "Media files, folders with -r, or URLs (files, HLS playlists).")
+    @Argument(help: "Media files, folders with -r, or URLs (files, HLS playlists, DASH manifests).")
     var inputs: [String]
 
     @Option(parsing: .unconditional, help: "Start of the segment (default: the beginning).", transform: TimeArgument.time)

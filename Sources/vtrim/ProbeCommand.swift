@@ -11,7 +11,7 @@ struct ProbeCommand: ParsableCommand {
     @OptionGroup var batch: BatchOptions
     @OptionGroup(title: "URL inputs") var remote: RemoteOptions
 
-    @Argument(help: "Media files, folders with -r, or URLs (files, HLS playlists).")
+    @Argument(help: "Media files, folders with -r, or URLs (files, HLS playlists, DASH manifests).")
     var inputs: [String]
 
     func validate() throws {

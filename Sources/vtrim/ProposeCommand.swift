@@ -19,8 +19,9 @@ struct ProposeCommand: ParsableCommand {
     @OptionGroup var common: CommonOptions
     @OptionGroup var batch: BatchOptions
     @OptionGroup var outputs: OutputOptions
+    @OptionGroup(title: "URL inputs") var remote: RemoteOptions
 
-    @Argument(help: "Media files, or folders with -r.")
+    @Argument(help: "Media files, folders with -r, or URLs (files, HLS playlists, DASH manifests).")
     var inputs: [String]
 
     @Option(help: ArgumentHelp("Find silences: every channel under DB dBFS (--silence alone: \(Int(ProposeDefaults.silenceDB)) dB).", valueName: "DB"))
@@ -81,6 +82,7 @@ struct ProposeCommand: ParsableCommand {
         request.dryRun = dryRun
         request.strict = common.strict
         request.threads = threads
+        request.remote = remote.request
         let planned = request
         try runner.run(items, outputs: writesList ? { _, item in [planned.listPath(for: item)].compactMap { $0 } } : nil) { index, item, writer in
             [ProposeJob.run(item: item, request: planned) { writer.advanced(index, fraction: $0) }]

@@ -19,7 +19,7 @@ struct ThumbsCommand: ParsableCommand {
     @OptionGroup var batch: BatchOptions
     @OptionGroup var outputs: OutputOptions
 
-    @Argument(help: "Media files, folders with -r, or URLs (files, HLS playlists).")
+    @Argument(help: "Media files, folders with -r, or URLs (files, HLS playlists, DASH manifests).")
     var inputs: [String]
 
     @Option(help: "Number of thumbnails, at the centres of equal parts of the range (default 10).")

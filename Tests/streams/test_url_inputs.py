@@ -350,3 +350,12 @@ def test_hls_audio_rendition_is_fetched_and_merged(origin, media, workdir):
     local = os.path.join(workdir, "local.mp4")
     run_vtrim("cut", merged(*concatenations, os.path.join(workdir, "merged.ts")), "--start", "31", "--end", "37", "--mode", "smart", "-o", local)
     same_media(output, local)
+
+
+def test_proposals_read_the_whole_stream(origin):
+    """`vtrim propose` and `cut --propose` judge all of a stream: every segment is fetched, once."""
+    outcome = report(run_vtrim("propose", origin.url("ts/index.m3u8"), "--scenes", "--json"))
+    assert outcome["source"]["segments"] == [0, 9] and outcome["duration"] == 60 and outcome["detections"]
+    assert all(len(origin.requests(f"/ts/seg{n:03d}.ts")) == 1 for n in range(10))
+    plain = report(run_vtrim("propose", origin.url("moovlast.mp4"), "--scenes", "--json"))
+    assert plain["duration"] == 60 and plain["source"]["range_ignored"] is False

@@ -10,6 +10,8 @@ public struct ProposeRequest: Sendable {
     public var settings: ProposalPlanner.Settings
     /// `--ranges remove`: the result lists what a join would leave out instead of what it keeps.
     public var listsRemoved = false
+    /// How URL inputs are read.
+    public var remote = RemoteRequest()
     /// Where each input's list goes (`-o`, `--output-dir`, `--name`); nil: none is written.
     public var output: OutputNamer?
     public var format: CutListFormat = .csv
@@ -83,6 +85,9 @@ public enum ProposeJob {
     }
 
     public static func run(item: InputItem, request: ProposeRequest, progress: (@Sendable (Double) -> Void)? = nil) -> Outcome {
+        if RemoteNames.isURL(item.path), InputSources.window(for: item.path) == nil, InputSources.byteSource(for: item.path) == nil {
+            return RemoteJobs.propose(item: item, request: request, progress: progress)
+        }
         let path = item.path
         let listPath = request.listPath(for: item)
         do throws(MediaError) {

@@ -68,6 +68,26 @@ enum RemoteJobs {
         }
     }
 
+    /// `vtrim propose URL`: proposals read the whole of what they judge — a stream's every segment, a file by ranges.
+    static func propose(item: InputItem, request: ProposeRequest, progress: (@Sendable (Double) -> Void)?) -> Outcome {
+        let opened: RemoteView.Opened
+        do { opened = try RemoteView.open(item.path, request: request.remote) } catch { return .failure(error) }
+        switch opened {
+        case var .stream(view):
+            defer { view.finish() }
+            do throws(MediaError) { try view.fetch(span: 0...view.durationSeconds) } catch {
+                var outcome = Outcome.failure(error)
+                return view.annotated(outcome: &outcome)
+            }
+            var outcome = ProposeJob.run(item: InputItem(path: view.name, relativePath: RemoteView.fileName(view.name)), request: request, progress: progress)
+            return view.annotated(outcome: &outcome)
+        case let .file(view):
+            defer { view.finish() }
+            var outcome = ProposeJob.run(item: InputItem(path: view.name, relativePath: RemoteView.fileName(view.name)), request: request, progress: progress)
+            return view.annotated(outcome: &outcome)
+        }
+    }
+
     /// `vtrim cut URL`: a stream's segments every output's ranges overlap (their hull) fetched, or a file read by
     /// ranges; then the ordinary edit.
     static func cut(item: InputItem, index: Int, request: CutRequest, progress: (@Sendable (Double) -> Void)?) -> [Outcome] {
@@ -91,21 +111,8 @@ enum RemoteJobs {
     }
 
     private static func cut(_ view: inout RemoteView, index: Int, request: CutRequest, progress: (@Sendable (Double) -> Void)?) -> [Outcome] {
-        if request.propose != nil {
-            return [Outcome.failure(MediaError(.invalidRange, path: view.name, operation: "propose",
-                                               reason: "--propose reads the whole stream: download it first (vtrim cut URL --start 0 -o FILE)"))]
-        }
         do throws(MediaError) {
-            var low = Double.infinity, high = -Double.infinity
-            for output in 0..<request.outputCount {
-                let edit = try request.edit(output: output, durationSeconds: view.durationSeconds, path: view.name)
-                for range in edit.ranges {
-                    low = min(low, range.effectiveStart)
-                    high = max(high, range.effectiveEnd)
-                }
-            }
-            guard low <= high else { throw MediaError(.invalidRange, path: view.name, operation: "ranges", reason: "no range to keep") }
-            try view.fetch(span: low...high)
+            try view.fetch(span: try span(of: request, view: view))
         } catch {
             var outcome = Outcome.failure(error)
             return [view.annotated(outcome: &outcome)]
@@ -117,14 +124,20 @@ enum RemoteJobs {
             return annotating.annotated(outcome: &outcome)
         }
     }
-}
 
-extension RemoteFileView {
-    func annotated(outcome: inout Outcome) -> Outcome {
-        outcome.path = name
-        outcome.warnings = warnings + outcome.warnings
-        outcome.fields += fields
-        return outcome
+    /// What a cut reads of a stream: the hull of every output's ranges; all of it for `--propose`, which judges the whole.
+    private static func span(of request: CutRequest, view: RemoteView) throws(MediaError) -> ClosedRange<Double> {
+        if request.propose != nil { return 0...view.durationSeconds }
+        var low = Double.infinity, high = -Double.infinity
+        for output in 0..<request.outputCount {
+            let edit = try request.edit(output: output, durationSeconds: view.durationSeconds, path: view.name)
+            for range in edit.ranges {
+                low = min(low, range.effectiveStart)
+                high = max(high, range.effectiveEnd)
+            }
+        }
+        guard low <= high else { throw MediaError(.invalidRange, path: view.name, operation: "ranges", reason: "no range to keep") }
+        return low...high
     }
 }
 
@@ -140,4 +153,13 @@ extension RemoteView {
     /// The file name outputs are named from: the URL's last path component, or the folder above a generic one
     /// (`…/lecture-12/index.m3u8` → `lecture-12.m3u8`).
     static func fileName(_ name: String) -> String { OutputNamer.inputFileName(name) }
+}
+
+extension RemoteFileView {
+    func annotated(outcome: inout Outcome) -> Outcome {
+        outcome.path = name
+        outcome.warnings = warnings + outcome.warnings
+        outcome.fields += fields
+        return outcome
+    }
 }
