@@ -52,7 +52,13 @@ struct SegmentTrack {
                 }
             }
             defer { if !fromSpool { TemporaryFiles.shared.remove(headPath); _ = DiskFile.unlink(headPath) } }
-            let found = try StreamOpening.measure(path: path).containerStartMicro
+            var measured = try? StreamOpening.measure(path: path).containerStartMicro
+            if measured == nil, !fromSpool {
+                // A head too short for the demuxer (a stream whose first PES packets are larger): all of segment 0.
+                originBytes = try Spool.write(stream, segments: [0], to: headPath, fetcher: fetcher, fetched: fetched).bytes
+            }
+            if measured == nil { measured = try StreamOpening.measure(path: path).containerStartMicro }
+            let found = measured ?? 0
             origin = found
             return found
         } catch let error as RemoteError {
