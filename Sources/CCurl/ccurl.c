@@ -8,6 +8,15 @@
 
 int ccurl_global_init(void) { return curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK ? 0 : -1; }
 
+static int stopped = 0;
+
+void ccurl_stop_all(void) { __atomic_store_n(&stopped, 1, __ATOMIC_RELEASE); }
+
+static int progress(void *user, curl_off_t total_down, curl_off_t now_down, curl_off_t total_up, curl_off_t now_up) {
+    (void)user; (void)total_down; (void)now_down; (void)total_up; (void)now_up;
+    return __atomic_load_n(&stopped, __ATOMIC_ACQUIRE); /* non-zero aborts the transfer */
+}
+
 void *ccurl_handle_new(void) { return curl_easy_init(); }
 
 void ccurl_handle_free(void *handle) {
@@ -97,7 +106,10 @@ int ccurl_fetch(void *handle, const ccurl_request *request, ccurl_response *resp
     curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(curl, CURLOPT_NETRC, (long)CURL_NETRC_IGNORED);
     curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, request->connect_timeout_ms);
-    curl_easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, 1L);
+    /* Slower than 1 KiB/s for the stall time is a stalled server (a trickle of bytes would otherwise hold a fetch forever). */
+    curl_easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, 1024L);
+    curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
+    curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, progress);
     curl_easy_setopt(curl, CURLOPT_LOW_SPEED_TIME, request->stall_seconds);
     curl_easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, request->insecure ? 0L : 1L);
     curl_easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, request->insecure ? 0L : 2L);

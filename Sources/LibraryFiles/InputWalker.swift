@@ -135,7 +135,8 @@ public struct InputWalker: Sendable {
             } else {
                 let identity = FileIdentity(input) ?? .unique(input)
                 if seen.insert(identity).inserted {
-                    result.append(InputItem(path: input, relativePath: (input as NSString).lastPathComponent))
+                    // A URL's name without its query (tokens stay out of progress lines and output names).
+                    result.append(InputItem(path: input, relativePath: OutputNamer.inputFileName(input)))
                 }
             }
         }

@@ -87,6 +87,16 @@ public struct OutputNamer: Sendable, Equatable {
         return sanitize(last)
     }
 
+    /// A URL without its user, password or query (where tokens live), for messages; other paths as they are.
+    public static func redactedIfURL(_ path: String) -> String {
+        guard isURL(path), let scheme = path.range(of: "://") else { return path }
+        let rest = path[scheme.upperBound...]
+        let authorityEnd = rest.firstIndex(where: { "/?#".contains($0) }) ?? rest.endIndex
+        let host = rest[..<authorityEnd].split(separator: "@").last.map(String.init) ?? ""
+        let pathPart = rest[authorityEnd...].prefix { $0 != "?" && $0 != "#" }
+        return String(path[..<scheme.upperBound]) + host + pathPart + (rest[authorityEnd...].contains("?") ? "?…" : "")
+    }
+
     static let genericStems: Set<String> = ["index", "master", "playlist", "manifest", "prog_index", "main", "stream", "chunklist", "media"]
 
     static func isURL(_ path: String) -> Bool {
@@ -142,7 +152,7 @@ public struct OutputCollision: Error, CustomStringConvertible {
     public let inputs: [String]
 
     public var description: String {
-        "\(inputs.joined(separator: " and ")) would both write \(output); use --name with {index}, or walk their common folder with -r so that --output-dir and --frames-dir mirror its subfolders"
+        "\(inputs.map(OutputNamer.redactedIfURL).joined(separator: " and ")) would both write \(output); use --name with {index}, or walk their common folder with -r so that --output-dir and --frames-dir mirror its subfolders"
     }
 
     /// The first output claimed by more than one input, comparing resolved paths.

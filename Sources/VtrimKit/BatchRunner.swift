@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import LibraryFiles
 import Locking
 import MediaEngine
 
@@ -36,7 +37,7 @@ public struct BatchRunner: Sendable {
         for _ in 0..<min(jobs, paths.count) {
             DispatchQueue.global().async(group: workers) {
                 while let index = state.claim() {
-                    writer.started(index, name: (paths[index] as NSString).lastPathComponent)
+                    writer.started(index, name: OutputNamer.inputFileName(paths[index]))
                     let outcomes = job(index, paths[index])
                     writer.finished(index)
                     let failed = outcomes.contains(where: \.failed)
@@ -55,7 +56,7 @@ public struct BatchRunner: Sendable {
         // Inputs never started are reported as skipped, with why: an interrupt or an earlier failure.
         let interrupted = Interrupt.requested
         for index in next..<paths.count {
-            report(Outcome(path: paths[index], status: .skipped(
+            report(Outcome(path: OutputNamer.redactedIfURL(paths[index]), status: .skipped(
                 reason: interrupted ? Interrupt.skipReason : "not started: an earlier input failed (--fail-fast)")))
         }
         return interrupted

@@ -1,6 +1,7 @@
 import Dispatch
 import Glibc
 import MediaEngine
+import RemoteInput
 import Synchronization
 
 /// SIGINT/SIGTERM: the batch starts no new job, running jobs stop at their next checkpoint and remove
@@ -42,6 +43,8 @@ public enum Interrupt {
                 if signalNumber.compareExchange(expected: 0, desired: number, ordering: .acquiringAndReleasing).exchanged {
                     // Loops in C (a large sheet's PNG rows) check a flag of their own.
                     PNGFile.stopWriting()
+                    // Transfers in libcurl stop at their next progress callback.
+                    HTTPFetcher.stopAll()
                     queue.asyncAfter(deadline: .now() + graceSeconds) { forceExit() }
                 } else {
                     forceExit()

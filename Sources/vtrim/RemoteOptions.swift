@@ -22,7 +22,8 @@ struct RemoteOptions: ParsableArguments {
     func validate() throws {
         for header in headers {
             guard let colon = header.firstIndex(of: ":"), colon != header.startIndex, !header.contains("\n"), !header.contains("\r") else {
-                throw ValidationError("--http-header '\(header.prefix(40))': expected 'Name: value'")
+                // The value is not echoed: it may be a token.
+                throw ValidationError("--http-header: expected 'Name: value' (a name, a colon, a value on one line)")
             }
         }
         guard (1...600).contains(timeout) else { throw ValidationError("--timeout \(timeout): expected 1 to 600 seconds") }

@@ -217,3 +217,21 @@ import Testing
         #expect(ManifestPlan.expiry(of: try urls(["https://h/a.ts", "https://h/b.ts?quality=hd"])) == nil)
     }
 }
+
+@Suite struct ReadAheadTests {
+    /// One block after a seek; twice the last run while reads go on where it ended; never more than 256 KiB at once.
+    @Test func runsDoubleWhileSequentialAndStartSmallAfterASeek() {
+        var ahead = ReadAhead()
+        var block: Int64 = 100
+        var runs: [Int64] = []
+        for _ in 0..<7 {
+            let run = ahead.blocks(missAt: block, needed: 1)
+            runs.append(run)
+            block += run
+        }
+        #expect(runs == [1, 2, 4, 8, 16, 16, 16])
+        #expect(ahead.blocks(missAt: 5, needed: 1) == 1, "a seek starts small again")
+        #expect(ahead.blocks(missAt: 900, needed: 40) == ReadAhead.maximumBlocks, "a large read is fetched 256 KiB at a time")
+        #expect(ReadAhead.blockBytes * ReadAhead.maximumBlocks == 256 << 10)
+    }
+}

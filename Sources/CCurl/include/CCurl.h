@@ -17,7 +17,7 @@ typedef struct ccurl_request {
     /// More than this many body bytes (announced or received) ends the transfer: `too_large` is set.
     long long max_body;
     long connect_timeout_ms;
-    /// A transfer slower than 1 byte/s for this many seconds is abandoned (a stalled server).
+    /// A transfer slower than 1 KiB/s for this many seconds is abandoned (a stalled server).
     long stall_seconds;
     int insecure;
 } ccurl_request;
@@ -48,5 +48,7 @@ void ccurl_handle_free(void *handle);
 /// 0 when a response (any status) arrived whole; otherwise libcurl's error code, with `error` set.
 int ccurl_fetch(void *handle, const ccurl_request *request, ccurl_response *response);
 void ccurl_response_free(ccurl_response *response);
+/// Every transfer in progress, and every later one, stops at its next progress callback (an interrupt).
+void ccurl_stop_all(void);
 
 #endif

@@ -62,7 +62,8 @@ final class AVIOBridge {
     private(set) var context: UnsafeMutablePointer<AVIOContext>?
     var position: Int64 = 0
     var lastError: MediaError?
-    static let bufferBytes: Int32 = 64 << 10
+    /// libavformat refills its buffer this much at a time: small, so a seek reads little past what it needs.
+    static let bufferBytes: Int32 = 16 << 10
 
     init?(source: any InputByteSource) {
         self.source = source

@@ -30,9 +30,15 @@ final class InputFile {
             format.pointee.pb = bridge.context
             format.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
             opened = format
-            status = path.withCString { avformat_open_input(&opened, $0, nil, nil) }
+            var options = Self.remoteOptions(spool: false)
+            defer { av_dict_free(&options) }
+            status = path.withCString { avformat_open_input(&opened, $0, nil, &options) }
+        } else if let window {
+            var options = Self.remoteOptions(spool: true)
+            defer { av_dict_free(&options) }
+            status = DiskName.withCString(window.diskPath) { avformat_open_input(&opened, $0, nil, &options) }
         } else {
-            status = DiskName.withCString(window?.diskPath ?? path) { avformat_open_input(&opened, $0, nil, nil) }
+            status = DiskName.withCString(path) { avformat_open_input(&opened, $0, nil, nil) }
         }
         guard status >= 0, let opened else {
             if let fetchError = bridge?.lastError { throw fetchError }
@@ -69,6 +75,18 @@ final class InputFile {
 
     deinit {
         avformat_close_input(&context)
+    }
+
+    /// A server's bytes are read by the containers media files use, never by a demuxer that opens other files or URLs
+    /// itself (hls, dash, concat, image sequences): FFmpeg would fetch them past vtrim's rules. A spool is MPEG-TS or MP4,
+    /// read from its one local file.
+    private static func remoteOptions(spool: Bool) -> OpaquePointer? {
+        var options: OpaquePointer?
+        let formats = spool ? "mpegts,mov,mp4,m4a,3gp,3g2,mj2"
+            : "mov,mp4,m4a,3gp,3g2,mj2,matroska,webm,mpegts,avi,flv,mpeg,mpegvideo,ogg,wav,mp3,aac,flac,asf,h264,hevc,ivf,m4v"
+        av_dict_set(&options, "format_whitelist", formats, 0)
+        av_dict_set(&options, "protocol_whitelist", spool ? "file" : "none", 0)
+        return options
     }
 
     /// FFmpeg 5.1's MP4 reader leaves Dolby Vision profile 10's `dav1` sample entry without a codec (newer FFmpeg

@@ -24,6 +24,12 @@ public enum InputSources {
     }
 
     private static let windows = Locked<[String: Window]>([:])
+    private static let claims = Locked<Set<String>>([])
+
+    /// Takes `name` for one job of this process until `release`; false when another job holds it (two URLs that differ
+    /// only in their query share a redacted name, and a registered name must mean one input).
+    public static func claim(_ name: String) -> Bool { claims.withLock { $0.insert(name).inserted } }
+    public static func release(_ name: String) { _ = claims.withLock { $0.remove(name) } }
 
     /// Inputs named `name` are read from `window.diskPath` until `unregister(name)`.
     public static func register(_ name: String, _ window: Window) { windows.withLock { $0[name] = window } }

@@ -14,10 +14,13 @@ public final class RemoteFile: Sendable {
     private let fetcher: HTTPFetcher
     private let state: Locked<State>
 
+    static let headBytes: Int64 = 64 << 10
+    /// Larger is no file: block arithmetic stays far from Int64's end.
+    static let maximumSize: Int64 = 1 << 50
     /// A server that ignores ranges is read whole only up to this size.
     public static let maximumWholeBytes: Int64 = 1 << 30
     /// Blocks kept at most (1 GiB): past it, the oldest are dropped (fetched again if needed).
-    static let maximumCachedBlocks = 16_384
+    static let maximumCachedBlocks = 65_536
 
     struct State {
         var blocks: [Int64: Data] = [:]
@@ -26,12 +29,19 @@ public final class RemoteFile: Sendable {
     }
 
     public static func open(_ url: RemoteURL, fetcher: HTTPFetcher) throws(RemoteError) -> RemoteFile {
-        let first = try fetcher.get(url, range: 0...(ReadAhead.blockBytes - 1), maximumBytes: maximumWholeBytes)
+        // The first 64 KiB: an MP4's `moov` is often all there; the answer says the size and whether ranges are honoured.
+        let first = try fetcher.get(url, range: 0...(Self.headBytes - 1), maximumBytes: maximumWholeBytes)
         if first.status == 200 {
             return RemoteFile(url: url, size: Int64(first.body.count), etag: first.etag, fetcher: fetcher, whole: first.body)
         }
         guard let total = first.contentRange?.total else {
             throw RemoteError(.fetchFailed, url: url.redacted, reason: "the server does not say how large the file is (Content-Range without a total)")
+        }
+        guard total <= maximumSize else {
+            throw RemoteError(.tooLarge, url: url.redacted, reason: "the server says the file holds \(total) bytes, more than vtrim reads (1 PiB)")
+        }
+        guard Int64(first.body.count) == min(headBytes, total) else {
+            throw RemoteError(.truncated, url: url.redacted, reason: "the server sent \(first.body.count) of the first \(min(headBytes, total)) bytes")
         }
         let file = RemoteFile(url: url, size: total, etag: first.etag, fetcher: fetcher, whole: nil)
         file.store(first.body, from: 0)
@@ -59,7 +69,8 @@ public final class RemoteFile: Sendable {
             let data = try blockData(block, neededThrough: (offset + Int64(count) - 1) / ReadAhead.blockBytes)
             let within = Int(position - block * ReadAhead.blockBytes)
             let take = min(count - copied, data.count - within)
-            guard take > 0 else { break }
+            // A block is whole but at the file's end: a short one elsewhere is a server's short answer, not the end.
+            guard take > 0 else { throw RemoteError(.truncated, url: url.redacted, reason: "bytes from \(position) could not be read (a short answer)") }
             data.withUnsafeBytes { source in
                 guard let from = source.baseAddress, let to = buffer.baseAddress else { return }
                 to.advanced(by: copied).copyMemory(from: from.advanced(by: within), byteCount: take)
@@ -76,7 +87,8 @@ public final class RemoteFile: Sendable {
         }
         if let cached = plan.cached { return cached }
         let first = block * ReadAhead.blockBytes
-        let lastByte = min(sizeBytes, (block + plan.run) * ReadAhead.blockBytes) - 1
+        // sizeBytes ≤ 2⁵⁰: no product here comes near Int64's end.
+        let lastByte = min(sizeBytes - first, plan.run * ReadAhead.blockBytes) + first - 1
         let answer = try fetcher.get(url, range: first...lastByte, maximumBytes: lastByte - first + 1)
         guard answer.status == 206, answer.contentRange?.total == sizeBytes, answer.etag == etag,
               Int64(answer.body.count) == lastByte - first + 1 else {

@@ -61,6 +61,20 @@ public struct MediaPlaylist: Sendable, Equatable {
         public var followsDiscontinuity: Bool
         /// 1-based line of its URI in the playlist (errors and reports name it).
         public var line: Int
+        /// Where it starts on the stream's timeline when the manifest says so (a DASH timeline, which may have gaps);
+        /// nil: where the segments before it end.
+        public var startSeconds: Double?
+
+        public init(uri: String, durationSeconds: Double, byteRange: ByteRange?, initSection: Int?, followsDiscontinuity: Bool, line: Int,
+                    startSeconds: Double? = nil) {
+            self.uri = uri
+            self.durationSeconds = durationSeconds
+            self.byteRange = byteRange
+            self.initSection = initSection
+            self.followsDiscontinuity = followsDiscontinuity
+            self.line = line
+            self.startSeconds = startSeconds
+        }
     }
 
     public struct InitSection: Sendable, Equatable {
@@ -82,11 +96,11 @@ public struct MediaPlaylist: Sendable, Equatable {
     public var segmentStartsSeconds: [Double] {
         var starts: [Double] = [], total = 0.0
         for segment in segments {
-            starts.append(total)
-            total += segment.durationSeconds
+            starts.append(segment.startSeconds ?? total)
+            total = (segment.startSeconds ?? total) + segment.durationSeconds
         }
         return starts
     }
 
-    public var durationSeconds: Double { segments.reduce(0) { $0 + $1.durationSeconds } }
+    public var durationSeconds: Double { segments.last.map { (segmentStartsSeconds.last ?? 0) + $0.durationSeconds } ?? 0 }
 }

@@ -98,7 +98,8 @@ public enum M3U8Parser {
                 let method = try Attributes.parse(String(line.dropFirst("#EXT-X-KEY:".count)), line: number)["METHOD"] ?? "NONE"
                 if method != "NONE" { playlist.encryption = method }
             } else if !line.isEmpty, !line.hasPrefix("#") {
-                guard let seconds = duration else { throw Failure(line: number, reason: "segment \"\(line)\" has no EXTINF before it") }
+                // The line is not quoted: a segment URL may carry a token.
+                guard let seconds = duration else { throw Failure(line: number, reason: "a segment has no EXTINF before it") }
                 guard playlist.segments.count < maximumSegments else {
                     throw Failure(line: number, reason: "more than \(maximumSegments) segments")
                 }

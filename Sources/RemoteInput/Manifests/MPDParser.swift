@@ -115,16 +115,19 @@ private final class Reader: NSObject, XMLParserDelegate {
             addressing?.initializationRange = MPDParser.byteRange(attributes["range"])
             if let source = attributes["sourceURL"] { addressing?.initialization = source }
         case "SegmentURL":
+            segmentCount += 1
+            guard segmentCount <= MPDParser.maximumSegments else { return fail(parser, "more than \(MPDParser.maximumSegments) segments") }
             addressing?.list?.append((attributes["media"], MPDParser.byteRange(attributes["mediaRange"])))
         case "S":
             guard let duration = attributes["d"].flatMap({ Int64($0) }), duration > 0 else { return fail(parser, "a SegmentTimeline entry without a positive d") }
             let repeats = attributes["r"].flatMap { Int64($0) } ?? 0
             guard repeats >= 0 else { return fail(parser, "SegmentTimeline r=\(repeats): open-ended repeats (live manifests) are not read") }
+            // Checked before adding: the sum never overflows.
+            guard repeats < MPDParser.maximumSegments - segmentCount else { return fail(parser, "more than \(MPDParser.maximumSegments) segments") }
             segmentCount += repeats + 1
-            guard segmentCount <= MPDParser.maximumSegments else { return fail(parser, "more than \(MPDParser.maximumSegments) segments") }
             let entry = MPD.TimelineEntry(start: attributes["t"].flatMap { Int64($0) }, duration: duration, repeats: repeats)
-            let earlier = addressing?.timeline ?? []
-            addressing?.timeline = earlier + [entry]
+            if addressing?.timeline == nil { addressing?.timeline = [] }
+            addressing?.timeline?.append(entry)
         default:
             break
         }

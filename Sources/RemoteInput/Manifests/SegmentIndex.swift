@@ -27,7 +27,8 @@ public struct SegmentIndex: Sendable, Equatable {
         guard let earliest = number(20, wide), let firstOffset = number(20 + wide, wide),
               let count = number(20 + 2 * wide + 2, 2) else { return nil }
         var references: [Reference] = []
-        var position = offset.addingReportingOverflow(size).partialValue.addingReportingOverflow(firstOffset).partialValue
+        guard offset >= 0, case (let afterBox, false) = offset.addingReportingOverflow(size),
+              case (var position, false) = afterBox.addingReportingOverflow(firstOffset) else { return nil }
         var entry = 24 + 2 * wide
         for _ in 0..<count {
             guard let word = number(entry, 4), let duration = number(entry + 4, 4) else { return nil }

@@ -4,7 +4,7 @@ public struct FetchOptions: Sendable, Equatable {
     public var headers: [String] = []
     /// TLS certificates not verified (named in every report of such an input).
     public var insecure = false
-    /// A connection that takes longer, or a transfer that stalls this long, is retried.
+    /// A connection that takes longer, or a transfer slower than 1 KiB/s this long, is retried.
     public var timeoutSeconds = 20
     /// Segments fetched at once.
     public var parallelFetches = 3

@@ -31,6 +31,9 @@ public final class HTTPFetcher: Sendable {
         headerOrigin = input?.origin
     }
 
+    /// Stops every transfer (an interrupt): each fails at its next progress callback, and none is retried.
+    public static func stopAll() { ccurl_stop_all() }
+
     deinit {
         pool.withLock { handles in handles.forEach { ccurl_handle_free(UnsafeMutableRawPointer(bitPattern: $0)) } }
     }
@@ -63,6 +66,9 @@ public final class HTTPFetcher: Sendable {
         case 401, 403: throw RemoteError(.fetchFailed, url: url.redacted, reason: "the server refused access (HTTP \(raw.status)); --header can send a token")
         default: throw RemoteError(.fetchFailed, url: url.redacted, reason: "the server answered HTTP \(raw.status)")
         }
+        if raw.status == 206, range == nil {
+            throw RemoteError(.fetchFailed, url: url.redacted, reason: "the server answered part of the file (HTTP 206) to a request for all of it")
+        }
         let contentRange = raw.status == 206 ? ContentRange.parse(raw.contentRange) : nil
         if let range, raw.status == 206 {
             guard let contentRange, contentRange.first == range.lowerBound, contentRange.last <= range.upperBound,
@@ -86,7 +92,8 @@ public final class HTTPFetcher: Sendable {
             let failure: RetrySchedule.Failure? = answer.curlCode != 0 ? .transport(Int(answer.curlCode))
                 : RetrySchedule.retries(.status(answer.status)) ? .status(answer.status) : nil
             guard let failure else { return answer }
-            guard RetrySchedule.retries(failure), attempt < max(1, options.attempts) else {
+            // 42: aborted by the progress callback — an interrupt, never retried.
+            guard RetrySchedule.retries(failure), attempt < max(1, options.attempts), answer.curlCode != 42 else {
                 throw Self.error(failure, answer: answer, url: url, attempts: attempt)
             }
             ledger.countRetry()

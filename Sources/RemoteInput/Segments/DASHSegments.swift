@@ -6,6 +6,15 @@ enum DASHSegments {
 
     /// SegmentTemplate: with a SegmentTimeline (`$Time$` or `$Number$`), or a fixed duration (`$Number$`) over the
     /// period's length.
+    /// Every segment between 0 and a day long, as HLS's EXTINF is held to: the stream's length then fits every clock.
+    static func checked(_ listed: Listed, manifest url: RemoteURL) throws(RemoteError) -> Listed {
+        guard !listed.playlist.segments.isEmpty else { throw RemoteError(.badManifest, url: url.redacted, reason: "a representation lists no segment") }
+        for segment in listed.playlist.segments where !(segment.durationSeconds.isFinite && (0...M3U8Parser.maximumSegmentSeconds).contains(segment.durationSeconds)) {
+            throw RemoteError(.badManifest, url: url.redacted, reason: "segment \(segment.line - 1) lasts \(segment.durationSeconds) s, not 0 to a day")
+        }
+        return listed
+    }
+
     static func template(_ addressing: MPD.Addressing, representation: MPD.Representation, durationSeconds: Double?,
                          manifest url: RemoteURL) throws(RemoteError) -> Listed {
         guard let media = addressing.media else { throw RemoteError(.badManifest, url: url.redacted, reason: "a SegmentTemplate without media") }
@@ -24,14 +33,20 @@ enum DASHSegments {
                 }
             }
         } else if let duration = addressing.duration, let total = durationSeconds, total > 0 {
-            let count = Int64((total * Double(timescale) / Double(duration)).rounded(.up))
-            guard count <= MPDParser.maximumSegments else {
-                throw RemoteError(.badManifest, url: url.redacted, reason: "more than \(MPDParser.maximumSegments) segments")
+            let counted = (total * Double(timescale) / Double(duration)).rounded(.up)
+            guard counted.isFinite, counted >= 1, counted <= Double(MPDParser.maximumSegments) else {
+                throw RemoteError(.badManifest, url: url.redacted, reason: "a SegmentTemplate of more than \(MPDParser.maximumSegments) segments")
             }
-            times = (0..<count).map { ($0 * duration, duration) }
-            if let last = times.indices.last {
+            for index in 0..<Int64(counted) {
+                guard case (let start, false) = index.multipliedReportingOverflow(by: duration) else {
+                    throw RemoteError(.badManifest, url: url.redacted, reason: "SegmentTemplate times past the largest number")
+                }
+                times.append((start, duration))
+            }
+            let periodTicks = (total * Double(timescale)).rounded()
+            if let last = times.indices.last, periodTicks.isFinite, periodTicks < 9e18 {
                 // The last segment ends with the period.
-                times[last].duration = max(1, Int64((total * Double(timescale)).rounded()) - times[last].start)
+                times[last].duration = max(1, Int64(periodTicks) - times[last].start)
             }
         } else {
             throw RemoteError(.badManifest, url: url.redacted, reason: "a SegmentTemplate with neither a SegmentTimeline nor a duration and period length")
@@ -40,13 +55,19 @@ enum DASHSegments {
                                      ended: true, encryption: nil, playlistType: "VOD")
         if addressing.initialization != nil { playlist.initSections = [.init(uri: "", byteRange: nil)] }
         var references: [String?] = []
+        let firstStart = times.first?.start ?? 0
         for (number, time) in times.enumerated() {
-            let values = TemplateValues(representation: representation.id, number: startNumber + Int64(number), time: time.start,
-                                        bandwidth: representation.bandwidth)
+            guard case (let segmentNumber, false) = startNumber.addingReportingOverflow(Int64(number)) else {
+                throw RemoteError(.badManifest, url: url.redacted, reason: "segment numbers past the largest number")
+            }
+            let values = TemplateValues(representation: representation.id, number: segmentNumber, time: time.start, bandwidth: representation.bandwidth)
             let reference = values.fill(media)
             references.append(reference)
-            playlist.segments.append(.init(uri: reference, durationSeconds: Double(time.duration) / Double(timescale), byteRange: nil,
-                                           initSection: playlist.initSections.isEmpty ? nil : 0, followsDiscontinuity: false, line: number + 1))
+            var segment = MediaPlaylist.Segment(uri: reference, durationSeconds: Double(time.duration) / Double(timescale), byteRange: nil,
+                                                initSection: playlist.initSections.isEmpty ? nil : 0, followsDiscontinuity: false, line: number + 1)
+            // A timeline's own times (it may have gaps), not the sum of the durations before.
+            segment.startSeconds = Double(time.start - firstStart) / Double(timescale)
+            playlist.segments.append(segment)
         }
         let initReference = addressing.initialization.map {
             TemplateValues(representation: representation.id, number: startNumber, time: 0, bandwidth: representation.bandwidth).fill($0)
@@ -74,8 +95,8 @@ enum DASHSegments {
 
     /// SegmentBase: the representation's one file, its `sidx` (at `indexRange`) fetched and read into subsegments.
     static func base(_ addressing: MPD.Addressing, file: RemoteURL, fetcher: HTTPFetcher) throws(RemoteError) -> Listed {
-        guard let index = addressing.indexRange, index.length <= 4 << 20 else {
-            throw RemoteError(.badManifest, url: file.redacted, reason: "a SegmentBase without an indexRange vtrim can read")
+        guard let index = addressing.indexRange, index.length <= 4 << 20, index.offset > 0 || addressing.initializationRange != nil else {
+            throw RemoteError(.badManifest, url: file.redacted, reason: "a SegmentBase without an indexRange (and initialisation) vtrim can read")
         }
         let answer = try fetcher.get(file, range: index.offset...index.last, maximumBytes: index.length)
         guard answer.status == 206, let sidx = SegmentIndex.parse([UInt8](answer.body), at: index.offset), !sidx.references.isEmpty else {

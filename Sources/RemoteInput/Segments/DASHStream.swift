@@ -8,7 +8,8 @@ public enum DASHStream {
     static let maximumBytes: Int64 = 16 << 20
 
     public static func open(_ url: RemoteURL, fetcher: HTTPFetcher, variant choice: VariantChoice) throws(RemoteError) -> ChosenTracks {
-        let body = try fetcher.get(url, maximumBytes: maximumBytes).body
+        let answer = try fetcher.get(url, maximumBytes: maximumBytes)
+        let body = answer.body
         let mpd: MPD
         do { mpd = try MPDParser.parse(body) } catch { throw RemoteError(.badManifest, url: url.redacted, reason: error.reason) }
         guard let period = mpd.periods.first else { throw RemoteError(.badManifest, url: url.redacted, reason: "the manifest has no Period") }
@@ -17,7 +18,8 @@ public enum DASHStream {
             warnings.append(("periods_skipped", "the manifest has \(mpd.periods.count) periods: the first is read"))
         }
         if mpd.isDynamic { warnings.append(("live_playlist", "a dynamic (live) manifest: the segments it lists now are read")) }
-        let base = [mpd.baseURL, period.baseURL].compactMap { $0 }.reduce(url) { $0.resolving($1) ?? $0 }
+        // References resolve against the URL that answered (after redirects).
+        let base = [mpd.baseURL, period.baseURL].compactMap { $0 }.reduce(answer.url) { $0.resolving($1) ?? $0 }
         let kinds = period.adaptationSets.map(Self.kind)
         let videoSets = period.adaptationSets.indices.filter { kinds[$0] == "video" }
         let candidates = videoSets.flatMap { set in period.adaptationSets[set].representations.indices.map { (set, $0) } }
@@ -36,9 +38,10 @@ public enum DASHStream {
         let representation = period.adaptationSets[candidates[picked].0].representations[candidates[picked].1]
         video.variant = [representation.width.flatMap { w in representation.height.map { "\(w)x\($0)" } },
                          String(format: "%.2f Mb/s", Double(representation.bandwidth) / 1e6)].compactMap { $0 }.joined(separator: ", ")
-        let audio = try period.adaptationSets.indices.first { kinds[$0] == "audio" }.map { set throws(RemoteError) -> HLSStream in
-            let best = period.adaptationSets[set].representations.indices.max { period.adaptationSets[set].representations[$0].bandwidth
-                < period.adaptationSets[set].representations[$1].bandwidth } ?? 0
+        let audioSet = period.adaptationSets.indices.first { kinds[$0] == "audio" && !period.adaptationSets[$0].representations.isEmpty }
+        let audio = try audioSet.map { set throws(RemoteError) -> HLSStream in
+            let representations = period.adaptationSets[set].representations
+            let best = representations.indices.max { representations[$0].bandwidth < representations[$1].bandwidth } ?? representations.startIndex
             return try stream(url: url, base: base, set: period.adaptationSets[set], index: best, durationSeconds: durationSeconds, fetcher: fetcher)
         }
         return ChosenTracks(video: video, audio: audio)
@@ -58,11 +61,11 @@ public enum DASHStream {
         let here = [set.baseURL, representation.baseURL].compactMap { $0 }.reduce(base) { $0.resolving($1) ?? $0 }
         let listed: Listed
         if addressing.isTemplate {
-            listed = try DASHSegments.template(addressing, representation: representation, durationSeconds: durationSeconds, manifest: url)
+            listed = try DASHSegments.checked(DASHSegments.template(addressing, representation: representation, durationSeconds: durationSeconds, manifest: url), manifest: url)
         } else if addressing.isBase || addressing.list == nil {
-            listed = try DASHSegments.base(addressing, file: here, fetcher: fetcher)
+            listed = try DASHSegments.checked(DASHSegments.base(addressing, file: here, fetcher: fetcher), manifest: url)
         } else {
-            listed = try DASHSegments.list(addressing, manifest: url)
+            listed = try DASHSegments.checked(DASHSegments.list(addressing, manifest: url), manifest: url)
         }
         var segmentURLs: [RemoteURL] = []
         for reference in listed.segmentReferences {

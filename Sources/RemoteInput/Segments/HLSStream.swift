@@ -15,11 +15,12 @@ public struct HLSStream: Sendable {
     /// URLs vtrim does not read; a live playlist (no `EXT-X-ENDLIST`) is read as it stands, with a warning.
     public static func open(_ url: RemoteURL, fetcher: HTTPFetcher, variant choice: VariantChoice) throws(RemoteError) -> ChosenTracks {
         var playlistURL = url
-        var parsed = try playlist(url, fetcher: fetcher)
+        // References resolve against the URL that answered (after redirects), as players do.
+        var (parsed, base) = try playlist(url, fetcher: fetcher)
         var variantText: String?
         var audio: HLSStream?
         if case let .master(master) = parsed {
-            guard let index = choice.choose(master.variants), let chosen = url.resolving(master.variants[index].uri) else {
+            guard let index = choice.choose(master.variants), let chosen = base.resolving(master.variants[index].uri) else {
                 throw RemoteError(.badManifest, url: url.redacted, reason: "the master playlist names no variant vtrim can read")
             }
             let variant = master.variants[index]
@@ -28,15 +29,16 @@ public struct HLSStream: Sendable {
             // The variant's sound as a playlist of its own (EXT-X-MEDIA TYPE=AUDIO): its default rendition, else the first.
             let group = master.renditions.filter { $0.type == "AUDIO" && $0.groupID == variant.audioGroup && $0.uri != nil }
             if let rendition = group.first(where: \.isDefault) ?? group.first, let uri = rendition.uri {
-                guard let audioURL = url.resolving(uri) else {
+                guard let audioURL = base.resolving(uri) else {
                     throw RemoteError(.refused, url: url.redacted, reason: "its audio rendition names a URL vtrim does not read (only http and https)")
                 }
-                audio = try media(audioURL, parsed: try playlist(audioURL, fetcher: fetcher), variant: nil, warnings: [])
+                let (audioParsed, audioBase) = try playlist(audioURL, fetcher: fetcher)
+                audio = try media(audioURL, parsed: audioParsed, base: audioBase, variant: nil)
             }
             playlistURL = chosen
-            parsed = try playlist(chosen, fetcher: fetcher)
+            (parsed, base) = try playlist(chosen, fetcher: fetcher)
         }
-        let video = try media(playlistURL, parsed: parsed, variant: variantText, warnings: [])
+        let video = try media(playlistURL, parsed: parsed, base: base, variant: variantText)
         if let audio, audio.initURLs.isEmpty != video.initURLs.isEmpty {
             throw RemoteError(.badManifest, url: url.redacted, reason: "its video and audio renditions are in different segment formats (TS and fMP4), which vtrim does not join")
         }
@@ -45,9 +47,8 @@ public struct HLSStream: Sendable {
 
     /// A media playlist's stream: refuses encrypted segments, an empty playlist, and segment URLs vtrim does not read;
     /// a live playlist (no `EXT-X-ENDLIST`) is read as it stands, with a warning.
-    private static func media(_ playlistURL: RemoteURL, parsed: Playlist, variant variantText: String?,
-                              warnings given: [(code: String, message: String)]) throws(RemoteError) -> HLSStream {
-        var warnings = given
+    private static func media(_ playlistURL: RemoteURL, parsed: Playlist, base: RemoteURL, variant variantText: String?) throws(RemoteError) -> HLSStream {
+        var warnings: [(code: String, message: String)] = []
         guard case let .media(media) = parsed else {
             throw RemoteError(.badManifest, url: playlistURL.redacted, reason: "a variant of a master playlist is itself a master playlist")
         }
@@ -60,14 +61,14 @@ public struct HLSStream: Sendable {
         }
         var segmentURLs: [RemoteURL] = []
         for segment in media.segments {
-            guard let resolved = playlistURL.resolving(segment.uri) else {
+            guard let resolved = base.resolving(segment.uri) else {
                 throw RemoteError(.refused, url: playlistURL.redacted, reason: "line \(segment.line) names a segment vtrim does not read (only http and https URLs)")
             }
             segmentURLs.append(resolved)
         }
         var initURLs: [RemoteURL] = []
         for section in media.initSections {
-            guard let resolved = playlistURL.resolving(section.uri) else {
+            guard let resolved = base.resolving(section.uri) else {
                 throw RemoteError(.refused, url: playlistURL.redacted, reason: "EXT-X-MAP names a URL vtrim does not read (only http and https)")
             }
             initURLs.append(resolved)
@@ -79,12 +80,12 @@ public struct HLSStream: Sendable {
     /// Playlists are text of at most 16 MiB.
     static let maximumPlaylistBytes: Int64 = 16 << 20
 
-    private static func playlist(_ url: RemoteURL, fetcher: HTTPFetcher) throws(RemoteError) -> Playlist {
+    private static func playlist(_ url: RemoteURL, fetcher: HTTPFetcher) throws(RemoteError) -> (Playlist, base: RemoteURL) {
         let answer = try fetcher.get(url, maximumBytes: maximumPlaylistBytes)
         guard let text = String(data: answer.body, encoding: .utf8) else {
             throw RemoteError(.badManifest, url: url.redacted, reason: "the playlist is not UTF-8 text")
         }
-        do { return try M3U8Parser.parse(text) } catch {
+        do { return (try M3U8Parser.parse(text), answer.url) } catch {
             throw RemoteError(.badManifest, url: url.redacted, reason: "not a playlist vtrim can read (\(error))")
         }
     }

@@ -21,6 +21,7 @@ public enum Spool {
     /// fetches only that one.
     public final class Fetched {
         var parts: [Int: Data] = [:]
+        var keptBytes: Int64 = 0
         public init() {}
     }
 
@@ -33,14 +34,32 @@ public enum Spool {
             throw RemoteError(.badManifest, url: stream.playlistURL.redacted,
                               reason: "segments \(segments.first ?? 0)–\(segments.last ?? 0) change their initialisation section (EXT-X-MAP), which vtrim does not join")
         }
-        var parts: [Data] = []
-        if let section = sections.first ?? nil { parts.append(try initSection(stream, section, fetcher: fetcher, fetched: fetched)) }
-        let missing = segments.filter { fetched.parts[$0] == nil }
-        for (index, data) in zip(missing, try fetchAll(missing, of: stream, fetcher: fetcher)) { fetched.parts[index] = data }
-        parts += segments.map { fetched.parts[$0] ?? Data() }
-        try store(parts, at: path, url: stream.playlistURL)
-        return Written(segments: segments, bytes: parts.reduce(0) { $0 + Int64($1.count) })
+        let file = try SpoolFile(path: path, url: stream.playlistURL)
+        defer { file.close() }
+        if let section = sections.first ?? nil { try file.append(try initSection(stream, section, fetcher: fetcher, fetched: fetched)) }
+        // A few at a time, appended in order: memory holds `parallelFetches` segments, not the stream (a proposal reads
+        // all of it). Segments are kept for a later spool (one more before, where a range's first does not open cleanly)
+        // while they add up to `keptBytes`.
+        let batch = max(1, fetcher.options.parallelFetches)
+        for start in stride(from: 0, to: segments.count, by: batch) {
+            let chunk = Array(segments[start..<min(segments.count, start + batch)])
+            let missing = chunk.filter { fetched.parts[$0] == nil }
+            var got: [Int: Data] = [:]
+            for (index, data) in zip(missing, try fetchAll(missing, of: stream, fetcher: fetcher)) { got[index] = data }
+            for index in chunk {
+                let data = fetched.parts[index] ?? got[index] ?? Data()
+                try file.append(data)
+                if fetched.parts[index] == nil, fetched.keptBytes + Int64(data.count) <= keptBytes {
+                    fetched.parts[index] = data
+                    fetched.keptBytes += Int64(data.count)
+                }
+            }
+        }
+        return Written(segments: segments, bytes: file.bytes)
     }
+
+    /// Segments kept in memory for a later spool of the same input, at most.
+    static let keptBytes: Int64 = 64 << 20
 
     /// The init section and the first `headBytes` of segment 0: enough to read where the stream's timeline begins.
     /// `rangeIgnored`: the server sent the whole segment to a request for its head.
@@ -49,8 +68,15 @@ public enum Spool {
         var parts: [Data] = []
         let first = stream.playlist.segments[0]
         if let section = first.initSection { parts.append(try initSection(stream, section, fetcher: fetcher, fetched: fetched)) }
-        let range = first.byteRange.map { $0.offset...min($0.last, $0.offset + headBytes - 1) } ?? 0...(headBytes - 1)
-        let answer = try fetcher.get(stream.segmentURLs[0], range: range, maximumBytes: first.byteRange == nil ? maximumSegmentBytes : headBytes)
+        if let range = first.byteRange {
+            // Its head, cut from the file's bytes where the server ignores ranges (offset + length fits: the parser checked).
+            let head = ByteRange(offset: range.offset, length: min(range.length, headBytes))
+            let data = try fetchExactly(stream.segmentURLs[0], range: head, fetcher: fetcher, what: "the head of segment 0")
+            parts.append(data)
+            try store(parts, at: path, url: stream.playlistURL)
+            return (parts.reduce(0) { $0 + Int64($1.count) }, false)
+        }
+        let answer = try fetcher.get(stream.segmentURLs[0], range: 0...(headBytes - 1), maximumBytes: maximumSegmentBytes)
         // A server that ignores Range sends the whole segment (bounded): its head is what is used.
         parts.append(answer.body.prefix(Int(headBytes)))
         try store(parts, at: path, url: stream.playlistURL)
@@ -67,7 +93,13 @@ public enum Spool {
     }
 
     private static func fetchExactly(_ url: RemoteURL, range: ByteRange?, fetcher: HTTPFetcher, what: String) throws(RemoteError) -> Data {
-        let answer = try fetcher.get(url, range: range.map { $0.offset...$0.last }, maximumBytes: range == nil ? maximumSegmentBytes : max(range?.length ?? 0, maximumSegmentBytes))
+        if let range, range.offset < 0 || range.length < 1 {
+            throw RemoteError(.badManifest, url: url.redacted, reason: "\(what) has no bytes (range \(range.offset), \(range.length))")
+        }
+        if let range, range.length > maximumSegmentBytes {
+            throw RemoteError(.tooLarge, url: url.redacted, reason: "\(what) is \(range.length) bytes by its playlist, more than vtrim reads of one segment")
+        }
+        let answer = try fetcher.get(url, range: range.map { $0.offset...$0.last }, maximumBytes: maximumSegmentBytes)
         guard let range else { return answer.body }
         if answer.status == 200 {
             // Range ignored: the whole resource came; the bytes asked for are cut from it.
@@ -109,6 +141,30 @@ public enum Spool {
         let state = results.withLock { $0 }
         if let failure = state.failure { throw failure }
         return indices.indices.map { state.parts[$0] ?? Data() }
+    }
+
+/// A spool being written: created (or emptied), appended to, closed.
+    private final class SpoolFile {
+        let handle: FileHandle
+        let url: RemoteURL
+        private(set) var bytes: Int64 = 0
+
+        init(path: String, url: RemoteURL) throws(RemoteError) {
+            guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
+                throw RemoteError(.fetchFailed, url: url.redacted, reason: "cannot write its segments to a temporary file (\(path))")
+            }
+            self.handle = handle
+            self.url = url
+        }
+
+        func append(_ data: Data) throws(RemoteError) {
+            do { try handle.write(contentsOf: data) } catch {
+                throw RemoteError(.fetchFailed, url: url.redacted, reason: "cannot write its segments to a temporary file (\(error.localizedDescription))")
+            }
+            bytes += Int64(data.count)
+        }
+
+        func close() { try? handle.close() }
     }
 
     private static func store(_ parts: [Data], at path: String, url: RemoteURL) throws(RemoteError) {

@@ -51,6 +51,9 @@ enum ManifestCut {
         guard view.protocolName == "hls" else { throw refuse("a playlist is written from an HLS source only (DASH manifests are not written)") }
         guard view.stream.initURLs.isEmpty else { throw refuse("a playlist is written from MPEG-TS segments only (fMP4 edges are not written yet)") }
         guard view.audio == nil else { throw refuse("a playlist is not written where the sound is a separate rendition") }
+        guard view.stream.segmentURLs.allSatisfy({ $0.url.user == nil && $0.url.password == nil }) else {
+            throw refuse("the source's URL carries a user name or password, which the playlist would hand to every player")
+        }
         guard request.remote.fetch.headers.isEmpty else {
             throw refuse("the source needed --http-header: players of the playlist would be refused its segments")
         }

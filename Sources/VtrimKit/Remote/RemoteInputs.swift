@@ -110,7 +110,8 @@ struct RemoteView {
     private mutating func spool(video indices: [Int], audio sound: [Int]?) throws(MediaError) {
         try video.write(indices, fetcher: fetcher, name: name)
         let videoOrigin = try video.origin(fetcher: fetcher, name: name, warnings: &warnings)
-        let duration = Int64((durationSeconds * 1e6).rounded())
+        // Segments last a day at most and number at most 100,000 (HLS) or 1,000,000 (DASH): this fits; nil never happens.
+        let duration = Int64(exactly: (durationSeconds * 1e6).rounded()) ?? Int64.max
         originSeconds = Double(videoOrigin) / 1e6
         guard let sound, var track = audio else {
             let kind = video.stream.playlist.initSections.isEmpty ? "mpegts" : "fragmented mp4"

@@ -8,6 +8,8 @@ import WorkerProtocol
 enum RemoteJobs {
     /// `vtrim probe URL`: a stream's playlist and first segment; a file's header (an MP4's `moov`) by range requests.
     static func probe(_ text: String, request: RemoteRequest) -> Outcome {
+        guard let claimed = claim(text) else { return busy(text) }
+        defer { InputSources.release(claimed) }
         let opened: RemoteView.Opened
         do { opened = try RemoteView.open(text, request: request) } catch { return .failure(error) }
         switch opened {
@@ -41,6 +43,8 @@ enum RemoteJobs {
     /// `vtrim thumbs URL`: a file read by ranges (fast thumbnails read their keyframes); a stream's segments holding the
     /// sheet's times (planned from the playlist's duration after its first segment is read).
     static func thumbs(item: InputItem, index: Int, request: ThumbsRequest) -> Outcome {
+        guard let claimed = claim(item.path) else { return busy(item.path) }
+        defer { InputSources.release(claimed) }
         let opened: RemoteView.Opened
         do { opened = try RemoteView.open(item.path, request: request.remote) } catch { return .failure(error) }
         switch opened {
@@ -70,6 +74,8 @@ enum RemoteJobs {
 
     /// `vtrim propose URL`: proposals read the whole of what they judge — a stream's every segment, a file by ranges.
     static func propose(item: InputItem, request: ProposeRequest, progress: (@Sendable (Double) -> Void)?) -> Outcome {
+        guard let claimed = claim(item.path) else { return busy(item.path) }
+        defer { InputSources.release(claimed) }
         let opened: RemoteView.Opened
         do { opened = try RemoteView.open(item.path, request: request.remote) } catch { return .failure(error) }
         switch opened {
@@ -91,6 +97,8 @@ enum RemoteJobs {
     /// `vtrim cut URL`: a stream's segments every output's ranges overlap (their hull) fetched, or a file read by
     /// ranges; then the ordinary edit.
     static func cut(item: InputItem, index: Int, request: CutRequest, progress: (@Sendable (Double) -> Void)?) -> [Outcome] {
+        guard let claimed = claim(item.path) else { return [busy(item.path)] }
+        defer { InputSources.release(claimed) }
         let opened: RemoteView.Opened
         do { opened = try RemoteView.open(item.path, request: request.remote) } catch { return [.failure(error)] }
         switch opened {
@@ -138,6 +146,19 @@ enum RemoteJobs {
         }
         guard low <= high else { throw MediaError(.invalidRange, path: view.name, operation: "ranges", reason: "no range to keep") }
         return low...high
+    }
+}
+
+extension RemoteJobs {
+    /// The input's redacted name, taken for this job; nil when another job of this run reads a URL of that name.
+    static func claim(_ text: String) -> String? {
+        let name = RemoteNames.redacted(text)
+        return InputSources.claim(name) ? name : nil
+    }
+
+    static func busy(_ text: String) -> Outcome {
+        .failure(MediaError(.unreadable, path: RemoteNames.redacted(text), operation: "open URL",
+                            reason: "another input of this run reads a URL of the same name (they differ in their query only): give them one at a time"))
     }
 }
 

@@ -31,6 +31,12 @@ struct SegmentTrack {
     }
 
     mutating func write(_ indices: [Int], fetcher: HTTPFetcher, name: String) throws(MediaError) {
+        // The timeline is segment 0's clock: after an EXT-X-DISCONTINUITY the media's times restart, and no longer say
+        // where a segment lies.
+        if let last = indices.max(), let broken = stream.playlist.segments.prefix(last + 1).dropFirst().firstIndex(where: \.followsDiscontinuity) {
+            throw MediaError(.unsupportedContainer, path: name, operation: "segments",
+                             reason: "the playlist restarts its times (EXT-X-DISCONTINUITY) before segment \(broken): vtrim reads ranges before the first discontinuity only")
+        }
         guard TemporaryFiles.shared.add(spoolPath) else { throw Interrupt.error(name) }
         do { _ = try Spool.write(stream, segments: indices, to: spoolPath, fetcher: fetcher, fetched: fetched) } catch { throw RemoteView.error(error) }
         written = indices
