@@ -20,9 +20,11 @@ from streams.origin import Origin  # noqa: E402
 parser = argparse.ArgumentParser(description=__doc__)
 parser.add_argument("--runs", type=int, default=3)
 parser.add_argument("--vtrim", default=benchlib.RELEASE_VTRIM)
+parser.add_argument("--long", action="store_true",
+                    help="the 2-hour 1080p30 VOD (made once into $VTRIM_BENCH_CACHE/streams2h, ~15 GB): 30 s cuts from HLS-TS, "
+                         "HLS-fMP4 and DASH against the transfer and a local cut of the same segments, and a 30-minute manifest cut")
 args = parser.parse_args()
 
-media = streammedia.media()
 work = benchlib.work_directory("vtrim-bench-streams-")
 env = dict(os.environ, no_proxy="127.0.0.1,localhost")
 
@@ -36,6 +38,113 @@ def frames(path):
         return 0
 
 
+def mp4_boxes(path):
+    import struct
+    found, position, size_total = [], 0, os.path.getsize(path)
+    with open(path, "rb") as handle:
+        while position + 8 <= size_total:
+            handle.seek(position)
+            size, kind = struct.unpack(">I4s", handle.read(8))
+            if size == 1:
+                size = struct.unpack(">Q", handle.read(8))[0]
+            if size < 8:
+                break
+            found.append((kind.decode("latin-1"), position, size))
+            position += size
+    return found
+
+
+def long_vod():
+    """60 s of 1080p30 H.264 (4 Mb/s) + AAC looped to 2 hours, as HLS-TS, HLS-fMP4 and DASH of 6 s segments."""
+    folder = os.path.join(os.environ.get("VTRIM_BENCH_CACHE", os.path.expanduser("~/.cache/vtrim-bench")), "streams2h")
+    if os.path.exists(os.path.join(folder, "dash", "manifest.mpd")):
+        return folder
+    os.makedirs(folder, exist_ok=True)
+    one, long = os.path.join(folder, "one.mp4"), os.path.join(folder, "long.mp4")
+    steps = [
+        ["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=1920x1080:rate=30:duration=60", "-f", "lavfi", "-i",
+         "sine=frequency=440:sample_rate=48000:duration=60", "-c:v", "libx264", "-preset", "veryfast", "-b:v", "4M", "-maxrate", "5M",
+         "-bufsize", "8M", "-g", "60", "-keyint_min", "60", "-sc_threshold", "0", "-pix_fmt", "yuv420p", "-c:a", "aac", "-b:a", "96k", "-shortest", one],
+        ["ffmpeg", "-v", "error", "-y", "-stream_loop", "119", "-i", one, "-c", "copy", "-movflags", "+faststart", long],
+    ]
+    for kind, extra in (("ts", []), ("fmp4", ["-hls_segment_type", "fmp4", "-hls_fmp4_init_filename", "init.mp4"])):
+        os.makedirs(os.path.join(folder, kind), exist_ok=True)
+        steps.append(["ffmpeg", "-v", "error", "-y", "-i", long, "-c", "copy", "-f", "hls", "-hls_time", "6", "-hls_playlist_type", "vod", *extra,
+                      "-hls_segment_filename", os.path.join(folder, kind, "seg%04d." + ("ts" if kind == "ts" else "m4s")),
+                      os.path.join(folder, kind, "index.m3u8")])
+    os.makedirs(os.path.join(folder, "dash"), exist_ok=True)
+    steps.append(["ffmpeg", "-v", "error", "-y", "-i", long, "-c", "copy", "-f", "dash", "-seg_duration", "6", "-use_template", "1",
+                  "-use_timeline", "1", "-init_seg_name", "init-$RepresentationID$.m4s", "-media_seg_name", "chunk-$RepresentationID$-$Number%05d$.m4s",
+                  os.path.join(folder, "dash", "manifest.mpd")])
+    for step in steps:
+        subprocess.run(step, check=True)
+    return folder
+
+
+def long_bench():
+    folder = long_vod()
+    with Origin(folder) as origin:
+        print("\n### 2-hour 1080p30 VOD: 30 s from 1:00:00 (3600–3630 s)\n")
+        print("| source | vtrim (s) | curl of the same bytes (s) | local smart cut of those segments (s) | ÷ (curl + local) | media segments | bytes fetched | ÷ those segments' bytes | frames | ffmpeg -ss copy: frames, bytes |")
+        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+        for source in ("ts/index.m3u8", "fmp4/index.m3u8", "dash/manifest.mpd"):
+            url, out = origin.url(source), os.path.join(work, "long.mp4")
+            origin.clear()
+            wall, _ = benchlib.measure(f"{benchlib.quote(args.vtrim)} cut {url} --start 3600 --end 3630 -o {out} --overwrite")
+            requests = origin.requests()
+            media_requests = [e for e in requests if not e["path"].endswith((".m3u8", ".mpd")) and "init" not in e["path"] and not e["range"]]
+            fetched, segment_bytes = origin.bytes_sent(), sum(e["bytes_sent"] for e in media_requests)
+            urls = " ".join(origin.url(e["path"]) for e in requests)
+            curl, _ = benchlib.measure(f"curl -s -o /dev/null {urls}")
+            local = os.path.join(work, "segments" + (".ts" if source.startswith("ts") else ".mp4"))
+            video = sorted(e["path"] for e in media_requests if "chunk-1" not in e["path"])
+            with open(local, "wb") as handle:
+                inits = [e["path"] for e in requests if "init" in e["path"] and "init-1" not in e["path"]]
+                for path in inits + video:
+                    handle.write(open(os.path.join(folder, path.lstrip("/")), "rb").read())
+            import re
+            first = int(re.search(r"(\d+)\.[^.]+$", video[0]).group(1)) - (1 if source.startswith("dash") else 0)
+            offset = 3600 - 6 * first
+            local_wall, _ = benchlib.measure(f"{benchlib.quote(args.vtrim)} cut {local} --start {offset} --end {offset + 30} --mode smart "
+                                             f"-o {os.path.join(work, 'local.mp4')} --overwrite")
+            origin.clear()
+            copy = os.path.join(work, "copy.mp4")
+            subprocess.run(["ffmpeg", "-v", "error", "-y", "-ss", "3600", "-t", "30", "-i", url, "-c", "copy", copy], env=env,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            print(f"| {source} | {wall:.2f} | {curl:.2f} | {local_wall:.2f} | {wall / (curl + local_wall):.2f} | {len(video)} | {fetched:,} | "
+                  f"{fetched / max(1, segment_bytes):.2f} | {frames(out)} | {frames(copy)}, {origin.bytes_sent():,} |")
+        mp4 = os.path.join(folder, "long.mp4")
+        moov = next(size for kind, offset, size in mp4_boxes(mp4) if kind == "moov")
+        origin.clear()
+        subprocess.run([args.vtrim, "probe", origin.url("long.mp4")], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        probe_bytes = origin.bytes_sent()
+        origin.clear()
+        sheet = os.path.join(work, "fast.png")
+        subprocess.run([args.vtrim, "thumbs", origin.url("long.mp4"), "--mode", "fast", "--count", "20", "-o", sheet, "--overwrite"], env=env,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        thumbs_bytes, thumbs_requests, largest = origin.bytes_sent(), len(origin.requests()), origin.largest_range()
+        sizes = subprocess.run(["ffprobe", "-v", "error", "-select_streams", "v", "-show_entries", "packet=size,flags", "-of", "csv=p=0", mp4],
+                               capture_output=True, text=True).stdout.split()
+        keyframes = sorted((int(line.split(",")[0]) for line in sizes if "K" in line.split(",")[1]), reverse=True)[:20]
+        print(f"\nPlain URL, the 2-hour MP4 ({os.path.getsize(mp4):,} bytes, moov {moov:,}): `vtrim probe` fetched {probe_bytes:,} bytes "
+              f"(moov + {probe_bytes - moov:,}); `vtrim thumbs --mode fast --count 20` fetched {thumbs_bytes:,} bytes in {thumbs_requests} requests "
+              f"(largest {largest:,}) against moov + the 20 largest keyframes = {moov + sum(keyframes):,}.")
+        playlist = os.path.join(work, "half-hour.m3u8")
+        origin.clear()
+        wall, _ = benchlib.measure(f"{benchlib.quote(args.vtrim)} cut {origin.url('ts/index.m3u8')} --start 3000 --end 4800 -o {playlist} --overwrite")
+        cut_bytes, cut_requests = origin.bytes_sent(), len(origin.requests())
+        edges = sum(os.path.getsize(os.path.join(work, name)) for name in os.listdir(work) if name.startswith("half-hour."))
+        packets = subprocess.run(["ffprobe", "-v", "error", "-protocol_whitelist", "file,http,tcp", "-select_streams", "v", "-count_packets",
+                                  "-show_entries", "stream=nb_read_packets", "-of", "csv=p=0", playlist], capture_output=True, text=True).stdout.strip()
+        print(f"\n30-minute manifest cut (3000–4800 s) of the HLS-TS VOD: {wall:.2f} s, {cut_bytes:,} bytes fetched "
+              f"({cut_requests} requests), {edges:,} bytes written (playlist and edges), {packets} video packets read back through the playlist (54,000 ideal).")
+
+
+if args.long:
+    long_bench()
+    raise SystemExit(0)
+
+media = streammedia.media()
 with Origin(media) as origin:
     for source, ideal in (("ts/index.m3u8", 181), ("fmp4/index.m3u8", 181), ("moovlast.mp4", 180)):
         url = origin.url(source)
