@@ -65,6 +65,51 @@ def test_manifest_cut_reuses_the_middle_segments_and_reads_as_the_cut(origin, me
     assert differing == 0
 
 
+def rgb_frames(path):
+    """Every video frame of `path` (320x180) as 32x18 RGB: the means of 10x10 blocks, as `grab` takes them (so the
+    two pictures differ only by their colour conversions, not by how each scaler places its samples). BT.709, as
+    Chromium converts an untagged stream (BT.601 here measured 25 dB against its canvas, BT.709 over 30)."""
+    result = subprocess.run(["ffmpeg", "-v", "error", "-i", path, "-map", "0:v", "-vf", "scale=in_color_matrix=bt709", "-pix_fmt", "rgb24", "-f", "rawvideo", "-"],
+                            capture_output=True, check=True, timeout=120)
+    size = 320 * 180 * 3
+    return [blocks(result.stdout[i:i + size], channels=3) for i in range(0, len(result.stdout) - size + 1, size)]
+
+
+def blocks(pixels, channels):
+    """A 320x180 picture (`channels` bytes a pixel, RGB first) as the RGB means of its 10x10 blocks."""
+    out = bytearray()
+    for by in range(18):
+        for bx in range(32):
+            sums = [0, 0, 0]
+            for y in range(by * 10, by * 10 + 10):
+                row = (y * 320 + bx * 10) * channels
+                for x in range(10):
+                    at = row + x * channels
+                    sums[0] += pixels[at]; sums[1] += pixels[at + 1]; sums[2] += pixels[at + 2]
+            out += bytes(value // 100 for value in sums)
+    return bytes(out)
+
+
+def grab(driver, seconds):
+    """The picture the page's video shows at `seconds`, drawn at its own size (320x180), as 32x18 block means."""
+    data = driver.execute_async_script("""const [time, done] = arguments; const v = document.getElementById('v');
+        v.pause(); v.addEventListener('seeked', () => requestAnimationFrame(() => {
+            const canvas = document.createElement('canvas'); canvas.width = 320; canvas.height = 180;
+            const context = canvas.getContext('2d'); context.drawImage(v, 0, 0, 320, 180);
+            const rgb = context.getImageData(0, 0, 320, 180).data.filter((_, i) => i % 4 !== 3);
+            let text = ''; for (let i = 0; i < rgb.length; i += 8192) text += String.fromCharCode(...rgb.subarray(i, i + 8192));
+            done(btoa(text)); }), {once: true});
+        v.currentTime = time;""", seconds)
+    import base64
+    return blocks(base64.b64decode(data), channels=3)
+
+
+def psnr(a, b):
+    import math
+    mse = sum((x - y) ** 2 for x, y in zip(a, b)) / max(1, len(a))
+    return 99.0 if mse == 0 else 10 * math.log10(255 ** 2 / mse)
+
+
 def test_manifest_cut_plays_through_in_chromium(origin, media, workdir):
     """Chromium's own HLS player (no hls.js) plays the playlist to its end: no stall at the seams, one buffered range.
     The playlist and its edges are published on one server, the source's segments stay on theirs, which allows
@@ -82,6 +127,7 @@ def test_manifest_cut_plays_through_in_chromium(origin, media, workdir):
     for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--mute-audio", "--autoplay-policy=no-user-gesture-required"):
         options.add_argument(argument)
     driver = webdriver.Chrome(options=options, service=Service("/usr/bin/chromedriver"))
+    driver.set_script_timeout(20)
     try:
         with Origin(workdir) as page:
             driver.get(page.url("index.html"))
@@ -99,6 +145,17 @@ def test_manifest_cut_plays_through_in_chromium(origin, media, workdir):
                 time.sleep(0.25)
             assert state.get("error") is None and state.get("ended"), state
             assert abs(state["duration"] - 18.0) < 0.1 and len(state["ranges"]) == 1, state
+            # At each seam (the first reused segment, the end edge) and two frames either side, the picture shown is
+            # the cut's: a canvas grab against the same cut of the segments' concatenation (PSNR ≥ 30 dB; the moving
+            # test pattern's neighbouring frames are far below).
+            local = os.path.join(workdir, "local.mp4")
+            run_vtrim("cut", concatenation(media, "ts", workdir), "--start", "31", "--end", "49", "--mode", "smart", "-o", local)
+            expected = rgb_frames(local)
+            for seam in (151, 511):
+                for frame in range(seam - 2, seam + 3):
+                    shown = grab(driver, (frame + 0.5) / 30)
+                    scores = {index: psnr(shown, expected[index]) for index in range(frame - 2, frame + 3)}
+                    assert max(scores, key=scores.get) == frame and scores[frame] >= 30, (frame, scores)
     finally:
         driver.quit()
 
