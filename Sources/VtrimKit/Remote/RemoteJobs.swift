@@ -8,34 +8,26 @@ import WorkerProtocol
 enum RemoteJobs {
     /// `vtrim probe URL`: a stream's playlist and first segment; a file's header (an MP4's `moov`) by range requests.
     static func probe(_ text: String, request: RemoteRequest) -> Outcome {
-        guard let claimed = claim(text) else { return busy(text) }
-        defer { InputSources.release(claimed) }
-        let opened: RemoteView.Opened
-        do { opened = try RemoteView.open(text, request: request) } catch { return .failure(error) }
-        switch opened {
-        case var .stream(view):
-            defer { view.finish() }
-            do throws(MediaError) {
-                try view.fetch(span: nil)
-                var info = try Probe.probe(path: view.name)
-                // What the spool measures of its streams is its segment's, not the stream's: not reported as the stream's.
-                info.video?.durationSeconds = nil
-                info.video?.frameCount = nil
-                info.sizeBytes = 0
-                info.bitRate = nil
-                info.startTimeSeconds = view.originSeconds ?? info.startTimeSeconds
-                for index in info.audio.indices { info.audio[index].durationSeconds = nil }
-                var outcome = ProbeJob.outcome(info)
-                // A stream's size in bytes is not known without fetching every segment.
-                outcome.fields = outcome.fields.map { $0.0 == "size" ? ("size", .null) : $0 }
-                return view.annotated(outcome: &outcome)
-            } catch {
-                var outcome = Outcome.failure(error)
-                return view.annotated(outcome: &outcome)
-            }
-        case let .file(view):
-            defer { view.finish() }
-            var outcome = ProbeJob.run(path: view.name)
+        single(text, request, stream: probe, file: { ProbeJob.run(path: $0.path) })
+    }
+
+    private static func probe(_ view: inout RemoteView) -> Outcome {
+        do throws(MediaError) {
+            try view.fetch(span: nil)
+            var info = try Probe.probe(path: view.name)
+            // What the spool measures of its streams is its segment's, not the stream's: not reported as the stream's.
+            info.video?.durationSeconds = nil
+            info.video?.frameCount = nil
+            info.sizeBytes = 0
+            info.bitRate = nil
+            info.startTimeSeconds = view.originSeconds ?? info.startTimeSeconds
+            for index in info.audio.indices { info.audio[index].durationSeconds = nil }
+            var outcome = ProbeJob.outcome(info)
+            // A stream's size in bytes is not known without fetching every segment.
+            outcome.fields = outcome.fields.map { $0.0 == "size" ? ("size", .null) : $0 }
+            return view.annotated(outcome: &outcome)
+        } catch {
+            var outcome = Outcome.failure(error)
             return view.annotated(outcome: &outcome)
         }
     }
@@ -43,13 +35,7 @@ enum RemoteJobs {
     /// `vtrim thumbs URL`: a file read by ranges (fast thumbnails read their keyframes); a stream's segments holding the
     /// sheet's times (planned from the playlist's duration after its first segment is read).
     static func thumbs(item: InputItem, index: Int, request: ThumbsRequest) -> Outcome {
-        guard let claimed = claim(item.path) else { return busy(item.path) }
-        defer { InputSources.release(claimed) }
-        let opened: RemoteView.Opened
-        do { opened = try RemoteView.open(item.path, request: request.remote) } catch { return .failure(error) }
-        switch opened {
-        case var .stream(view):
-            defer { view.finish() }
+        single(item.path, request.remote, stream: { view in
             do throws(MediaError) {
                 try view.fetch(span: nil)
                 let local = InputItem(path: view.name, relativePath: RemoteView.fileName(view.name))
@@ -65,57 +51,57 @@ enum RemoteJobs {
                 var outcome = Outcome.failure(error)
                 return view.annotated(outcome: &outcome)
             }
-        case let .file(view):
-            defer { view.finish() }
-            var outcome = ThumbsJob.run(item: InputItem(path: view.name, relativePath: RemoteView.fileName(view.name)), index: index, request: request)
-            return view.annotated(outcome: &outcome)
-        }
+        }, file: { ThumbsJob.run(item: $0, index: index, request: request) })
     }
 
     /// `vtrim propose URL`: proposals read the whole of what they judge — a stream's every segment, a file by ranges.
     static func propose(item: InputItem, request: ProposeRequest, progress: (@Sendable (Double) -> Void)?) -> Outcome {
-        guard let claimed = claim(item.path) else { return busy(item.path) }
-        defer { InputSources.release(claimed) }
-        let opened: RemoteView.Opened
-        do { opened = try RemoteView.open(item.path, request: request.remote) } catch { return .failure(error) }
-        switch opened {
-        case var .stream(view):
-            defer { view.finish() }
+        single(item.path, request.remote, stream: { view in
             do throws(MediaError) { try view.fetch(span: 0...view.durationSeconds) } catch {
                 var outcome = Outcome.failure(error)
                 return view.annotated(outcome: &outcome)
             }
             var outcome = ProposeJob.run(item: InputItem(path: view.name, relativePath: RemoteView.fileName(view.name)), request: request, progress: progress)
             return view.annotated(outcome: &outcome)
-        case let .file(view):
-            defer { view.finish() }
-            var outcome = ProposeJob.run(item: InputItem(path: view.name, relativePath: RemoteView.fileName(view.name)), request: request, progress: progress)
-            return view.annotated(outcome: &outcome)
-        }
+        }, file: { ProposeJob.run(item: $0, request: request, progress: progress) })
     }
 
     /// `vtrim cut URL`: a stream's segments every output's ranges overlap (their hull) fetched, or a file read by
     /// ranges; then the ordinary edit.
     static func cut(item: InputItem, index: Int, request: CutRequest, progress: (@Sendable (Double) -> Void)?) -> [Outcome] {
-        guard let claimed = claim(item.path) else { return [busy(item.path)] }
-        defer { InputSources.release(claimed) }
-        let opened: RemoteView.Opened
-        do { opened = try RemoteView.open(item.path, request: request.remote) } catch { return [.failure(error)] }
-        switch opened {
-        case var .stream(view):
-            defer { view.finish() }
+        run(item.path, request.remote, stream: { view in
             if case let .file(output) = request.output.choice, output.lowercased().hasSuffix(".m3u8") {
                 return ManifestCut.run(&view, item: item, index: index, request: request)
             }
             return cut(&view, index: index, request: request, progress: progress)
+        }, file: { EditJob.run(item: $0, index: index, request: request, progress: progress) })
+    }
+
+    /// Takes the input's name for this job, opens what its URL names, runs `stream` on a stream or `file` on a plain
+    /// file (its reports annotated), and gives both back. A URL that cannot be opened is its one outcome.
+    private static func run(_ text: String, _ request: RemoteRequest, stream: (inout RemoteView) -> [Outcome],
+                            file: (InputItem) -> [Outcome]) -> [Outcome] {
+        guard let claimed = claim(text) else { return [busy(text)] }
+        defer { InputSources.release(claimed) }
+        let opened: RemoteView.Opened
+        do { opened = try RemoteView.open(text, request: request) } catch { return [.failure(error)] }
+        switch opened {
+        case var .stream(view):
+            defer { view.finish() }
+            return stream(&view)
         case let .file(view):
             defer { view.finish() }
-            let local = InputItem(path: view.name, relativePath: RemoteView.fileName(view.name))
-            return EditJob.run(item: local, index: index, request: request, progress: progress).map { given in
+            return file(InputItem(path: view.name, relativePath: RemoteView.fileName(view.name))).map { given in
                 var outcome = given
                 return view.annotated(outcome: &outcome)
             }
         }
+    }
+
+    /// `run` for the commands that report one outcome per input.
+    private static func single(_ text: String, _ request: RemoteRequest, stream: (inout RemoteView) -> Outcome, file: (InputItem) -> Outcome) -> Outcome {
+        run(text, request, stream: { [stream(&$0)] }, file: { [file($0)] }).first
+            ?? .failure(MediaError(.unreadable, path: RemoteNames.redacted(text), operation: "open URL", reason: "nothing was read"))
     }
 
     private static func cut(_ view: inout RemoteView, index: Int, request: CutRequest, progress: (@Sendable (Double) -> Void)?) -> [Outcome] {
