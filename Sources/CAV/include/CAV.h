@@ -6,7 +6,6 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include <malloc.h>  /* malloc_trim: give an edge encoder's arenas back (SmartEdge) */
 
 #include <libavcodec/avcodec.h>
 #include <libavcodec/bsf.h>
@@ -144,3 +143,7 @@ int cav_av_buffersink_get_frame(AVFilterContext *context, AVFrame *frame);
 // Frees of blocks of at least `bytes` go back to the system (glibc's M_MMAP_THRESHOLD, fixed: no longer rising to the
 // largest block freed); 1 on success. See LargeBlockReturn.swift.
 int cav_return_blocks_from(int bytes);
+
+// Gives the malloc arenas' free memory back to the system (malloc_trim), one caller at a time; nothing under a
+// sanitizer, whose allocator replaces glibc's. SmartEdge calls it when an edge's encoder is gone.
+void cav_trim_heap(void);

@@ -64,7 +64,7 @@ final class SmartEdge: Sendable {
                 outcome = Result { try StageTimes.measure(stage) { try Self.encode(work, shouldStop: stop) } }
                 // The edge's encoder is gone: give its memory back. libsvtav1 allocates ~0.5 GiB per 1080p instance from
                 // its own threads' malloc arenas, which glibc otherwise keeps; a 10-range AV1 join held 3.8 GiB.
-                malloc_trim(0)
+                cav_trim_heap()
                 slots.release()
             } else {
                 outcome = .failure(CutInterrupted())
