@@ -185,24 +185,3 @@ enum FileIdentity: Hashable {
         self = .inode(UInt64(info.st_dev), UInt64(info.st_ino))
     }
 }
-
-/// `--shard K/N`: every N-th input starting at the K-th (1-based), so N machines split a sorted list
-/// deterministically and together cover it exactly once.
-public struct Shard: Sendable, Equatable, CustomStringConvertible {
-    public let index: Int
-    public let count: Int
-
-    public init?(_ text: String) {
-        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 2, let index = Int(parts[0]), let count = Int(parts[1]), count >= 1,
-              (1...count).contains(index) else { return nil }
-        self.index = index
-        self.count = count
-    }
-
-    public func select<T>(_ items: [T]) -> [T] {
-        items.enumerated().filter { $0.offset % count == index - 1 }.map(\.element)
-    }
-
-    public var description: String { "\(index)/\(count)" }
-}

@@ -40,12 +40,22 @@ struct BatchOptions: ParsableArguments {
     @Flag(name: .customLong("fail-fast"), help: "Start no new input after the first failure.")
     var failFast = false
 
-    @Option(help: ArgumentHelp("Process only the K-th of N equal slices of the sorted input list (1-based).", valueName: "K/N"))
+    @Option(help: ArgumentHelp("Process only the K-th of N equal slices of the sorted input list (1-based); auto[/N]: the slice a Slurm array task, a Kubernetes Indexed Job or GNU parallel names (N where it does not say the count).", valueName: "K/N"))
     var shard: String?
 
     func validate() throws {
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
-        if let shard, Shard(shard) == nil { throw ValidationError("--shard takes K/N with 1 ≤ K ≤ N, e.g. 2/4") }
+        _ = try shardTaken()
+    }
+
+    /// The slice of the inputs this run takes: `--shard K/N`, or the scheduler's with `auto`.
+    func shardTaken() throws -> Shard? {
+        guard let shard else { return nil }
+        guard let choice = ShardChoice(shard) else { throw ValidationError(ShardChoice.usage) }
+        switch choice.resolve(environment: ProcessInfo.processInfo.environment) {
+        case let .success(taken): return taken
+        case let .failure(problem): throw ValidationError(problem.message)
+        }
     }
 
     var jobCount: Int { jobs ?? ProcessInfo.processInfo.activeProcessorCount }
@@ -75,6 +85,10 @@ struct OutputOptions: ParsableArguments {
             throw ValidationError("-o names one output, so it takes exactly one input file; use --output-dir for several")
         }
         if overwrite, skipExisting { throw ValidationError("--overwrite and --skip-existing exclude each other") }
+        // A scheduler's attempt marks the temporaries, so a retry removes a dead attempt's (TemporaryName).
+        if let attempt = ProcessInfo.processInfo.environment["VTRIM_ATTEMPT"], TemporaryName.Attempt(attempt) == nil {
+            throw ValidationError("VTRIM_ATTEMPT=\(attempt) is not TASK:ATTEMPT (letters, digits, '-', '_' and '.', up to 64 each)")
+        }
         if let name {
             let unknown = OutputNamer.unknownPlaceholders(in: name)
             if !unknown.isEmpty {
@@ -128,7 +142,7 @@ struct BatchRun {
         } catch {
             throw ValidationError(error.description)
         }
-        if let text = batch.shard, let shard = Shard(text) { found.items = shard.select(found.items) }
+        if let shard = try batch.shardTaken() { found.items = shard.select(found.items) }
         return Inputs(items: found.items, emptyFolders: found.emptyFolders)
     }
 
