@@ -50,10 +50,10 @@ struct CutCommand: ParsableCommand {
             transform: { try RangeArgument(flag: "--remove", text: $0) })
     var remove: [RangeArgument] = []
 
-    @Flag(help: "With --list: join the list's ranges into one output instead of one output per row (with --propose: the proposed ranges).")
+    @Flag(help: "With --list: join the list's ranges into one output instead of one output per row (with --propose: the proposed ranges, else one clip each).")
     var join = false
 
-    @Option(help: ArgumentHelp("Keep the ranges `vtrim propose` finds: silence[=DB], black, scenes[=T], separated by commas (with --join).", valueName: "kinds"))
+    @Option(help: ArgumentHelp("Keep the ranges `vtrim propose` finds: silence[=DB], black, scenes[=T], separated by commas; each to a clip of its own ({stem}.{index}.cut.{ext}), or with --join into one output.", valueName: "kinds"))
     var propose: String?
 
     @OptionGroup(title: "Proposals (--propose)") var proposing: ProposalOptions
@@ -116,7 +116,9 @@ struct CutCommand: ParsableCommand {
         try outputs.validate(inputs: inputs, recursive: common.recursive)
         if !keep.isEmpty, !remove.isEmpty { throw ValidationError("--keep and --remove exclude each other; choose one") }
         if let propose {
-            if !join { throw ValidationError("--propose joins the proposed ranges into one output: add --join") }
+            if !join, outputs.output != nil {
+                throw ValidationError("--propose without --join writes one clip per proposed range; use --output-dir or --name instead of -o (or add --join)")
+            }
             if list != nil || !keep.isEmpty || !remove.isEmpty || start != nil || end != nil || length != nil {
                 throw ValidationError("--propose finds the ranges; drop --list, --keep, --remove, --start, --end and --length")
             }
@@ -229,6 +231,7 @@ struct CutCommand: ParsableCommand {
         if let propose, case var .success(proposal) = ProposeRequest.make(kinds: propose, tuning: proposing.tuning) {
             proposal.threads = BatchRunner.threadsPerJob(jobs: jobs)
             request.propose = proposal
+            request.proposalJoins = join
         }
         if let exportList {
             request.export = ListExport(path: exportList, format: listFormat ?? CutListFormat(fileName: exportList),
@@ -236,7 +239,7 @@ struct CutCommand: ParsableCommand {
         }
         let planned = request
         try runner.run(items, outputs: { index, item in
-            (0..<planned.outputCount).map { planned.outputPath(for: item, index: index, segment: $0) }
+            planned.claimedOutputPaths(for: item, index: index)
         }) { index, item, writer in
             EditJob.run(item: item, index: index, request: planned) { writer.advanced(index, fraction: $0) }
         }

@@ -193,6 +193,53 @@ struct ProposeTests {
         #expect(abs((kept.first?.0 ?? 0) - 1.05) <= 1e-3 && kept.count == Self.cuts.count, "kept \(kept)")
     }
 
+    /// `cut --propose scenes` without `--join`: one clip per shot, named `{stem}.{index}.cut.{ext}`, smart by default, each
+    /// showing exactly its shot's frames (FFmpeg's decode of the source, PSNR ≥ 35 dB frame by frame); the report's
+    /// `actual.frames` and `segment.scene_score` per clip; `--skip-existing` skips per clip, so a rerun after one clip was
+    /// lost writes that clip alone; `-o` is refused.
+    @Test func scenesSplitIntoOneClipEach() async throws {
+        let path = try await Self.shots()
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let dry = try await Run.vtrim(["cut", path, "--propose", "scenes", "--output-dir", folder.path, "--dry-run", "--json"])
+        #expect(dry.status == 0 && dry.jsonLines.count == Self.cuts.count + 1, "\(dry)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
+        let result = try await Run.vtrim(["cut", path, "--propose", "scenes", "--output-dir", folder.path, "--json"])
+        #expect(result.status == 0, "\(result)")
+        let clips = result.jsonLines
+        let bounds = [0.0] + Self.cuts + [13.7]
+        #expect(clips.count == bounds.count - 1, "\(result)")
+        let source = try await Reference.frames(path, width: 64, height: 36)
+        for (index, clip) in clips.enumerated() where index + 1 < bounds.count {
+            let output = try #require(clip["output"] as? String)
+            #expect((output as NSString).lastPathComponent == "shots.\(index + 1).cut.mp4", "\(output)")
+            #expect(clip["mode"] as? String == "smart", "\(clip)")
+            let effective = clip["effective"] as? [String: Any]
+            let start = try #require(effective?["start"] as? Double), end = try #require(effective?["end"] as? Double)
+            #expect(abs(start - bounds[index]) <= 1.0 / 30 + 1e-6 && abs(end - bounds[index + 1]) <= 1.0 / 30 + 1e-6, "clip \(index + 1): \(start)–\(end)")
+            let ideal = source.filter { $0.seconds >= start - 1e-4 && $0.seconds < end - 1e-4 }
+            #expect((clip["actual"] as? [String: Any])?["frames"] as? Int == ideal.count, "clip \(index + 1): \(clip)")
+            let segment = clip["segment"] as? [String: Any]
+            #expect(segment?["index"] as? Int == index + 1)
+            #expect(index == 0 || (segment?["scene_score"] as? Double).map { $0 > 0 } == true, "clip \(index + 1): \(String(describing: segment))")
+            let written = try await Reference.frames(output, width: 64, height: 36)
+            #expect(written.count == ideal.count, "clip \(index + 1): \(written.count) frames, ideal \(ideal.count)")
+            for (frame, expected) in zip(written, ideal) {
+                let psnr = ImageCompare.psnr(frame.image, expected.image)
+                #expect(psnr >= 35, "clip \(index + 1) at \(frame.seconds): PSNR \(psnr) against the source's frame at \(expected.seconds)")
+            }
+        }
+        // Resumed per clip.
+        let lost = folder.file("shots.3.cut.mp4")
+        try FileManager.default.removeItem(atPath: lost)
+        let again = try await Run.vtrim(["cut", path, "--propose", "scenes", "--output-dir", folder.path, "--skip-existing", "--json"])
+        #expect(again.status == 0, "\(again)")
+        let skipped = again.jsonLines.filter { $0["skipped"] as? Bool == true }.count
+        #expect(skipped == clips.count - 1 && FileManager.default.fileExists(atPath: lost), "\(again)")
+        let named = try await Run.vtrim(["cut", path, "--propose", "scenes", "-o", folder.file("one.mp4")])
+        #expect(named.status == 64 && named.stderr.contains("one clip per proposed range"), "\(named)")
+    }
+
     /// `-o` writes the list (here what to remove) in the format its extension names; a dry run writes nothing.
     @Test func listsAreWrittenLikeEveryOutput() async throws {
         let talk = try await Self.talkMade.value

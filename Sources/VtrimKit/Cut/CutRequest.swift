@@ -56,6 +56,16 @@ public struct CutRequest: Sendable {
     public var join: JoinRanges?
     /// `--propose KINDS`: each input's join keeps the ranges a proposal finds in it (`join` is then replaced per input).
     public var propose: ProposeRequest?
+    /// `--propose` with `--join` (one output); without it each proposed range becomes an output of its own, as a cut
+    /// list's rows do (`split(by:)`).
+    public var proposalJoins = true
+    /// A split proposal's notes and warnings (said with its first output) and each range's scene score, where a scene
+    /// cut opens it.
+    var splitNotes: [MediaWarning] = []
+    var splitWarnings: [MediaWarning] = []
+    var splitSceneScores: [Double?] = []
+    /// `--propose` without `--join`.
+    var splitsProposal: Bool { propose != nil && !proposalJoins }
     /// `--export-list`: the ranges this run keeps, written as a cut list (one input only).
     public var export: ListExport?
     /// What reading `--list` found worth a warning (an EDL read from 0 rather than its clip's timecode): every
@@ -97,8 +107,30 @@ public struct CutRequest: Sendable {
         self.strict = strict
     }
 
-    /// How many outputs each input gets: one for a join or a range, one per row of a cut list.
+    /// How many outputs each input gets: one for a join or a range, one per row of a cut list (or proposed range).
     public var outputCount: Int { join != nil ? 1 : segments.count }
+
+    /// Each proposed range to an output of its own, named as a cut list's rows (`{stem}.{index}.cut.{ext}`, which
+    /// folder walks leave out as vtrim's outputs).
+    mutating func split(by proposal: JoinRanges, sceneScores: [Double?]) {
+        segments = proposal.ranges
+        fromList = true
+        splitNotes = proposal.notes
+        splitWarnings = proposal.warnings
+        splitSceneScores = sceneScores
+    }
+
+    /// The outputs an input is known to claim before it is read (for the collision check across inputs): a split
+    /// proposal's ranges are found later, so its first output's name stands for them all.
+    public func claimedOutputPaths(for item: InputItem, index: Int) -> [String] {
+        guard splitsProposal else {
+            return (0..<outputCount).map { outputPath(for: item, index: index, segment: $0) }
+        }
+        var first = self
+        first.segments = [CutSegment(start: .seconds(0), end: nil, lengthSeconds: nil)]
+        first.fromList = true
+        return [first.outputPath(for: item, index: index, segment: 0)]
+    }
 
     /// What output `output` of a file of `duration` seconds holds: its ranges resolved against the file, their
     /// labels (a join's chapters may be named by them) and the report's shape.
@@ -110,7 +142,12 @@ public struct CutRequest: Sendable {
         guard let segment = segments[safe: output] else {
             throw MediaError(.invalidRange, path: path, operation: "ranges", reason: "no range \(output + 1) to cut")
         }
-        return ([try CutRange.resolve(segment, request: self, durationSeconds: duration, path: path)], [], .cut)
+        var range = try CutRange.resolve(segment, request: self, durationSeconds: duration, path: path)
+        if output == 0 {
+            range.notes += splitNotes
+            range.warnings += splitWarnings
+        }
+        return ([range], [], .cut)
     }
 
     /// The ranges a run keeps in a file of `duration` seconds (for `--export-list`): a join's, the list's

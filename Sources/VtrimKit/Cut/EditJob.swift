@@ -21,7 +21,18 @@ public enum EditJob {
             // `--propose`: the input's own ranges, found before anything is planned (a dry run prints them).
             do throws(MediaError) {
                 let made = try ProposeJob.propose(path: item.path, request: propose) { progress?(0.5 * $0) }
-                request.join = JoinRanges(proposal: made, request: propose)
+                let ranges = JoinRanges(proposal: made, request: propose)
+                if request.proposalJoins {
+                    request.join = ranges
+                } else {
+                    guard !ranges.ranges.isEmpty else {
+                        throw MediaError(.invalidRange, path: item.path, operation: "ranges", reason: "the proposal keeps no range, so there is no clip to write")
+                    }
+                    var clips = ranges
+                    clips.notes = [MediaWarning(code: "proposed", message: "\(ranges.ranges.count) range\(ranges.ranges.count == 1 ? "" : "s") proposed from \(propose.kindsText), one clip each")]
+                        + made.notes.map { MediaWarning(code: "proposed", message: $0) }
+                    request.split(by: clips, sceneScores: made.sceneScores)
+                }
             } catch {
                 return [failure(error, path: item.path)]
             }
@@ -34,8 +45,11 @@ public enum EditJob {
             return [failure(error, path: item.path)]
         }
         let outputs = request.outputCount
+        // Several outputs of one input (a cut list's rows, a split proposal's ranges) plan from one opened and probed
+        // source; where it cannot be opened, each output's plan says why.
+        let shared = outputs > 1 ? try? CutSource(path: item.path) : nil
         var outcomes = (0..<outputs).map { number in
-            run(item: item, index: index, output: number, request: planning, progress: { fraction in
+            run(item: item, index: index, output: number, request: planning, source: shared, progress: { fraction in
                 report((Double(number) + fraction) / Double(outputs))
             })
         }
@@ -52,10 +66,10 @@ public enum EditJob {
         return outcome
     }
 
-    static func run(item: InputItem, index: Int, output: Int, request: CutRequest,
+    static func run(item: InputItem, index: Int, output: Int, request: CutRequest, source: CutSource? = nil,
                     shouldStop: @escaping @Sendable () -> Bool = { Interrupt.requested },
                     progress: (@Sendable (Double) -> Void)? = nil) -> Outcome {
-        switch plan(item: item, index: index, output: output, request: request) {
+        switch plan(item: item, index: index, output: output, request: request, source: source) {
         case let .finished(outcome):
             return outcome
         case let .planned(planned):
@@ -75,11 +89,12 @@ public enum EditJob {
         plan(item: InputItem(path: path, relativePath: (path as NSString).lastPathComponent), index: 0, output: output, request: request)
     }
 
-    static func plan(item: InputItem, index: Int, output number: Int, request: CutRequest) -> Planning {
+    static func plan(item: InputItem, index: Int, output number: Int, request: CutRequest, source shared: CutSource? = nil) -> Planning {
         let path = item.path
         var warnings: [MediaWarning] = number == 0 ? request.listWarningItems : []
         let listRow = request.fromList && request.join == nil
-            ? PlannedEdit.ListRow(index: number, label: request.segments[safe: number]?.label) : nil
+            ? PlannedEdit.ListRow(index: number, label: request.segments[safe: number]?.label,
+                                  sceneScore: request.splitSceneScores[safe: number] ?? nil) : nil
         do throws(MediaError) {
             let target = OutputTarget(path: request.outputPath(for: item, index: index, segment: number), overwrite: request.overwrite,
                                       createsFolder: request.output.createsFolders)
@@ -89,7 +104,8 @@ public enum EditJob {
             }
             try target.check(input: path)
             let version = RemoteFileView.version(of: path)
-            let source = try CutSource(path: path)
+            let source: CutSource
+            if let shared { source = shared } else { source = try CutSource(path: path) }
             // The plan says whether a truncated input or a wrong duration matters to its ranges, and whether Dolby Vision's
             // own colours are shown without its metadata (`dolby_vision_dropped`).
             warnings += source.info.warnings.filter { !["truncated", "duration_suspect", "dolby_vision_colours"].contains($0.code) }
@@ -97,7 +113,9 @@ public enum EditJob {
             warnings += edit.ranges.flatMap(\.warnings)
             // The mode asked for, or the edit's default — the one rule the API and the page follow too. A stream's cut
             // (a URL's spool) is smart like a join: frame-exact without re-encoding more than its edges.
-            let smartByDefault = edit.shape == .join || InputSources.window(for: path) != nil || InputSources.byteSource(for: path) != nil
+            // A split proposal's clips too: each is frame-exact at both ends (a scene's first and last frames).
+            let smartByDefault = edit.shape == .join || request.splitsProposal
+                || InputSources.window(for: path) != nil || InputSources.byteSource(for: path) != nil
             let (mode, smartUnavailable) = request.mode.map { ($0, nil) }
                 ?? EditDefaults.mode(joins: smartByDefault, videoCodec: source.info.video?.codec, outputName: target.path)
             let settings = request.settings(mode: mode)

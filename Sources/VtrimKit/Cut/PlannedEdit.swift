@@ -27,10 +27,13 @@ public struct PlannedEdit: Sendable, Codable {
     struct ListRow: Sendable, Codable {
         var index: Int
         var label: String?
+        /// A split proposal's range opened by a scene cut: the detector's score there.
+        var sceneScore: Double? = nil
 
         /// The report's `segment` object.
         var fields: [(String, JSON)] {
-            [("segment", .object([("index", .int(Int64(index + 1))), ("label", .optional(label))]))]
+            [("segment", .object([("index", .int(Int64(index + 1))), ("label", .optional(label))]
+                + (sceneScore.map { [("scene_score", JSON.number($0))] } ?? [])))]
         }
     }
 

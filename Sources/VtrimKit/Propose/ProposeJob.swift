@@ -51,6 +51,12 @@ public struct MadeProposal: Sendable {
     public var proposal: ProposalPlanner.Proposal
     public var notes: [String]
 
+    /// For each kept range, the score of the scene cut that opens it (nil where none does).
+    public var sceneScores: [Double?] {
+        let cuts = analysis.detections.filter { $0.kind == .scene }
+        return proposal.keep.map { range in cuts.first { $0.startMicro == range.startMicro }?.measure ?? nil }
+    }
+
     /// The ranges the result lists (kept, or with `--ranges remove` removed), seconds on vtrim's timeline.
     public func listed(_ request: ProposeRequest) -> [ListRange] {
         (request.listsRemoved ? proposal.remove : proposal.keep).map {
