@@ -9,6 +9,10 @@ import Glibc
 /// file when it reads it back: `.clip.cut.vtrim-tmp-HOST+PID+RANDOM.mp4`. Leftovers of a vtrim that was killed are
 /// recognised by that mark and removed only when written on this host by a process that is gone. Every writer uses
 /// it: the command line's outputs, storyboard folders, cut lists, the server's tiles and previews.
+///
+/// Under a scheduler that retries tasks on other machines (Ray) a pid says nothing about life: there `VTRIM_ATTEMPT`
+/// (`TASK:ATTEMPT`) names the task and its attempt, the mark is `@TASK@ATTEMPT+PID+RANDOM`, and an attempt removes
+/// the temporaries of its task's other attempts (a task is retried only once its attempt is dead).
 public struct TemporaryName: Sendable {
     /// Temporary files carry this marker so a later run can recognise (and ignore or clean) leftovers.
     public static let marker = ".vtrim-tmp-"
@@ -36,7 +40,8 @@ public struct TemporaryName: Sendable {
     /// A new temporary path for the output (a file or a folder, as the caller makes it).
     public func makePath() -> String {
         let (folder, prefix, suffix) = parts
-        let name = prefix + "\(Self.hostName)+\(getpid())+\(UInt32.random(in: 0...UInt32.max))" + suffix
+        let owner = Self.attempt.map { "@\($0.task)@\($0.attempt)" } ?? Self.hostName
+        let name = prefix + "\(owner)+\(getpid())+\(UInt32.random(in: 0...UInt32.max))" + suffix
         return (folder as NSString).appendingPathComponent(name)
     }
 
@@ -126,14 +131,54 @@ public struct TemporaryName: Sendable {
         }
     }
 
-    /// Whether `name` is a temporary (`…vtrim-tmp-HOST+PID+RANDOM…`) written on this host by a process that is gone.
-    static func isLeftOver(_ name: String) -> Bool {
+    /// Whether `name` is a temporary left by a writer that is gone: `…vtrim-tmp-HOST+PID+RANDOM…` written on this host
+    /// by a process that no longer runs, or `…vtrim-tmp-@TASK@ATTEMPT+PID+RANDOM…` by another attempt of this
+    /// process's task (`VTRIM_ATTEMPT`).
+    static func isLeftOver(_ name: String) -> Bool { isLeftOver(name, host: hostName, attempt: attempt) }
+
+    static func isLeftOver(_ name: String, host: String, attempt current: Attempt?) -> Bool {
         guard let mark = name.range(of: marker) else { return false }
         let fields = name[mark.upperBound...].split(separator: "+", maxSplits: 2, omittingEmptySubsequences: false)
-        guard fields.count == 3, fields[0] == hostName, let pid = Int32(fields[1]), pid > 0,
-              fields[2].prefix(while: \.isNumber).count > 0 else { return false }
+        guard fields.count == 3, let pid = Int32(fields[1]), pid > 0, fields[2].prefix(while: \.isNumber).count > 0 else { return false }
+        if fields[0].hasPrefix("@") {
+            guard let current, let owner = Attempt(marked: fields[0]) else { return false }
+            return owner.task == current.task && owner.attempt != current.attempt
+        }
+        guard fields[0] == host else { return false }
         return kill(pid, 0) != 0 && errno == ESRCH
     }
+
+    /// A scheduler's task and the attempt at it (`VTRIM_ATTEMPT=TASK:ATTEMPT`): letters, digits, '-', '_' and '.',
+    /// up to 64 each.
+    public struct Attempt: Sendable, Equatable {
+        public let task: String
+        public let attempt: String
+
+        public init?(_ text: String) {
+            let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+            guard parts.count == 2, let task = Self.field(parts[0]), let attempt = Self.field(parts[1]) else { return nil }
+            self.task = task
+            self.attempt = attempt
+        }
+
+        /// From a temporary's mark, `@TASK@ATTEMPT`.
+        init?(marked: Substring) {
+            let parts = marked.split(separator: "@", omittingEmptySubsequences: false)
+            guard parts.count == 3, parts[0].isEmpty, let task = Self.field(parts[1]), let attempt = Self.field(parts[2]) else { return nil }
+            self.task = task
+            self.attempt = attempt
+        }
+
+        private static func field(_ text: Substring) -> String? {
+            guard (1...64).contains(text.count),
+                  text.unicodeScalars.allSatisfy({ ($0.isASCII && CharacterSet.alphanumerics.contains($0)) || "-_.".unicodeScalars.contains($0) })
+            else { return nil }
+            return String(text)
+        }
+    }
+
+    /// This process's attempt (`VTRIM_ATTEMPT`), if a scheduler set one; `vtrim` refuses a malformed one at start-up.
+    public static let attempt: Attempt? = ProcessInfo.processInfo.environment["VTRIM_ATTEMPT"].flatMap(Attempt.init)
 
     /// Removes `path` if it is a temporary left on this host by a process that is gone (a cache's walk).
     public static func removeIfLeftOver(_ path: String) {

@@ -72,4 +72,24 @@ struct TemporaryNameTests {
         TemporaryName.removeStale(inFolder: folder)
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder).sorted() == Array(names[1...2]).sorted())
     }
+
+    /// A retried task's attempt removes its earlier attempts' temporaries, by the attempt's id (their pids may be another
+    /// host's): not its own, not another task's, not a host-marked one of a live process.
+    @Test(arguments: [
+        (".c.cut.vtrim-tmp-@in3@a1+5+1.mp4", "in3:a2", true),
+        (".c.cut.vtrim-tmp-@in3@a2+5+1.mp4", "in3:a2", false),
+        (".c.cut.vtrim-tmp-@in4@a1+5+1.mp4", "in3:a2", false),
+        (".c.cut.vtrim-tmp-@in3@a1+5+1.mp4", nil, false),
+        (".c.cut.vtrim-tmp-@in3+5+1.mp4", "in3:a2", false),
+        (".c.cut.vtrim-tmp-@@a1+5+1.mp4", "in3:a2", false),
+        (".c.cut.vtrim-tmp-@in3@a1+x+1.mp4", "in3:a2", false),
+    ] as [(String, String?, Bool)])
+    func attemptsRemoveTheirTasksEarlierAttempts(_ name: String, current: String?, removed: Bool) {
+        #expect(TemporaryName.isLeftOver(name, host: "h", attempt: current.flatMap(TemporaryName.Attempt.init)) == removed)
+    }
+
+    @Test(arguments: ["", "a", "a:", ":b", "a:b:c", "a b:c", "a:b/c", String(repeating: "x", count: 65) + ":1", "a:@"])
+    func malformedAttemptsAreRefused(_ text: String) {
+        #expect(TemporaryName.Attempt(text) == nil)
+    }
 }
