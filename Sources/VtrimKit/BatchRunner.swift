@@ -20,7 +20,19 @@ public struct BatchRunner: Sendable {
 
     /// Decoder/encoder threads for each job so that jobs × threads stays near the core count.
     public static func threadsPerJob(jobs: Int) -> Int {
-        max(1, ProcessInfo.processInfo.activeProcessorCount / max(1, jobs))
+        max(1, cores / max(1, jobs))
+    }
+
+    /// The cores the command-line runs use (threads, and `-j`'s default): `VTRIM_CORES`, what a scheduler granted
+    /// the task (a Ray task's CPUs, which pin no cores), else the machine's.
+    public static let cores: Int = coresGranted(ProcessInfo.processInfo.environment["VTRIM_CORES"]).value
+        ?? ProcessInfo.processInfo.activeProcessorCount
+
+    /// `VTRIM_CORES`'s value (nil where unset), or why it cannot be used (a usage error at start-up).
+    public static func coresGranted(_ text: String?) -> (value: Int?, problem: String?) {
+        guard let text else { return (nil, nil) }
+        guard let value = Int(text), (1...4096).contains(value) else { return (nil, "VTRIM_CORES=\(text) is not a core count from 1 to 4096") }
+        return (value, nil)
     }
 
     /// - Parameters:

@@ -45,6 +45,7 @@ struct BatchOptions: ParsableArguments {
 
     func validate() throws {
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
+        if let problem = BatchRunner.coresGranted(ProcessInfo.processInfo.environment["VTRIM_CORES"]).problem { throw ValidationError(problem) }
         _ = try shardTaken()
     }
 
@@ -58,7 +59,7 @@ struct BatchOptions: ParsableArguments {
         }
     }
 
-    var jobCount: Int { jobs ?? ProcessInfo.processInfo.activeProcessorCount }
+    var jobCount: Int { jobs ?? BatchRunner.cores }
 }
 
 /// Where outputs go, for the commands that write.

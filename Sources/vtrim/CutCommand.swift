@@ -219,7 +219,7 @@ struct CutCommand: ParsableCommand {
             minDurationSeconds: minDuration?.value, maxDurationSeconds: maxDuration?.value, clamp: clamp,
             output: try outputs.namer(), overwrite: outputs.overwrite, skipExisting: outputs.skipExisting,
             dryRun: dryRun, strict: common.strict,
-            threads: .share(cores: ProcessInfo.processInfo.activeProcessorCount, jobs: jobs), faststart: faststart,
+            threads: .share(cores: BatchRunner.cores, jobs: jobs), faststart: faststart,
             sampleEntry: sampleEntry.placement, chapters: chapters)
         request.settings.audioSeams = audioSeams
         request.remote = remote.request
