@@ -234,8 +234,14 @@ struct ProposeTests {
         try FileManager.default.removeItem(atPath: lost)
         let again = try await Run.vtrim(["cut", path, "--propose", "scenes", "--output-dir", folder.path, "--skip-existing", "--json"])
         #expect(again.status == 0, "\(again)")
-        let skipped = again.jsonLines.filter { $0["skipped"] as? Bool == true }.count
-        #expect(skipped == clips.count - 1 && FileManager.default.fileExists(atPath: lost), "\(again)")
+        let skipped = again.jsonLines.filter { $0["skipped"] as? Bool == true }
+        #expect(skipped.count == clips.count - 1 && FileManager.default.fileExists(atPath: lost), "\(again)")
+        // A skipped clip's line says what it holds, as the first run's did.
+        for line in skipped {
+            let first = clips.first { $0["output"] as? String == line["output"] as? String }
+            #expect((line["actual"] as? [String: Any])?["frames"] as? Int == (first?["actual"] as? [String: Any])?["frames"] as? Int, "\(line)")
+            #expect((line["effective"] as? [String: Any])?["start"] as? Double == (first?["effective"] as? [String: Any])?["start"] as? Double, "\(line)")
+        }
         let named = try await Run.vtrim(["cut", path, "--propose", "scenes", "-o", folder.file("one.mp4")])
         #expect(named.status == 64 && named.stderr.contains("one clip per proposed range"), "\(named)")
     }

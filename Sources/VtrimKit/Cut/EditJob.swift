@@ -3,6 +3,7 @@ import Foundation
 import LibraryFiles
 import MediaEngine
 import TimelineCore
+import WorkerProtocol
 
 /// `vtrim cut` for one input — one range, a join, or a cut list's rows each to an output of its own (the same
 /// pipeline, one plan per output): resolve the ranges, plan (a value), judge the plan (`--strict` refuses on a
@@ -100,7 +101,8 @@ public enum EditJob {
                                       createsFolder: request.output.createsFolders)
             if request.skipExisting, !request.overwrite, !request.dryRun, DiskFile.exists(target.path) {
                 return .finished(Outcome(path: path, status: .skipped(reason: "\(target.path) exists (--skip-existing)"),
-                                         fields: [("output", .string(target.path))] + (listRow?.fields ?? [])))
+                                         fields: [("output", .string(target.path))] + (listRow?.fields ?? [])
+                                             + skippedClipFields(shared, request: request, output: number, existing: target.path)))
             }
             try target.check(input: path)
             let version = RemoteFileView.version(of: path)
@@ -147,6 +149,19 @@ public enum EditJob {
             outcome.path = path
             return .finished(outcome)
         }
+    }
+
+    /// A skipped row or clip of an input opened for several (a resumed split): its range and what the existing file
+    /// shows, so a manifest built from a resumed run's reports is as complete as the first run's. Empty where they
+    /// cannot be read (the skip stands; the file is the user's).
+    private static func skippedClipFields(_ source: CutSource?, request: CutRequest, output: Int, existing: String) -> [(String, JSON)] {
+        guard let source, let edit = try? request.edit(output: output, durationSeconds: source.info.durationSeconds, path: source.info.path),
+              let range = edit.ranges.first else { return [] }
+        var fields: [(String, JSON)] = [("effective", .object([("start", .number(range.effectiveStart)), ("end", .number(range.effectiveEnd))]))]
+        if let measured = try? CutVerifier.measure(path: existing, outputName: existing, input: source.info.path) {
+            fields.append(("actual", .object([("frames", .optional(measured.shownFrames.map { Int64($0) }))])))
+        }
+        return fields
     }
 
     /// Writes a planned edit: `plan_stale` when the source is no longer the file that was planned, the output's
