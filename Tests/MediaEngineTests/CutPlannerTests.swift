@@ -1,3 +1,4 @@
+import CAV
 @testable import MediaEngine
 import Testing
 
@@ -352,7 +353,15 @@ struct CutPlannerTests {
         #expect(exact.pixelFormat == "yuv420p")
         #expect(exact.tagsLimitedRange)
         #expect(exact.options["crf"] == "20")
-        #expect(exact.options["x264-params"] == nil)
+        #expect(exact.options["x264-params"] == EncoderChoice.x264Parameters([]))
+    }
+
+    /// x264 runs without its AVX-512 routines where the CPU has them (they make encodes irreproducible), and with
+    /// every other routine it detects.
+    @Test func x264IsKeptFromAVX512() {
+        let avx512 = av_get_cpu_flags() & AV_CPU_FLAG_AVX512 != 0
+        #expect(EncoderChoice.x264Parameters([]) == (avx512 ? "asm=AVX2" : nil))
+        #expect(EncoderChoice.x264Parameters(["bframes=0"]) == (avx512 ? "bframes=0:asm=AVX2" : "bframes=0"))
     }
 
     /// A smart cut that falls back encodes as `--mode exact` would: exact's quality (crf 20 unless asked), not the edges'

@@ -71,6 +71,25 @@ struct CutCLITests {
         }
     }
 
+    /// The same cut writes the same bytes whatever the heap held before (MALLOC_PERTURB_ fills it differently each
+    /// run): a 180-row H.264 re-encoded by x264, exact and smart. With x264's AVX-512 routines, three runs wrote three
+    /// different files.
+    @Test(arguments: ["exact", "smart"]) func reEncodedCutsAreReproducible(_ mode: String) async throws {
+        let source = try await TestMedia.ffmpeg(["-f", "lavfi", "-i", "testsrc2=s=320x180:r=30:d=4", "-c:v", "libx264", "-preset", "veryfast",
+                                                 "-g", "48", "-pix_fmt", "yuv420p"], name: "reproducible.mp4")
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        var written: Set<Data> = []
+        for perturb in ["0", "165", "77"] {
+            let output = folder.file("\(mode)-\(perturb).mp4")
+            let environment = ProcessInfo.processInfo.environment.merging(["MALLOC_PERTURB_": perturb]) { $1 }
+            let result = try await Run.vtrim(["cut", source, "--start", "0.9", "--end", "3.1", "--mode", mode, "-o", output], environment: environment)
+            #expect(result.status == 0, "\(result)")
+            written.insert(try Data(contentsOf: URL(fileURLWithPath: output)))
+        }
+        #expect(written.count == 1, "\(mode): \(written.count) different files from three runs")
+    }
+
     @Test func reportKeysAndEditListStart() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }

@@ -20,7 +20,7 @@ enum EncoderChoice {
     static func options(for encoder: String, crf: Int, preset: String, threads: Int) -> [String: String] {
         switch encoder {
         case "libx264":
-            return ["crf": String(crf), "preset": preset]
+            return ["crf": String(crf), "preset": preset].merging(x264Parameters([]).map { ["x264-params": $0] } ?? [:]) { $1 }
         case "libx265":
             // x265 ignores FFmpeg's thread count and builds a pool of every core unless told otherwise.
             return ["crf": String(crf), "preset": preset, "x265-params": x265Parameters(["log-level=error"], threads: threads)]
@@ -46,6 +46,15 @@ enum EncoderChoice {
         var options = options
         options["x265-params"] = ([options["x265-params"]].compactMap { $0 } + hdr).joined(separator: ":")
         return options
+    }
+
+    /// x264's parameters (nil when none), kept from x264's AVX-512 routines where the CPU has them: with those, the
+    /// same frames encode to different bytes from run to run (they read memory they were not given — measured with
+    /// FFmpeg 5.1's own CLI under MALLOC_PERTURB_: three values, three encodes; limited to AVX2, one), so a cut, or a
+    /// cluster's clip, could not be reproduced. The names are x264's own, each holding the ones below it.
+    static func x264Parameters(_ parameters: [String]) -> String? {
+        let all = parameters + (av_get_cpu_flags() & AV_CPU_FLAG_AVX512 != 0 ? ["asm=AVX2"] : [])
+        return all.isEmpty ? nil : all.joined(separator: ":")
     }
 
     /// x265's parameters with its thread pool and frame threads limited to `threads` (0: x265 decides).

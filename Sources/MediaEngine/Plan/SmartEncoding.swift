@@ -116,8 +116,8 @@ enum SmartEncoding {
             // x264 declares a reorder depth of 1 with B-frames, 2 with a B-pyramid; the edges' frames after the
             // first are sent as P (`FrameEncoder`), so none is reordered whatever the SPS allows.
             let bframes = match.declaredReorder <= 0 ? "bframes=0" : match.declaredReorder == 1 ? "bframes=1:b-pyramid=none" : "bframes=3:b-pyramid=normal"
-            options["x264-params"] = "\(bframes):keyint=100000:min-keyint=100000:scenecut=0" + (spsId.map { ":sps-id=\($0)" } ?? "")
-                + (lookahead.map { ":rc-lookahead=\($0)" } ?? "")
+            options["x264-params"] = EncoderChoice.x264Parameters([bframes, "keyint=100000", "min-keyint=100000", "scenecut=0"]
+                + (spsId.map { ["sps-id=\($0)"] } ?? []) + (lookahead.map { ["rc-lookahead=\($0)"] } ?? []))
         } else {
             // wpp=0: no entry points in slice headers, so their PPS id can be renumbered (HEVCRenumbering).
             var parameters = ["log-level=error", "bframes=0", "keyint=100000", "min-keyint=100000", "scenecut=0", "repeat-headers=1", "wpp=0"]
