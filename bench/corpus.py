@@ -3,7 +3,7 @@
 one-CPU worker nodes, whose CPUs sum to this host's two cores; each task's vtrim one thread, as -j2 gives each input),
 against `vtrim cut FILE… --propose scenes --output-dir D -j2` on the host alone, and against the re-encode-every-clip
 chain video pipelines run (NeMo Curator's: an ffmpeg scene list, then one libx264 encode per clip; two inputs at once,
-one thread each). 24 inputs of 12–20 s at 1280x720, four or five shots each, made once into
+one thread each). 24 inputs of 16–20 s at 1280x720, two to four shots each, made once into
 $VTRIM_BENCH_CACHE/corpus720 (Tests/cluster/corpus.py). The cluster's start is timed apart. Fidelity: each clip's
 frames against the source's (PSNR over all clips; identical frames counted as 100 dB). Needs the venv scripts/cluster-test
 makes (.venv-ray: ray and vtrim-ray). See BENCHMARKS.md."""

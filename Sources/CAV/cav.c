@@ -522,6 +522,15 @@ int cav_return_blocks_from(int bytes) {
 // malloc_trim at once). There is nothing to give back there; elsewhere the lock keeps the calls apart anyway.
 static pthread_mutex_t cav_trim_lock = PTHREAD_MUTEX_INITIALIZER;
 
+int cav_cpu_has_avx512(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") ? 1 : 0;
+#else
+    return 0;
+#endif
+}
+
 void cav_trim_heap(void) {
     if (dlsym(RTLD_DEFAULT, "__sanitizer_get_current_allocated_bytes") != NULL) return;
     pthread_mutex_lock(&cav_trim_lock);

@@ -49,6 +49,12 @@ public struct OutputNamer: Sendable, Equatable {
 
     public static let placeholders = ["stem", "ext", "name", "index", "start", "end", "label"]
 
+    /// Whether `template` names a cut list's rows (or a split proposal's clips) apart: it holds one of the placeholders
+    /// that differ between them.
+    public static func distinguishesRows(_ template: String) -> Bool {
+        ["index", "start", "end", "label"].contains { template.contains("{\($0)}") }
+    }
+
     public func path(for item: InputItem, defaultName: String, fields: [String: String]) -> String {
         let fileName = Self.inputFileName(item.path)
         var values = fields

@@ -149,7 +149,7 @@ public struct TemporaryName: Sendable {
     }
 
     /// A scheduler's task and the attempt at it (`VTRIM_ATTEMPT=TASK:ATTEMPT`): letters, digits, '-', '_' and '.',
-    /// up to 64 each.
+    /// up to 32 each (a temporary's name carries both, and must stay within the file system's 255 bytes).
     public struct Attempt: Sendable, Equatable {
         public let task: String
         public let attempt: String
@@ -170,7 +170,7 @@ public struct TemporaryName: Sendable {
         }
 
         private static func field(_ text: Substring) -> String? {
-            guard (1...64).contains(text.count),
+            guard (1...32).contains(text.count),
                   text.unicodeScalars.allSatisfy({ ($0.isASCII && CharacterSet.alphanumerics.contains($0)) || "-_.".unicodeScalars.contains($0) })
             else { return nil }
             return String(text)

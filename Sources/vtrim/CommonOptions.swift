@@ -88,7 +88,7 @@ struct OutputOptions: ParsableArguments {
         if overwrite, skipExisting { throw ValidationError("--overwrite and --skip-existing exclude each other") }
         // A scheduler's attempt marks the temporaries, so a retry removes a dead attempt's (TemporaryName).
         if let attempt = ProcessInfo.processInfo.environment["VTRIM_ATTEMPT"], TemporaryName.Attempt(attempt) == nil {
-            throw ValidationError("VTRIM_ATTEMPT=\(attempt) is not TASK:ATTEMPT (letters, digits, '-', '_' and '.', up to 64 each)")
+            throw ValidationError("VTRIM_ATTEMPT=\(attempt) is not TASK:ATTEMPT (letters, digits, '-', '_' and '.', up to 32 each)")
         }
         if let name {
             let unknown = OutputNamer.unknownPlaceholders(in: name)

@@ -1,6 +1,7 @@
 import ArgumentParser
 import DiskNames
 import Foundation
+import LibraryFiles
 import TimelineCore
 import VtrimKit
 import WorkerProtocol
@@ -119,6 +120,9 @@ struct CutCommand: ParsableCommand {
             if !join, outputs.output != nil {
                 throw ValidationError("--propose without --join writes one clip per proposed range; use --output-dir or --name instead of -o (or add --join)")
             }
+            if !join, let name = outputs.name, !OutputNamer.distinguishesRows(name) {
+                throw ValidationError("--name \(name) would give every proposed range the same name; put {index}, {start}, {end} or {label} in it")
+            }
             if list != nil || !keep.isEmpty || !remove.isEmpty || start != nil || end != nil || length != nil {
                 throw ValidationError("--propose finds the ranges; drop --list, --keep, --remove, --start, --end and --length")
             }
@@ -140,6 +144,9 @@ struct CutCommand: ParsableCommand {
         } else if list != nil {
             if start != nil || end != nil || length != nil { throw ValidationError("--list gives the segments; drop --start, --end and --length") }
             if outputs.output != nil, !join { throw ValidationError("--list writes one output per row; use --output-dir or --name instead of -o (or --join)") }
+            if !join, let name = outputs.name, !OutputNamer.distinguishesRows(name) {
+                throw ValidationError("--name \(name) would give every row of the list the same name; put {index}, {start}, {end} or {label} in it")
+            }
         } else {
             // --start defaults to the beginning and --end to the end of the file; cutting nothing out is no cut.
             if start == nil, end == nil, length == nil { throw ValidationError("give --start, --end or --length (or --list)") }

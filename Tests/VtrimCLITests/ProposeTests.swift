@@ -244,6 +244,19 @@ struct ProposeTests {
         }
         let named = try await Run.vtrim(["cut", path, "--propose", "scenes", "-o", folder.file("one.mp4")])
         #expect(named.status == 64 && named.stderr.contains("one clip per proposed range"), "\(named)")
+        // A name every clip would share is refused, before anything is read.
+        let same = try await Run.vtrim(["cut", path, "--propose", "scenes", "--output-dir", folder.path, "--name", "{stem}.{ext}"])
+        #expect(same.status == 64 && same.stderr.contains("the same name"), "\(same)")
+        // A one-row list resumed: its skip line says its range and frames too.
+        let list = folder.file("one.csv")
+        try "4.2,6.7,\n".write(toFile: list, atomically: true, encoding: .utf8)
+        let rows = folder.file("rows")
+        let first = try await Run.vtrim(["cut", path, "--list", list, "--mode", "smart", "--output-dir", rows, "--json"])
+        let resumed = try await Run.vtrim(["cut", path, "--list", list, "--mode", "smart", "--output-dir", rows, "--skip-existing", "--json"])
+        let written = try #require(first.jsonLines.first), skippedRow = try #require(resumed.jsonLines.first)
+        #expect(skippedRow["skipped"] as? Bool == true, "\(resumed)")
+        #expect((skippedRow["actual"] as? [String: Any])?["frames"] as? Int == (written["actual"] as? [String: Any])?["frames"] as? Int
+            && (skippedRow["effective"] as? [String: Any])?["start"] as? Double == 4.2, "\(skippedRow)")
     }
 
     /// `-o` writes the list (here what to remove) in the format its extension names; a dry run writes nothing.

@@ -1,5 +1,5 @@
-"""A generated corpus with known shots: each input 3 to 5 s of 320×180 at 30 fps, two or three shots of distinct
-test pictures (cuts on frame starts, never on the 1.6 s keyframe grid, so smart cuts re-encode edges), and a tone.
+"""A generated corpus with known shots: each input 4 to 5 s of 320×180 at 30 fps, two to four shots of distinct
+test pictures (cuts on frame starts, off the 1.6 s keyframe grid at scale 1, so smart cuts re-encode edges), a tone.
 Used by test_ray_corpus.py and bench/corpus.py; made with ffmpeg's lavfi sources."""
 
 import os
@@ -10,14 +10,14 @@ FPS = 30
 
 
 def shots_of(index):
-    """Shot lengths in frames of input `index` (deterministic; 3 to 5 s in all)."""
+    """Shot lengths in frames of input `index` (deterministic; 4 to 5.03 s in all)."""
     patterns = [(43, 59, 31), (50, 70), (37, 41, 52), (61, 47, 29), (55, 65), (34, 48, 44, 25)]
     return list(patterns[index % len(patterns)])
 
 
 def make(folder, count=24, size="320x180", scale=1):
     """Writes `count` inputs into `folder` (once: existing ones are kept); returns [(path, [shot frame counts])].
-    `scale` lengthens every shot that many times (bench/corpus.py: 12–20 s inputs at 1280x720)."""
+    `scale` lengthens every shot that many times (bench/corpus.py: 16–20 s inputs at 1280x720)."""
     os.makedirs(folder, exist_ok=True)
     made = []
     for index in range(count):

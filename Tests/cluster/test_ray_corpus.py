@@ -82,14 +82,28 @@ def test_a_killed_node_loses_nothing(media, tmp_path):
     assert run.returncode == 0, run.stderr
     serial_seconds = time.monotonic() - started
 
+    # The victim: one input's first cut waits (its task running on a worker node) until that node is gone. A wrapper
+    # in front of vtrim holds it, so the node is killed mid-task every time, never after the task ended.
+    victim = media[5][0]
+    started_mark, release = tmp_path / "victim-started", tmp_path / "release"
+    wrapper = tmp_path / "vtrim-held"
+    wrapper.write_text(f"""#!/bin/sh
+if [ "$1" = cut ] && [ "$2" = '{victim}' ] && [ ! -e '{release}' ]; then
+  : > '{started_mark}'
+  while [ ! -e '{release}' ]; do sleep 0.05; done
+fi
+exec '{VTRIM}' "$@"
+""")
+    wrapper.chmod(0o755)
+
     cluster = Cluster(initialize_head=True, head_node_args={
-        "num_cpus": 0, "_system_config": {"health_check_period_ms": 500, "health_check_failure_threshold": 4}})
+        "num_cpus": 0, "_system_config": {"health_check_period_ms": 1000, "health_check_failure_threshold": 5}})
     workers = [cluster.add_node(num_cpus=1) for _ in range(3)]
     try:
         ray.init(address=cluster.address, log_to_driver=False)
         cluster.wait_for_nodes()
         out = tmp_path / "ray"
-        job = vtrim_ray.Job(kind="split", vtrim=VTRIM, cpus=1)
+        job = vtrim_ray.Job(kind="split", vtrim=str(wrapper), cpus=1)
         result, failure = {}, []
 
         def drive():
@@ -100,41 +114,40 @@ def test_a_killed_node_loses_nothing(media, tmp_path):
 
         driver = threading.Thread(target=drive)
         driver.start()
-        # Kill the worker node that runs a task now: an input whose attempt began there and has no manifest yet.
-        by_id = {node.node_id: node for node in workers}
-        killed, victim_input, victim_attempt, deadline = None, None, None, time.monotonic() + 120
-        while killed is None and driver.is_alive() and time.monotonic() < deadline:
-            for path, _ in media:
-                task_folder = out / inputs_module.folder_name(path)
-                attempts = task_folder / ".attempts"
-                if not attempts.is_dir() or (task_folder / "manifest.jsonl").exists():
-                    continue
-                for name in os.listdir(attempts):
-                    try:
-                        marker = json.loads((attempts / name).read_text())
-                    except (OSError, ValueError):
-                        continue
-                    if marker.get("node") in by_id:
-                        # The machine is lost: its raylet and the worker running the task (Cluster.remove_node stops
-                        # the node's Ray processes, not the workers it started).
-                        cluster.remove_node(by_id[marker["node"]], allow_graceful=False)
-                        os.kill(marker["pid"], 9)
-                        killed, victim_input, victim_attempt = marker["node"], path, name
-                        break
-                if killed:
-                    break
-            time.sleep(0.01)
-        # vtrim dies with the worker that ran it (PR_SET_PDEATHSIG): no process of the killed attempt is left.
-        if killed:
-            mark = f"VTRIM_ATTEMPT={inputs_module.task_key(victim_input)}:{victim_attempt}".encode()
-            until = time.monotonic() + 10
-            while time.monotonic() < until and attempt_processes(mark):
-                time.sleep(0.05)
-            assert not attempt_processes(mark), "vtrim outlived the Ray worker that ran it"
+        deadline = time.monotonic() + 300
+        while not started_mark.exists() and driver.is_alive() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert started_mark.exists(), "the victim's task never started"
+        attempts = out / inputs_module.folder_name(victim) / ".attempts"
+        (victim_attempt,) = os.listdir(attempts)
+        marker = json.loads((attempts / victim_attempt).read_text())
+        killed = marker["node"]
+        node = next(node for node in workers if node.node_id == killed)
+        # The machine is lost: the worker running the task, then its node's Ray processes (Cluster.remove_node stops
+        # those, not the workers they started).
+        try:
+            os.kill(marker["pid"], 9)
+        except ProcessLookupError:
+            pass
+        cluster.remove_node(node, allow_graceful=False)
+        # What the worker started dies with it (PR_SET_PDEATHSIG): no process of the killed attempt is left.
+        mark = f"VTRIM_ATTEMPT={inputs_module.task_key(victim)}:{victim_attempt}".encode()
+        until = time.monotonic() + 10
+        while time.monotonic() < until and attempt_processes(mark):
+            time.sleep(0.05)
+        assert not attempt_processes(mark), "vtrim outlived the Ray worker that ran it"
+        # What a killed attempt leaves when it dies while writing: vtrim's temporary of a clip (named as vtrim names
+        # them, marked with the dead attempt) and a manifest's. The retry must remove both.
+        stem = os.path.splitext(os.path.basename(victim))[0]
+        victim_folder = out / inputs_module.folder_name(victim)
+        planted = [victim_folder / f".{stem}.2.cut.vtrim-tmp-@{inputs_module.task_key(victim)}@{victim_attempt}+4242+7.mp4",
+                   victim_folder / f"manifest.jsonl.{victim_attempt}.part"]
+        for path in planted:
+            path.write_bytes(b"half-written")
+        release.touch()
         driver.join(timeout=600)
         assert not driver.is_alive(), "the run did not end"
         assert not failure, failure
-        assert killed, "no task was seen running on a worker node"
     finally:
         ray.shutdown()
         cluster.shutdown()
@@ -146,11 +159,12 @@ def test_a_killed_node_loses_nothing(media, tmp_path):
         nodes = [json.loads((attempts / name).read_text())["node"] for name in os.listdir(attempts)]
         on_killed += any(node == killed for node in nodes)
     retries = result["attempts"] - len(media)
-    assert 1 <= retries <= on_killed, f"{retries} retries, {on_killed} tasks on the killed node ({victim_input})"
+    assert len(os.listdir(out / inputs_module.folder_name(victim) / ".attempts")) == 2, "the killed task was not run again"
+    assert 1 <= retries <= on_killed, f"{retries} retries, {on_killed} tasks on the killed node"
     assert result["failed"] == [], result
     # Nothing half-written anywhere.
-    leftovers = [name for _, _, names in os.walk(out) for name in names if ".vtrim-tmp-" in name or name.endswith(".part")]
-    assert leftovers == []
+    leftovers = [name for _, folders, names in os.walk(out) for name in folders + names if ".vtrim-tmp-" in name or name.endswith(".part")]
+    assert leftovers == [] and not any(path.exists() for path in planted)
 
     # The manifest: every clip of every input, consistent with the files.
     lines = [json.loads(line) for line in open(out / "manifest.jsonl")]

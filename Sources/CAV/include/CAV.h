@@ -15,7 +15,6 @@
 #include <libavfilter/buffersrc.h>
 #include <libavutil/audio_fifo.h>
 #include <libavutil/avutil.h>
-#include <libavutil/cpu.h>
 #include <libavutil/display.h>
 #include <libavutil/imgutils.h>
 #include <libavutil/mastering_display_metadata.h>
@@ -148,3 +147,7 @@ int cav_return_blocks_from(int bytes);
 // Gives the malloc arenas' free memory back to the system (malloc_trim), one caller at a time; nothing under a
 // sanitizer, whose allocator replaces glibc's. SmartEdge calls it when an edge's encoder is gone.
 void cav_trim_heap(void);
+
+// Whether this CPU has AVX-512 (the compiler's own CPUID check: libavutil reports it only when FFmpeg was built with
+// AVX-512 code, while x264 checks for itself). EncoderChoice keeps x264 from it.
+int cav_cpu_has_avx512(void);

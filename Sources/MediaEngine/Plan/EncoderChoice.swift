@@ -53,7 +53,7 @@ enum EncoderChoice {
     /// FFmpeg 5.1's own CLI under MALLOC_PERTURB_: three values, three encodes; limited to AVX2, one), so a cut, or a
     /// cluster's clip, could not be reproduced. The names are x264's own, each holding the ones below it.
     static func x264Parameters(_ parameters: [String]) -> String? {
-        let all = parameters + (av_get_cpu_flags() & AV_CPU_FLAG_AVX512 != 0 ? ["asm=AVX2"] : [])
+        let all = parameters + (cav_cpu_has_avx512() != 0 ? ["asm=AVX2"] : [])
         return all.isEmpty ? nil : all.joined(separator: ":")
     }
 

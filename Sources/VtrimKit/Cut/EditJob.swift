@@ -102,7 +102,7 @@ public enum EditJob {
             if request.skipExisting, !request.overwrite, !request.dryRun, DiskFile.exists(target.path) {
                 return .finished(Outcome(path: path, status: .skipped(reason: "\(target.path) exists (--skip-existing)"),
                                          fields: [("output", .string(target.path))] + (listRow?.fields ?? [])
-                                             + skippedClipFields(shared, request: request, output: number, existing: target.path)))
+                                             + skippedClipFields(shared, request: request, output: number, path: path, existing: target.path)))
             }
             try target.check(input: path)
             let version = RemoteFileView.version(of: path)
@@ -151,11 +151,13 @@ public enum EditJob {
         }
     }
 
-    /// A skipped row or clip of an input opened for several (a resumed split): its range and what the existing file
+    /// A skipped row or clip (a resumed split or list): its range and what the existing file
     /// shows, so a manifest built from a resumed run's reports is as complete as the first run's. Empty where they
     /// cannot be read (the skip stands; the file is the user's).
-    private static func skippedClipFields(_ source: CutSource?, request: CutRequest, output: Int, existing: String) -> [(String, JSON)] {
-        guard let source, let edit = try? request.edit(output: output, durationSeconds: source.info.durationSeconds, path: source.info.path),
+    private static func skippedClipFields(_ shared: CutSource?, request: CutRequest, output: Int, path: String, existing: String) -> [(String, JSON)] {
+        // A row's or clip's only: a plain cut's skip stays the cheap check it is (a resumed batch opens nothing).
+        guard request.fromList, request.join == nil, let source = shared ?? (try? CutSource(path: path)),
+              let edit = try? request.edit(output: output, durationSeconds: source.info.durationSeconds, path: source.info.path),
               let range = edit.ranges.first else { return [] }
         var fields: [(String, JSON)] = [("effective", .object([("start", .number(range.effectiveStart)), ("end", .number(range.effectiveEnd))]))]
         if let measured = try? CutVerifier.measure(path: existing, outputName: existing, input: source.info.path) {

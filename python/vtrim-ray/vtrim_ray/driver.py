@@ -1,5 +1,6 @@
 """The driver: one Ray task per input, bounded retries for tasks whose node died, progress, the merged manifest."""
 
+import dataclasses
 import os
 import sys
 import time
@@ -20,6 +21,9 @@ def run(sources, job, output_dir, address=None, max_retries=3, progress=None, ra
     problem = job.problem()
     if problem:
         raise ValueError(problem)
+    # Workers on other hosts run elsewhere than here: paths they are given are absolute.
+    job = dataclasses.replace(job, vtrim=os.path.abspath(job.vtrim) if os.sep in job.vtrim else job.vtrim,
+                              cut_list=os.path.abspath(job.cut_list) if job.cut_list else None)
     items = inputs_module.collect(sources)
     os.makedirs(output_dir, exist_ok=True)
     if ray_module is None:
@@ -39,15 +43,18 @@ def run(sources, job, output_dir, address=None, max_retries=3, progress=None, ra
     pending = {remote.remote(item, job, os.path.abspath(output_dir)): item for item in items}
     summaries, outputs = {}, 0
     while pending:
-        ready, _ = ray.wait(list(pending), num_returns=1)
+        # Whatever is ready within a second, in one call: waiting for one at a time rereads every pending task.
+        ready, _ = ray.wait(list(pending), num_returns=len(pending), timeout=1.0)
         for reference in ready:
             item = pending.pop(reference)
             try:
                 summary = ray.get(reference)
-            except Exception as error:  # noqa: BLE001 — out of retries: the input is recorded as failed
+            except Exception as error:  # noqa: BLE001 — out of retries, or the task raised: the input is recorded as failed
+                folder = os.path.join(os.path.abspath(output_dir), inputs_module.folder_name(item))
+                attempts = os.path.join(folder, ".attempts")
                 summary = {"input": item, "failed": True, "error": f"{type(error).__name__}: {error}", "outputs": 0,
-                           "written": 0, "skipped": 0, "attempts": max_retries + 1,
-                           "folder": os.path.join(os.path.abspath(output_dir), inputs_module.folder_name(item))}
+                           "written": 0, "skipped": 0, "folder": folder,
+                           "attempts": len(os.listdir(attempts)) if os.path.isdir(attempts) else 1}
             summaries[item] = summary
             outputs += summary.get("outputs", 0)
             progress(len(summaries), len(items), outputs)

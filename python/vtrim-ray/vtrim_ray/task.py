@@ -8,6 +8,7 @@ attempt's temporaries (`VTRIM_ATTEMPT`: this task's key and this attempt's id; a
 import ctypes
 import json
 import os
+import shutil
 import signal
 import subprocess
 import time
@@ -18,34 +19,36 @@ from .jobs import stride_rows
 from .manifest import clip_line, failure_line, output_line, write_lines
 
 PR_SET_PDEATHSIG = 1
+_LIBC = ctypes.CDLL(None, use_errno=True)
 
 
-def _dies_with_parent():
-    """In the child before exec: vtrim is killed when the Ray worker that started it dies (a worker killed with its
-    node leaves no vtrim writing behind)."""
-    parent = os.getppid()
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    if os.getppid() != parent:  # the parent died before prctl took effect
-        os._exit(137)
+def _dies_with(parent):
+    """For the child before exec: vtrim is killed when the Ray worker that started it (`parent`) dies, so a worker
+    killed with its node leaves no vtrim writing behind; a worker already gone by then ends the child at once."""
+    def arrange():
+        _LIBC.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        if os.getppid() != parent:
+            os._exit(137)
+    return arrange
 
 
 def _attempt_identity():
-    """This attempt's id and node: Ray's worker id (a retry runs in another worker) and node id, else a fresh id."""
+    """This attempt's id (16 hex digits: short enough for temporaries' names) and node: from Ray's worker id (a retry
+    runs in another worker) and node id, else a fresh id."""
     try:
         import ray
 
         if ray.is_initialized():
             context = ray.get_runtime_context()
-            return context.get_worker_id()[:40], context.get_node_id()
+            return context.get_worker_id()[:16], context.get_node_id()
     except Exception:  # noqa: BLE001 — outside Ray, or an older Ray without these calls
         pass
-    return uuid.uuid4().hex, "local"
+    return uuid.uuid4().hex[:16], "local"
 
 
 def _run(command, env):
     return subprocess.run(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                          preexec_fn=_dies_with_parent, check=False)
+                          preexec_fn=_dies_with(os.getpid()), check=False)
 
 
 def _json_lines(text):
@@ -61,19 +64,28 @@ def _json_lines(text):
 
 
 def _remove_other_attempts(folder, key, attempt):
-    """The temporaries an earlier attempt of this task left (vtrim removes each as it reaches its output; this sweeps
-    those of outputs it does not reach again)."""
+    """What an earlier attempt of this task left half-written: vtrim's temporaries (files and folders) marked with
+    another attempt of this task (vtrim removes each as it reaches its output again; this sweeps the rest), and this
+    package's own `.part` files of other attempts. Returns how many."""
     mark = f".vtrim-tmp-@{key}@"
     removed = 0
-    for root, _, names in os.walk(folder):
-        for name in names:
+    for root, folders, names in os.walk(folder):
+        for name in folders + names:
             at = name.find(mark)
-            if at >= 0 and not name[at + len(mark):].startswith(f"{attempt}+"):
+            stale = at >= 0 and not name[at + len(mark):].startswith(f"{attempt}+")
+            stale = stale or (name.endswith(".part") and not name.endswith(f".{attempt}.part"))
+            if not stale:
+                continue
+            path = os.path.join(root, name)
+            if os.path.isdir(path) and not os.path.islink(path):
+                shutil.rmtree(path, ignore_errors=True)
+                folders.remove(name)
+            else:
                 try:
-                    os.unlink(os.path.join(root, name))
-                    removed += 1
+                    os.unlink(path)
                 except FileNotFoundError:
-                    pass
+                    continue
+            removed += 1
     return removed
 
 
@@ -87,6 +99,12 @@ def run_input(item, job, output_dir):
     with open(os.path.join(folder, ".attempts", attempt), "w", encoding="utf-8") as marker:
         json.dump({"node": node, "pid": os.getpid(), "started": time.time()}, marker)
     swept = _remove_other_attempts(folder, key, attempt)
+    # A manifest of an earlier run or attempt is replaced by this one's: one that ends before writing it leaves none,
+    # so the driver records the input as failed rather than merge stale lines.
+    try:
+        os.unlink(os.path.join(folder, "manifest.jsonl"))
+    except FileNotFoundError:
+        pass
     env = dict(os.environ, VTRIM_ATTEMPT=f"{key}:{attempt}", VTRIM_CORES=str(job.cpus))
     started = time.monotonic()
     lines, failed = [], False
