@@ -148,25 +148,27 @@ extension RemoteJobs {
     }
 }
 
-extension RemoteView {
-    /// The outcome with the stream's warnings first and the `source` fields.
+/// A URL input as an outcome names it: a stream (`RemoteView`) or a plain file (`RemoteFileView`).
+protocol RemoteReport {
+    var name: String { get }
+    var warnings: [MediaWarning] { get }
+    var fields: [(String, JSON)] { get }
+}
+
+extension RemoteReport {
+    /// The outcome with the input's warnings first and its `source` fields.
     func annotated(outcome: inout Outcome) -> Outcome {
         outcome.path = name
         outcome.warnings = warnings + outcome.warnings
         outcome.fields += fields
         return outcome
     }
+}
 
+extension RemoteView: RemoteReport {
     /// The file name outputs are named from: the URL's last path component, or the folder above a generic one
     /// (`…/lecture-12/index.m3u8` → `lecture-12.m3u8`).
     static func fileName(_ name: String) -> String { OutputNamer.inputFileName(name) }
 }
 
-extension RemoteFileView {
-    func annotated(outcome: inout Outcome) -> Outcome {
-        outcome.path = name
-        outcome.warnings = warnings + outcome.warnings
-        outcome.fields += fields
-        return outcome
-    }
-}
+extension RemoteFileView: RemoteReport {}
