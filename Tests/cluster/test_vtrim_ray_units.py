@@ -122,3 +122,25 @@ def test_one_input_split_in_strides_and_a_damaged_one_recorded(tmp_path):
     assert summary["failed"]
     lines = [json.loads(line) for line in open(os.path.join(summary["folder"], "manifest.jsonl"))]
     assert len(lines) == 1 and lines[0]["error"]["code"] in ("not_media", "unreadable", "no_video", "damaged"), lines
+
+
+@pytest.mark.skipif(not shutil.which(VTRIM) and not os.path.isfile(VTRIM), reason="no vtrim to run")
+def test_a_retry_by_another_vtrim_build_cuts_the_input_afresh(tmp_path):
+    (path, shots), = corpus.make(str(tmp_path / "media"), count=1)
+    job = Job(vtrim=VTRIM, posters=False)
+    first = run_input(path, job, str(tmp_path / "out"))
+    assert not first["failed"] and first["written"] == len(shots) and not first["rewritten"], first
+    # The same build again: every clip resumed.
+    same = run_input(path, job, str(tmp_path / "out"))
+    assert same["skipped"] == len(shots) and not same["rewritten"], same
+    # An earlier attempt by another build (a node with another install) wrote a clip that is not this build's.
+    clip = os.path.join(first["folder"], sorted(name for name in os.listdir(first["folder"]) if name.endswith(".mp4"))[0])
+    with open(clip, "wb") as stale:
+        stale.write(b"another build's clip")
+    with open(os.path.join(first["folder"], ".attempts", "0123456789abcdef"), "w") as marker:
+        json.dump({"node": "elsewhere", "pid": 1, "started": 0, "vtrim": "/opt/old/vtrim:1:2"}, marker)
+    fresh = run_input(path, job, str(tmp_path / "out"))
+    assert fresh["rewritten"] and fresh["written"] == len(shots) and fresh["skipped"] == 0, fresh
+    assert os.path.getsize(clip) > 1000
+    lines = [json.loads(line) for line in open(os.path.join(fresh["folder"], "manifest.jsonl"))]
+    assert [line["frames"] for line in lines] == shots

@@ -43,8 +43,12 @@ def run(sources, job, output_dir, address=None, max_retries=3, progress=None, ra
     pending = {remote.remote(item, job, os.path.abspath(output_dir)): item for item in items}
     summaries, outputs = {}, 0
     while pending:
-        # Whatever is ready within a second, in one call: waiting for one at a time rereads every pending task.
-        ready, _ = ray.wait(list(pending), num_returns=len(pending), timeout=1.0)
+        # Blocks until a task ends (no polling: the driver shares the host's cores with the tasks), then takes every
+        # other one already ended in the same pass, so a wake costs two reads of the pending set, not one per task.
+        waiting = list(pending)
+        first, rest = ray.wait(waiting, num_returns=1)
+        more, _ = ray.wait(rest, num_returns=len(rest), timeout=0) if rest else ([], [])
+        ready = first + more
         for reference in ready:
             item = pending.pop(reference)
             try:

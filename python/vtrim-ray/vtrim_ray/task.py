@@ -89,6 +89,44 @@ def _remove_other_attempts(folder, key, attempt):
     return removed
 
 
+def _binary_identity(vtrim):
+    """The vtrim build an attempt runs: its resolved path, size and modification time (a stat, not a process)."""
+    path = vtrim if os.sep in vtrim else (shutil.which(vtrim) or vtrim)
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return f"{os.path.realpath(path)}:{info.st_size}:{info.st_mtime_ns}"
+
+
+def _earlier_builds(attempts_folder, build):
+    """Whether an earlier attempt of this input ran another vtrim build than `build` (a node with another install)."""
+    for name in os.listdir(attempts_folder):
+        try:
+            with open(os.path.join(attempts_folder, name), encoding="utf-8") as marker:
+                earlier = json.load(marker).get("vtrim")
+        except (OSError, ValueError, AttributeError):
+            continue
+        if earlier != build:
+            return True
+    return False
+
+
+def _clear_outputs(folder):
+    """Removes what earlier attempts wrote into the input's own folder, the attempt marks aside."""
+    for name in os.listdir(folder):
+        if name == ".attempts":
+            continue
+        path = os.path.join(folder, name)
+        if os.path.isdir(path) and not os.path.islink(path):
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            try:
+                os.unlink(path)
+            except FileNotFoundError:
+                pass
+
+
 def run_input(item, job, output_dir):
     """Runs `job` on `item` into `output_dir/<its folder>`; returns its summary (and writes its manifest). A vtrim
     failure is recorded in the manifest with its error code, never raised: the run goes on."""
@@ -96,8 +134,14 @@ def run_input(item, job, output_dir):
     folder = os.path.join(output_dir, inputs_module.folder_name(item))
     os.makedirs(os.path.join(folder, ".attempts"), exist_ok=True)
     attempt, node = _attempt_identity()
+    # A retry resumes the clips an earlier attempt wrote only when the same vtrim build wrote them: another build could
+    # propose other ranges, so a clip of the same index could hold another shot. Then the input is cut afresh.
+    build = _binary_identity(job.vtrim)
+    rewritten = _earlier_builds(os.path.join(folder, ".attempts"), build)
+    if rewritten:
+        _clear_outputs(folder)
     with open(os.path.join(folder, ".attempts", attempt), "w", encoding="utf-8") as marker:
-        json.dump({"node": node, "pid": os.getpid(), "started": time.time()}, marker)
+        json.dump({"node": node, "pid": os.getpid(), "started": time.time(), "vtrim": build}, marker)
     swept = _remove_other_attempts(folder, key, attempt)
     # A manifest of an earlier run or attempt is replaced by this one's: one that ends before writing it leaves none,
     # so the driver records the input as failed rather than merge stale lines.
@@ -164,5 +208,5 @@ def run_input(item, job, output_dir):
     write_lines(os.path.join(folder, "manifest.jsonl"), lines, attempt)
     attempts = len(os.listdir(os.path.join(folder, ".attempts")))
     return {"input": item, "folder": folder, "outputs": written + skipped, "written": written, "skipped": skipped,
-            "failed": failed, "attempt": attempt, "node": node, "attempts": attempts, "swept": swept,
+            "failed": failed, "attempt": attempt, "node": node, "attempts": attempts, "swept": swept, "rewritten": rewritten,
             "seconds": round(time.monotonic() - started, 3)}
