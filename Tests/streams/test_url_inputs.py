@@ -145,7 +145,7 @@ def test_plain_file_probe_reads_its_index_and_little_else(origin, media_facts):
     assert outcome["source"]["fetched_bytes"] == origin.bytes_sent()
 
 
-def test_plain_file_cut_and_fast_thumbnails_read_by_ranges(origin, media, workdir):
+def test_plain_file_cut_and_fast_thumbnails_read_by_ranges(origin, media, media_facts, workdir):
     output = os.path.join(workdir, "url.mp4")
     outcome = report(run_vtrim("cut", origin.url("moovlast.mp4"), "--start", "31", "--end", "37", "-o", output, "--json"))
     assert outcome["mode"] == "smart" and origin.largest_range() <= 256 * KIB
@@ -157,6 +157,13 @@ def test_plain_file_cut_and_fast_thumbnails_read_by_ranges(origin, media, workdi
     sheet = os.path.join(workdir, "sheet.png")
     run_vtrim("thumbs", origin.url("moovlast.mp4"), "--mode", "fast", "--count", "4", "-o", sheet)
     assert os.path.getsize(sheet) > 0 and origin.largest_range() <= 256 * KIB
+    # Fast thumbnails read the head, the moov and each cell's keyframe, each read rounded to the reader's 16 KiB blocks
+    # and the demuxer's 32 KiB reads — not the packets after a keyframe, nor a doubled read-ahead past it.
+    moov = next(box["size"] for box in media_facts["moovlast"]["boxes"] if box["type"] == "moov")
+    packets = subprocess.run(["ffprobe", "-v", "error", "-select_streams", "v", "-show_entries", "packet=size,flags", "-of", "csv=p=0",
+                              os.path.join(media, "moovlast.mp4")], capture_output=True, text=True, check=True).stdout.split()
+    keyframe = max(int(line.split(",")[0]) for line in packets if "K" in line.split(",")[1])
+    assert origin.bytes_sent() <= 64 * KIB + moov + 16 * KIB + 4 * (keyframe + 32 * KIB), origin.requests()
 
 
 def test_stream_thumbnails_fetch_the_segments_of_their_times(origin, media, workdir):

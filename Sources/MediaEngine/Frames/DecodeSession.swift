@@ -137,14 +137,16 @@ struct DecodeSession {
         return .none
     }
 
-    /// A clean start and the packets that follow it: a field-coded keyframe (interlaced AVCHD) needs its
-    /// second field, in the next packet, before the decoder gives a picture.
+    /// A clean start's keyframe. The packets after it are read only where it alone gives no picture (a field-coded
+    /// keyframe, interlaced AVCHD: its second field is the next packet), so a fast thumbnail reads its keyframe's
+    /// bytes and no more — what a URL's range requests fetch.
     private struct CleanStartPackets {
         let keyframe: Packet
-        var following: [Packet] = []
     }
 
     private static let followingKept = 8
+    /// Packets read at most, after a seek, to find a keyframe met before (a bound for files whose times are broken).
+    private static let searchedPackets = 4096
 
     /// The clean starts read from the current position while they are shown at or before `target` (the
     /// last few), or the first one after it when none is; `landedLate` when the very first packet read is
@@ -152,6 +154,8 @@ struct DecodeSession {
     private mutating func cleanKeyframes(upTo target: Int64, access: CleanStart) throws(AVFailure) -> (starts: [CleanStartPackets], landedLate: Bool) {
         var found: [CleanStartPackets] = []
         var first = true, landedLate = false, chosen = false
+        // Keyframes jumped to (each once: where a landing misses, the packets between are read instead).
+        var jumped: Set<Int64> = []
         while true {
             if pendingPacket {
                 pendingPacket = false
@@ -169,16 +173,48 @@ struct DecodeSession {
                 if found.count > 4 { found.removeFirst() }
                 // The first after the target (none before it), or — with a full index — the next keyframe lies past it.
                 if timing.pts > target { chosen = true }
-                if let next = nextIndexedKeyframe(after: timing.dts), next > target { chosen = true }
+                if let next = nextIndexedKeyframe(after: timing.dts) {
+                    if next > target {
+                        chosen = true
+                    } else if !jumped.contains(next) {
+                        // Decoded at or before the target, it may still be shown after it (a decode delay): read alone,
+                        // its own time decides, not the group of pictures between (a URL fetches what is read).
+                        jumped.insert(next)
+                        if try landOnKeyframe(decodedAt: next, shownAbout: next.plus(timing.pts.minus(timing.dts))) {
+                            pendingPacket = true
+                            continue
+                        }
+                        try readOn(after: timing)
+                    }
+                }
+                if chosen { break }
                 continue
             }
-            if !found.isEmpty, found[found.count - 1].following.count < Self.followingKept {
-                found[found.count - 1].following.append(try packet.clone())
-            }
-            if timing.dts > target, !found.isEmpty { chosen = true }
-            if chosen, (found.last?.following.count ?? 0) >= Self.followingKept { break }
+            // A clean keyframe shown after the target, with one before it found: nothing later is shown sooner.
+            if clean, timing.pts > target, !found.isEmpty { break }
+            if timing.dts > target, !found.isEmpty { break }
         }
         return (found, landedLate)
+    }
+
+    /// Seeks to the keyframe the index lists at decode time `dts` (by its presentation time, about `shown`: the
+    /// demuxer seeks by those) and reads it: true when the packet read is that keyframe.
+    private mutating func landOnKeyframe(decodedAt dts: Int64, shownAbout shown: Int64) throws(AVFailure) -> Bool {
+        try input.seek(streamIndex: streamIndex, timestamp: shown)
+        restart()
+        guard try firstPacketOfStream() != nil else { return false }
+        return packet.isKeyframe && packet.timing.dts == dts
+    }
+
+    /// Back to just after the packet `current` (a landing that missed): a seek to it, then the packets up to it.
+    private mutating func readOn(after current: VideoPacket) throws(AVFailure) {
+        try input.seek(streamIndex: streamIndex, timestamp: current.pts)
+        restart()
+        var read = 0
+        while read < Self.searchedPackets, try firstPacketOfStream() != nil {
+            read += 1
+            if packet.timing.dts >= current.dts { return }
+        }
     }
 
     /// The first picture shown from `start.keyframe` on: the keyframe decoded alone; where that gives no
@@ -186,8 +222,45 @@ struct DecodeSession {
     /// open GOP's leading ones) are not it.
     private mutating func firstFrame(of start: CleanStartPackets) throws(AVFailure) -> Frame? {
         if let alone = try firstFrame(from: [start.keyframe], shownFrom: start.keyframe.timing.pts) { return alone }
+        let following = try packets(following: start.keyframe)
         decoder.flush()
-        return try firstFrame(from: [start.keyframe] + start.following, shownFrom: start.keyframe.timing.pts)
+        return try firstFrame(from: [start.keyframe] + following, shownFrom: start.keyframe.timing.pts)
+    }
+
+    /// Up to `followingKept` packets of the stream after `keyframe`, read again from a seek to it (the seek ladder
+    /// where the demuxer lands past it); none where it is not met again.
+    private mutating func packets(following keyframe: Packet) throws(AVFailure) -> [Packet] {
+        guard let stream = input.stream(streamIndex) else { return [] }
+        let wanted = keyframe.timing
+        for attempt in stream.seekLadder(toReach: wanted.dts) {
+            do {
+                if let ticks = attempt { try input.seek(streamIndex: streamIndex, timestamp: ticks) } else { try seekToStart() }
+            } catch {
+                continue
+            }
+            restart()
+            var met = false, first = true, landedLate = false, read = 0
+            var following: [Packet] = []
+            while read < Self.searchedPackets, let next = try firstPacketOfStream() {
+                read += 1
+                let timing = next.timing
+                if met {
+                    following.append(try next.clone())
+                    if following.count == Self.followingKept { break }
+                    continue
+                }
+                if next.isKeyframe, timing.pts == wanted.pts, timing.dts == wanted.dts {
+                    met = true
+                } else if timing.dts > wanted.dts {
+                    landedLate = first
+                    break
+                }
+                first = false
+            }
+            if met { return following }
+            if !landedLate { return [] }
+        }
+        return []
     }
 
     private mutating func firstFrame(from packets: [Packet], shownFrom: Int64) throws(AVFailure) -> Frame? {
