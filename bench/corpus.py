@@ -3,8 +3,9 @@
 one-CPU worker nodes, whose CPUs sum to this host's two cores; each task's vtrim one thread, as -j2 gives each input),
 against `vtrim cut FILE… --propose scenes --output-dir D -j2` on the host alone, and against the re-encode-every-clip
 chain video pipelines run (NeMo Curator's: an ffmpeg scene list, then one libx264 encode per clip; two inputs at once,
-one thread each). 24 inputs of 16–20 s at 1280x720, two to four shots each, made once into
-$VTRIM_BENCH_CACHE/corpus720 (Tests/cluster/corpus.py). The cluster's start is timed apart. Fidelity: each clip's
+one thread each). 24 inputs at 1280x720, two to four shots each (--footage: test patterns of 16–20 s, or phone-like
+footage of 29–38 s), made once into
+$VTRIM_BENCH_CACHE/corpus720 or phone720 (Tests/cluster/corpus.py). The cluster's start is timed apart. Fidelity: each clip's
 frames against the source's (PSNR over all clips; identical frames counted as 100 dB). Needs the venv scripts/cluster-test
 makes (.venv-ray: ray and vtrim-ray). See BENCHMARKS.md."""
 import argparse
@@ -27,6 +28,9 @@ parser = argparse.ArgumentParser(description=__doc__)
 parser.add_argument("--runs", type=int, default=1)
 parser.add_argument("--vtrim", default=benchlib.RELEASE_VTRIM)
 parser.add_argument("--count", type=int, default=24)
+parser.add_argument("--footage", choices=["patterns", "phone"], default="patterns",
+                    help="patterns: test pictures, a keyframe every 1.6 s, shots of 4.5–9 s; phone: what a phone records "
+                         "(a keyframe every second, no B-frames, sensor grain, ~9.5 Mb/s), shots of 8–16 s")
 args = parser.parse_args()
 vtrim = os.path.abspath(args.vtrim)
 
@@ -34,8 +38,9 @@ import ray  # noqa: E402
 from ray.cluster_utils import Cluster  # noqa: E402
 import vtrim_ray  # noqa: E402
 
-cache = os.path.join(os.environ.get("VTRIM_BENCH_CACHE", os.path.expanduser("~/.cache/vtrim-bench")), "corpus720")
-media = corpus.make(cache, count=args.count, size="1280x720", scale=4)
+folder_name, scale = {"patterns": ("corpus720", 4), "phone": ("phone720", 8)}[args.footage]
+cache = os.path.join(os.environ.get("VTRIM_BENCH_CACHE", os.path.expanduser("~/.cache/vtrim-bench")), folder_name)
+media = corpus.make(cache, count=args.count, size="1280x720", scale=scale, footage=args.footage)
 paths = [path for path, _ in media]
 work = benchlib.work_directory("vtrim-bench-corpus-")
 
@@ -111,7 +116,7 @@ fidelity = {"vtrim-ray": [value for line in manifest for value in psnr(
             "chain": [value for clip, source, start, duration in chain_clips for value in psnr(clip, source, start, duration)]}
 
 median = {name: statistics.median(values) for name, values in timings.items()}
-print(f"\n{args.count} inputs, {sum(len(shots) for _, shots in media)} shots; medians of {args.runs} run(s); "
+print(f"\n{args.count} inputs ({args.footage}), {sum(len(shots) for _, shots in media)} shots; medians of {args.runs} run(s); "
       f"the Ray cluster's start (head + 2 worker nodes): {statistics.median(cluster_start):.1f} s, not counted\n")
 print("| command | clips | median wall (s) | ÷ vtrim -j2 | mean PSNR (dB) |")
 print("|---|---:|---:|---:|---:|")

@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 import MediaEngine
 import Locking
+import RemoteInput
 import WorkerProtocol
 
 /// Writes outcomes: reports to stdout (JSON Lines or human text), diagnostics to stderr, one line each;
@@ -42,6 +43,12 @@ public final class ReportWriter: Sendable {
         self.standardOutput = { @Sendable text in standardOutput(json ? DiskName.displayInJSON(text) : DiskName.display(text)) }
         self.standardError = { @Sendable text in standardError(DiskName.display(text)) }
         showsProgress = progressOnTerminal && !quiet && isatty(2) == 1
+        // A URL's bytes move the line between a job's own steps (a segment fetched is no fraction of the cut yet).
+        if showsProgress { FetchLedger.observe { [weak self] in self?.redraw() } }
+    }
+
+    private func redraw() {
+        state.withLock { drawProgress(&$0) }
     }
 
     @Sendable public static func writeStandardOutput(_ text: String) { FileHandle.standardOutput.write(Data(text.utf8)) }
@@ -135,7 +142,7 @@ public final class ReportWriter: Sendable {
         progress.visible = false
     }
 
-    /// `[done/total] 42% a.mp4, b.mp4 · ETA 0:12`, at most ten times a second.
+    /// The line (`ProgressLine`), at most ten times a second.
     private func drawProgress(_ state: inout State, force: Bool = false) {
         guard showsProgress, state.showsProgressLine, state.progress.total > 0 else { return }
         let now = Date()
@@ -146,18 +153,32 @@ public final class ReportWriter: Sendable {
         // running now beside it, in input order.
         state.progress.shownFraction = max(state.progress.shownFraction,
                                            min(1, (Double(state.progress.done) + partial) / Double(state.progress.total)))
-        let fraction = state.progress.shownFraction
-        var line = "[\(state.progress.done)/\(state.progress.total)] \(Int(fraction * 100))%"
-        let running = state.progress.current.sorted { $0.key < $1.key }.map(\.value.name)
+        let line = ProgressLine.text(done: state.progress.done, total: state.progress.total, fraction: state.progress.shownFraction,
+                                     running: state.progress.current.sorted { $0.key < $1.key }.map(\.value.name),
+                                     elapsedSeconds: now.timeIntervalSince(started), fetchedBytes: FetchLedger.processBytes)
+        standardError("\r\u{1B}[K" + line)
+        state.progress.visible = true
+    }
+}
+
+/// The progress line on a terminal: `[3/10] 42% a.mp4, b.mp4 · 12.3 MiB fetched, 4.1 MiB/s · ETA 0:12` — the
+/// bytes where URLs are read. Pure.
+enum ProgressLine {
+    static func text(done: Int, total: Int, fraction: Double, running: [String], elapsedSeconds: Double, fetchedBytes: Int64) -> String {
+        let fraction = fraction.isFinite ? min(1, max(0, fraction)) : 0
+        var line = "[\(done)/\(total)] \(Int(fraction * 100))%"
         if !running.isEmpty {
             line += " " + running.prefix(3).joined(separator: ", ") + (running.count > 3 ? " +\(running.count - 3)" : "")
         }
-        let elapsed = now.timeIntervalSince(started)
+        let elapsed = elapsedSeconds.isFinite ? max(0, elapsedSeconds) : 0
+        if fetchedBytes > 0 {
+            line += " · \(Human.bytes(fetchedBytes)) fetched"
+            if elapsed >= 1 { line += ", \(Human.bytes(Int64(min(9e18, Double(fetchedBytes) / elapsed))))/s" }
+        }
         if fraction > 0.02, elapsed > 1 {
-            let remaining = Int((elapsed / fraction - elapsed).rounded())
+            let remaining = Int(min(359_999, (elapsed / fraction - elapsed).rounded()))
             line += " · ETA \(remaining / 60):\(String(format: "%02d", remaining % 60))"
         }
-        standardError("\r\u{1B}[K" + line)
-        state.progress.visible = true
+        return line
     }
 }

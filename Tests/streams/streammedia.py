@@ -68,11 +68,14 @@ STAGES = [
         "alt": [["-i", "src.mp4", "-map", "0:v", "-map", "0:a", "-c", "copy"] + HLS
                 + ["-var_stream_map", "v:0,agroup:aud a:0,agroup:aud", "-master_pl_name", "master.m3u8",
                    "-hls_segment_filename", "alt/s%v_%03d.ts", "alt/v%v.m3u8"]],
+        # The TS playlist again with its 90 kHz timestamps (33 bits) wrapping to 0 at 33 s, inside segment 5.
+        "wrap": [["-i", "src.mp4", "-c", "copy", "-output_ts_offset", f"{2 ** 33 / 90000 - 33:.6f}"] + HLS
+                 + ["-hls_segment_filename", "wrap/seg%03d.ts", "wrap/index.m3u8"]],
         "dash": [["-i", "src.mp4", "-c", "copy"] + DASH + ["-use_timeline", "1", "dash/manifest.mpd"]],
         "dashnum": [["-i", "src.mp4", "-c", "copy"] + DASH + ["-use_timeline", "0", "dashnum/manifest.mpd"]],
     },
 ]
-FOLDERS = ["ts", "fmp4", "br", "opengop", "low", "alt", "dash", "dashnum"]
+FOLDERS = ["ts", "fmp4", "br", "opengop", "low", "alt", "dash", "dashnum", "wrap"]
 
 # The media playlists media.json describes, by name: (playlist, the local file its stream came from).
 PLAYLISTS = {"ts": "ts/index.m3u8", "fmp4": "fmp4/index.m3u8", "br": "br/index.m3u8", "opengop": "opengop/index.m3u8",

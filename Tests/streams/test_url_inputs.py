@@ -12,7 +12,7 @@ import tempfile
 
 import pytest
 
-from .conftest import run_vtrim
+from .conftest import VTRIM, _environment, run_vtrim
 
 KIB = 1024
 
@@ -102,6 +102,20 @@ def test_stream_cut_fetches_only_its_segments_and_equals_the_local_cut(origin, m
     same_media(output, local)
     assert outcome["actual"]["frames"] == 181
     assert not spools()
+
+
+def test_timestamps_wrapping_at_2_33_inside_the_range(origin, workdir):
+    """The TS playlist's segments with their 33-bit timestamps wrapping to 0 at 33 s, inside the cut 31–37 s: the same
+    frames and samples as the cut of the playlist that does not wrap, on the same timeline."""
+    wrapped, plain = (os.path.join(workdir, f"{name}.mp4") for name in ("wrapped", "plain"))
+    outcome = report(run_vtrim("cut", origin.url("wrap/index.m3u8"), "--start", "31", "--end", "37", "-o", wrapped, "--json"))
+    assert outcome["mode"] == "smart" and outcome["source"]["segments"] == [5, 6], outcome
+    assert "extra_segment" not in codes(outcome) and "playlist_timing" not in codes(outcome), outcome
+    run_vtrim("cut", origin.url("ts/index.m3u8"), "--start", "31", "--end", "37", "-o", plain)
+    same_media(wrapped, plain)
+    assert outcome["actual"]["frames"] == 181
+    probe = report(run_vtrim("probe", origin.url("wrap/index.m3u8"), "--json"))
+    assert abs(probe["duration"] - 60) < 0.1, probe
 
 
 def test_stream_probe_reads_the_playlist_and_its_first_segment(origin):
@@ -366,3 +380,28 @@ def test_proposals_read_the_whole_stream(origin):
     assert all(len(origin.requests(f"/ts/seg{n:03d}.ts")) == 1 for n in range(10))
     plain = report(run_vtrim("propose", origin.url("moovlast.mp4"), "--scenes", "--json"))
     assert plain["duration"] == 60 and plain["source"]["range_ignored"] is False
+
+
+def test_the_progress_line_counts_the_bytes_fetched(origin, workdir):
+    """On a terminal the progress line says what URLs fetched so far (a pty as stderr: vtrim draws it only there)."""
+    import pty
+    primary, secondary = pty.openpty()
+    output = os.path.join(workdir, "progress.mp4")
+    process = subprocess.Popen([VTRIM, "cut", origin.url("ts/index.m3u8"), "--start", "31", "--end", "37", "-o", output],
+                               stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=secondary, env=_environment({}))
+    os.close(secondary)
+    chunks = []
+    while True:
+        try:
+            data = os.read(primary, 4096)
+        except OSError:  # EIO: vtrim ended and closed the terminal
+            break
+        if not data:
+            break
+        chunks.append(data)
+    process.wait(timeout=120)
+    os.close(primary)
+    text = b"".join(chunks).decode(errors="replace")
+    assert process.returncode == 0, text
+    fetched = [line for line in text.split("\r") if " fetched" in line]
+    assert fetched and any("KiB fetched" in line or "MiB fetched" in line for line in fetched), text

@@ -194,7 +194,28 @@ public final class FetchLedger: Sendable {
 
     private let totals = Locked(Totals())
 
-    func count(url: RemoteURL, bytes: Int64) { totals.withLock { $0.requests += 1; $0.bytes += bytes } }
+    /// Bytes every fetcher of this process fetched, and who is told of each answer (the progress line).
+    private static let process = Locked(ProcessBytes())
+
+    private struct ProcessBytes: Sendable {
+        var bytes: Int64 = 0
+        var observer: (@Sendable () -> Void)?
+    }
+
+    /// Bytes fetched by every URL input of this process so far.
+    public static var processBytes: Int64 { process.withLock { $0.bytes } }
+
+    /// `observer` is called (on the fetching thread, outside any lock) after each answer is counted.
+    public static func observe(_ observer: (@Sendable () -> Void)?) { process.withLock { $0.observer = observer } }
+
+    func count(url: RemoteURL, bytes: Int64) {
+        totals.withLock { $0.requests += 1; $0.bytes += bytes }
+        let observer = Self.process.withLock { state -> (@Sendable () -> Void)? in
+            state.bytes = state.bytes.addingReportingOverflow(bytes).overflow ? Int64.max : state.bytes + bytes
+            return state.observer
+        }
+        observer?()
+    }
     func countRetry() { totals.withLock { $0.retries += 1 } }
     public var current: Totals { totals.withLock { $0 } }
 }
