@@ -144,3 +144,35 @@ def test_a_retry_by_another_vtrim_build_cuts_the_input_afresh(tmp_path):
     assert os.path.getsize(clip) > 1000
     lines = [json.loads(line) for line in open(os.path.join(fresh["folder"], "manifest.jsonl"))]
     assert [line["frames"] for line in lines] == shots
+
+
+def _framemd5(path):
+    import subprocess
+    lines = subprocess.run(["ffmpeg", "-v", "error", "-i", path, "-map", "0:v", "-f", "framemd5", "-"], capture_output=True,
+                           text=True, check=True).stdout.splitlines()
+    return [line for line in lines if not line.startswith("#")]
+
+
+@pytest.mark.skipif(not shutil.which(VTRIM) and not os.path.isfile(VTRIM), reason="no vtrim to run")
+def test_a_url_input_is_split_into_the_clips_of_its_file(tmp_path):
+    """An input named by its URL (vtrim reads it by bounded range requests; here from the stream tests' loopback
+    origin): split into the same clips, frame for frame, as the file itself, its manifest naming the URL."""
+    import sys
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "streams"))
+    from origin import Origin
+
+    (path, shots), = corpus.make(str(tmp_path / "media"), count=1)
+    job = Job(vtrim=VTRIM, posters=True)
+    local = run_input(path, job, str(tmp_path / "local"))
+    with Origin(str(tmp_path / "media")) as origin:
+        url = origin.url(os.path.basename(path))
+        remote = run_input(url, job, str(tmp_path / "remote"))
+        assert origin.requests() and all(entry["range"] for entry in origin.requests()), origin.requests()
+    assert not remote["failed"] and remote["written"] == len(shots), remote
+    lines = [json.loads(line) for line in open(os.path.join(remote["folder"], "manifest.jsonl"))]
+    local_lines = [json.loads(line) for line in open(os.path.join(local["folder"], "manifest.jsonl"))]
+    assert [line["source"] for line in lines] == [url] * len(shots)
+    assert [line["frames"] for line in lines] == shots and all(line["poster"] for line in lines), lines
+    assert [(line["start"], line["end"]) for line in lines] == [(line["start"], line["end"]) for line in local_lines]
+    for line, local_line in zip(lines, local_lines):
+        assert _framemd5(str(tmp_path / "remote" / line["clip"])) == _framemd5(str(tmp_path / "local" / local_line["clip"]))
