@@ -176,7 +176,7 @@ struct DecodeSession {
                 if let next = nextIndexedKeyframe(after: timing.dts) {
                     if next > target {
                         chosen = true
-                    } else if !jumped.contains(next) {
+                    } else if !chosen, !jumped.contains(next) {
                         // Decoded at or before the target, it may still be shown after it (a decode delay): read alone,
                         // its own time decides, not the group of pictures between (a URL fetches what is read).
                         jumped.insert(next)
@@ -232,7 +232,8 @@ struct DecodeSession {
     private mutating func packets(following keyframe: Packet) throws(AVFailure) -> [Packet] {
         guard let stream = input.stream(streamIndex) else { return [] }
         let wanted = keyframe.timing
-        for attempt in stream.seekLadder(toReach: wanted.dts) {
+        // By its presentation time, as the demuxer seeks (by its decode time an MP4 lands a keyframe early).
+        for attempt in stream.seekLadder(toReach: wanted.pts) {
             do {
                 if let ticks = attempt { try input.seek(streamIndex: streamIndex, timestamp: ticks) } else { try seekToStart() }
             } catch {
