@@ -35,34 +35,62 @@ def packets(source, stream, *extra):
     return [tuple(int(x) if x not in ("", "N/A") else None for x in line.split(",")[:2]) for line in result.stdout.split()]
 
 
-def test_manifest_cut_reuses_the_middle_segments_and_reads_as_the_cut(origin, media, workdir):
+def readable(media, folder, path, into):
+    """A segment FFmpeg can read alone: an MPEG-TS as it is; an fMP4 fragment behind the source's init section."""
+    init = os.path.join(media, folder, "init.mp4")
+    if not os.path.exists(init):
+        return path
+    joined = os.path.join(into, "with-init-" + os.path.basename(path) + ".mp4")
+    with open(joined, "wb") as out:
+        for part in (init, path):
+            with open(part, "rb") as handle:
+                shutil.copyfileobj(handle, out)
+    return joined
+
+
+# (folder, edge extension, a frame's ticks in the video's time base: 90 kHz in MPEG-TS, the init's 15360 in fMP4)
+KINDS = [("ts", "ts", 3000), ("fmp4", "m4s", 512)]
+
+
+@pytest.mark.parametrize("folder,extension,frame", KINDS, ids=[kind[0] for kind in KINDS])
+def test_manifest_cut_reuses_the_middle_segments_and_reads_as_the_cut(origin, media, workdir, folder, extension, frame):
     playlist = os.path.join(workdir, "cut.m3u8")
-    outcome = report(run_vtrim("cut", origin.url("ts/index.m3u8"), "--start", "31", "--end", "49", "-o", playlist, "--json"))
+    outcome = report(run_vtrim("cut", origin.url(f"{folder}/index.m3u8"), "--start", "31", "--end", "49", "-o", playlist, "--json"))
     manifest = outcome["manifest"]
-    assert manifest["reused_segments"] == [6, 7] and [os.path.basename(edge["path"]) for edge in manifest["edges"]] == ["cut.start.ts", "cut.end.ts"]
+    edges = [f"cut.start.{extension}", f"cut.end.{extension}"]
+    source = "seg{:03d}." + ("ts" if folder == "ts" else "m4s")
+    assert manifest["reused_segments"] == [6, 7] and [os.path.basename(edge["path"]) for edge in manifest["edges"]] == edges
+    assert sorted(os.listdir(workdir)) == sorted(["cut.m3u8"] + edges)
     text = open(playlist).read()
     assert "DISCONTINUITY" not in text and "#EXT-X-ENDLIST" in text
     assert [line for line in text.splitlines() if not line.startswith("#")] == [
-        "cut.start.ts", origin.url("ts/seg006.ts"), origin.url("ts/seg007.ts"), "cut.end.ts"]
+        edges[0], origin.url(f"{folder}/" + source.format(6)), origin.url(f"{folder}/" + source.format(7)), edges[1]]
+    if folder == "fmp4":
+        # One init section for every entry, the source's own: the edges are fragments of it.
+        assert [line for line in text.splitlines() if line.startswith("#EXT-X-MAP")] == [f'#EXT-X-MAP:URI="{origin.url("fmp4/init.mp4")}"']
     # The middle was never fetched: only the edges' segments (and the head of segment 0, for the timeline).
-    assert not origin.requests("/ts/seg006.ts") and not origin.requests("/ts/seg007.ts")
-    assert origin.requests("/ts/seg005.ts") and origin.requests("/ts/seg008.ts")
+    assert not origin.requests(f"/{folder}/" + source.format(6)) and not origin.requests(f"/{folder}/" + source.format(7))
+    assert origin.requests(f"/{folder}/" + source.format(5)) and origin.requests(f"/{folder}/" + source.format(8))
     # The edges sit on the source's timeline: the start edge's last decode time runs into segment 6's first, and
     # segment 7's last into the end edge's first, one frame apart, without going back.
-    seam = [packets(os.path.join(workdir, "cut.start.ts"), "v"), packets(os.path.join(media, "ts", "seg006.ts"), "v"),
-            packets(os.path.join(media, "ts", "seg007.ts"), "v"), packets(os.path.join(workdir, "cut.end.ts"), "v")]
-    frame = 3000
+    parts = [os.path.join(workdir, edges[0]), os.path.join(media, folder, source.format(6)),
+             os.path.join(media, folder, source.format(7)), os.path.join(workdir, edges[1])]
+    seam = [packets(readable(media, folder, part, workdir), "v") for part in parts]
     for before, after in zip(seam, seam[1:]):
         assert after[0][1] - before[-1][1] == frame, (before[-1], after[0])
         assert min(pts for pts, _ in after) - max(pts for pts, _ in before) == frame
     # FFmpeg reads the playlist as one stream: the frames of the same cut of the segments' concatenation.
     local = os.path.join(workdir, "local.mp4")
-    run_vtrim("cut", concatenation(media, "ts", workdir), "--start", "31", "--end", "49", "--mode", "smart", "-o", local)
+    run_vtrim("cut", concatenation(media, folder, workdir), "--start", "31", "--end", "49", "--mode", "smart", "-o", local)
     read = frames(playlist, "-protocol_whitelist", "file,http,tcp")
     expected = frames(local)
     assert len(read) == len(expected) == 541
     differing = sum(1 for a, b in zip(read, expected) if sum(abs(x - y) for x, y in zip(a, b)) > 3 * len(a))
     assert differing == 0
+    # The sound is the source's own packets end to end: as many as the local cut's, every one on the source's clock.
+    sound = packets(playlist, "a", "-protocol_whitelist", "file,http,tcp")
+    steps = {b[1] - a[1] for a, b in zip(sound, sound[1:])}
+    assert len(steps) == 1, steps
 
 
 def rgb_frames(path):
@@ -110,14 +138,15 @@ def psnr(a, b):
     return 99.0 if mse == 0 else 10 * math.log10(255 ** 2 / mse)
 
 
-def test_manifest_cut_plays_through_in_chromium(origin, media, workdir):
+@pytest.mark.parametrize("folder", ["ts", "fmp4"])
+def test_manifest_cut_plays_through_in_chromium(origin, media, workdir, folder):
     """Chromium's own HLS player (no hls.js) plays the playlist to its end: no stall at the seams, one buffered range.
     The playlist and its edges are published on one server, the source's segments stay on theirs, which allows
     other pages' players to read them (CORS), as CDNs serving HLS do, and the page asks with CORS (crossorigin):
     without both, Chromium cannot parse the first reused segment (DEMUXER_ERROR_COULD_NOT_PARSE, measured)."""
     origin.cors = True
     playlist = os.path.join(workdir, "cut.m3u8")
-    run_vtrim("cut", origin.url("ts/index.m3u8"), "--start", "31", "--end", "49", "-o", playlist)
+    run_vtrim("cut", origin.url(f"{folder}/index.m3u8"), "--start", "31", "--end", "49", "-o", playlist)
     with open(os.path.join(workdir, "index.html"), "w") as page:
         page.write('<!doctype html><video id="v" src="cut.m3u8" crossorigin="anonymous" muted playsinline></video>')
     from selenium import webdriver
@@ -149,7 +178,7 @@ def test_manifest_cut_plays_through_in_chromium(origin, media, workdir):
             # the cut's: a canvas grab against the same cut of the segments' concatenation (PSNR ≥ 30 dB; the moving
             # test pattern's neighbouring frames are far below).
             local = os.path.join(workdir, "local.mp4")
-            run_vtrim("cut", concatenation(media, "ts", workdir), "--start", "31", "--end", "49", "--mode", "smart", "-o", local)
+            run_vtrim("cut", concatenation(media, folder, workdir), "--start", "31", "--end", "49", "--mode", "smart", "-o", local)
             expected = rgb_frames(local)
             for seam in (151, 511):
                 for frame in range(seam - 2, seam + 3):
@@ -160,9 +189,19 @@ def test_manifest_cut_plays_through_in_chromium(origin, media, workdir):
         driver.quit()
 
 
+@pytest.mark.parametrize("folder,segment", [("ts", "ts/seg008.ts"), ("fmp4", "fmp4/seg008.m4s")])
+def test_a_failed_end_edge_leaves_no_start_edge_behind(origin, workdir, folder, segment):
+    """The start edge is written before the end edge is cut: when the end edge's segment comes truncated, the start edge
+    goes too, and no playlist is written (an edge alone is half a result)."""
+    origin.fault(segment, count=None, truncate_to=5000)
+    result = run_vtrim("cut", origin.url(f"{folder}/index.m3u8"), "--start", "31", "--end", "49", "-o", os.path.join(workdir, "cut.m3u8"),
+                       "--json", check=False)
+    assert result.returncode == 1 and report(result)["error"]["code"] == "truncated_segment", result.stderr
+    assert "segment 8" in result.stderr and os.listdir(workdir) == []
+
+
 def test_manifest_cuts_vtrim_cannot_write_are_refused(origin, workdir):
-    for url, extra, words in [(origin.url("fmp4/index.m3u8"), [], "MPEG-TS segments only"),
-                              (origin.url("dash/manifest.mpd"), [], "HLS source only"),
+    for url, extra, words in [(origin.url("dash/manifest.mpd"), [], "HLS source only"),
                               (origin.url("alt/master.m3u8"), [], "separate rendition"),
                               (origin.url("ts/index.m3u8"), ["--http-header", "X-Token: 1"], "--http-header")]:
         result = run_vtrim("cut", url, "--start", "31", "--end", "49", "-o", os.path.join(workdir, "x.m3u8"), *extra, "--json", check=False)

@@ -63,46 +63,66 @@ public enum StreamShift {
             let videoShift = av_rescale_q(ticks, shiftBase, video.pointee.time_base)
             var videoPackets = PacketQueue(input: edge, index: videoIndex, shift: videoShift, window: nil)
             var soundPackets = PacketQueue(input: sound, index: audioIndex, shift: 0, window: (soundFromMicro, soundToMicro))
-            while true {
-                let nextVideo = try videoPackets.peek(), nextSound = try soundPackets.peek()
-                let takeVideo: Bool
-                switch (nextVideo, nextSound) {
-                case (nil, nil): try file.finish(); return
-                case (_?, nil): takeVideo = true
-                case (nil, _?): takeVideo = false
-                case let (first?, second?): takeVideo = first.micro <= second.micro
-                }
-                if takeVideo, let packet = videoPackets.take() {
-                    try file.write(packet, stream: 0, timeBase: video.pointee.time_base)
-                } else if let packet = soundPackets.take(), let audioIndex, let audio = sound.stream(audioIndex) {
-                    try file.write(packet, stream: 1, timeBase: audio.pointee.time_base)
-                }
-            }
+            try interleave(&videoPackets, &soundPackets, into: file)
+            try file.finish()
         } catch {
             throw MediaError(.writeFailed, path: name, operation: error.operation, reason: "cannot put the edge on the source's timeline (\(error.text))")
         }
     }
 }
 
-/// One stream's packets in file order, shifted, inside a window of presentation time (µs): a packet is in it when it
-/// is still playing at its start and starts before its end.
-private struct PacketQueue {
+extension StreamShift {
+    /// Writes both queues into `file` (video as stream 0, sound as 1) in decode-time order.
+    static func interleave(_ video: inout PacketQueue, _ sound: inout PacketQueue, into file: OutputFile) throws(AVFailure) {
+        while true {
+            let nextVideo = try video.peek(), nextSound = try sound.peek()
+            let takeVideo: Bool
+            switch (nextVideo, nextSound) {
+            case (nil, nil): return
+            case (_?, nil): takeVideo = true
+            case (nil, _?): takeVideo = false
+            case let (first?, second?): takeVideo = first.micro <= second.micro
+            }
+            if takeVideo, let packet = video.take() {
+                try file.write(packet, stream: 0, timeBase: video.timeBase)
+            } else if let packet = sound.take() {
+                try file.write(packet, stream: 1, timeBase: sound.timeBase)
+            }
+        }
+    }
+}
+
+/// One stream's packets in file order, their timestamps mapped (`retime`, into `timeBase`), inside a window of the
+/// input's presentation time (µs): a packet is in it when it is still playing at its start and starts before its end.
+struct PacketQueue {
     let input: InputFile
     let index: Int?
-    let shift: Int64
     let window: (from: Int64?, to: Int64?)?
+    /// The time base the mapped timestamps are in.
+    let timeBase: AVRational
+    let retime: (Packet) -> Void
     private var pending: (packet: Packet, micro: Int64)?
     private var done = false
 
-    init(input: InputFile, index: Int?, shift: Int64, window: (from: Int64?, to: Int64?)?) {
+    init(input: InputFile, index: Int?, window: (from: Int64?, to: Int64?)?, timeBase: AVRational, retime: @escaping (Packet) -> Void) {
         self.input = input
         self.index = index
-        self.shift = shift
         self.window = window
+        self.timeBase = timeBase
+        self.retime = retime
         done = index == nil
     }
 
-    /// The next packet and its decode time (µs), without taking it.
+    /// Moved by `ticks` of the stream's own time base.
+    init(input: InputFile, index: Int?, shift ticks: Int64, window: (from: Int64?, to: Int64?)?) {
+        let timeBase = index.flatMap { input.stream($0)?.pointee.time_base } ?? AVRational(num: 1, den: 1)
+        self.init(input: input, index: index, window: window, timeBase: timeBase) { packet in
+            if packet.pts != CAV_NOPTS_VALUE { packet.pointer.pointee.pts = packet.pts.plus(ticks) }
+            if packet.dts != CAV_NOPTS_VALUE { packet.pointer.pointee.dts = packet.dts.plus(ticks) }
+        }
+    }
+
+    /// The next packet and its mapped decode time (µs), without taking it.
     mutating func peek() throws(AVFailure) -> (packet: Packet, micro: Int64)? {
         if let pending { return pending }
         guard !done, let index, let stream = input.stream(index) else { return nil }
@@ -113,10 +133,9 @@ private struct PacketQueue {
             let start = stream.micro(packet.pts), end = stream.micro(packet.pts.plus(max(packet.duration, 0)))
             if let from = window?.from, end <= from { continue }
             if let to = window?.to, start >= to { done = true; return nil }
-            if packet.pts != CAV_NOPTS_VALUE { packet.pointer.pointee.pts = packet.pts.plus(shift) }
-            if packet.dts != CAV_NOPTS_VALUE { packet.pointer.pointee.dts = packet.dts.plus(shift) }
+            retime(packet)
             let decode = packet.dts != CAV_NOPTS_VALUE ? packet.dts : packet.pts
-            pending = (packet, stream.micro(decode))
+            pending = (packet, av_rescale_q(decode, timeBase, cav_time_base_q()))
             return pending
         }
     }

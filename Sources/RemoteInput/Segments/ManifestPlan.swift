@@ -23,10 +23,17 @@ public struct ManifestPlan: Sendable, Equatable {
     }
 
     /// The playlist text: `entries` in order (a relative name or an absolute URL, its duration, its byte range),
-    /// VOD, ended, no discontinuity (the edges keep the source's timeline).
-    public static func playlist(_ entries: [(uri: String, durationSeconds: Double, byteRange: ByteRange?)]) -> String {
+    /// VOD, ended, no discontinuity (the edges keep the source's timeline); `map`: the one init section (EXT-X-MAP)
+    /// every entry decodes with, fMP4's.
+    public static func playlist(_ entries: [(uri: String, durationSeconds: Double, byteRange: ByteRange?)],
+                                map: (uri: String, byteRange: ByteRange?)? = nil) -> String {
         let target = Int((entries.map(\.durationSeconds).max() ?? 1).rounded(.up))
-        var text = "#EXTM3U\n#EXT-X-VERSION:4\n#EXT-X-TARGETDURATION:\(max(1, target))\n#EXT-X-MEDIA-SEQUENCE:0\n#EXT-X-PLAYLIST-TYPE:VOD\n"
+        // EXT-X-MAP in a playlist of more than I-frames asks for version 6 (RFC 8216, 7).
+        var text = "#EXTM3U\n#EXT-X-VERSION:\(map == nil ? 4 : 6)\n#EXT-X-TARGETDURATION:\(max(1, target))\n#EXT-X-MEDIA-SEQUENCE:0\n#EXT-X-PLAYLIST-TYPE:VOD\n"
+        if let map {
+            let quoted = map.uri.replacingOccurrences(of: "\"", with: "%22")
+            text += "#EXT-X-MAP:URI=\"\(quoted)\"" + (map.byteRange.map { ",BYTERANGE=\"\($0.length)@\($0.offset)\"" } ?? "") + "\n"
+        }
         for entry in entries {
             text += String(format: "#EXTINF:%.6f,\n", entry.durationSeconds)
             if let range = entry.byteRange { text += "#EXT-X-BYTERANGE:\(range.length)@\(range.offset)\n" }

@@ -8,9 +8,11 @@ import WorkerProtocol
 
 /// `vtrim cut PLAYLIST_URL --start A --end B -o NAME.m3u8`: a VOD playlist whose middle entries are the source's own
 /// segment URLs, unchanged, and whose first and last entries are new segments beside it (`NAME.start.ts`,
-/// `NAME.end.ts`) holding the range's edges, cut smart and put back on the source's timeline — presentation times
-/// as in the source, the source's decode delay, its PIDs — so no EXT-X-DISCONTINUITY is needed. The edges are written
-/// first, the playlist last. Of MPEG-TS playlists without a separate audio rendition; the rest is refused, said why.
+/// `NAME.end.ts`; from fMP4/CMAF segments `NAME.start.m4s`, `NAME.end.m4s`, fragments that decode with the source's
+/// own init section, which the playlist's one EXT-X-MAP names) holding the range's edges, cut smart and put back on
+/// the source's timeline — presentation times as in the source, the source's decode delay, its PIDs or track IDs —
+/// so no EXT-X-DISCONTINUITY is needed. The edges are written first, the playlist last; a failure removes the edges
+/// already written. Of HLS playlists without a separate audio rendition; the rest is refused, said why.
 enum ManifestCut {
     static func run(_ view: inout RemoteView, item: InputItem, index: Int, request: CutRequest) -> [Outcome] {
         let playlistPath = request.outputPath(for: item, index: index, segment: 0)
@@ -28,15 +30,28 @@ enum ManifestCut {
             let target = OutputTarget(path: playlistPath, overwrite: request.overwrite)
             try target.check(input: view.name, dryRun: request.dryRun)
             let stem = OutputChoice.stemPath(playlistPath)
-            var edges = [EdgeCut(path: stem + ".start.ts", start: range.effectiveStart, end: plan.hasTailEdge ? nil : range.effectiveEnd, segment: plan.first)]
-            if plan.hasTailEdge { edges.append(EdgeCut(path: stem + ".end.ts", start: nil, end: range.effectiveEnd, segment: plan.last)) }
+            let map = try initSection(view, plan: plan)
+            let kind = map == nil ? "ts" : "m4s"
+            var edges = [EdgeCut(path: stem + ".start." + kind, start: range.effectiveStart, end: plan.hasTailEdge ? nil : range.effectiveEnd,
+                                 segment: plan.first, fragments: map != nil)]
+            if plan.hasTailEdge { edges.append(EdgeCut(path: stem + ".end." + kind, start: nil, end: range.effectiveEnd, segment: plan.last, fragments: map != nil)) }
             if request.dryRun { return [dryRun(view, plan: plan, edges: edges, playlistPath: playlistPath)] }
-            for position in edges.indices { try edges[position].write(&view, request: request) }
-            let text = ManifestPlan.playlist(entries(view, plan: plan, edges: edges, playlistPath: playlistPath))
-            try writeAtomically(target, input: view.name) { temporary throws(MediaError) in
-                guard DiskFile.write(DiskName.bytes(text), to: temporary) else {
-                    throw MediaError(.writeFailed, path: view.name, operation: "write", reason: "cannot write \(playlistPath)")
+            var written: [String] = []
+            do throws(MediaError) {
+                for position in edges.indices {
+                    try edges[position].write(&view, request: request)
+                    written.append(edges[position].path)
                 }
+                let text = ManifestPlan.playlist(entries(view, plan: plan, edges: edges, playlistPath: playlistPath), map: map)
+                try writeAtomically(target, input: view.name) { temporary throws(MediaError) in
+                    guard DiskFile.write(DiskName.bytes(text), to: temporary) else {
+                        throw MediaError(.writeFailed, path: view.name, operation: "write", reason: "cannot write \(playlistPath)")
+                    }
+                }
+            } catch {
+                // An edge without its playlist is half a result.
+                for path in written { _ = DiskFile.unlink(path) }
+                throw error
             }
             var outcome = report(view, plan: plan, edges: edges, playlistPath: playlistPath)
             return [view.annotated(outcome: &outcome)]
@@ -49,7 +64,6 @@ enum ManifestCut {
     private static func refusals(_ view: RemoteView, request: CutRequest) throws(MediaError) {
         func refuse(_ why: String) -> MediaError { MediaError(.unsupportedContainer, path: view.name, operation: "manifest cut", reason: why) }
         guard view.protocolName == "hls" else { throw refuse("a playlist is written from an HLS source only (DASH manifests are not written)") }
-        guard view.stream.initURLs.isEmpty else { throw refuse("a playlist is written from MPEG-TS segments only (fMP4 edges are not written yet)") }
         guard view.audio == nil else { throw refuse("a playlist is not written where the sound is a separate rendition") }
         guard view.stream.segmentURLs.allSatisfy({ $0.url.user == nil && $0.url.password == nil }) else {
             throw refuse("the source's URL carries a user name or password, which the playlist would hand to every player")
@@ -58,6 +72,19 @@ enum ManifestCut {
             throw refuse("the source needed --http-header: players of the playlist would be refused its segments")
         }
         guard request.join == nil, request.segments.count == 1 else { throw refuse("a playlist holds one range: give --start/--end") }
+    }
+
+    /// The source's init section the range's segments decode with (fMP4/CMAF): its absolute URL and byte range; nil
+    /// for MPEG-TS. One for the whole range: the edges are fragments of it.
+    private static func initSection(_ view: RemoteView, plan: ManifestPlan) throws(MediaError) -> (uri: String, byteRange: ByteRange?)? {
+        let playlist = view.stream.playlist
+        let sections = Set((plan.first...plan.last).map { playlist.segments[$0].initSection })
+        guard sections.count == 1, let only = sections.first else {
+            throw MediaError(.unsupportedContainer, path: view.name, operation: "manifest cut",
+                             reason: "the range's segments change their initialisation section (EXT-X-MAP), which one playlist of edges cannot follow")
+        }
+        guard let index = only, index < view.stream.initURLs.count, index < playlist.initSections.count else { return nil }
+        return (view.stream.initURLs[index].url.absoluteString, playlist.initSections[index].byteRange)
     }
 
     /// The playlist's entries: the edges by their names beside it, the middle by the source's own URLs.
@@ -105,23 +132,27 @@ enum ManifestCut {
 }
 
 /// One edge of a manifest cut: the segment it comes from, cut (smart) from `start` (nil: the segment's first frame)
-/// to `end` (nil: the segment's last frame's end), then shifted onto the source's timeline with the source's PIDs.
+/// to `end` (nil: the segment's last frame's end), then shifted onto the source's timeline with the source's PIDs —
+/// or, `fragments`, written as fMP4 fragments of the source's init section (cut first into a hidden MPEG-TS, whose
+/// re-encoded frames carry their parameter sets in band).
 struct EdgeCut {
     let path: String
     let start: Double?
     let end: Double?
     let segment: Int
+    let fragments: Bool
     var firstFrameSeconds = 0.0
     var spanSeconds = 0.0
     var frames = 0
     var mode = ""
     var warnings: [MediaWarning] = []
 
-    init(path: String, start: Double?, end: Double?, segment: Int) {
+    init(path: String, start: Double?, end: Double?, segment: Int, fragments: Bool) {
         self.path = path
         self.start = start
         self.end = end
         self.segment = segment
+        self.fragments = fragments
     }
 
     mutating func write(_ view: inout RemoteView, request: CutRequest) throws(MediaError) {
@@ -142,9 +173,18 @@ struct EdgeCut {
         let cutStart = start ?? frames.cleanStarts.min { abs($0 - segmentStart) < abs($1 - segmentStart) } ?? segmentStart
         // The spool may reach into the next segment (a playlist's timing a little off): its first keyframe is then the seam.
         let cutEnd = end ?? frames.cleanStarts.first { abs($0 - segmentEnd) < 0.5 } ?? last + frameSeconds
+        // An fMP4 edge is cut into a hidden MPEG-TS first (removed after): its parameter sets then ride in band.
+        let cutPath = fragments ? TemporaryName(output: path + ".ts").makePath() : path
+        if fragments, !TemporaryFiles.shared.add(cutPath) { throw Interrupt.error(view.name) }
+        defer {
+            if fragments {
+                _ = DiskFile.unlink(cutPath)
+                TemporaryFiles.shared.remove(cutPath)
+            }
+        }
         var edgeRequest = request
         edgeRequest.segments = [CutSegment(start: .seconds(cutStart), end: .seconds(cutEnd), lengthSeconds: nil)]
-        edgeRequest.output = OutputNamer(choice: .file(path), template: nil)
+        edgeRequest.output = OutputNamer(choice: .file(cutPath), template: nil)
         edgeRequest.mode = request.mode ?? .smart
         let local = InputItem(path: view.name, relativePath: RemoteView.fileName(view.name))
         guard let outcome = EditJob.run(item: local, index: 0, request: edgeRequest).first else { return }
@@ -157,7 +197,34 @@ struct EdgeCut {
         self.frames = shown.count
         let lastFrameEnd = shown.last.map { $0 + frameSeconds } ?? cutEnd
         spanSeconds = lastFrameEnd - firstFrameSeconds
-        try shiftOntoSource(view, lastFrameEndSeconds: lastFrameEnd)
+        if fragments {
+            try writeFragments(view, cut: cutPath, lastFrameEndSeconds: lastFrameEnd)
+        } else {
+            try shiftOntoSource(view, lastFrameEndSeconds: lastFrameEnd)
+        }
+    }
+
+    /// The edge's cut `cut` written at `path` as fragments of the source's init section: its first frame shown where
+    /// the source shows that frame (the source's own timestamp for it), the source's own sound packets of its span.
+    private func writeFragments(_ view: RemoteView, cut: String, lastFrameEndSeconds: Double) throws(MediaError) {
+        guard let window = InputSources.window(for: view.name) else { return }
+        let layout = try FragmentShift.layout(of: window.diskPath, name: view.name)
+        let sourceMicro = window.originMicro + Int64((firstFrameSeconds * 1e6).rounded())
+        let firstTicks = try FragmentShift.sourceFrameTicks(path: window.diskPath, nearMicro: sourceMicro, name: view.name)
+        let soundFrom = start.map { _ in sourceMicro }
+        let soundTo = end.map { _ in window.originMicro + Int64((lastFrameEndSeconds * 1e6).rounded()) }
+        let target = OutputTarget(path: path, overwrite: true)
+        try writeAtomically(target, input: view.name) { temporary throws(MediaError) in
+            try FragmentShift.write(edge: cut, source: window.diskPath, into: temporary, firstFrameTicks: firstTicks, layout: layout,
+                                    soundFromMicro: soundFrom, soundToMicro: soundTo, name: view.name)
+            let scratch = TemporaryName(output: path + ".mp4").makePath()
+            guard TemporaryFiles.shared.add(scratch) else { throw Interrupt.error(view.name) }
+            defer { TemporaryFiles.shared.remove(scratch) }
+            let moved = try FragmentShift.readBack(fragments: temporary, layout: layout, scratch: scratch, name: view.name)
+            guard moved == firstTicks else {
+                throw MediaError(.verifyFailed, path: view.name, operation: "edge", reason: "the edge's first frame landed at \(moved), not the source's \(firstTicks)")
+            }
+        }
     }
 
     /// The edge rewritten with its first frame at the source's time for it, the source's PIDs, and the source's own
