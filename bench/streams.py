@@ -81,6 +81,33 @@ def long_vod():
     return folder
 
 
+def ideal_frames(folder, kind, start, end):
+    """The frames the range [start, end) of the playlist `kind/index.m3u8` shows (DESIGN.md's ideal: from the frame shown
+    at `start` through the last beginning before `end`), on the URL's timeline (0 at the earliest first timestamp of
+    segment 0), read by ffprobe from the source's own segments around the range, through local playlists."""
+    lines = open(os.path.join(folder, kind, "index.m3u8")).read().splitlines()
+    root = os.path.join(folder, kind)
+    header = [line.replace('URI="', f'URI="{root}/') for line in lines if line.startswith("#EXT-X-MAP")]
+    entries = [(float(line[8:].split(",")[0]), lines[i + 1]) for i, line in enumerate(lines) if line.startswith("#EXTINF:")]
+
+    def times(indices, stream):
+        path = os.path.join(work, f"ideal-{kind}.m3u8")
+        with open(path, "w") as out:
+            out.write("#EXTM3U\n#EXT-X-VERSION:7\n#EXT-X-TARGETDURATION:7\n#EXT-X-PLAYLIST-TYPE:VOD\n" + "".join(line + "\n" for line in header))
+            out.write("".join(f"#EXTINF:{entries[i][0]:.6f},\n{root}/{entries[i][1]}\n" for i in indices) + "#EXT-X-ENDLIST\n")
+        result = subprocess.run(["ffprobe", "-v", "error", "-select_streams", stream, "-show_entries", "packet=pts_time", "-of", "csv=p=0", path],
+                                capture_output=True, text=True, check=True)
+        values = (line.split(",")[0] for line in result.stdout.split())
+        return sorted(float(value) for value in values if value not in ("", "N/A"))
+
+    origin = min(times([0], "v")[0], times([0], "a")[0])
+    starts = [sum(duration for duration, _ in entries[:i]) for i in range(len(entries))]
+    first = max(0, max(i for i, at in enumerate(starts) if at <= start) - 1)
+    last = min(len(entries) - 1, max(i for i, at in enumerate(starts) if at < end) + 1)
+    shown = times(range(first, last + 1), "v")
+    return sum(1 for at, after in zip(shown, shown[1:]) if at - origin < end - 1e-6 and after - origin > start + 1e-6)
+
+
 def long_bench():
     folder = long_vod()
     with Origin(folder) as origin:
@@ -133,16 +160,20 @@ def long_bench():
             keyframes = sorted((int(line.split(",")[0]) for line in sizes if "K" in line.split(",")[1]), reverse=True)[:count]
             print(f"`vtrim thumbs --mode fast --count {count}` fetched {thumbs_bytes:,} bytes in {thumbs_requests} requests (largest {largest:,}) "
                   f"against moov + the {count} largest keyframes = {moov + sum(keyframes):,} ({thumbs_bytes / (moov + sum(keyframes)):.2f}×).")
-        playlist = os.path.join(work, "half-hour.m3u8")
-        origin.clear()
-        wall, _ = benchlib.measure(f"{benchlib.quote(args.vtrim)} cut {origin.url('ts/index.m3u8')} --start 3000 --end 4800 -o {playlist} --overwrite")
-        cut_bytes, cut_requests = origin.bytes_sent(), len(origin.requests())
-        edges = sum(os.path.getsize(os.path.join(work, name)) for name in os.listdir(work) if name.startswith("half-hour."))
-        packets = subprocess.run(["ffprobe", "-v", "error", "-protocol_whitelist", "file,http,tcp", "-select_streams", "v", "-count_packets",
-                                  "-show_entries", "stream=nb_read_packets", "-of", "csv=p=0", playlist], capture_output=True, text=True).stdout.strip()
-        print(f"\n30-minute manifest cut (3000–4800 s) of the HLS-TS VOD: {wall:.2f} s, {cut_bytes:,} bytes fetched "
-              f"({cut_requests} requests), {edges:,} bytes written (playlist and edges), {packets} video packets read back through the playlist (54,000 ideal).")
-
+        for kind in ("ts", "fmp4"):
+            playlist = os.path.join(work, f"half-hour-{kind}.m3u8")
+            origin.clear()
+            wall, _ = benchlib.measure(f"{benchlib.quote(args.vtrim)} cut {origin.url(kind + '/index.m3u8')} --start 3000 --end 4800 -o {playlist} --overwrite")
+            cut_bytes, cut_requests = origin.bytes_sent(), len(origin.requests())
+            written = sum(os.path.getsize(os.path.join(work, name)) for name in os.listdir(work) if name.startswith(f"half-hour-{kind}."))
+            segments = [os.path.join(folder, kind, name) for name in os.listdir(os.path.join(folder, kind)) if name.startswith("seg")]
+            segment_bytes = sum(os.path.getsize(path) for path in segments) / max(1, len(segments))
+            packets = subprocess.run(["ffprobe", "-v", "error", "-protocol_whitelist", "file,http,tcp", "-select_streams", "v", "-count_packets",
+                                      "-show_entries", "stream=nb_read_packets", "-of", "csv=p=0", playlist], capture_output=True, text=True).stdout.strip()
+            # Not 54,000: the 60 s loop's video runs 10.7 ms short of its sound, so each loop's frames sit that much later.
+            print(f"\n30-minute manifest cut (3000–4800 s) of the HLS-{kind.upper()} VOD: {wall:.2f} s, {cut_bytes:,} bytes fetched "
+                  f"({cut_requests} requests), {written:,} bytes written (playlist and edges; a segment averages {segment_bytes:,.0f}), "
+                  f"{packets} video packets read back through the playlist ({ideal_frames(folder, kind, 3000, 4800):,} ideal).")
 
 if args.long:
     long_bench()

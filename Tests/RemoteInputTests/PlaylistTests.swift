@@ -208,6 +208,17 @@ import Testing
         #expect(parsed.segments.count == 3 && parsed.ended && !parsed.segments.contains(where: \.followsDiscontinuity))
     }
 
+    /// fMP4: one EXT-X-MAP, the source's init section by its absolute URL (and byte range), in force for every entry.
+    @Test func playlistTextOfFragmentsNamesTheSourcesInitSection() {
+        let text = ManifestPlan.playlist([("cut.start.m4s", 5.033333, nil), ("https://cdn/seg006.m4s", 6, nil)],
+                                         map: ("https://cdn/init.mp4", ByteRange(offset: 0, length: 812)))
+        #expect(text.hasPrefix("#EXTM3U\n#EXT-X-VERSION:6\n"))
+        #expect(text.contains("#EXT-X-PLAYLIST-TYPE:VOD\n#EXT-X-MAP:URI=\"https://cdn/init.mp4\",BYTERANGE=\"812@0\"\n#EXTINF:5.033333,\n"))
+        guard case let .media(parsed)? = try? M3U8Parser.parse(text) else { Issue.record("not a playlist"); return }
+        #expect(parsed.initSections.map(\.uri) == ["https://cdn/init.mp4"] && parsed.initSections.first?.byteRange == ByteRange(offset: 0, length: 812))
+        #expect(parsed.segments.map(\.initSection) == [0, 0] && !parsed.segments.contains(where: \.followsDiscontinuity))
+    }
+
     @Test func expiringTokensAreFound() throws {
         func urls(_ texts: [String]) throws -> [RemoteURL] { try texts.map { try #require(RemoteURL($0)) } }
         #expect(ManifestPlan.expiry(of: try urls(["https://h/a.ts?Expires=1800000000&Signature=x", "https://h/b.ts?Expires=1700000000"])) == 1_700_000_000)

@@ -45,6 +45,11 @@ STAGES = [
         # Open GOP: the keyframes after the first are recovery-point I frames whose leading B frames reference the
         # previous GOP, so an HLS segment cut there does not open on a clean start. b-adapt=0 (always 3 B frames)
         # gives every such keyframe leading pictures; x264's adaptive choice left some segments without any.
+        # 720p at 6 Mb/s: segment 0 (~4 MB) holds its first fragment's sound far past the 256 KiB head read for the
+        # timeline's origin (fMP4 writes a fragment's pictures before its sound).
+        "big.mp4": [["-f", "lavfi", "-i", "testsrc2=size=1280x720:rate=30:duration=12", "-f", "lavfi", "-i",
+                     "sine=frequency=440:sample_rate=48000:duration=12", "-c:v", "libx264", "-preset", "ultrafast", "-b:v", "6M",
+                     "-g", "60", "-keyint_min", "60", "-sc_threshold", "0", "-pix_fmt", "yuv420p"] + AAC + ["-shortest", "big.mp4"]],
         "opengop.mp4": [SOURCE + X264 + ["-bf", "3", "-x264-params", "open_gop=1:b-adapt=0"] + AAC
                         + ["-shortest", "opengop.mp4"]],
     },
@@ -55,6 +60,9 @@ STAGES = [
         "fmp4": [["-i", "src.mp4", "-c", "copy"] + HLS
                  + ["-hls_segment_type", "fmp4", "-hls_fmp4_init_filename", "init.mp4",
                     "-hls_segment_filename", "fmp4/seg%03d.m4s", "fmp4/index.m3u8"]],
+        "fmp4big": [["-i", "big.mp4", "-c", "copy"] + HLS
+                    + ["-hls_segment_type", "fmp4", "-hls_fmp4_init_filename", "init.mp4",
+                       "-hls_segment_filename", "fmp4big/seg%03d.m4s", "fmp4big/index.m3u8"]],
         "br": [["-i", "src.mp4", "-c", "copy"] + HLS
                + ["-hls_segment_type", "fmp4", "-hls_flags", "single_file", "-hls_fmp4_init_filename", "init.mp4",
                   "-hls_segment_filename", "br/media.m4s", "br/index.m3u8"]],
@@ -75,7 +83,7 @@ STAGES = [
         "dashnum": [["-i", "src.mp4", "-c", "copy"] + DASH + ["-use_timeline", "0", "dashnum/manifest.mpd"]],
     },
 ]
-FOLDERS = ["ts", "fmp4", "br", "opengop", "low", "alt", "dash", "dashnum", "wrap"]
+FOLDERS = ["ts", "fmp4", "fmp4big", "br", "opengop", "low", "alt", "dash", "dashnum", "wrap"]
 
 # The media playlists media.json describes, by name: (playlist, the local file its stream came from).
 PLAYLISTS = {"ts": "ts/index.m3u8", "fmp4": "fmp4/index.m3u8", "br": "br/index.m3u8", "opengop": "opengop/index.m3u8",

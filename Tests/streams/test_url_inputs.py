@@ -90,6 +90,26 @@ def test_stream_cut_fetches_only_its_segments_and_equals_the_local_cut(origin, m
     assert not spools()
 
 
+def test_fmp4_origin_counts_the_sound_past_the_head_of_segment_0(origin, media, workdir):
+    """The URL's timeline begins at the earliest first timestamp of any stream. fMP4 writes a fragment's pictures before
+    its sound, so in a 720p segment 0 the sound lies past the 256 KiB head first read for it: the whole segment is then
+    read. Cut where the two origins (the sound's, the video's) show different first frames: the same frames as the cut
+    of the local concatenation (whose origin is the sound's). The head alone made every such cut begin a frame late."""
+    assert os.path.getsize(os.path.join(media, "fmp4big", "seg000.m4s")) > 256 * KIB
+    local = concatenation(media, "fmp4big", workdir)
+    starts = {stream: float(subprocess.run(["ffprobe", "-v", "error", "-select_streams", stream, "-show_entries", "stream=start_time",
+                                            "-of", "csv=p=0", local], capture_output=True, text=True, check=True).stdout.strip())
+              for stream in ("v", "a")}
+    assert starts["a"] < starts["v"], starts  # the premise: the sound begins first
+    # A frame begins at the video's start + 7 s; from the sound's origin it is not yet shown at `start`, from the video's it is.
+    start = 7 + (starts["v"] - starts["a"]) / 2
+    output, expected = os.path.join(workdir, "url.mp4"), os.path.join(workdir, "local.mp4")
+    outcome = report(run_vtrim("cut", origin.url("fmp4big/index.m3u8"), "--start", f"{start:.6f}", "--end", "9", "-o", output, "--json"))
+    assert outcome["source"]["segments"] == [1, 1], outcome
+    run_vtrim("cut", local, "--start", f"{start:.6f}", "--end", "9", "--mode", "smart", "-o", expected)
+    same_media(output, expected)
+
+
 def test_timestamps_wrapping_at_2_33_inside_the_range(origin, workdir):
     """The TS playlist's segments with their 33-bit timestamps wrapping to 0 at 33 s, inside the cut 31–37 s: the same
     frames and samples as the cut of the playlist that does not wrap, on the same timeline."""

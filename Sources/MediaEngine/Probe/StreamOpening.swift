@@ -13,6 +13,11 @@ public struct StreamOpening: Sendable, Equatable {
     public var hasVideo: Bool
     public var hasAudio: Bool
 
+    /// A packet of each stream it has was read: the container's start time is then every stream's earliest.
+    public var sawEveryStream: Bool { (!hasVideo || firstVideoSeconds != nil) && (!hasAudio || firstAudioSeconds != nil) }
+    /// The first video packet's time (a clean one or not).
+    public var firstVideoSeconds: Double?
+
     /// Packets read at most before giving up on finding a clean start (a segment of 4K at 60 fps holds ~360 frames).
     static let packetLimit = 20_000
 
@@ -32,6 +37,7 @@ public struct StreamOpening: Sendable, Equatable {
             guard !packet.isDiscarded, packet.presentationTime != CAV_NOPTS_VALUE, let stream = input.stream(packet.streamIndex) else { continue }
             let seconds = Micro.seconds(stream.micro(packet.presentationTime).minus(input.originMicro))
             if packet.streamIndex == audioIndex { opening.firstAudioSeconds = min(opening.firstAudioSeconds ?? seconds, seconds) }
+            if packet.streamIndex == videoIndex { opening.firstVideoSeconds = min(opening.firstVideoSeconds ?? seconds, seconds) }
             if packet.streamIndex == videoIndex, opening.firstCleanVideoSeconds == nil, rule?.isClean(packet) == true {
                 opening.firstCleanVideoSeconds = seconds
             }

@@ -58,7 +58,10 @@ struct SegmentTrack {
                 }
             }
             defer { if !fromSpool { TemporaryFiles.shared.remove(headPath); _ = DiskFile.unlink(headPath) } }
-            var measured = try? StreamOpening.measure(path: path).containerStartMicro
+            // The origin is the earliest first timestamp of every stream: a head that holds none of a stream's packets
+            // cannot say it. fMP4 puts a fragment's sound after its pictures, past the head of a 1080p segment
+            // (measured: the origin came out as the video's, 21 ms late, and every cut began a frame late).
+            var measured = (try? StreamOpening.measure(path: path)).flatMap { $0.sawEveryStream ? $0.containerStartMicro : nil }
             if measured == nil, !fromSpool {
                 // A head too short for the demuxer (a stream whose first PES packets are larger): all of segment 0.
                 originBytes = try Spool.write(stream, segments: [0], to: headPath, fetcher: fetcher, fetched: fetched).bytes
