@@ -108,11 +108,37 @@ def ideal_frames(folder, kind, start, end):
     return sum(1 for at, after in zip(shown, shown[1:]) if at - origin < end - 1e-6 and after - origin > start + 1e-6)
 
 
+def start_time(path):
+    """The file's earliest first timestamp (seconds of container time), as ffprobe reads it."""
+    result = subprocess.run(["ffprobe", "-v", "error", "-show_entries", "format=start_time", "-of", "csv=p=0", path],
+                            capture_output=True, text=True, check=True)
+    return float(result.stdout.strip())
+
+
+def url_origin(folder, source):
+    """Where the URL's timeline begins (container seconds): the earliest first timestamp of segment 0 of each track."""
+    kind = source.split("/")[0]
+    if kind == "dash":
+        pairs = [("init-0.m4s", "chunk-0-00001.m4s"), ("init-1.m4s", "chunk-1-00001.m4s")]
+    elif kind == "fmp4":
+        pairs = [("init.mp4", "seg0000.m4s")]
+    else:
+        pairs = [(None, "seg0000.ts")]
+    times = []
+    for init, segment in pairs:
+        path = os.path.join(work, "segment0" + (".ts" if init is None else ".mp4"))
+        with open(path, "wb") as handle:
+            for name in ([init] if init else []) + [segment]:
+                handle.write(open(os.path.join(folder, kind, name), "rb").read())
+        times.append(start_time(path))
+    return min(times)
+
+
 def long_bench():
     folder = long_vod()
     with Origin(folder) as origin:
         print("\n### 2-hour 1080p30 VOD: 30 s from 1:00:00 (3600–3630 s)\n")
-        print("| source | vtrim (s) | curl of the same bytes (s) | local smart cut of those segments (s) | ÷ (curl + local) | media segments | bytes fetched | ÷ those segments' bytes | frames | ffmpeg -ss copy: frames, bytes |")
+        print("| source | vtrim (s) | curl of the same bytes (s) | local smart cut of those segments (s) | ÷ (curl + local) | video segments | bytes fetched | ÷ those segments' bytes | frames | ffmpeg -ss copy: frames, bytes |")
         print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
         for source in ("ts/index.m3u8", "fmp4/index.m3u8", "dash/manifest.mpd"):
             url, out = origin.url(source), os.path.join(work, "long.mp4")
@@ -123,23 +149,35 @@ def long_bench():
             fetched, segment_bytes = origin.bytes_sent(), sum(e["bytes_sent"] for e in media_requests)
             urls = " ".join(origin.url(e["path"]) for e in requests)
             curl, _ = benchlib.measure(f"curl -s -o /dev/null {urls}")
-            local = os.path.join(work, "segments" + (".ts" if source.startswith("ts") else ".mp4"))
-            video = sorted(e["path"] for e in media_requests if "chunk-1" not in e["path"])
-            with open(local, "wb") as handle:
-                inits = [e["path"] for e in requests if "init" in e["path"] and "init-1" not in e["path"]]
-                for path in inits + video:
-                    handle.write(open(os.path.join(folder, path.lstrip("/")), "rb").read())
-            import re
-            first = int(re.search(r"(\d+)\.[^.]+$", video[0]).group(1)) - (1 if source.startswith("dash") else 0)
-            offset = 3600 - 6 * first
-            local_wall, _ = benchlib.measure(f"{benchlib.quote(args.vtrim)} cut {local} --start {offset} --end {offset + 30} --mode smart "
-                                             f"-o {os.path.join(work, 'local.mp4')} --overwrite")
+            # The local file: the same segments (init sections first), the DASH sound's muxed beside its video (not timed).
+            tracks = [sorted(e["path"] for e in media_requests if "chunk-1" not in e["path"])]
+            if source.startswith("dash"):
+                tracks.append(sorted(e["path"] for e in media_requests if "chunk-1" in e["path"]))
+            parts = []
+            for number, paths in enumerate(tracks):
+                init = [e["path"] for e in requests if "init" in e["path"] and (not source.startswith("dash") or f"init-{number}" in e["path"])]
+                part = os.path.join(work, f"segments-{number}" + (".ts" if source.startswith("ts") else ".mp4"))
+                with open(part, "wb") as handle:
+                    for path in init[:1] + paths:
+                        handle.write(open(os.path.join(folder, path.lstrip("/")), "rb").read())
+                parts.append(part)
+            local = parts[0]
+            if len(parts) > 1:
+                local = os.path.join(work, "segments-merged.mp4")
+                subprocess.run(["ffmpeg", "-v", "error", "-y", "-copyts", "-i", parts[0], "-i", parts[1], "-map", "0", "-map", "1", "-c", "copy", local], check=True)
+            # The same range on the local file's timeline: the URL's begins at segment 0's earliest timestamp, the
+            # local file's at its own segments' earliest.
+            offset = 3600 - (min(start_time(part) for part in parts) - url_origin(folder, source))
+            local_out = os.path.join(work, "local.mp4")
+            local_wall, _ = benchlib.measure(f"{benchlib.quote(args.vtrim)} cut {local} --start {offset:.6f} --end {offset + 30:.6f} --mode smart "
+                                             f"-o {local_out} --overwrite")
             origin.clear()
             copy = os.path.join(work, "copy.mp4")
             subprocess.run(["ffmpeg", "-v", "error", "-y", "-ss", "3600", "-t", "30", "-i", url, "-c", "copy", copy], env=env,
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            print(f"| {source} | {wall:.2f} | {curl:.2f} | {local_wall:.2f} | {wall / (curl + local_wall):.2f} | {len(video)} | {fetched:,} | "
-                  f"{fetched / max(1, segment_bytes):.2f} | {frames(out)} | {frames(copy)}, {origin.bytes_sent():,} |")
+            ideal = ideal_frames(folder, source.split("/")[0], 3600, 3630) if source.endswith(".m3u8") else "—"
+            print(f"| {source} | {wall:.2f} | {curl:.2f} | {local_wall:.2f} | {wall / (curl + local_wall):.2f} | {len(tracks[0])} | {fetched:,} | "
+                  f"{fetched / max(1, segment_bytes):.2f} | {frames(out)} ({frames(local_out)} local, {ideal} ideal) | {frames(copy)}, {origin.bytes_sent():,} |")
         mp4 = os.path.join(folder, "long.mp4")
         moov = next(size for kind, offset, size in mp4_boxes(mp4) if kind == "moov")
         origin.clear()
@@ -169,7 +207,7 @@ def long_bench():
             segments = [os.path.join(folder, kind, name) for name in os.listdir(os.path.join(folder, kind)) if name.startswith("seg")]
             segment_bytes = sum(os.path.getsize(path) for path in segments) / max(1, len(segments))
             packets = subprocess.run(["ffprobe", "-v", "error", "-protocol_whitelist", "file,http,tcp", "-select_streams", "v", "-count_packets",
-                                      "-show_entries", "stream=nb_read_packets", "-of", "csv=p=0", playlist], capture_output=True, text=True).stdout.strip()
+                                      "-show_entries", "stream=nb_read_packets", "-of", "csv=p=0", playlist], capture_output=True, text=True).stdout.split()[0]
             # Not 54,000: the 60 s loop's video runs 10.7 ms short of its sound, so each loop's frames sit that much later.
             print(f"\n30-minute manifest cut (3000–4800 s) of the HLS-{kind.upper()} VOD: {wall:.2f} s, {cut_bytes:,} bytes fetched "
                   f"({cut_requests} requests), {written:,} bytes written (playlist and edges; a segment averages {segment_bytes:,.0f}), "

@@ -73,6 +73,25 @@ public enum DiskFile {
         }
     }
 
+    /// Writes `bytes` into the existing file `path` at `offset` (past its end: the gap reads as zeros); false when that
+    /// fails (`errno` set).
+    public static func write(_ bytes: some Collection<UInt8>, to path: String, at offset: Int64) -> Bool {
+        let descriptor = open(path, O_WRONLY)
+        guard descriptor >= 0, offset >= 0 else { return false }
+        defer { close(descriptor) }
+        let array = Array(bytes)
+        return array.withUnsafeBytes { buffer in
+            var written = 0
+            while written < buffer.count {
+                let count = pwrite(descriptor, buffer.baseAddress.map { $0 + written }, buffer.count - written, off_t(offset) + off_t(written))
+                if count < 0, errno == EINTR { continue }
+                guard count > 0 else { return false }
+                written += count
+            }
+            return true
+        }
+    }
+
     /// The whole of the file at `path`; nil when it cannot be read (`errno` set).
     public static func contents(_ path: String) -> [UInt8]? {
         let descriptor = open(path, O_RDONLY)

@@ -13,6 +13,7 @@ import tempfile
 import pytest
 
 from .conftest import VTRIM, _environment, run_vtrim
+from .origin import Origin
 
 KIB = 1024
 
@@ -92,8 +93,8 @@ def test_stream_cut_fetches_only_its_segments_and_equals_the_local_cut(origin, m
 
 def test_fmp4_origin_counts_the_sound_past_the_head_of_segment_0(origin, media, workdir):
     """The URL's timeline begins at the earliest first timestamp of any stream. fMP4 writes a fragment's pictures before
-    its sound, so in a 720p segment 0 the sound lies past the 256 KiB head first read for it: the whole segment is then
-    read. Cut where the two origins (the sound's, the video's) show different first frames: the same frames as the cut
+    its sound, so in a 720p segment 0 the sound lies past the 256 KiB head first read for it: the fragment's header in
+    the head says where the first sound sample lies, and those bytes are fetched. Cut where the two origins (the sound's, the video's) show different first frames: the same frames as the cut
     of the local concatenation (whose origin is the sound's). The head alone made every such cut begin a frame late."""
     assert os.path.getsize(os.path.join(media, "fmp4big", "seg000.m4s")) > 256 * KIB
     local = concatenation(media, "fmp4big", workdir)
@@ -106,8 +107,34 @@ def test_fmp4_origin_counts_the_sound_past_the_head_of_segment_0(origin, media, 
     output, expected = os.path.join(workdir, "url.mp4"), os.path.join(workdir, "local.mp4")
     outcome = report(run_vtrim("cut", origin.url("fmp4big/index.m3u8"), "--start", f"{start:.6f}", "--end", "9", "-o", output, "--json"))
     assert outcome["source"]["segments"] == [1, 1], outcome
+    # Of segment 0, its head and its first sound sample, by their ranges: not the whole segment.
+    reads = origin.requests("/fmp4big/seg000.m4s")
+    assert len(reads) == 2 and all(entry["range"] for entry in reads) and sum(entry["bytes_sent"] for entry in reads) <= 260 * KIB, reads
     run_vtrim("cut", local, "--start", f"{start:.6f}", "--end", "9", "--mode", "smart", "-o", expected)
     same_media(output, expected)
+
+
+def test_a_range_past_a_discontinuity_is_refused_and_one_before_it_is_cut(origin, workdir):
+    """After an EXT-X-DISCONTINUITY a stream's times may restart, so they no longer say where a segment lies on the
+    timeline: a range that needs a segment past one is refused (naming it), before anything is fetched or written; a
+    range before it is cut as from the same playlist without the tag."""
+    lines = open(os.path.join(origin.folder, "ts", "index.m3u8")).read().splitlines()
+    folder = os.path.join(workdir, "served")
+    os.makedirs(folder)
+    with open(os.path.join(folder, "index.m3u8"), "w") as playlist:
+        for line in lines:
+            if line == "seg005.ts":
+                playlist.write("#EXT-X-DISCONTINUITY\n")
+            playlist.write((origin.url("ts/" + line) if line.endswith(".ts") else line) + "\n")
+    with Origin(folder) as served:
+        refused = run_vtrim("cut", served.url("index.m3u8"), "--start", "31", "--end", "37", "-o", os.path.join(workdir, "late.mp4"), "--json", check=False)
+        assert refused.returncode == 1 and report(refused)["error"]["code"] == "unsupported_container", refused.stderr
+        assert "EXT-X-DISCONTINUITY" in refused.stderr and "segment 5" in refused.stderr
+        assert not origin.requests("/ts/seg005.ts") and not os.path.exists(os.path.join(workdir, "late.mp4"))
+        early, plain = os.path.join(workdir, "early.mp4"), os.path.join(workdir, "plain.mp4")
+        run_vtrim("cut", served.url("index.m3u8"), "--start", "10", "--end", "16", "-o", early)
+    run_vtrim("cut", origin.url("ts/index.m3u8"), "--start", "10", "--end", "16", "-o", plain)
+    same_media(early, plain)
 
 
 def test_timestamps_wrapping_at_2_33_inside_the_range(origin, workdir):

@@ -1,3 +1,4 @@
+import DiskNames
 import CAV
 
 /// How a file made of a stream's segments begins, on vtrim's timeline (for a registered spool, the URL's): its
@@ -44,5 +45,25 @@ public struct StreamOpening: Sendable, Equatable {
             if (videoIndex == nil || opening.firstCleanVideoSeconds != nil), (audioIndex == nil || opening.firstAudioSeconds != nil) { break }
         }
         return opening
+    }
+
+    /// The byte ranges (offset, length) of each video and audio stream's first sample that its index (an MP4 fragment's
+    /// `trun`) places past the end of the file at `path`: a head of a segment holds a fragment's header and its first
+    /// pictures, not the sound stored after them. Written into the file at their offsets, they let `measure` read every
+    /// stream's first timestamp without the rest of the segment.
+    public static func firstSamplesPastTheEnd(path: String) throws(MediaError) -> [(offset: Int64, length: Int64)] {
+        let input = try InputFile(path: path)
+        guard let size = DiskFile.status(path).map({ Int64($0.st_size) }) else { return [] }
+        var ranges: [(offset: Int64, length: Int64)] = []
+        for index in 0..<input.streamCount {
+            guard let stream = input.stream(index), let type = stream.pointee.codecpar?.pointee.codec_type,
+                  type == AVMEDIA_TYPE_VIDEO || type == AVMEDIA_TYPE_AUDIO,
+                  avformat_index_get_entries_count(stream) > 0, let entry = avformat_index_get_entry(stream, 0) else { continue }
+            let offset = entry.pointee.pos, length = Int64(entry.pointee.size)
+            // A sample is at most a segment's size (Spool.maximumSegmentBytes is 512 MiB): larger is a damaged index.
+            guard offset >= size, length > 0, length <= 512 << 20, offset <= Int64.max - length else { continue }
+            ranges.append((offset, length))
+        }
+        return ranges
     }
 }

@@ -63,24 +63,37 @@ public enum Spool {
 
     /// The init section and the first `headBytes` of segment 0: enough to read where the stream's timeline begins.
     /// `rangeIgnored`: the server sent the whole segment to a request for its head.
+    /// `initBytes`: the init section's length, where segment 0's bytes begin in the file.
     public static func writeHead(_ stream: HLSStream, to path: String, fetcher: HTTPFetcher,
-                                 fetched: Fetched = Fetched()) throws(RemoteError) -> (bytes: Int64, rangeIgnored: Bool) {
+                                 fetched: Fetched = Fetched()) throws(RemoteError) -> (bytes: Int64, rangeIgnored: Bool, initBytes: Int64) {
         var parts: [Data] = []
         let first = stream.playlist.segments[0]
         if let section = first.initSection { parts.append(try initSection(stream, section, fetcher: fetcher, fetched: fetched)) }
+        let initBytes = Int64(parts.first?.count ?? 0)
         if let range = first.byteRange {
             // Its head, cut from the file's bytes where the server ignores ranges (offset + length fits: the parser checked).
             let head = ByteRange(offset: range.offset, length: min(range.length, headBytes))
             let data = try fetchExactly(stream.segmentURLs[0], range: head, fetcher: fetcher, what: "the head of segment 0")
             parts.append(data)
             try store(parts, at: path, url: stream.playlistURL)
-            return (parts.reduce(0) { $0 + Int64($1.count) }, false)
+            return (parts.reduce(0) { $0 + Int64($1.count) }, false, initBytes)
         }
         let answer = try fetcher.get(stream.segmentURLs[0], range: 0...(headBytes - 1), maximumBytes: maximumSegmentBytes)
         // A server that ignores Range sends the whole segment (bounded): its head is what is used.
         parts.append(answer.body.prefix(Int(headBytes)))
         try store(parts, at: path, url: stream.playlistURL)
-        return (parts.reduce(0) { $0 + Int64($1.count) }, answer.status == 200)
+        return (parts.reduce(0) { $0 + Int64($1.count) }, answer.status == 200, initBytes)
+    }
+
+    /// `length` bytes of segment `index` from `offset` (bytes into the segment, within its byte range if it has one).
+    public static func segmentBytes(_ stream: HLSStream, segment index: Int, offset: Int64, length: Int64,
+                                    fetcher: HTTPFetcher) throws(RemoteError) -> Data {
+        let segment = stream.playlist.segments[index]
+        if let range = segment.byteRange, offset.addingReportingOverflow(length).partialValue > range.length || offset < 0 {
+            throw RemoteError(.badManifest, url: stream.segmentURLs[index].redacted, reason: "bytes \(offset)+\(length) lie outside segment \(index)")
+        }
+        let wanted = ByteRange(offset: (segment.byteRange?.offset ?? 0) + offset, length: length)
+        return try fetchExactly(stream.segmentURLs[index], range: wanted, fetcher: fetcher, what: "bytes of segment \(index)")
     }
 
     /// Init section `index` (fetched once per spool's life: kept in `fetched` under −1 − index).

@@ -49,10 +49,12 @@ struct SegmentTrack {
         let fromSpool = written.first == 0
         let path = fromSpool ? spoolPath : headPath
         do {
+            var initBytes: Int64 = 0
             if !fromSpool {
                 guard TemporaryFiles.shared.add(headPath) else { throw Interrupt.error(name) }
                 let head = try Spool.writeHead(stream, to: headPath, fetcher: fetcher, fetched: fetched)
                 originBytes = head.bytes
+                initBytes = head.initBytes
                 if head.rangeIgnored {
                     warnings.append(MediaWarning(code: "range_ignored", message: "the server ignores range requests: all of segment 0 was fetched to read where the stream begins"))
                 }
@@ -62,6 +64,18 @@ struct SegmentTrack {
             // cannot say it. fMP4 puts a fragment's sound after its pictures, past the head of a 1080p segment
             // (measured: the origin came out as the video's, 21 ms late, and every cut began a frame late).
             var measured = (try? StreamOpening.measure(path: path)).flatMap { $0.sawEveryStream ? $0.containerStartMicro : nil }
+            if measured == nil, !fromSpool, initBytes > 0 {
+                // fMP4: the fragment's header in the head says where each stream's first sample lies; those few bytes
+                // (an AAC frame) are fetched and written there, the gap left a hole, and the head read again.
+                for (offset, length) in try StreamOpening.firstSamplesPastTheEnd(path: headPath) where offset >= initBytes {
+                    let bytes = try Spool.segmentBytes(stream, segment: 0, offset: offset - initBytes, length: length, fetcher: fetcher)
+                    guard DiskFile.write(bytes, to: headPath, at: offset) else {
+                        throw MediaError(.writeFailed, path: name, operation: "origin", reason: "cannot write the head of segment 0")
+                    }
+                    originBytes += length
+                }
+                measured = (try? StreamOpening.measure(path: path)).flatMap { $0.sawEveryStream ? $0.containerStartMicro : nil }
+            }
             if measured == nil, !fromSpool {
                 // A head too short for the demuxer (a stream whose first PES packets are larger): all of segment 0.
                 originBytes = try Spool.write(stream, segments: [0], to: headPath, fetcher: fetcher, fetched: fetched).bytes
