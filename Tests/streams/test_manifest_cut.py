@@ -93,6 +93,24 @@ def test_manifest_cut_reuses_the_middle_segments_and_reads_as_the_cut(origin, me
     assert len(steps) == 1, steps
 
 
+def test_manifest_cut_of_byte_ranges_keeps_them(origin, media, workdir):
+    """A single-file fMP4 playlist (every segment and the init section byte ranges of one file): the reused entries keep
+    their byte ranges, the one EXT-X-MAP its own, and FFmpeg reads the playlist as the cut."""
+    playlist = os.path.join(workdir, "cut.m3u8")
+    run_vtrim("cut", origin.url("br/index.m3u8"), "--start", "31", "--end", "49", "-o", playlist)
+    text = open(playlist).read()
+    source = open(os.path.join(media, "br", "index.m3u8")).read().splitlines()
+    ranges = [line for line in source if line.startswith("#EXT-X-BYTERANGE")]
+    assert [line for line in text.splitlines() if line.startswith("#EXT-X-BYTERANGE")] == ranges[6:8]
+    assert [line for line in text.splitlines() if line.startswith("#EXT-X-MAP")] == [
+        next(line for line in source if line.startswith("#EXT-X-MAP")).replace('"media.m4s"', '"' + origin.url("br/media.m4s") + '"')]
+    local = os.path.join(workdir, "local.mp4")
+    run_vtrim("cut", concatenation(media, "fmp4", workdir), "--start", "31", "--end", "49", "--mode", "smart", "-o", local)
+    read, expected = frames(playlist, "-protocol_whitelist", "file,http,tcp"), frames(local)
+    assert len(read) == len(expected) == 541
+    assert sum(1 for a, b in zip(read, expected) if sum(abs(x - y) for x, y in zip(a, b)) > 3 * len(a)) == 0
+
+
 def rgb_frames(path):
     """Every video frame of `path` (320x180) as 32x18 RGB: the means of 10x10 blocks, as `grab` takes them (so the
     two pictures differ only by their colour conversions, not by how each scaler places its samples). BT.709, as
