@@ -87,6 +87,20 @@ def test_manifest_cut_reuses_the_middle_segments_and_reads_as_the_cut(origin, me
     assert len(read) == len(expected) == 541
     differing = sum(1 for a, b in zip(read, expected) if sum(abs(x - y) for x, y in zip(a, b)) > 3 * len(a))
     assert differing == 0
+    # A second reader: GStreamer's own HLS demuxer, over HTTP (the playlist and its edges published side by side),
+    # shows the same frames in the same order (each nearest its own among its neighbours: scalers differ).
+    if shutil.which("gst-launch-1.0"):
+        with Origin(workdir) as published:
+            result = subprocess.run(["timeout", "-s", "KILL", "60", "gst-launch-1.0", "-q", "souphttpsrc", f"location={published.url('cut.m3u8')}",
+                                     "!", "hlsdemux", "!", "decodebin", "caps=video/x-raw(ANY)", "expose-all-streams=false", "!", "videoconvert",
+                                     "!", "videoscale", "!", "video/x-raw,format=GRAY8,width=64,height=36", "!", "fdsink"], capture_output=True)
+        assert result.returncode == 0, result.stderr[-2000:]
+        size = 64 * 36
+        shown = [result.stdout[i:i + size] for i in range(0, len(result.stdout), size)]
+        assert len(shown) == 541
+        for index, picture in enumerate(shown):
+            near = range(max(0, index - 2), min(len(expected), index + 3))
+            assert min(near, key=lambda other: sum(abs(x - y) for x, y in zip(picture, expected[other]))) == index, index
     # The sound is the source's own packets end to end: as many as the local cut's, every one on the source's clock.
     sound = packets(playlist, "a", "-protocol_whitelist", "file,http,tcp")
     steps = {b[1] - a[1] for a, b in zip(sound, sound[1:])}
