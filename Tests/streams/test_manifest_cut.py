@@ -232,6 +232,23 @@ def test_a_failed_end_edge_leaves_no_start_edge_behind(origin, workdir, folder, 
     assert "segment 8" in result.stderr and os.listdir(workdir) == []
 
 
+def test_streams_the_edges_leave_out_are_named(media, workdir):
+    """An edge carries the video and the first sound: a source with a second sound track gets a playlist whose edges
+    lack it, said in a warning that names it, not silently."""
+    served = os.path.join(workdir, "served")
+    os.makedirs(served)
+    subprocess.run(["ffmpeg", "-v", "error", "-i", os.path.join(media, "src.mp4"), "-map", "0:v", "-map", "0:a", "-map", "0:a", "-c", "copy",
+                    "-f", "hls", "-hls_time", "6", "-hls_playlist_type", "vod", "-hls_segment_filename", os.path.join(served, "seg%03d.ts"),
+                    os.path.join(served, "index.m3u8")], check=True, timeout=120)
+    out = os.path.join(workdir, "out")
+    os.makedirs(out)
+    with Origin(served) as origin:
+        result = run_vtrim("cut", origin.url("index.m3u8"), "--start", "31", "--end", "49", "-o", os.path.join(out, "cut.m3u8"), "--json")
+    warnings = [w for w in report(result)["warnings"] if w["code"] == "edge_streams_left_out"]
+    assert len(warnings) == 2 and all("audio" in w["message"] for w in warnings), report(result)["warnings"]
+    assert sorted(os.listdir(out)) == ["cut.end.ts", "cut.m3u8", "cut.start.ts"]
+
+
 def test_manifest_cuts_vtrim_cannot_write_are_refused(origin, workdir):
     for url, extra, words in [(origin.url("dash/manifest.mpd"), [], "HLS source only"),
                               (origin.url("alt/master.m3u8"), [], "separate rendition"),

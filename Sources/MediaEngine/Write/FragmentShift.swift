@@ -77,8 +77,10 @@ public enum FragmentShift {
     /// source's own time for that frame, in the source video stream's time base, as FFmpeg reads it), and the source's
     /// own sound packets from the one playing at `soundFromMicro` to the last starting before `soundToMicro`
     /// (container µs of the source; nil: from the first, to the last). `name` is what errors name.
+    /// Returns the source's streams the edge leaves out (`StreamShift.leftOut`).
+    @discardableResult
     public static func write(edge path: String, source: String, into output: String, firstFrameTicks: Int64, layout: SourceLayout,
-                             soundFromMicro: Int64?, soundToMicro: Int64?, name: String) throws(MediaError) {
+                             soundFromMicro: Int64?, soundToMicro: Int64?, name: String) throws(MediaError) -> [String] {
         func refuse(_ why: String) -> MediaError { MediaError(.unsupportedContainer, path: name, operation: "fragment edge", reason: why) }
         let edge = try InputFile(path: path), sound = try InputFile(path: source, analyze: true)
         guard let videoIndex = VideoStreamChoice.best(in: edge), let video = edge.stream(videoIndex),
@@ -132,6 +134,7 @@ public enum FragmentShift {
             throw MediaError(.writeFailed, path: name, operation: error.operation, reason: "cannot write the edge as fragments of the source (\(error.text))")
         }
         try keepFragments(output, name: name)
+        return StreamShift.leftOut(sound, video: sourceVideoIndex, audio: audioIndex)
     }
 
     /// The presentation time (video stream ticks, as FFmpeg reads them) of the source `path`'s video frame nearest

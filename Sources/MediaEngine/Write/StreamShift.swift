@@ -42,8 +42,10 @@ public enum StreamShift {
     /// `soundFromMicro` to the last starting before `soundToMicro` (container µs; nil: from the first, to the last) —
     /// written into the MPEG-TS `output` with the source's PIDs. The source's packets, not the cut's: the sound then
     /// runs into the source's next segment, and from its previous one, without a hole. `name` is what errors name.
+    /// Returns the source's streams the edge leaves out (`leftOut`).
+    @discardableResult
     public static func write(edge path: String, source: String, into output: String, by ticks: Int64, of timeBase: Rational,
-                             soundFromMicro: Int64?, soundToMicro: Int64?, name: String) throws(MediaError) {
+                             soundFromMicro: Int64?, soundToMicro: Int64?, name: String) throws(MediaError) -> [String] {
         let edge = try InputFile(path: path), sound = try InputFile(path: source, analyze: true)
         let ids = try streamIDs(path: source)
         guard let videoIndex = VideoStreamChoice.best(in: edge), let video = edge.stream(videoIndex) else {
@@ -67,6 +69,18 @@ public enum StreamShift {
             try file.finish()
         } catch {
             throw MediaError(.writeFailed, path: name, operation: error.operation, reason: "cannot put the edge on the source's timeline (\(error.text))")
+        }
+        return leftOut(sound, video: VideoStreamChoice.best(in: sound), audio: audioIndex)
+    }
+
+    /// The source's streams an edge does not carry — all but its video and first sound (a second sound track, timed
+    /// metadata, captions) — each as `#index (type, codec)`, for a warning: the reused segments keep them, the edges not.
+    static func leftOut(_ source: InputFile, video: Int?, audio: Int?) -> [String] {
+        (0..<source.streamCount).compactMap { index in
+            guard index != video, index != audio, let parameters = source.stream(index)?.pointee.codecpar else { return nil }
+            let kind = av_get_media_type_string(parameters.pointee.codec_type).map { String(cString: $0) } ?? "unknown"
+            let codec = avcodec_get_name(parameters.pointee.codec_id).map { String(cString: $0) } ?? "unknown"
+            return "#\(index) (\(kind), \(codec))"
         }
     }
 }

@@ -197,17 +197,21 @@ struct EdgeCut {
         self.frames = shown.count
         let lastFrameEnd = shown.last.map { $0 + frameSeconds } ?? cutEnd
         spanSeconds = lastFrameEnd - firstFrameSeconds
-        if fragments {
-            try writeFragments(view, cut: cutPath, lastFrameEndSeconds: lastFrameEnd)
-        } else {
-            try shiftOntoSource(view, lastFrameEndSeconds: lastFrameEnd)
+        let leftOut = fragments ? try writeFragments(view, cut: cutPath, lastFrameEndSeconds: lastFrameEnd)
+                                : try shiftOntoSource(view, lastFrameEndSeconds: lastFrameEnd)
+        if !leftOut.isEmpty {
+            warnings.append(MediaWarning(code: "edge_streams_left_out",
+                                         message: "edge \((path as NSString).lastPathComponent) carries the video and the first sound only: the source's streams \(leftOut.joined(separator: ", ")) are not in it (the reused segments keep them)"))
         }
     }
 
     /// The edge's cut `cut` written at `path` as fragments of the source's init section: its first frame shown where
     /// the source shows that frame (the source's own timestamp for it), the source's own sound packets of its span.
-    private func writeFragments(_ view: RemoteView, cut: String, lastFrameEndSeconds: Double) throws(MediaError) {
-        guard let window = InputSources.window(for: view.name) else { return }
+    private func writeFragments(_ view: RemoteView, cut: String, lastFrameEndSeconds: Double) throws(MediaError) -> [String] {
+        var leftOut: [String] = []
+        guard let window = InputSources.window(for: view.name) else {
+            throw MediaError(.notMedia, path: view.name, operation: "edge", reason: "its segments are not in a spool")
+        }
         let layout = try FragmentShift.layout(of: window.diskPath, name: view.name)
         let sourceMicro = window.originMicro + Int64((firstFrameSeconds * 1e6).rounded())
         let firstTicks = try FragmentShift.sourceFrameTicks(path: window.diskPath, nearMicro: sourceMicro, name: view.name)
@@ -215,8 +219,8 @@ struct EdgeCut {
         let soundTo = end.map { _ in window.originMicro + Int64((lastFrameEndSeconds * 1e6).rounded()) }
         let target = OutputTarget(path: path, overwrite: true)
         try writeAtomically(target, input: view.name) { temporary throws(MediaError) in
-            try FragmentShift.write(edge: cut, source: window.diskPath, into: temporary, firstFrameTicks: firstTicks, layout: layout,
-                                    soundFromMicro: soundFrom, soundToMicro: soundTo, name: view.name)
+            leftOut = try FragmentShift.write(edge: cut, source: window.diskPath, into: temporary, firstFrameTicks: firstTicks, layout: layout,
+                                              soundFromMicro: soundFrom, soundToMicro: soundTo, name: view.name)
             let scratch = TemporaryName(output: path + ".mp4").makePath()
             guard TemporaryFiles.shared.add(scratch) else { throw Interrupt.error(view.name) }
             defer { TemporaryFiles.shared.remove(scratch) }
@@ -225,13 +229,17 @@ struct EdgeCut {
                 throw MediaError(.verifyFailed, path: view.name, operation: "edge", reason: "the edge's first frame landed at \(moved), not the source's \(firstTicks)")
             }
         }
+        return leftOut
     }
 
     /// The edge rewritten with its first frame at the source's time for it, the source's PIDs, and the source's own
     /// sound packets of the edge's span (from its segment's first where the edge starts at a seam, to its last where it
     /// ends at one).
-    private func shiftOntoSource(_ view: RemoteView, lastFrameEndSeconds: Double) throws(MediaError) {
-        guard let window = InputSources.window(for: view.name) else { return }
+    private func shiftOntoSource(_ view: RemoteView, lastFrameEndSeconds: Double) throws(MediaError) -> [String] {
+        var leftOut: [String] = []
+        guard let window = InputSources.window(for: view.name) else {
+            throw MediaError(.notMedia, path: view.name, operation: "edge", reason: "its segments are not in a spool")
+        }
         let own = try StreamShift.firstVideoTime(path: path)
         let sourceMicro = window.originMicro + Int64((firstFrameSeconds * 1e6).rounded())
         let sourceTicks = Int64((Double(sourceMicro) * Double(own.timeBase.denominator) / (1e6 * Double(max(1, own.timeBase.numerator)))).rounded())
@@ -239,13 +247,14 @@ struct EdgeCut {
         let soundTo = end.map { _ in window.originMicro + Int64((lastFrameEndSeconds * 1e6).rounded()) }
         let target = OutputTarget(path: path, overwrite: true)
         try writeAtomically(target, input: view.name) { temporary throws(MediaError) in
-            try StreamShift.write(edge: path, source: window.diskPath, into: temporary, by: sourceTicks - own.ticks, of: own.timeBase,
-                                  soundFromMicro: soundFrom, soundToMicro: soundTo, name: view.name)
+            leftOut = try StreamShift.write(edge: path, source: window.diskPath, into: temporary, by: sourceTicks - own.ticks, of: own.timeBase,
+                                            soundFromMicro: soundFrom, soundToMicro: soundTo, name: view.name)
             let moved = try StreamShift.firstVideoTime(path: temporary)
             guard moved.ticks == sourceTicks else {
                 throw MediaError(.verifyFailed, path: view.name, operation: "edge", reason: "the edge's first frame landed at \(moved.ticks), not the source's \(sourceTicks)")
             }
         }
+        return leftOut
     }
 }
 
