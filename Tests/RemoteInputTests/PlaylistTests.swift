@@ -219,6 +219,21 @@ import Testing
         #expect(parsed.segments.map(\.initSection) == [0, 0] && !parsed.segments.contains(where: \.followsDiscontinuity))
     }
 
+    /// A byte range inside a segment, from a file's index: inside the segment's own range, or nothing, for any numbers.
+    @Test func segmentByteRangesStayInsideTheirSegment() async {
+        #expect(Spool.byteRange(within: ByteRange(offset: 100, length: 50), offset: 10, length: 40) == ByteRange(offset: 110, length: 40))
+        #expect(Spool.byteRange(within: ByteRange(offset: 100, length: 50), offset: 10, length: 41) == nil)
+        #expect(Spool.byteRange(within: nil, offset: 7, length: 3) == ByteRange(offset: 7, length: 3))
+        await propertyCheck(count: 1000, input: Wild.int64, Wild.int64, Wild.int64, Wild.int64) { base, size, offset, length in
+            let segment = size >= 1 ? ByteRange(offset: base, length: size) : nil
+            guard let range = Spool.byteRange(within: segment, offset: offset, length: length) else { return }
+            #expect(range.length == length && length >= 1 && offset >= 0)
+            if let segment {
+                #expect(range.offset >= segment.offset && range.offset - segment.offset + range.length <= segment.length)
+            }
+        }
+    }
+
     @Test func expiringTokensAreFound() throws {
         func urls(_ texts: [String]) throws -> [RemoteURL] { try texts.map { try #require(RemoteURL($0)) } }
         #expect(ManifestPlan.expiry(of: try urls(["https://h/a.ts?Expires=1800000000&Signature=x", "https://h/b.ts?Expires=1700000000"])) == 1_700_000_000)

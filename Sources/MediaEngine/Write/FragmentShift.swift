@@ -54,7 +54,7 @@ public enum FragmentShift {
             stored[track] = Int64(clamping: MovieBoxes.read(moof, at: tfdt.start + 12, bytes: wide ? 8 : 4))
         }
         // What FFmpeg reads for each track's first sample.
-        let input = try InputFile(path: path, analyze: false)
+        let input = try InputFile.open(path, naming: name, analyze: false)
         var read: [Int: Int64] = [:]
         let packet: Packet
         do { packet = try Packet() } catch { throw MediaError(.decodeFailed, path: name, operation: error.operation, reason: "out of memory") }
@@ -82,7 +82,7 @@ public enum FragmentShift {
     public static func write(edge path: String, source: String, into output: String, firstFrameTicks: Int64, layout: SourceLayout,
                              soundFromMicro: Int64?, soundToMicro: Int64?, name: String) throws(MediaError) -> [String] {
         func refuse(_ why: String) -> MediaError { MediaError(.unsupportedContainer, path: name, operation: "fragment edge", reason: why) }
-        let edge = try InputFile(path: path), sound = try InputFile(path: source, analyze: true)
+        let edge = try InputFile.open(path, naming: name), sound = try InputFile.open(source, naming: name)
         guard let videoIndex = VideoStreamChoice.best(in: edge), let video = edge.stream(videoIndex),
               let sourceVideoIndex = VideoStreamChoice.best(in: sound), let sourceVideo = sound.stream(sourceVideoIndex),
               let sourceParameters = sourceVideo.pointee.codecpar else {
@@ -105,7 +105,7 @@ public enum FragmentShift {
             }
             audioShift = shift
         }
-        let own = try StreamShift.firstVideoTime(path: path)
+        let own = try StreamShift.firstVideoTime(path: path, naming: name)
         let ownBase = video.pointee.time_base
         do throws(AVFailure) {
             let file = try OutputFile(temporaryPath: output, finalName: "edge.mp4")
@@ -140,7 +140,7 @@ public enum FragmentShift {
     /// The presentation time (video stream ticks, as FFmpeg reads them) of the source `path`'s video frame nearest
     /// `micro` (container µs): where the edge's first frame, one of the source's, is shown in the source.
     public static func sourceFrameTicks(path: String, nearMicro micro: Int64, name: String) throws(MediaError) -> Int64 {
-        let input = try InputFile(path: path, analyze: false)
+        let input = try InputFile.open(path, naming: name, analyze: false)
         guard let index = VideoStreamChoice.best(in: input), let stream = input.stream(index) else {
             throw MediaError(.noVideo, path: name, operation: "fragment edge", reason: "its segment has no video stream")
         }
@@ -162,7 +162,7 @@ public enum FragmentShift {
             throw MediaError(.writeFailed, path: name, operation: "write", reason: "cannot read back the edge")
         }
         defer { _ = DiskFile.unlink(scratch) }
-        return try StreamShift.firstVideoTime(path: scratch).ticks
+        return try StreamShift.firstVideoTime(path: scratch, naming: name).ticks
     }
 
     /// Drops what the MP4 writer put before the first `moof` (its own `ftyp` and empty `moov`): the source's init
@@ -175,6 +175,15 @@ public enum FragmentShift {
         }
         guard DiskFile.write(Array(bytes[first.start...]), to: path) else {
             throw MediaError(.writeFailed, path: name, operation: "write", reason: "cannot write the edge's fragments")
+        }
+    }
+}
+
+extension InputFile {
+    /// Opens `path` — a spool or a scratch file — with its errors naming `name`, the input the user gave.
+    static func open(_ path: String, naming name: String, analyze: Bool = true) throws(MediaError) -> InputFile {
+        do { return try InputFile(path: path, analyze: analyze) } catch {
+            throw MediaError(error.code, path: name, operation: error.operation, reason: error.reason)
         }
     }
 }

@@ -6,10 +6,11 @@ import CAV
 /// source's next segment, and back, as through the source.
 public enum StreamShift {
     /// The first video frame's presentation time in the file at `path` (its own ticks), and the stream's time base.
-    public static func firstVideoTime(path: String) throws(MediaError) -> (ticks: Int64, timeBase: Rational) {
-        let input = try InputFile(path: path)
+    /// `name`: what errors name (the input; nil: `path`).
+    public static func firstVideoTime(path: String, naming name: String? = nil) throws(MediaError) -> (ticks: Int64, timeBase: Rational) {
+        let input = try InputFile.open(path, naming: name ?? path)
         guard let index = VideoStreamChoice.best(in: input), let stream = input.stream(index) else {
-            throw MediaError(.noVideo, path: path, operation: "edge", reason: "has no video stream")
+            throw MediaError(.noVideo, path: name ?? path, operation: "edge", reason: "has no video stream")
         }
         let packet: Packet
         do { packet = try Packet() } catch { throw MediaError(.decodeFailed, path: path, operation: error.operation, reason: "out of memory") }
@@ -21,13 +22,13 @@ public enum StreamShift {
             earliest = min(earliest ?? packet.pts, packet.pts)
             seen += 1
         }
-        guard let earliest else { throw MediaError(.decodeFailed, path: path, operation: "edge", reason: "its video has no timestamps") }
+        guard let earliest else { throw MediaError(.decodeFailed, path: name ?? path, operation: "edge", reason: "its video has no timestamps") }
         return (earliest, Rational(Int(stream.pointee.time_base.num), Int(stream.pointee.time_base.den)))
     }
 
     /// The PIDs (stream ids) of the file's video and audio streams, in stream order.
-    public static func streamIDs(path: String) throws(MediaError) -> (video: Int32?, audio: [Int32]) {
-        let input = try InputFile(path: path, analyze: false)
+    public static func streamIDs(path: String, naming name: String? = nil) throws(MediaError) -> (video: Int32?, audio: [Int32]) {
+        let input = try InputFile.open(path, naming: name ?? path, analyze: false)
         var video: Int32?, audio: [Int32] = []
         for index in 0..<input.streamCount {
             guard let stream = input.stream(index), let parameters = stream.pointee.codecpar else { continue }
@@ -46,8 +47,8 @@ public enum StreamShift {
     @discardableResult
     public static func write(edge path: String, source: String, into output: String, by ticks: Int64, of timeBase: Rational,
                              soundFromMicro: Int64?, soundToMicro: Int64?, name: String) throws(MediaError) -> [String] {
-        let edge = try InputFile(path: path), sound = try InputFile(path: source, analyze: true)
-        let ids = try streamIDs(path: source)
+        let edge = try InputFile.open(path, naming: name), sound = try InputFile.open(source, naming: name)
+        let ids = try streamIDs(path: source, naming: name)
         guard let videoIndex = VideoStreamChoice.best(in: edge), let video = edge.stream(videoIndex) else {
             throw MediaError(.noVideo, path: name, operation: "edge", reason: "the edge has no video stream")
         }

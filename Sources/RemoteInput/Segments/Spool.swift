@@ -88,12 +88,22 @@ public enum Spool {
     /// `length` bytes of segment `index` from `offset` (bytes into the segment, within its byte range if it has one).
     public static func segmentBytes(_ stream: HLSStream, segment index: Int, offset: Int64, length: Int64,
                                     fetcher: HTTPFetcher) throws(RemoteError) -> Data {
-        let segment = stream.playlist.segments[index]
-        if let range = segment.byteRange, offset.addingReportingOverflow(length).partialValue > range.length || offset < 0 {
+        guard let wanted = byteRange(within: stream.playlist.segments[index].byteRange, offset: offset, length: length) else {
             throw RemoteError(.badManifest, url: stream.segmentURLs[index].redacted, reason: "bytes \(offset)+\(length) lie outside segment \(index)")
         }
-        let wanted = ByteRange(offset: (segment.byteRange?.offset ?? 0) + offset, length: length)
         return try fetchExactly(stream.segmentURLs[index], range: wanted, fetcher: fetcher, what: "bytes of segment \(index)")
+    }
+
+    /// The file's bytes for `length` bytes at `offset` into a segment held at `segment` (its byte range; nil: the
+    /// whole file); nil where they are not all inside it, or are none, or are more than one segment may hold.
+    static func byteRange(within segment: ByteRange?, offset: Int64, length: Int64) -> ByteRange? {
+        guard offset >= 0, length >= 1, length <= maximumSegmentBytes else { return nil }
+        let (end, overflow) = offset.addingReportingOverflow(length)
+        guard !overflow else { return nil }
+        guard let segment else { return ByteRange(offset: offset, length: length) }
+        guard end <= segment.length else { return nil }
+        let (start, shifted) = segment.offset.addingReportingOverflow(offset)
+        return shifted ? nil : ByteRange(offset: start, length: length)
     }
 
     /// Init section `index` (fetched once per spool's life: kept in `fetched` under −1 − index).

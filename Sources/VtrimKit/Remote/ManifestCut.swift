@@ -240,7 +240,7 @@ struct EdgeCut {
         guard let window = InputSources.window(for: view.name) else {
             throw MediaError(.notMedia, path: view.name, operation: "edge", reason: "its segments are not in a spool")
         }
-        let own = try StreamShift.firstVideoTime(path: path)
+        let own = try StreamShift.firstVideoTime(path: path, naming: view.name)
         let sourceMicro = window.originMicro + Int64((firstFrameSeconds * 1e6).rounded())
         let sourceTicks = Int64((Double(sourceMicro) * Double(own.timeBase.denominator) / (1e6 * Double(max(1, own.timeBase.numerator)))).rounded())
         let soundFrom = start.map { _ in sourceMicro }
@@ -249,7 +249,7 @@ struct EdgeCut {
         try writeAtomically(target, input: view.name) { temporary throws(MediaError) in
             leftOut = try StreamShift.write(edge: path, source: window.diskPath, into: temporary, by: sourceTicks - own.ticks, of: own.timeBase,
                                             soundFromMicro: soundFrom, soundToMicro: soundTo, name: view.name)
-            let moved = try StreamShift.firstVideoTime(path: temporary)
+            let moved = try StreamShift.firstVideoTime(path: temporary, naming: view.name)
             guard moved.ticks == sourceTicks else {
                 throw MediaError(.verifyFailed, path: view.name, operation: "edge", reason: "the edge's first frame landed at \(moved.ticks), not the source's \(sourceTicks)")
             }
