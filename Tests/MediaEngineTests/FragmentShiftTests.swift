@@ -19,7 +19,7 @@ struct FragmentShiftTests {
     /// Boxes of the kinds the layout reads, with sizes a file may claim (too small, past the end, 64-bit) and payloads
     /// of any bytes: `layout` and `firstSamplesPastTheEnd` return or throw, never trap or read past the bytes.
     @Test func anyBoxesGiveALayoutOrAnError() async throws {
-        let typeNames = ["ftyp", "moov", "moof", "traf", "tfhd", "tfdt", "mdat", "styp", "sidx", "free"]
+        let typeNames = ["ftyp", "moov", "moof", "traf", "tfhd", "tfdt", "trun", "mdat", "styp", "sidx", "free"]
         let sizeValues: [UInt32] = [0, 1, 7, 8, 16, 24, 0x7FFF_FFFF, 0xFFFF_FFFF]
         let types = Gen.int(in: 0...(typeNames.count - 1)).map { typeNames[$0] }
         let sizes = Gen.int(in: 0...(sizeValues.count - 1)).map { sizeValues[$0] }

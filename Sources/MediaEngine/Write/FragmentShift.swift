@@ -47,7 +47,10 @@ public enum FragmentShift {
         let initBytes = reader.read(count: Int(initEnd), at: 0)
         var stored: [Int: Int64] = [:]
         for traf in MovieBoxes.boxes(in: moof, from: 8, to: moof.count) where traf.type == "traf" {
+            // A track fragment without samples says nothing of the first sample FFmpeg reads for its track.
             guard let tfhd = MovieBoxes.child(moof, of: traf, "tfhd"), let tfdt = MovieBoxes.child(moof, of: traf, "tfdt"),
+                  let trun = MovieBoxes.child(moof, of: traf, "trun"), trun.end - trun.start >= 16,
+                  MovieBoxes.read(moof, at: trun.start + 12, bytes: 4) > 0,
                   tfhd.end - tfhd.start >= 16, tfdt.end - tfdt.start >= 16 else { continue }
             let track = Int(MovieBoxes.read(moof, at: tfhd.start + 12, bytes: 4))
             let wide = MovieBoxes.version(moof, of: tfdt) == 1
