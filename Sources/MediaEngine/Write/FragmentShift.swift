@@ -38,13 +38,17 @@ public enum FragmentShift {
             if type == "moof" {
                 // A fragment header is a few KiB (one entry a sample); bounded against a damaged size.
                 guard size <= 16 << 20 else { throw refuse("its first fragment header claims \(size) bytes") }
-                moof = reader.read(count: Int(size), at: offset)
+                let bytes = reader.read(count: Int(size), at: offset)
+                // A short read is a read error here (the spool holds the fragment whole): never half a header.
+                guard bytes.count == Int(size) else { throw refuse("its first fragment header cannot be read whole") }
+                moof = bytes
                 break
             }
             offset = offset.plus(size)
         }
         guard let initEnd, initEnd > 0, initEnd <= 4 << 20, let moof, moof.count >= 8 else { throw refuse("its segments are not fragmented MP4 with an init section") }
         let initBytes = reader.read(count: Int(initEnd), at: 0)
+        guard initBytes.count == Int(initEnd) else { throw refuse("its init section cannot be read whole") }
         var stored: [Int: Int64] = [:]
         for traf in MovieBoxes.boxes(in: moof, from: 8, to: moof.count) where traf.type == "traf" {
             // A track fragment without samples says nothing of the first sample FFmpeg reads for its track.
@@ -62,7 +66,7 @@ public enum FragmentShift {
         let packet: Packet
         do { packet = try Packet() } catch { throw MediaError(.decodeFailed, path: name, operation: error.operation, reason: "out of memory") }
         var packets = 0
-        while read.count < stored.count, packets < 4096, (try? input.read(into: packet)) == .packet {
+        while read.count < stored.count, packets < 4096, try nextPacket(input, packet, name: name) {
             packets += 1
             guard let stream = input.stream(packet.streamIndex) else { continue }
             let track = Int(stream.pointee.id)
@@ -150,12 +154,22 @@ public enum FragmentShift {
         let packet: Packet
         do { packet = try Packet() } catch { throw MediaError(.decodeFailed, path: name, operation: error.operation, reason: "out of memory") }
         var best: Int64?
-        while (try? input.read(into: packet)) == .packet {
+        while try nextPacket(input, packet, name: name) {
             guard packet.streamIndex == index, packet.pts != CAV_NOPTS_VALUE else { continue }
             if best.map({ abs(stream.micro(packet.pts).minus(micro)) < abs(stream.micro($0).minus(micro)) }) ?? true { best = packet.pts }
         }
         guard let best else { throw MediaError(.decodeFailed, path: name, operation: "fragment edge", reason: "its segment's video has no timestamps") }
         return best
+    }
+
+    /// The next packet of the spool, false at its end; a read error is the edge's error, not an early end (a frame
+    /// nearest a time, or a track's first time, taken from part of the segment would be wrong without a word).
+    private static func nextPacket(_ input: InputFile, _ packet: Packet, name: String) throws(MediaError) -> Bool {
+        do {
+            return try input.read(into: packet) == .packet
+        } catch {
+            throw MediaError(.decodeFailed, path: name, operation: error.operation, reason: "its segments cannot be read through (\(error.text))")
+        }
     }
 
     /// The first video frame's time (ticks) FFmpeg reads from the fragments at `path` behind the source's init
