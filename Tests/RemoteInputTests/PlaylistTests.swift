@@ -243,27 +243,3 @@ import Testing
         #expect(ManifestPlan.expiry(of: try urls(["https://h/a.ts", "https://h/b.ts?quality=hd"])) == nil)
     }
 }
-
-@Suite struct ReadAheadTests {
-    /// What a read needs after a seek and on the first read on from it (a keyframe a little larger than the first
-    /// run: a doubled run fetched up to 64 KiB past it per fast thumbnail); then twice the last run while reads go on
-    /// where it ended; never more than 256 KiB at once.
-    @Test func runsDoubleWhileSequentialAndStartSmallAfterASeek() {
-        var ahead = ReadAhead()
-        var block: Int64 = 100
-        var runs: [Int64] = []
-        for _ in 0..<7 {
-            let run = ahead.blocks(missAt: block, needed: 1)
-            runs.append(run)
-            block += run
-        }
-        #expect(runs == [1, 1, 2, 4, 8, 16, 16])
-        // What the demuxer asks for (32 KiB reads through its buffer) after a seek, over a 42 KiB keyframe: 64 KiB.
-        var keyframe = ReadAhead()
-        #expect(keyframe.blocks(missAt: 7000, needed: 2) == 2 && keyframe.blocks(missAt: 7002, needed: 2) == 2)
-        #expect(keyframe.blocks(missAt: 7004, needed: 2) == 4, "a third read on: a long read is under way")
-        #expect(ahead.blocks(missAt: 5, needed: 1) == 1, "a seek starts small again")
-        #expect(ahead.blocks(missAt: 900, needed: 40) == ReadAhead.maximumBlocks, "a large read is fetched 256 KiB at a time")
-        #expect(ReadAhead.blockBytes * ReadAhead.maximumBlocks == 256 << 10)
-    }
-}

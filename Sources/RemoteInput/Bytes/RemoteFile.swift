@@ -1,8 +1,9 @@
 import Foundation
 import Locking
 
-/// A file on an HTTP server read at offsets through bounded range requests (`ReadAhead`: at most 256 KiB each),
-/// its blocks kept once fetched, so every reader of the input (a cut opens it several times, on several threads)
+/// A file on an HTTP server read at offsets through bounded range requests (`ReadAhead`: at most 256 KiB each, from
+/// where a read begins, and not past an MP4's `moov` when a run reaches it), what was fetched kept at its offsets
+/// (`ByteExtents`), so every reader of the input (a cut opens it several times, on several threads)
 /// fetches each byte once. Its size comes from the first answer's Content-Range; every later answer must agree, and
 /// keep the first's ETag, or the read fails ("changed on the server") rather than mixing two versions. A server that
 /// ignores Range (a 200 to the first request) is read once, whole (bounded), and said so.
@@ -19,13 +20,13 @@ public final class RemoteFile: Sendable {
     static let maximumSize: Int64 = 1 << 50
     /// A server that ignores ranges is read whole only up to this size.
     public static let maximumWholeBytes: Int64 = 1 << 30
-    /// Blocks kept at most (1 GiB): past it, the oldest are dropped (fetched again if needed).
-    static let maximumCachedBlocks = 65_536
+    /// Bytes kept at most (1 GiB): past it, the oldest ranges are dropped (fetched again if needed).
+    static let maximumCachedBytes: Int64 = 1 << 30
 
     struct State {
-        var blocks: [Int64: Data] = [:]
-        var order: [Int64] = []
+        var held = ByteExtents(maximumBytes: RemoteFile.maximumCachedBytes)
         var readAhead = ReadAhead()
+        var boxes: TopLevelBoxes
     }
 
     public static func open(_ url: RemoteURL, fetcher: HTTPFetcher) throws(RemoteError) -> RemoteFile {
@@ -54,65 +55,68 @@ public final class RemoteFile: Sendable {
         self.etag = etag
         self.fetcher = fetcher
         rangeIgnored = whole != nil
-        state = Locked(State())
+        state = Locked(State(boxes: TopLevelBoxes(fileSize: size)))
         if let whole { store(whole, from: 0) }
     }
 
     /// Up to `buffer.count` bytes at `offset` (0 past the end).
     public func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws(RemoteError) -> Int {
-        guard offset >= 0, offset < sizeBytes, buffer.count > 0 else { return 0 }
+        guard offset >= 0, offset < sizeBytes, buffer.count > 0, let target = buffer.baseAddress else { return 0 }
         let count = Int(min(Int64(buffer.count), sizeBytes - offset))
+        let end = offset + Int64(count)
         var copied = 0
         while copied < count {
             let position = offset + Int64(copied)
-            let block = position / ReadAhead.blockBytes
-            let data = try blockData(block, neededThrough: (offset + Int64(count) - 1) / ReadAhead.blockBytes)
-            let within = Int(position - block * ReadAhead.blockBytes)
-            let take = min(count - copied, data.count - within)
-            // A block is whole but at the file's end: a short one elsewhere is a server's short answer, not the end.
-            guard take > 0 else { throw RemoteError(.truncated, url: url.redacted, reason: "bytes from \(position) could not be read (a short answer)") }
-            data.withUnsafeBytes { source in
-                guard let from = source.baseAddress, let to = buffer.baseAddress else { return }
-                to.advanced(by: copied).copyMemory(from: from.advanced(by: within), byteCount: take)
+            // What is held is copied; a miss plans one fetch from `position`, at least to what it holds next.
+            let plan = state.withLock { state -> (copied: Int, fetch: Int64) in
+                let held = state.held.held(at: position)
+                if !held.isEmpty {
+                    let take = min(held.count, count - copied)
+                    held.prefix(take).withUnsafeBytes { source in
+                        if let from = source.baseAddress { target.advanced(by: copied).copyMemory(from: from, byteCount: take) }
+                    }
+                    return (take, 0)
+                }
+                var run = state.readAhead.bytes(missAt: position, needed: end - position)
+                if let movieEnd = state.boxes.end(after: position), movieEnd < position + run, movieEnd >= end {
+                    run = movieEnd - position
+                    state.readAhead.restart()
+                }
+                // sizeBytes ≤ 2⁵⁰: no sum here comes near Int64's end.
+                run = min(run, (state.held.nextStart(after: position) ?? sizeBytes) - position, sizeBytes - position)
+                return (0, run)
             }
-            copied += take
+            if plan.copied > 0 {
+                copied += plan.copied
+                continue
+            }
+            try fetch(from: position, count: plan.fetch)
         }
         return copied
     }
 
-    private func blockData(_ block: Int64, neededThrough last: Int64) throws(RemoteError) -> Data {
-        let plan = state.withLock { state -> (cached: Data?, run: Int64) in
-            if let data = state.blocks[block] { return (data, 0) }
-            return (nil, state.readAhead.blocks(missAt: block, needed: last - block + 1))
-        }
-        if let cached = plan.cached { return cached }
-        let first = block * ReadAhead.blockBytes
-        // sizeBytes ≤ 2⁵⁰: no product here comes near Int64's end.
-        let lastByte = min(sizeBytes - first, plan.run * ReadAhead.blockBytes) + first - 1
-        let answer = try fetcher.get(url, range: first...lastByte, maximumBytes: lastByte - first + 1)
-        guard answer.status == 206, answer.contentRange?.total == sizeBytes, answer.etag == etag,
-              Int64(answer.body.count) == lastByte - first + 1 else {
+    private func fetch(from first: Int64, count: Int64) throws(RemoteError) {
+        let lastByte = first + count - 1
+        let answer = try fetcher.get(url, range: first...lastByte, maximumBytes: count)
+        guard answer.status == 206, answer.contentRange?.total == sizeBytes, answer.etag == etag else {
             throw RemoteError(.fetchFailed, url: url.redacted, reason: "the file changed on the server while it was read (its size, ETag or range answer differ)")
         }
+        // Every run ends inside the file: a short answer is the server's, not the end.
+        guard Int64(answer.body.count) == count else {
+            throw RemoteError(.truncated, url: url.redacted, reason: "bytes from \(first) could not be read (a short answer: \(answer.body.count) of \(count))")
+        }
         store(answer.body, from: first)
-        return state.withLock { $0.blocks[block] } ?? answer.body.prefix(Int(ReadAhead.blockBytes))
     }
 
-    /// Keeps `data` (starting at byte `offset`, a block boundary) as blocks.
+    /// Keeps `data` (starting at byte `offset`) and learns the box headers it brings.
     private func store(_ data: Data, from offset: Int64) {
         state.withLock { state in
-            var start = 0
-            while start < data.count {
-                let end = min(data.count, start + Int(ReadAhead.blockBytes))
-                let block = (offset + Int64(start)) / ReadAhead.blockBytes
-                if state.blocks[block] == nil { state.order.append(block) }
-                state.blocks[block] = Data(data[data.startIndex + start..<data.startIndex + end])
-                start = end
-            }
-            while state.order.count > Self.maximumCachedBlocks { state.blocks[state.order.removeFirst()] = nil }
+            state.held.insert(data, at: offset)
+            let held = state.held
+            state.boxes.learn { position, count in held.bytes(at: position, count: count) }
         }
     }
 
     /// Bytes held (for tests and the report).
-    public var cachedBytes: Int64 { state.withLock { $0.blocks.values.reduce(0) { $0 + Int64($1.count) } } }
+    public var cachedBytes: Int64 { state.withLock { $0.held.totalBytes } }
 }
