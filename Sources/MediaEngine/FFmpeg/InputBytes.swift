@@ -62,8 +62,10 @@ final class AVIOBridge {
     private(set) var context: UnsafeMutablePointer<AVIOContext>?
     var position: Int64 = 0
     var lastError: MediaError?
-    /// libavformat refills its buffer this much at a time: small, so a seek reads little past what it needs.
-    static let bufferBytes: Int32 = 16 << 10
+    /// libavformat refills its buffer this much at a time, and reads a packet larger than it straight into the packet:
+    /// small, so a read after a seek fetches little past what it needs (a 4.5 KB keyframe fetched 16 KiB with a
+    /// 16 KiB buffer). Sequential reads are not slowed: the remote reader's read-ahead, not this, sizes the requests.
+    static let bufferBytes: Int32 = 4 << 10
 
     init?(source: any InputByteSource) {
         self.source = source

@@ -247,6 +247,9 @@ private struct SamplingWorker {
         self.input = input
         self.stream = stream
         self.streamIndex = streamIndex
+        // Only the video is read: an MP4's reader then skips the other streams' samples (a URL fetches the sound
+        // stored just before each keyframe otherwise).
+        for other in 0..<input.streamCount where other != streamIndex { input.stream(other)?.pointee.discard = AVDISCARD_ALL }
         self.video = video
         self.request = request
         self.readableEndSeconds = readableEndSeconds
