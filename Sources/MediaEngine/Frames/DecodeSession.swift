@@ -20,6 +20,8 @@ struct DecodeSession {
     /// starts mid-broadcast): every frame is then decoded forward from the beginning, as a player does,
     /// instead of seeking back to the beginning for every sample.
     private var noCleanStartInStream = false
+    /// The video track's composition offsets, once looked for (`.some(nil)`: none usable).
+    private var composition: CompositionTable??
     /// Damaged data: what the decoder counted and the reads that failed mid-file.
     var decodeErrors: Int { decoder.errors + readErrors }
     private var readErrors = 0
@@ -173,8 +175,11 @@ struct DecodeSession {
                 if found.count > 4 { found.removeFirst() }
                 // The first after the target (none before it), or — with a full index — the next keyframe lies past it.
                 if timing.pts > target { chosen = true }
-                if let next = nextIndexedKeyframe(after: timing.dts) {
+                if let (next, nextEntry) = nextIndexedKeyframe(after: timing.dts) {
                     if next > target {
+                        chosen = true
+                    } else if !chosen, let shown = shownTime(ofEntry: nextEntry, from: timing), shown > target {
+                        // Decoded before the target but shown after it (its sample table says): not it, and not read.
                         chosen = true
                     } else if !chosen, !jumped.contains(next) {
                         // Decoded at or before the target, it may still be shown after it (a decode delay): read alone,
@@ -287,13 +292,35 @@ struct DecodeSession {
 
     /// The decode time of the index's first keyframe after `timestamp`, or nil. MP4/MOV only: their sample
     /// tables list every keyframe (Matroska's cues may name only some, and other indexes grow as packets are read).
-    private func nextIndexedKeyframe(after timestamp: Int64) -> Int64? {
+    private func nextIndexedKeyframe(after timestamp: Int64) -> (timestamp: Int64, entry: Int32)? {
         guard FFmpegText.string(input.format.pointee.iformat?.pointee.name)?.hasPrefix("mov,") == true,
               let stream = input.stream(streamIndex), timestamp != CAV_NOPTS_VALUE, timestamp < Int64.max,
               avformat_index_get_entries_count(stream) > 0 else { return nil }
         let position = av_index_search_timestamp(stream, timestamp + 1, 0)
         guard position >= 0, let entry = avformat_index_get_entry(stream, position) else { return nil }
-        return entry.pointee.timestamp
+        return (entry.pointee.timestamp, position)
+    }
+
+    /// When the index entry `entry` (a keyframe after the packet just read, `current`) is shown, from the track's
+    /// composition offsets: FFmpeg reads a sample's presentation time as its index time plus the track's one shift plus
+    /// its offset, so the current packet's gives the shift. Nil where the table cannot be matched to the index (an edit
+    /// list that dropped samples, a table FFmpeg reads otherwise) or the packet to its entry: the caller reads.
+    private mutating func shownTime(ofEntry entry: Int32, from current: VideoPacket) -> Int64? {
+        guard let stream = input.stream(streamIndex), current.pts != CAV_NOPTS_VALUE, current.dts != CAV_NOPTS_VALUE else { return nil }
+        if composition == nil {
+            let table = MovieBoxes.movieBox(path: input.path).flatMap { CompositionTable.read(moov: $0, trackID: Int(stream.pointee.id)) }
+            composition = .some(table)
+        }
+        guard let table = composition ?? nil, avformat_index_get_entries_count(stream) == table.sampleCount else { return nil }
+        // The current packet's entry: the one at its byte position, at or just before its decode time.
+        let position = packet.pointer.pointee.pos
+        let around = av_index_search_timestamp(stream, current.dts, AVSEEK_FLAG_ANY | AVSEEK_FLAG_BACKWARD)
+        guard position >= 0, around >= 0 else { return nil }
+        let found = (max(0, around - 2)...(around + 2)).first { avformat_index_get_entry(stream, $0)?.pointee.pos == position }
+        guard let currentEntry = found, let currentIndexed = avformat_index_get_entry(stream, currentEntry)?.pointee.timestamp,
+              let nextIndexed = avformat_index_get_entry(stream, entry)?.pointee.timestamp,
+              let currentOffset = table.offset(sample: Int(currentEntry)), let nextOffset = table.offset(sample: Int(entry)) else { return nil }
+        return nextIndexed.plus(current.pts.minus(currentIndexed).minus(currentOffset)).plus(nextOffset)
     }
 
     enum KeyframeResult {
