@@ -137,9 +137,10 @@ def url_origin(folder, source):
 def long_bench():
     folder = long_vod()
     with Origin(folder) as origin:
-        print("\n### 2-hour 1080p30 VOD: 30 s from 1:00:00 (3600–3630 s)\n")
+        print(f"\n### 2-hour 1080p30 VOD: 30 s from 1:00:00 (3600–3630 s); times: medians of {args.runs} alternating rounds\n")
         print("| source | vtrim (s) | curl of the same bytes (s) | local smart cut of those segments (s) | ÷ (curl + local) | video segments | bytes fetched | ÷ those segments' bytes | frames | ffmpeg -ss copy: frames, bytes |")
         print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+        joined = []
         for source in ("ts/index.m3u8", "fmp4/index.m3u8", "dash/manifest.mpd"):
             url, out = origin.url(source), os.path.join(work, "long.mp4")
             origin.clear()
@@ -148,7 +149,6 @@ def long_bench():
             media_requests = [e for e in requests if not e["path"].endswith((".m3u8", ".mpd")) and "init" not in e["path"] and not e["range"]]
             fetched, segment_bytes = origin.bytes_sent(), sum(e["bytes_sent"] for e in media_requests)
             urls = " ".join(origin.url(e["path"]) for e in requests)
-            curl, _ = benchlib.measure(f"curl -s -o /dev/null {urls}")
             # The local file: the same segments (init sections first), the DASH sound's muxed beside its video (not timed).
             tracks = [sorted(e["path"] for e in media_requests if "chunk-1" not in e["path"])]
             if source.startswith("dash"):
@@ -164,13 +164,23 @@ def long_bench():
             local = parts[0]
             if len(parts) > 1:
                 local = os.path.join(work, "segments-merged.mp4")
-                subprocess.run(["ffmpeg", "-v", "error", "-y", "-copyts", "-i", parts[0], "-i", parts[1], "-map", "0", "-map", "1", "-c", "copy", local], check=True)
+                join = f"ffmpeg -v error -y -copyts -i {parts[0]} -i {parts[1]} -map 0 -map 1 -c copy {local}"
+                subprocess.run(join, shell=True, check=True)
             # The same range on the local file's timeline: the URL's begins at segment 0's earliest timestamp, the
             # local file's at its own segments' earliest.
             offset = 3600 - (min(start_time(part) for part in parts) - url_origin(folder, source))
             local_out = os.path.join(work, "local.mp4")
-            local_wall, _ = benchlib.measure(f"{benchlib.quote(args.vtrim)} cut {local} --start {offset:.6f} --end {offset + 30:.6f} --mode smart "
-                                             f"-o {local_out} --overwrite")
+            # The three timed alternately, --runs rounds, medians (the run above counted the requests).
+            timed = benchlib.run_alternating([
+                ("vtrim", f"{benchlib.quote(args.vtrim)} cut {url} --start 3600 --end 3630 -o {out} --overwrite"),
+                ("curl", f"curl -s -o /dev/null {urls}"),
+                ("local", f"{benchlib.quote(args.vtrim)} cut {local} --start {offset:.6f} --end {offset + 30:.6f} --mode smart -o {local_out} --overwrite"),
+            ] + ([("join", join)] if len(parts) > 1 else []), args.runs, label=source)
+            wall, curl, local_wall = (timed[name][0] for name in ("vtrim", "curl", "local"))
+            if "join" in timed:
+                # DASH's two tracks are two files: a local cut needs them joined first (vtrim reads one input).
+                joined.append(f"{source}: the local path joins the video and sound first ({timed['join'][0]:.2f} s, ffmpeg -c copy): "
+                              f"÷ (curl + join + local) = {wall / (curl + timed['join'][0] + local_wall):.2f}")
             origin.clear()
             copy = os.path.join(work, "copy.mp4")
             subprocess.run(["ffmpeg", "-v", "error", "-y", "-ss", "3600", "-t", "30", "-i", url, "-c", "copy", copy], env=env,
@@ -178,26 +188,33 @@ def long_bench():
             ideal = ideal_frames(folder, source.split("/")[0], 3600, 3630) if source.endswith(".m3u8") else "—"
             print(f"| {source} | {wall:.2f} | {curl:.2f} | {local_wall:.2f} | {wall / (curl + local_wall):.2f} | {len(tracks[0])} | {fetched:,} | "
                   f"{fetched / max(1, segment_bytes):.2f} | {frames(out)} ({frames(local_out)} local, {ideal} ideal) | {frames(copy)}, {origin.bytes_sent():,} |")
+        for line in joined:
+            print(f"\n{line}")
         mp4 = os.path.join(folder, "long.mp4")
         moov = next(size for kind, offset, size in mp4_boxes(mp4) if kind == "moov")
         origin.clear()
         subprocess.run([args.vtrim, "probe", origin.url("long.mp4")], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         probe_bytes = origin.bytes_sent()
-        sizes = subprocess.run(["ffprobe", "-v", "error", "-select_streams", "v", "-show_entries", "packet=size,flags", "-of", "csv=p=0", mp4],
-                               capture_output=True, text=True).stdout.split()
+        packets = subprocess.run(["ffprobe", "-v", "error", "-select_streams", "v", "-show_entries", "packet=pts_time,size,flags", "-of", "csv=p=0", mp4],
+                                 capture_output=True, text=True).stdout.split()
+        keyframe_sizes = {round(float(line.split(",")[0]), 3): int(line.split(",")[1]) for line in packets if "K" in line.split(",")[2]}
         print(f"\nPlain URL, the 2-hour MP4 ({os.path.getsize(mp4):,} bytes, moov {moov:,}): `vtrim probe` fetched {probe_bytes:,} bytes "
               f"(moov + {probe_bytes - moov:,}).")
-        # 20 cells fall 0.03 ms before the keyframes that open the 60 s loops (decoded before those times, shown just
-        # after): each cell reads its keyframe and that next one. 19 cells fall mid-GOP.
+        # 20 cells fall 0.03 ms before the keyframes that open the 60 s loops: decoded before those times, shown just
+        # after, so each cell shows the keyframe before (the sample table says so; the later one is not read). 19 cells
+        # fall mid-GOP. Bounds: moov + the N largest keyframes (the issue's), and moov + the first keyframe (stream
+        # analysis decodes it for the picture format) + the keyframes the cells show.
         for count in (20, 19):
             origin.clear()
             sheet = os.path.join(work, "fast.png")
-            subprocess.run([args.vtrim, "thumbs", origin.url("long.mp4"), "--mode", "fast", "--count", str(count), "-o", sheet, "--overwrite"],
-                           env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            shown = json.loads(subprocess.run([args.vtrim, "thumbs", origin.url("long.mp4"), "--mode", "fast", "--count", str(count), "-o", sheet,
+                                               "--overwrite", "--json"], env=env, capture_output=True, text=True).stdout)
             thumbs_bytes, thumbs_requests, largest = origin.bytes_sent(), len(origin.requests()), origin.largest_range()
-            keyframes = sorted((int(line.split(",")[0]) for line in sizes if "K" in line.split(",")[1]), reverse=True)[:count]
-            print(f"`vtrim thumbs --mode fast --count {count}` fetched {thumbs_bytes:,} bytes in {thumbs_requests} requests (largest {largest:,}) "
-                  f"against moov + the {count} largest keyframes = {moov + sum(keyframes):,} ({thumbs_bytes / (moov + sum(keyframes)):.2f}×).")
+            bound = moov + sum(sorted(keyframe_sizes.values(), reverse=True)[:count])
+            exact = moov + keyframe_sizes[0.0] + sum(keyframe_sizes[round(time, 3)] for time in {cell["pts"] for cell in shown["cells"]})
+            print(f"`vtrim thumbs --mode fast --count {count}` fetched {thumbs_bytes:,} bytes in {thumbs_requests} requests (largest {largest:,}): "
+                  f"{thumbs_bytes / bound:.4f}× moov + the {count} largest keyframes ({bound:,}), "
+                  f"{thumbs_bytes / exact:.4f}× moov + the first keyframe + the cells' own ({exact:,}).")
         for kind in ("ts", "fmp4"):
             playlist = os.path.join(work, f"half-hour-{kind}.m3u8")
             origin.clear()

@@ -48,7 +48,7 @@ public enum StageTimes {
     }
 
     /// Runs `body`, adding its wall-clock time to `name`.
-    static func measure<T, E: Error>(_ name: String, _ body: () throws(E) -> T) throws(E) -> T {
+    public static func measure<T, E: Error>(_ name: String, _ body: () throws(E) -> T) throws(E) -> T {
         let started = ContinuousClock.now
         defer { add(name, seconds: started.duration(to: .now).seconds) }
         return try body()

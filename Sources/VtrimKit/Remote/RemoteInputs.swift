@@ -83,7 +83,7 @@ struct RemoteView {
         for round in 0..<2 {
             segments = chosen
             try spool(video: Array(chosen), audio: sound.map(Array.init))
-            let opening = try StreamOpening.measure(path: name)
+            let opening = try StageTimes.measure("opening") { () throws(MediaError) in try StreamOpening.measure(path: name) }
             if round == 0 { checkTiming(opening, expected: video.stream.playlist.segmentStartsSeconds[chosen.lowerBound]) }
             guard span != nil, let why = Self.lateOpening(opening, start: start), chosen.lowerBound > 0 || (sound?.lowerBound ?? 0) > 0 else { break }
             warnings.append(MediaWarning(code: "extra_segment", message: "segment \(chosen.lowerBound) \(why): the segment before it is read too"))
@@ -108,8 +108,8 @@ struct RemoteView {
 
     /// Writes the tracks' spools (and their merge) and registers the result under the input's name.
     private mutating func spool(video indices: [Int], audio sound: [Int]?) throws(MediaError) {
-        try video.write(indices, fetcher: fetcher, name: name)
-        let videoOrigin = try video.origin(fetcher: fetcher, name: name, warnings: &warnings)
+        try StageTimes.measure("segments fetched") { () throws(MediaError) in try video.write(indices, fetcher: fetcher, name: name) }
+        let videoOrigin = try StageTimes.measure("origin") { () throws(MediaError) in try video.origin(fetcher: fetcher, name: name, warnings: &warnings) }
         // Segments last a day at most and number at most 100,000 (HLS) or 1,000,000 (DASH): this fits; nil never happens.
         let duration = Int64(exactly: (durationSeconds * 1e6).rounded()) ?? Int64.max
         originSeconds = Double(videoOrigin) / 1e6
@@ -119,12 +119,12 @@ struct RemoteView {
                                               formatName: "\(protocolName) (\(kind))"))
             return
         }
-        try track.write(sound, fetcher: fetcher, name: name)
-        let audioOrigin = try track.origin(fetcher: fetcher, name: name, warnings: &warnings)
+        try StageTimes.measure("sound segments fetched") { () throws(MediaError) in try track.write(sound, fetcher: fetcher, name: name) }
+        let audioOrigin = try StageTimes.measure("origin") { () throws(MediaError) in try track.origin(fetcher: fetcher, name: name, warnings: &warnings) }
         originSeconds = Double(min(videoOrigin, audioOrigin)) / 1e6
         audio = track
         guard TemporaryFiles.shared.add(mergedPath) else { throw Interrupt.error(name) }
-        let shift = try SpoolMerge.merge(video: video.spoolPath, audio: track.spoolPath, into: mergedPath, name: name)
+        let shift = try StageTimes.measure("merge") { () throws(MediaError) in try SpoolMerge.merge(video: video.spoolPath, audio: track.spoolPath, into: mergedPath, name: name) }
         let (origin, overflow) = min(videoOrigin, audioOrigin).addingReportingOverflow(shift)
         guard !overflow else { throw MediaError(.notMedia, path: name, operation: "merge", reason: "its timestamps are past what vtrim reads") }
         InputSources.register(name, .init(diskPath: mergedPath, originMicro: origin, durationMicro: duration,
