@@ -53,6 +53,18 @@ struct FrameSamplerTests {
         #expect(sampler.framesDecoded == 4)
     }
 
+    /// A keyframe decoded before a time but shown after it (B-frames: the keyframe at 1 s is decoded at 0.933 s) is
+    /// not the one shown there; at its own time it is. (That fast mode tells this from the composition offsets without
+    /// reading the later keyframe, Tests/streams/test_url_inputs.py shows by the bytes a URL serves.)
+    @Test(arguments: ["h264-aac.mp4", "hevc.mp4"])
+    func fastModeTellsAKeyframeDecodedBeforeATimeButShownAfterIt(_ name: String) async throws {
+        let sampler = try FrameSampler(path: TestPaths.fixture(name))
+        let times = [0.95, 0.999, 1.0, 1.0005, 1.5]
+        let frames = try sampler.sample(SampleRequest(timesSeconds: times, mode: .fast, cellWidthPixels: 80,
+                                                      cellHeightPixels: 60, fit: .exact))
+        #expect(frames.map(\.frameSeconds) == [0, 0, 1, 1, 1], "\(name)")
+    }
+
     @Test func closeSamplesDecodeForwardWithoutSeekingBack() async throws {
         let sampler = try FrameSampler(path: TestPaths.fixture("h264-aac.mp4"))
         // 40 samples every 0.1 s: one pass over the 120 frames.
