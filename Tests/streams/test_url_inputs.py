@@ -218,6 +218,30 @@ def test_plain_file_cut_and_fast_thumbnails_read_by_ranges(origin, media, media_
     assert origin.bytes_sent() <= 64 * KIB + moov + keyframes[0] + shown, origin.requests()
 
 
+def test_a_plain_mp4_url_keeps_the_files_timeline(workdir):
+    """An MP4 without an edit list whose video (B-frames) starts 67 ms after its sound, stored after the first video
+    frames: over a URL its timeline starts where the file's does (the sound's first time), so a thumbnail's frame and
+    a probe's start time are the local file's. (Stream analysis stopped before the first sound packet once, and the URL
+    timeline started 67 ms late: every cell showed the frame after the local one.)"""
+    folder = os.path.join(workdir, "served")
+    os.makedirs(folder)
+    path = os.path.join(folder, "noedits.mp4")
+    subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30:duration=3", "-f", "lavfi",
+                    "-i", "sine=frequency=440:duration=3", "-c:v", "libx264", "-bf", "2", "-g", "30", "-c:a", "aac",
+                    "-use_editlist", "0", "-movflags", "+faststart", path], check=True)
+    first = subprocess.run(["ffprobe", "-v", "error", "-show_entries", "packet=stream_index,pts_time", "-of", "csv=p=0", path],
+                           capture_output=True, text=True, check=True).stdout.split()[:3]
+    assert [line.split(",")[0] for line in first] == ["0", "0", "1"] and float(first[0].split(",")[1]) > 0.05, first
+    with Origin(folder) as server:
+        outcomes = []
+        for source in (path, server.url("noedits.mp4")):
+            probe = report(run_vtrim("probe", source, "--json"))
+            sheet = os.path.join(workdir, "cells.png")
+            cells = report(run_vtrim("thumbs", source, "--start", "0.05", "--every", "1", "--end", "2.5", "-o", sheet, "--overwrite", "--json"))
+            outcomes.append((probe["start_time"], [cell["pts"] for cell in cells["cells"]]))
+    assert outcomes[0] == outcomes[1] and outcomes[0][0] == 0, outcomes
+
+
 def test_stream_thumbnails_fetch_the_segments_of_their_times(origin, media, workdir):
     sheet = os.path.join(workdir, "url.png")
     outcome = report(run_vtrim("thumbs", origin.url("ts/index.m3u8"), "--count", "3", "-o", sheet, "--json"))

@@ -41,20 +41,24 @@ struct CompositionTable: Equatable {
     /// The table of the track `trackID` (`tkhd`; FFmpeg's `AVStream.id`) in `moov`.
     static func read(moov: [UInt8], trackID: Int) -> CompositionTable? {
         func child(_ parent: MovieBoxes.Box, _ type: String) -> MovieBoxes.Box? { MovieBoxes.child(moov, of: parent, type) }
-        for trak in MovieBoxes.boxes(in: moov, from: 8, to: moov.count) where trak.type == "trak" {
-            guard let tkhd = child(trak, "tkhd"), MovieBoxes.trackID(moov, tkhd: tkhd) == trackID else { continue }
-            guard let stbl = child(trak, "mdia").flatMap({ child($0, "minf") }).flatMap({ child($0, "stbl") }) else { return nil }
-            let count: UInt64
-            if let stsz = child(stbl, "stsz"), stsz.end - stsz.start >= 20 {
-                count = MovieBoxes.read(moov, at: stsz.start + 16, bytes: 4)
-            } else if let stz2 = child(stbl, "stz2"), stz2.end - stz2.start >= 20 {
-                count = MovieBoxes.read(moov, at: stz2.start + 16, bytes: 4)
-            } else {
-                return nil
-            }
-            let entries = child(stbl, "ctts").map { CompositionOffsets.entries(moov, $0) } ?? []
-            return CompositionTable(sampleCount: Int(count), entries: entries)
+        let tracks = MovieBoxes.boxes(in: moov, from: 8, to: moov.count).filter { trak in
+            trak.type == "trak" && child(trak, "tkhd").map { MovieBoxes.trackID(moov, tkhd: $0) } == trackID
         }
-        return nil
+        // Where FFmpeg and this reading could take different boxes (two tracks of one ID, two tables in one track), or
+        // FFmpeg reads entries past the box's end: none.
+        guard tracks.count == 1, let trak = tracks.first,
+              let stbl = child(trak, "mdia").flatMap({ child($0, "minf") }).flatMap({ child($0, "stbl") }) else { return nil }
+        let tables = MovieBoxes.boxes(in: moov, from: stbl.start + 8, to: stbl.end)
+        guard tables.filter({ $0.type == "stsz" || $0.type == "stz2" }).count == 1, tables.filter({ $0.type == "ctts" }).count <= 1,
+              let sizes = tables.first(where: { $0.type == "stsz" || $0.type == "stz2" }), sizes.end - sizes.start >= 20 else { return nil }
+        // stsz and stz2 both hold the sample count 16 bytes in.
+        let count = Int(MovieBoxes.read(moov, at: sizes.start + 16, bytes: 4))
+        var entries: [(count: Int64, offset: Int64)] = []
+        if let ctts = tables.first(where: { $0.type == "ctts" }) {
+            let declared = Int(MovieBoxes.read(moov, at: ctts.start + 12, bytes: 4))
+            guard declared <= max(0, (ctts.end - ctts.start - 16) / 8) else { return nil }
+            entries = CompositionOffsets.entries(moov, ctts)
+        }
+        return CompositionTable(sampleCount: count, entries: entries)
     }
 }

@@ -47,9 +47,6 @@ final class InputFile {
         context = opened
         Self.mapUnnamedCodecs(opened)
         if FFmpegText.string(opened.pointee.iformat?.pointee.name)?.hasPrefix("mov,") == true {
-            // An MP4's sample tables give every stream's times: stream analysis need not read on to each stream's first
-            // packet (a URL would fetch the video's frames up to the first sound chunk: 76 KB of a 1080p file).
-            if bridge != nil { opened.pointee.max_ts_probe = 0 }
             let byTrack = CompositionOffsets.decodeLeads(path: path)
             for index in 0..<Int(opened.pointee.nb_streams) {
                 if let id = opened.pointee.streams[index]?.pointee.id, let lead = byTrack[Int(id)] { decodeLeads[index] = lead }

@@ -309,9 +309,9 @@ struct DecodeSession {
         guard let stream = input.stream(streamIndex), current.pts != CAV_NOPTS_VALUE, current.dts != CAV_NOPTS_VALUE else { return nil }
         if composition == nil {
             let table = MovieBoxes.movieBox(path: input.path).flatMap { CompositionTable.read(moov: $0, trackID: Int(stream.pointee.id)) }
-            composition = .some(table)
+            composition = .some(table.flatMap { Self.indexIsEverySample(stream, of: $0) ? $0 : nil })
         }
-        guard let table = composition ?? nil, avformat_index_get_entries_count(stream) == table.sampleCount else { return nil }
+        guard let table = composition ?? nil else { return nil }
         // The current packet's entry: the one at its byte position, at or just before its decode time.
         let position = packet.pointer.pointee.pos
         let around = av_index_search_timestamp(stream, current.dts, AVSEEK_FLAG_ANY | AVSEEK_FLAG_BACKWARD)
@@ -321,6 +321,20 @@ struct DecodeSession {
               let nextIndexed = avformat_index_get_entry(stream, entry)?.pointee.timestamp,
               let currentOffset = table.offset(sample: Int(currentEntry)), let nextOffset = table.offset(sample: Int(entry)) else { return nil }
         return nextIndexed.plus(current.pts.minus(currentIndexed).minus(currentOffset)).plus(nextOffset)
+    }
+
+    /// Whether the index's entry n is the track's sample n: as many entries as samples, at byte positions that only
+    /// grow. An edit list FFmpeg builds its index from edit by edit (samples repeated or dropped, positions going back),
+    /// or samples sharing a position, fail it.
+    private static func indexIsEverySample(_ stream: UnsafeMutablePointer<AVStream>, of table: CompositionTable) -> Bool {
+        let count = avformat_index_get_entries_count(stream)
+        guard Int(count) == table.sampleCount, count > 0 else { return false }
+        var last = Int64.min
+        for entry in 0..<count {
+            guard let position = avformat_index_get_entry(stream, entry)?.pointee.pos, position > last else { return false }
+            last = position
+        }
+        return true
     }
 
     enum KeyframeResult {

@@ -156,7 +156,8 @@ public enum FragmentShift {
         var best: Int64?
         while try nextPacket(input, packet, name: name) {
             guard packet.streamIndex == index, packet.pts != CAV_NOPTS_VALUE else { continue }
-            if best.map({ abs(stream.micro(packet.pts).minus(micro)) < abs(stream.micro($0).minus(micro)) }) ?? true { best = packet.pts }
+            // Magnitudes: a time past Int64 rescales to Int64.min, whose abs would trap.
+            if best.map({ stream.micro(packet.pts).minus(micro).magnitude < stream.micro($0).minus(micro).magnitude }) ?? true { best = packet.pts }
         }
         guard let best else { throw MediaError(.decodeFailed, path: name, operation: "fragment edge", reason: "its segment's video has no timestamps") }
         return best
