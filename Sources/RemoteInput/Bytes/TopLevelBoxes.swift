@@ -36,7 +36,7 @@ struct TopLevelBoxes {
                     return
                 }
             }
-            // 0: to the file's end (the last box); smaller than a header, or past the end: not a box.
+            // 0 (the last box, to the file's end) ends the walk: nothing follows it; smaller than a header, or past the end: not a box.
             guard size >= 8, size <= fileSize - offset else {
                 nextHeader = nil
                 return
