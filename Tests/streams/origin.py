@@ -201,6 +201,9 @@ class _Server(http.server.ThreadingHTTPServer):
     daemon_threads = True
     block_on_close = False  # stop() ends connections itself; never wait on a client that keeps one open
     allow_reuse_address = False  # port 0: nothing to reuse, and never share a port with a stale test's server
+    # A CDN's listen queue (nginx: 511), not socketserver's 5: vtrim opens up to six connections at once (two tracks,
+    # three fetches each), and a full queue makes the kernel retry a connection after a second.
+    request_queue_size = 128
 
     def handle_error(self, request, client_address):
         # Clients hanging up mid-body (as the tests make them) are normal here: record, never print a traceback.

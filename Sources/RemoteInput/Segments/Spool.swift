@@ -19,10 +19,22 @@ public enum Spool {
 
     /// Segments already fetched (by index; -1 for the init section): a spool written again with one segment more
     /// fetches only that one.
-    public final class Fetched {
-        var parts: [Int: Data] = [:]
-        var keptBytes: Int64 = 0
+    /// Sendable: a track's segments are fetched on their own thread beside another track's (DASH's sound beside its
+    /// video); one spool is written by one thread at a time, the lock only makes the hand-over checked.
+    public final class Fetched: Sendable {
+        private let state = Locked<(parts: [Int: Data], keptBytes: Int64)>(([:], 0))
         public init() {}
+
+        func part(_ index: Int) -> Data? { state.withLock { $0.parts[index] } }
+
+        /// Keeps `data` under `index` unless it is kept already or would take the total past `limitBytes`.
+        func keep(_ data: Data, as index: Int, limitBytes: Int64 = .max) {
+            state.withLock { state in
+                guard state.parts[index] == nil, state.keptBytes + Int64(data.count) <= limitBytes else { return }
+                state.parts[index] = data
+                state.keptBytes += Int64(data.count)
+            }
+        }
     }
 
     /// Writes the init section of `segments` and the segments themselves into `path` (created or replaced).
@@ -43,16 +55,13 @@ public enum Spool {
         let batch = max(1, fetcher.options.parallelFetches)
         for start in stride(from: 0, to: segments.count, by: batch) {
             let chunk = Array(segments[start..<min(segments.count, start + batch)])
-            let missing = chunk.filter { fetched.parts[$0] == nil }
+            let missing = chunk.filter { fetched.part($0) == nil }
             var got: [Int: Data] = [:]
             for (index, data) in zip(missing, try fetchAll(missing, of: stream, fetcher: fetcher)) { got[index] = data }
             for index in chunk {
-                let data = fetched.parts[index] ?? got[index] ?? Data()
+                let data = fetched.part(index) ?? got[index] ?? Data()
                 try file.append(data)
-                if fetched.parts[index] == nil, fetched.keptBytes + Int64(data.count) <= keptBytes {
-                    fetched.parts[index] = data
-                    fetched.keptBytes += Int64(data.count)
-                }
+                fetched.keep(data, as: index, limitBytes: keptBytes)
             }
         }
         return Written(segments: segments, bytes: file.bytes)
@@ -108,10 +117,11 @@ public enum Spool {
 
     /// Init section `index` (fetched once per spool's life: kept in `fetched` under −1 − index).
     private static func initSection(_ stream: HLSStream, _ index: Int, fetcher: HTTPFetcher, fetched: Fetched) throws(RemoteError) -> Data {
-        if let known = fetched.parts[-1 - index] { return known }
+        if let known = fetched.part(-1 - index) { return known }
         let section = stream.playlist.initSections[index]
         let data = try fetchExactly(stream.initURLs[index], range: section.byteRange, fetcher: fetcher, what: "the initialisation section")
-        fetched.parts[-1 - index] = data
+        // Kept whatever the total: an init section is small and every spool of the track needs it.
+        fetched.keep(data, as: -1 - index)
         return data
     }
 
@@ -140,7 +150,6 @@ public enum Spool {
     /// Segments `indices`, fetched at most `parallelFetches` at once; the first failure stops the rest.
     private static func fetchAll(_ indices: [Int], of stream: HLSStream, fetcher: HTTPFetcher) throws(RemoteError) -> [Data] {
         let results = Locked<(next: Int, parts: [Int: Data], failure: RemoteError?)>((0, [:], nil))
-        let group = DispatchGroup()
         let work: @Sendable () -> Void = {
             while let position = results.withLock({ state -> Int? in
                 guard state.failure == nil, state.next < indices.count else { return nil }
@@ -157,10 +166,9 @@ public enum Spool {
                 }
             }
         }
-        for _ in 0..<max(1, min(fetcher.options.parallelFetches, indices.count)) {
-            DispatchQueue.global().async(group: group, execute: work)
-        }
-        group.wait()
+        // Threads of their own: a fetch blocks on the network, which would starve Dispatch's pool (`OwnThread`).
+        let fetchers = (0..<max(1, min(fetcher.options.parallelFetches, indices.count))).map { _ in OwnThread.start("vtrim fetch", work) }
+        fetchers.forEach { $0.wait() }
         let state = results.withLock { $0 }
         if let failure = state.failure { throw failure }
         return indices.indices.map { state.parts[$0] ?? Data() }

@@ -1,6 +1,7 @@
 import DiskNames
 import Foundation
 import LibraryFiles
+import Locking
 import MediaEngine
 import RemoteInput
 import WorkerProtocol
@@ -108,19 +109,27 @@ struct RemoteView {
 
     /// Writes the tracks' spools (and their merge) and registers the result under the input's name.
     private mutating func spool(video indices: [Int], audio sound: [Int]?) throws(MediaError) {
-        try StageTimes.measure("segments fetched") { () throws(MediaError) in try video.write(indices, fetcher: fetcher, name: name) }
-        let videoOrigin = try StageTimes.measure("origin") { () throws(MediaError) in try video.origin(fetcher: fetcher, name: name, warnings: &warnings) }
+        // The sound's segments (DASH lists them apart) are fetched on a thread of their own beside the video's: each
+        // track's fetches are bounded by `parallelFetches`, and on a server a round trip away the two overlap.
+        let soundFetch = sound.flatMap { indices in audio.map { OwnThread.start("vtrim sound segments", Self.fetchSound($0, indices, fetcher: fetcher, name: name)) } }
+        let videoFetched = Result { () throws(MediaError) -> Int64 in
+            try StageTimes.measure("segments fetched") { () throws(MediaError) in try video.write(indices, fetcher: fetcher, name: name) }
+            return try StageTimes.measure("origin") { () throws(MediaError) in try video.origin(fetcher: fetcher, name: name, warnings: &warnings) }
+        }
+        // Both finish before either's failure is thrown: no thread is left writing a spool `finish` removes.
+        let soundFetched = soundFetch?.wait()
+        let videoOrigin = try videoFetched.get()
         // Segments last a day at most and number at most 100,000 (HLS) or 1,000,000 (DASH): this fits; nil never happens.
         let duration = Int64(exactly: (durationSeconds * 1e6).rounded()) ?? Int64.max
         originSeconds = Double(videoOrigin) / 1e6
-        guard let sound, var track = audio else {
+        guard let soundFetched else {
             let kind = video.stream.playlist.initSections.isEmpty ? "mpegts" : "fragmented mp4"
             InputSources.register(name, .init(diskPath: video.spoolPath, originMicro: videoOrigin, durationMicro: duration,
                                               formatName: "\(protocolName) (\(kind))"))
             return
         }
-        try StageTimes.measure("sound segments fetched") { () throws(MediaError) in try track.write(sound, fetcher: fetcher, name: name) }
-        let audioOrigin = try StageTimes.measure("origin") { () throws(MediaError) in try track.origin(fetcher: fetcher, name: name, warnings: &warnings) }
+        let (track, audioOrigin, soundWarnings) = try soundFetched.get()
+        warnings += soundWarnings
         originSeconds = Double(min(videoOrigin, audioOrigin)) / 1e6
         audio = track
         guard TemporaryFiles.shared.add(mergedPath) else { throw Interrupt.error(name) }
@@ -129,6 +138,19 @@ struct RemoteView {
         guard !overflow else { throw MediaError(.notMedia, path: name, operation: "merge", reason: "its timestamps are past what vtrim reads") }
         InputSources.register(name, .init(diskPath: mergedPath, originMicro: origin, durationMicro: duration,
                                           formatName: "\(protocolName) (video and sound merged)"))
+    }
+
+    /// The sound track's segments written into its spool and its origin read: the work `spool` runs beside the video's.
+    private static func fetchSound(_ track: SegmentTrack, _ indices: [Int], fetcher: HTTPFetcher,
+                                   name: String) -> @Sendable () -> Result<(SegmentTrack, Int64, [MediaWarning]), MediaError> {
+        return {
+            Result { () throws(MediaError) in
+                var track = track, warnings: [MediaWarning] = []
+                try StageTimes.measure("sound segments fetched") { () throws(MediaError) in try track.write(indices, fetcher: fetcher, name: name) }
+                let origin = try StageTimes.measure("sound origin") { () throws(MediaError) in try track.origin(fetcher: fetcher, name: name, warnings: &warnings) }
+                return (track, origin, warnings)
+            }
+        }
     }
 
     /// How far before a thumbnail's time its frame may start, in the playlist's timing.
