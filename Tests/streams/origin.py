@@ -20,6 +20,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 import urllib.parse
 
 # Streaming types are not in every mimetypes table, and the tests must not depend on the host's /etc/mime.types.
@@ -245,7 +246,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         path = urllib.parse.unquote(split.path)
         self.entry = {"method": self.command, "path": path, "query": split.query, "range": self.headers.get("Range"),
                       "status": None, "bytes_sent": 0, "headers": dict(self.headers.items()), "fault": None,
-                      "done": False}
+                      "done": False, "started": time.monotonic(), "ended": None}
         with origin._lock:
             origin.log.append(self.entry)
         try:
@@ -255,6 +256,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             self.entry["error"] = repr(error)
             self.close_connection = True
         finally:
+            self.entry["ended"] = time.monotonic()
             self.entry["done"] = True
 
     def _respond(self, origin, path, head):

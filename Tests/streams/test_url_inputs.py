@@ -416,6 +416,20 @@ def test_dash_cut_fetches_its_segments_and_equals_the_local_cut(origin, media, s
     same_media(output, local)
 
 
+def test_dash_sound_is_fetched_beside_its_video(origin, workdir):
+    """DASH lists sound and video apart: the sound's segments are fetched while the video's are (a thread each), not
+    one track after the other. The range's segments of both are held a second before they answer: every one of them
+    is asked for before any has answered."""
+    pattern = "dash/chunk-[01]-0000[67].m4s"
+    origin.fault(pattern, count=4, stall=1.0)
+    outcome = report(run_vtrim("cut", origin.url("dash/manifest.mpd"), "--start", "31", "--end", "37",
+                               "-o", os.path.join(workdir, "url.mp4"), "--json"))
+    assert outcome["source"]["segments"] == [5, 6]
+    held = origin.requests(pattern)
+    assert len(held) == 4 and not origin.faults_left()
+    assert max(entry["started"] for entry in held) < min(entry["ended"] for entry in held) - 0.5, held
+
+
 def test_hls_audio_rendition_is_fetched_and_merged(origin, media, workdir):
     """A master whose variant's sound is a playlist of its own (EXT-X-MEDIA TYPE=AUDIO): both are read, the segments of
     the range from each, merged; the cut equals the local merge of the two concatenations."""
