@@ -12,7 +12,7 @@ import tempfile
 
 import pytest
 
-from .conftest import VTRIM, _environment, run_vtrim
+from .conftest import ROOT, VTRIM, _environment, run_vtrim
 from .origin import Origin
 
 KIB = 1024
@@ -481,3 +481,47 @@ def test_the_progress_line_counts_the_bytes_fetched(origin, workdir):
     assert process.returncode == 0, text
     fetched = [line for line in text.split("\r") if " fetched" in line]
     assert fetched and any("KiB fetched" in line or "MiB fetched" in line for line in fetched), text
+
+
+SHARED_MEDIA = os.environ.get("VTRIM_SHARED_MEDIA") or os.path.join(ROOT, "..", "shared", "media")
+MP4_SUFFIXES = (".mp4", ".mov", ".m4v", ".m4b", ".3gp")
+
+
+def _without_source(value):
+    """A report with what names the input (its path or URL, how it was fetched) taken out, recursively."""
+    if isinstance(value, dict):
+        return {key: _without_source(item) for key, item in value.items() if key not in ("path", "source")}
+    if isinstance(value, list):
+        return [_without_source(item) for item in value]
+    return value
+
+
+def test_real_mp4s_over_a_url_keep_the_files_streams_and_timeline(workdir):
+    """Every MP4/MOV of ../shared/media (phones, cameras, edit lists, sound primed or starting late, empty tracks), read
+    over a URL: the probe (every stream's start, duration and parameters) and fast thumbnails' times are the local
+    file's. Stream analysis of an MP4 URL stops before reading on to each stream's first packet only where the streams'
+    first packets say it changes nothing."""
+    if not os.path.isdir(SHARED_MEDIA):
+        pytest.skip(f"{SHARED_MEDIA} is absent")
+    files = sorted(os.path.relpath(os.path.join(folder, name), SHARED_MEDIA) for folder, _, names in os.walk(SHARED_MEDIA)
+                   for name in names if name.lower().endswith(MP4_SUFFIXES))
+    assert files
+    differences, compared = [], 0
+    with Origin(SHARED_MEDIA) as server:
+        for relative in files:
+            local = os.path.join(SHARED_MEDIA, relative)
+            runs = [run_vtrim("probe", source, "--json", check=False) for source in (local, server.url(relative))]
+            if runs[0].returncode != 0:
+                assert runs[1].returncode == runs[0].returncode, (relative, runs[1].stderr)
+                continue
+            assert runs[1].returncode == 0, (relative, runs[1].stderr)
+            probes = [_without_source(json.loads(run.stdout)) for run in runs]
+            cells = []
+            for source in (local, server.url(relative)):
+                sheet = os.path.join(workdir, "cells.png")
+                run = run_vtrim("thumbs", source, "--mode", "fast", "--count", "3", "-o", sheet, "--overwrite", "--json", check=False)
+                cells.append((run.returncode, [cell["pts"] for cell in json.loads(run.stdout)["cells"]] if run.returncode == 0 else None))
+            compared += 1
+            if probes[0] != probes[1] or cells[0] != cells[1]:
+                differences.append((relative, probes, cells))
+    assert compared >= 10 and not differences, differences

@@ -14,14 +14,33 @@ final class InputFile {
     private var bridge: AVIOBridge?
 
     /// `analyze`: read into the streams to complete their parameters (avformat_find_stream_info);
-    /// reading back a file just written needs only its header.
-    init(path: String, analyze: Bool = true) throws(MediaError) {
+    /// reading back a file just written needs only its header. `briefOverURL`: an MP4 over a URL is analysed briefly
+    /// where its streams' times say that changes nothing (`BriefAnalysis`) — for readers of pictures and of what a
+    /// probe reports (thumbnails, probes), not for cuts, which copy every stream's parameters.
+    init(path: String, analyze: Bool = true, briefOverURL: Bool = false) throws(MediaError) {
         self.path = path
+        window = InputSources.window(for: path)
+        let source = InputSources.byteSource(for: path)
+        var brief = briefOverURL && source != nil && analyze
+        while true {
+            let opened = try open(source: source)
+            guard analyze else { return }
+            brief = brief && FFmpegText.string(opened.pointee.iformat?.pointee.name)?.hasPrefix("mov,") == true
+            if brief { opened.pointee.max_ts_probe = 0 }
+            try analyse(opened)
+            guard brief, let source, !BriefAnalysis.holds(opened, source: source, path: path) else { return }
+            avformat_close_input(&context)
+            bridge = nil
+            brief = false
+        }
+    }
+
+    /// Opens the demuxer (its header only) on the file, the URL's source or the spool; sets `context` and `bridge`.
+    private func open(source: (any InputByteSource)?) throws(MediaError) -> UnsafeMutablePointer<AVFormatContext> {
         FFmpegText.clearLoggedError()
         var opened: UnsafeMutablePointer<AVFormatContext>?
-        window = InputSources.window(for: path)
         let status: Int32
-        if let source = InputSources.byteSource(for: path) {
+        if let source {
             // A URL read by range requests: libavformat reads through vtrim's reader, never its own protocols.
             guard let bridge = AVIOBridge(source: source), let format = avformat_alloc_context() else {
                 throw MediaError(.unreadable, path: path, operation: "avio_alloc_context", reason: "out of memory")
@@ -46,13 +65,18 @@ final class InputFile {
         }
         context = opened
         Self.mapUnnamedCodecs(opened)
+        decodeLeads = [:]
         if FFmpegText.string(opened.pointee.iformat?.pointee.name)?.hasPrefix("mov,") == true {
             let byTrack = CompositionOffsets.decodeLeads(path: path)
             for index in 0..<Int(opened.pointee.nb_streams) {
                 if let id = opened.pointee.streams[index]?.pointee.id, let lead = byTrack[Int(id)] { decodeLeads[index] = lead }
             }
         }
-        guard analyze else { return }
+        return opened
+    }
+
+    /// Reads into the streams to complete their parameters (avformat_find_stream_info).
+    private func analyse(_ opened: UnsafeMutablePointer<AVFormatContext>) throws(MediaError) {
         // Decoders refuse absurd picture sizes (a damaged header claiming 16384x16384) instead of
         // allocating for them while stream information is gathered.
         let streams = Int(opened.pointee.nb_streams)
@@ -80,7 +104,7 @@ final class InputFile {
     /// A server's bytes are read by the containers media files use, never by a demuxer that opens other files or URLs
     /// itself (hls, dash, concat, image sequences): FFmpeg would fetch them past vtrim's rules. A spool is MPEG-TS or MP4,
     /// read from its one local file.
-    private static func remoteOptions(spool: Bool) -> OpaquePointer? {
+    static func remoteOptions(spool: Bool) -> OpaquePointer? {
         var options: OpaquePointer?
         let formats = spool ? "mpegts,mov,mp4,m4a,3gp,3g2,mj2"
             : "mov,mp4,m4a,3gp,3g2,mj2,matroska,webm,mpegts,avi,flv,mpeg,mpegvideo,ogg,wav,mp3,aac,flac,asf,h264,hevc,ivf,m4v"

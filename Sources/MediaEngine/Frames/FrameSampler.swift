@@ -79,7 +79,7 @@ public final class FrameSampler {
 
     public init(path: String) throws(MediaError) {
         let size = try InputCheck.regularFile(path)
-        let input = try InputFile(path: path)
+        let input = try InputFile(path: path, briefOverURL: true)
         info = try Probe.inspect(input, sizeBytes: size)
         guard let video = info.video else {
             throw MediaError(.noVideo, path: path, operation: "av_find_best_stream", reason: "has no video stream")
@@ -130,7 +130,7 @@ public final class FrameSampler {
         for run in runs.dropFirst() {
             DispatchQueue.global().async(group: others) {
                 do throws(MediaError) {
-                    let worker = try SamplingWorker(input: try InputFile(path: path), streamIndex: streamIndex, video: video, path: path,
+                    let worker = try SamplingWorker(input: try InputFile(path: path, briefOverURL: true), streamIndex: streamIndex, video: video, path: path,
                                                     request: request, decoderThreads: threadsEach, readableEndSeconds: readableEnd,
                                                     durationSeconds: duration)
                     worker.sample(run, into: results)
