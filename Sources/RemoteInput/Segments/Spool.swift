@@ -115,6 +115,13 @@ public enum Spool {
         return shifted ? nil : ByteRange(offset: start, length: length)
     }
 
+    /// Fetches segment `segment`'s init section into `fetched` (none: nothing), so that two threads about to read it
+    /// (a spool and segment 0's head) find it there instead of fetching it twice.
+    public static func fetchInitSection(_ stream: HLSStream, of segment: Int, fetcher: HTTPFetcher, fetched: Fetched) throws(RemoteError) {
+        guard stream.playlist.segments.indices.contains(segment), let section = stream.playlist.segments[segment].initSection else { return }
+        _ = try initSection(stream, section, fetcher: fetcher, fetched: fetched)
+    }
+
     /// Init section `index` (fetched once per spool's life: kept in `fetched` under −1 − index).
     private static func initSection(_ stream: HLSStream, _ index: Int, fetcher: HTTPFetcher, fetched: Fetched) throws(RemoteError) -> Data {
         if let known = fetched.part(-1 - index) { return known }

@@ -113,8 +113,7 @@ struct RemoteView {
         // track's fetches are bounded by `parallelFetches`, and on a server a round trip away the two overlap.
         let soundFetch = sound.flatMap { indices in audio.map { OwnThread.start("vtrim sound segments", Self.fetchSound($0, indices, fetcher: fetcher, name: name)) } }
         let videoFetched = Result { () throws(MediaError) -> Int64 in
-            try StageTimes.measure("segments fetched") { () throws(MediaError) in try video.write(indices, fetcher: fetcher, name: name) }
-            return try StageTimes.measure("origin") { () throws(MediaError) in try video.origin(fetcher: fetcher, name: name, warnings: &warnings) }
+            try video.writeWithOrigin(indices, fetcher: fetcher, name: name, warnings: &warnings, stages: ("segments fetched", "origin"))
         }
         // Both finish before either's failure is thrown: no thread is left writing a spool `finish` removes.
         let soundFetched = soundFetch?.wait()
@@ -146,8 +145,8 @@ struct RemoteView {
         return {
             Result { () throws(MediaError) in
                 var track = track, warnings: [MediaWarning] = []
-                try StageTimes.measure("sound segments fetched") { () throws(MediaError) in try track.write(indices, fetcher: fetcher, name: name) }
-                let origin = try StageTimes.measure("sound origin") { () throws(MediaError) in try track.origin(fetcher: fetcher, name: name, warnings: &warnings) }
+                let origin = try track.writeWithOrigin(indices, fetcher: fetcher, name: name, warnings: &warnings,
+                                                       stages: ("sound segments fetched", "sound origin"))
                 return (track, origin, warnings)
             }
         }

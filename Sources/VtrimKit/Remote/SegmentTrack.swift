@@ -1,5 +1,6 @@
 import DiskNames
 import Foundation
+import Locking
 import MediaEngine
 import RemoteInput
 
@@ -40,6 +41,38 @@ struct SegmentTrack {
         guard TemporaryFiles.shared.add(spoolPath) else { throw Interrupt.error(name) }
         do { _ = try Spool.write(stream, segments: indices, to: spoolPath, fetcher: fetcher, fetched: fetched) } catch { throw RemoteView.error(error) }
         written = indices
+    }
+
+    /// `write`, then `origin` (stages timed under `stages`' names). Where the origin comes from segment 0's head (the
+    /// first spool, not starting at segment 0), the head is read on a thread of its own beside the segments' fetch.
+    mutating func writeWithOrigin(_ indices: [Int], fetcher: HTTPFetcher, name: String, warnings: inout [MediaWarning],
+                                  stages: (fetch: String, origin: String)) throws(MediaError) -> Int64 {
+        guard origin == nil, written.isEmpty, let first = indices.first, first != 0 else {
+            try StageTimes.measure(stages.fetch) { () throws(MediaError) in try write(indices, fetcher: fetcher, name: name) }
+            return try StageTimes.measure(stages.origin) { () throws(MediaError) in try origin(fetcher: fetcher, name: name, warnings: &warnings) }
+        }
+        // A copy reads the head: it shares `fetched` (locked) and writes only the head's file, never the spool. The
+        // init section both begin with is fetched first, once.
+        do { try Spool.fetchInitSection(stream, of: 0, fetcher: fetcher, fetched: fetched) } catch { throw RemoteView.error(error) }
+        let reader = self
+        let head = OwnThread.start("vtrim origin") { () -> Result<(Int64, Int64, [MediaWarning]), MediaError> in
+            Result { () throws(MediaError) in
+                var reader = reader, found: [MediaWarning] = []
+                let origin = try StageTimes.measure(stages.origin) { () throws(MediaError) in try reader.origin(fetcher: fetcher, name: name, warnings: &found) }
+                return (origin, reader.originBytes, found)
+            }
+        }
+        let wrote = Result { () throws(MediaError) in
+            try StageTimes.measure(stages.fetch) { () throws(MediaError) in try write(indices, fetcher: fetcher, name: name) }
+        }
+        // Both finish before either's failure is thrown: no thread is left writing a file `finish` removes.
+        let read = head.wait()
+        try wrote.get()
+        let (found, bytes, more) = try read.get()
+        origin = found
+        originBytes = bytes
+        warnings += more
+        return found
     }
 
     /// Where the track's timeline begins, in container µs: the start of segment 0 — the spool's own when it holds
