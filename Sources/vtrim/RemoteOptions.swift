@@ -13,7 +13,7 @@ struct RemoteOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Seconds a URL's connection may take to open, or its transfer stall, before it is retried.", valueName: "seconds"))
     var timeout: Int = 20
 
-    @Option(help: ArgumentHelp("Segments of a URL input fetched at once.", valueName: "count"))
+    @Option(help: ArgumentHelp("Segments of a URL input fetched at once (of each track, where sound is listed apart).", valueName: "count"))
     var fetchJobs: Int = 3
 
     @Option(help: ArgumentHelp("Which variant of a master playlist: highest, lowest, a height (720p) or a bandwidth in bits per second.", valueName: "variant"))
