@@ -205,7 +205,7 @@ public enum ThumbsJob {
         try trackTarget?.check(input: path, dryRun: request.dryRun)
         let sampler: FrameSampler
         do {
-            sampler = try FrameSampler(path: path)
+            sampler = try FrameSampler(path: path, keyframesOnly: request.mode == .fast)
         } catch where error.code == .noVideo {
             // No pictures: its waveform, where it has sound.
             let info = try Probe.probe(path: path)

@@ -6,26 +6,33 @@ import Locking
 /// sound chunk, 84 KB more than a fast thumbnail sheet's keyframes. FFmpeg then starts a stream it has no packet of
 /// where the others start, and fills a duration the header lacks from the file's: true only where the header or the
 /// stream's first packet says so (an MP4 whose sound starts 67 ms before its video gave a timeline 67 ms late).
-/// `holds` checks, in a second demuxer of the same bytes, that every picture and sound stream's duration is the
-/// header's and its start the header's or, read alone (every other stream discarded), its first packet's — FFmpeg
+/// `holds` checks, in a second demuxer of the same bytes, that every stream's duration is the header's and its start
+/// the header's or, read alone (every other stream discarded), its first packet's — FFmpeg
 /// sets it from that packet as analysis would. Fragmented files, a difference, or a packet that cannot be read: the
 /// input is analysed again in full.
 enum BriefAnalysis {
-    /// Verdicts by input (its name and source object): an input opened again (a thumbnail worker's) is checked once.
-    private static let verdicts = Locked<[String: Bool]>([:])
+    /// Verdicts by input name, with the source object they were made for: an input opened again (a thumbnail
+    /// worker's) is checked once. Forgotten when the input's source is unregistered, so no later input inherits one.
+    private static let verdicts = Locked<[String: (source: ObjectIdentifier, holds: Bool)]>([:])
+
+    static func forget(_ path: String) { _ = verdicts.withLock { $0.removeValue(forKey: path) } }
 
     static func holds(_ analysed: UnsafeMutablePointer<AVFormatContext>, source: any InputByteSource, path: String) -> Bool {
-        let key = "\(ObjectIdentifier(source).hashValue) \(path)"
-        if let known = verdicts.withLock({ $0[key] }) { return known }
+        let identity = ObjectIdentifier(source)
+        if let known = verdicts.withLock({ $0[path] }), known.source == identity { return known.holds }
         // A fragmented MP4's samples are listed fragment by fragment as they are read: what analysis reads adds to the
         // index and the streams' durations (a sound's came out 8 ms longer), not only to their starts.
-        let fragmented = MovieBoxes.movieBox(path: path).map { moov in MovieBoxes.boxes(in: moov, from: 8, to: moov.count).contains { $0.type == "mvex" } }
+        let fragmented = MovieBoxes.movieBox(path: path).map { moov in
+            // A 64-bit size (size field 1) makes the moov's header 16 bytes.
+            let header = moov.count >= 4 && moov[0...3] == [0, 0, 0, 1] ? 16 : 8
+            return MovieBoxes.boxes(in: moov, from: header, to: moov.count).contains { $0.type == "mvex" }
+        }
         let verdict = fragmented == false && agrees(analysed, source: source, path: path)
-        verdicts.withLock { $0[key] = verdict }
+        verdicts.withLock { $0[path] = (identity, verdict) }
         return verdict
     }
 
-    /// Whether each picture and sound stream's duration comes from the header (analysis fills one that does not:
+    /// Whether each stream's duration comes from the header (analysis fills one that does not:
     /// a sound's came out 15 ms long) and its start is the header's or its first packet's, as analysed.
     private static func agrees(_ analysed: UnsafeMutablePointer<AVFormatContext>, source: any InputByteSource, path: String) -> Bool {
         let count = Int(analysed.pointee.nb_streams)
@@ -34,11 +41,9 @@ enum BriefAnalysis {
             return (0..<count).compactMap { index in context.pointee.streams[index].map { ($0.pointee.start_time, $0.pointee.duration) } }
         }
         guard let header, header.count == count else { return false }
+        // Every stream, subtitles, timecode and metadata too: FFmpeg's file start and duration count them.
         return (0..<count).allSatisfy { index in
             guard let stream = analysed.pointee.streams[index] else { return false }
-            let type = stream.pointee.codecpar?.pointee.codec_type
-            guard type == AVMEDIA_TYPE_VIDEO || type == AVMEDIA_TYPE_AUDIO,
-                  stream.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC == 0 else { return true }
             guard header[index].duration != CAV_NOPTS_VALUE, header[index].duration == stream.pointee.duration else { return false }
             // A start the MP4 reader set from the header (an edit list's) is kept by analysis, whatever it reads.
             let start = header[index].start != CAV_NOPTS_VALUE ? header[index].start : firstPacketStart(index, source: source, path: path)

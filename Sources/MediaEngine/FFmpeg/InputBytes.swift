@@ -18,7 +18,10 @@ extension InputSources {
 
     /// Inputs named `name` are read from `source` until `unregister(source:)`.
     public static func register(_ name: String, source: any InputByteSource) { sources.withLock { $0[name] = source } }
-    public static func unregister(source name: String) { _ = sources.withLock { $0.removeValue(forKey: name) } }
+    public static func unregister(source name: String) {
+        _ = sources.withLock { $0.removeValue(forKey: name) }
+        BriefAnalysis.forget(name)
+    }
     public static func byteSource(for name: String) -> (any InputByteSource)? { sources.withLock { $0[name] } }
 }
 

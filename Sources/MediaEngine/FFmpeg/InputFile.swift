@@ -15,8 +15,9 @@ final class InputFile {
 
     /// `analyze`: read into the streams to complete their parameters (avformat_find_stream_info);
     /// reading back a file just written needs only its header. `briefOverURL`: an MP4 over a URL is analysed briefly
-    /// where its streams' times say that changes nothing (`BriefAnalysis`) — for readers of pictures and of what a
-    /// probe reports (thumbnails, probes), not for cuts, which copy every stream's parameters.
+    /// where its streams' times say that changes nothing (`BriefAnalysis`) — for fast thumbnails only: brief analysis
+    /// decodes fewer frames, so a sound's parameters (HE-AAC's doubled rate) and a video's guessed decode delay may
+    /// differ from full analysis; a keyframe decoded alone and a timeline do not.
     init(path: String, analyze: Bool = true, briefOverURL: Bool = false) throws(MediaError) {
         self.path = path
         window = InputSources.window(for: path)

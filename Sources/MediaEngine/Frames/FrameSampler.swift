@@ -77,9 +77,11 @@ public final class FrameSampler {
     /// Frames decoded (for tests and benchmarks: shows how much work a strategy did).
     public private(set) var framesDecoded = 0
 
-    public init(path: String) throws(MediaError) {
+    /// `keyframesOnly`: every request will be `.fast`, so an MP4 URL's stream analysis may be brief (`BriefAnalysis`):
+    /// a keyframe decodes alone, whatever the decode delay that analysis guesses from the frames it reads.
+    public init(path: String, keyframesOnly: Bool = false) throws(MediaError) {
         let size = try InputCheck.regularFile(path)
-        let input = try InputFile(path: path, briefOverURL: true)
+        let input = try InputFile(path: path, briefOverURL: keyframesOnly)
         info = try Probe.inspect(input, sizeBytes: size)
         guard let video = info.video else {
             throw MediaError(.noVideo, path: path, operation: "av_find_best_stream", reason: "has no video stream")
@@ -130,7 +132,7 @@ public final class FrameSampler {
         for run in runs.dropFirst() {
             DispatchQueue.global().async(group: others) {
                 do throws(MediaError) {
-                    let worker = try SamplingWorker(input: try InputFile(path: path, briefOverURL: true), streamIndex: streamIndex, video: video, path: path,
+                    let worker = try SamplingWorker(input: try InputFile(path: path, briefOverURL: request.mode == .fast), streamIndex: streamIndex, video: video, path: path,
                                                     request: request, decoderThreads: threadsEach, readableEndSeconds: readableEnd,
                                                     durationSeconds: duration)
                     worker.sample(run, into: results)

@@ -5,7 +5,7 @@ import CAV
 public enum Probe {
     public static func probe(path: String) throws(MediaError) -> MediaInfo {
         let size = try InputCheck.regularFile(path)
-        let input = try InputFile(path: path, briefOverURL: true)
+        let input = try InputFile(path: path)
         var info = try inspect(input, sizeBytes: size)
         if var video = info.video, video.decoderAvailable {
             let failure = FirstFrame.failure(input, streamIndex: video.index)

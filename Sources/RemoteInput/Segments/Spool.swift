@@ -20,7 +20,7 @@ public enum Spool {
     /// Segments already fetched (by index; -1 for the init section): a spool written again with one segment more
     /// fetches only that one.
     /// Sendable: a track's segments are fetched on their own thread beside another track's (DASH's sound beside its
-    /// video); one spool is written by one thread at a time, the lock only makes the hand-over checked.
+    /// video), and a track's spool and the head of its segment 0 are written at once, both reading its init section.
     public final class Fetched: Sendable {
         private let state = Locked<(parts: [Int: Data], keptBytes: Int64)>(([:], 0))
         public init() {}
