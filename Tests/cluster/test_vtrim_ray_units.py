@@ -56,6 +56,29 @@ def test_inputs_are_collected_once_in_order(tmp_path):
     assert found == [str(tmp_path / "a.mkv"), str(tmp_path / "b/a.MOV"), str(tmp_path / "b/z.mp4"), "https://example.test/v.m3u8"]
 
 
+def test_tasks_are_submitted_largest_file_first_then_urls_in_order(tmp_path):
+    sizes = {"a.mp4": 10, "b.mp4": 300, "c.mp4": 20, "d.mp4": 300}
+    for name, size in sizes.items():
+        (tmp_path / name).write_bytes(b"x" * size)
+    items = [str(tmp_path / "a.mp4"), "https://example.test/1.m3u8", str(tmp_path / "b.mp4"), str(tmp_path / "gone.mp4"),
+             str(tmp_path / "c.mp4"), "https://example.test/2.mpd", str(tmp_path / "d.mp4")]
+    assert inputs_module.submission_order(items) == [
+        str(tmp_path / "b.mp4"), str(tmp_path / "d.mp4"), str(tmp_path / "c.mp4"), str(tmp_path / "a.mp4"),
+        "https://example.test/1.m3u8", str(tmp_path / "gone.mp4"), "https://example.test/2.mpd"]
+
+
+def test_the_submission_order_is_a_permutation_for_any_sizes():
+    rng = random.Random(52)
+    for _ in range(500):
+        items = [f"/in/{index}.mp4" for index in range(rng.randint(0, 30))]
+        sizes = {item: rng.choice([None, rng.randint(0, 5)]) for item in items}
+        ordered = inputs_module.submission_order(items, size_of=sizes.get)
+        assert sorted(ordered) == sorted(items)
+        known = [sizes[item] for item in ordered if sizes[item] is not None]
+        assert known == sorted(known, reverse=True)
+        assert [item for item in ordered if sizes[item] is None] == [item for item in items if sizes[item] is None]
+
+
 def test_folders_are_named_apart():
     one, two = inputs_module.folder_name("/a/clip.mp4"), inputs_module.folder_name("/b/clip.mp4")
     assert one != two and one.startswith("clip-") and two.startswith("clip-")

@@ -40,7 +40,7 @@ def run(sources, job, output_dir, address=None, max_retries=3, progress=None, ra
 
     remote = ray.remote(run_input).options(num_cpus=job.cpus, max_retries=max_retries, retry_exceptions=False)
     started = time.monotonic()
-    pending = {remote.remote(item, job, os.path.abspath(output_dir)): item for item in items}
+    pending = {remote.remote(item, job, os.path.abspath(output_dir)): item for item in inputs_module.submission_order(items)}
     summaries, outputs = {}, 0
     while pending:
         # Blocks until a task ends (no polling: the driver shares the host's cores with the tasks), then takes every

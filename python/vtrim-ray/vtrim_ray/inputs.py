@@ -52,6 +52,23 @@ def collect(sources):
     return found
 
 
+def submission_order(items, size_of=None):
+    """The order tasks are handed to Ray: local files largest first (the longest-processing-time rule: the last tasks
+    to start are the shortest, so workers finish close together rather than one running a long input alone), then
+    inputs whose size is unknown here (URLs, files gone), in their given order. Ties keep the given order."""
+    if size_of is None:
+        def size_of(item):
+            if is_url(item):
+                return None
+            try:
+                return os.path.getsize(item)
+            except OSError:
+                return None
+    sizes = [size_of(item) for item in items]
+    known = sorted((index for index, size in enumerate(sizes) if size is not None), key=lambda index: -sizes[index])
+    return [items[index] for index in known] + [item for item, size in zip(items, sizes) if size is None]
+
+
 def task_key(item):
     """A stable name for an input's task: its outputs' folder and its attempts' mark (`VTRIM_ATTEMPT`)."""
     return hashlib.sha1(item.encode("utf-8")).hexdigest()[:16]
