@@ -28,6 +28,42 @@ struct ContentDetectorTests {
         }
     }
 
+    /// The per-pixel conversion (branchless, wrapping arithmetic) against OpenCV's RGB2HSV_b written plainly, with
+    /// checked arithmetic, for every colour on a step of 3 (each channel's 0 and 255 included).
+    @Test func hsvMatchesThePlainConversionForEveryColour() async {
+        func plain(_ r: Int, _ g: Int, _ b: Int) -> (UInt8, UInt8, UInt8) {
+            let value = max(r, g, b), spread = value - min(r, g, b)
+            let saturation = (spread * HSV.saturationDivisors[value] + 2048) >> 12
+            var hue = value == r ? g - b : value == g ? b - r + 2 * spread : r - g + 4 * spread
+            hue = (hue * HSV.hueDivisors[spread] + 2048) >> 12
+            if hue < 0 { hue += 180 }
+            return (UInt8(hue), UInt8(saturation), UInt8(value))
+        }
+        var mismatches = 0
+        for r in stride(from: 0, through: 255, by: 3) {
+            for g in stride(from: 0, through: 255, by: 3) {
+                for b in stride(from: 0, through: 255, by: 3) where HSV.pixel(r, g, b) != plain(r, g, b) { mismatches += 1 }
+            }
+        }
+        #expect(mismatches == 0)
+    }
+
+    /// The content score's mean difference (wrapping sums) equals a plain sum of |a − b| over random pictures,
+    /// extremes included.
+    @Test func meanDifferenceIsThePlainMean() async {
+        var generator = SystemRandomNumberGenerator()
+        for count in [1, 3, 17, 255, 4096, 110_592] {
+            for _ in 0..<4 {
+                let a = (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) }
+                let b = (0..<count).map { index in index % 5 == 0 ? (a[index] < 128 ? 255 : 0) : UInt8.random(in: 0...255, using: &generator) }
+                let plain = zip(a, b).reduce(0) { $0 + abs(Int($1.0) - Int($1.1)) }
+                #expect(HSV.meanDifference(a, b) == Double(plain) / Double(count))
+            }
+        }
+        #expect(HSV.meanDifference([], []) == 0)
+        #expect(HSV.meanDifference([1], [1, 2]) == 0)
+    }
+
     /// NaN and infinity are loud (silencedetect's comparisons fail for them), in float and double samples.
     @Test func nonFiniteSamplesAreLoud() async {
         var floats: [Float] = [0, .nan, -.infinity, 0.001]

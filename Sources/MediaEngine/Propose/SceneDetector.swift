@@ -102,11 +102,11 @@ enum HSV {
                             var source = row * image.stride
                             for _ in 0..<image.width {
                                 let (h, s, v) = pixel(Int(pixels[source]), Int(pixels[source + 1]), Int(pixels[source + 2]), sdiv, hdiv)
-                                source += 3
+                                source &+= 3
                                 hsv[target] = h
                                 hsv[target + 1] = s
                                 hsv[target + 2] = v
-                                target += 3
+                                target &+= 3
                             }
                         }
                     }
@@ -120,21 +120,17 @@ enum HSV {
     }
 
     /// One pixel, as OpenCV computes it: hue from the channel that is the maximum, scaled by the table and shifted with
-    /// rounding (an arithmetic shift: floor), wrapped into 0…179.
+    /// rounding (an arithmetic shift: floor), wrapped into 0…179. The channels are bytes (0…255) and the tables' entries
+    /// at most 255·4096, so no product passes 2^30: wrapping arithmetic, without overflow checks in this per-pixel loop.
     @inline(__always)
     static func pixel(_ r: Int, _ g: Int, _ b: Int, _ sdiv: UnsafeBufferPointer<Int>, _ hdiv: UnsafeBufferPointer<Int>) -> (UInt8, UInt8, UInt8) {
-        let value = max(r, g, b), spread = value - min(r, g, b)
-        let saturation = (spread * sdiv[value] + (1 << 11)) >> 12
-        var hue: Int
-        if value == r {
-            hue = g - b
-        } else if value == g {
-            hue = b - r + 2 * spread
-        } else {
-            hue = r - g + 4 * spread
-        }
-        hue = (hue * hdiv[spread] + (1 << 11)) >> 12
-        if hue < 0 { hue += 180 }
+        let value = max(r, g, b), spread = value &- min(r, g, b)
+        let saturation = (spread &* sdiv[value] &+ (1 << 11)) >> 12
+        // All three candidates, then selects (no branch for grain to mispredict on).
+        let fromRed = g &- b, fromGreen = b &- r &+ 2 &* spread, fromBlue = r &- g &+ 4 &* spread
+        var hue = value == r ? fromRed : value == g ? fromGreen : fromBlue
+        hue = (hue &* hdiv[spread] &+ (1 << 11)) >> 12
+        hue &+= hue < 0 ? 180 : 0
         return (UInt8(clamping: hue), UInt8(clamping: saturation), UInt8(clamping: value))
     }
 
@@ -142,10 +138,15 @@ enum HSV {
     /// default; hue differences are not wrapped, as there).
     static func meanDifference(_ a: [UInt8], _ b: [UInt8]) -> Double {
         guard a.count == b.count, !a.isEmpty else { return 0 }
+        // Each term is at most 255 and an image's bytes number far under Int.max / 255: wrapping sums, which the
+        // compiler vectorises (overflow checks kept this loop scalar).
         var total = 0
         a.withUnsafeBufferPointer { left in
             b.withUnsafeBufferPointer { right in
-                for index in 0..<left.count { total += abs(Int(left[index]) - Int(right[index])) }
+                for index in 0..<left.count {
+                    let difference = Int32(left[index]) &- Int32(right[index])
+                    total &+= Int(difference < 0 ? 0 &- difference : difference)
+                }
             }
         }
         return Double(total) / Double(a.count)
