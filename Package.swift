@@ -116,7 +116,7 @@ let package = Package(
         ),
         .testTarget(name: "MediaEngineTests", dependencies: ["MediaEngine", "CAV", "TestSupport", "PropertySupport", .product(name: "PropertyBased", package: "swift-property-based")],
                     swiftSettings: testCode),
-        .testTarget(name: "RemoteInputTests", dependencies: ["RemoteInput", "PropertySupport", .product(name: "PropertyBased", package: "swift-property-based")],
+        .testTarget(name: "RemoteInputTests", dependencies: ["RemoteInput", "Locking", "PropertySupport", .product(name: "PropertyBased", package: "swift-property-based")],
                     swiftSettings: testCode),
         .testTarget(name: "VtrimKitTests", dependencies: ["VtrimKit", "TimelineCore", "LibraryFiles", "WorkerProtocol", "DiskNames", "TestSupport", "PropertySupport",
                                                    .product(name: "PropertyBased", package: "swift-property-based")],

@@ -174,7 +174,7 @@ public enum Spool {
             }
         }
         // Threads of their own: a fetch blocks on the network, which would starve Dispatch's pool (`OwnThread`).
-        let fetchers = (0..<max(1, min(fetcher.options.parallelFetches, indices.count))).map { _ in OwnThread.start("vtrim fetch", work) }
+        let fetchers = (0..<max(1, min(fetcher.options.parallelFetches, indices.count))).map { _ in OwnThread.start(work) }
         fetchers.forEach { $0.wait() }
         let state = results.withLock { $0 }
         if let failure = state.failure { throw failure }

@@ -111,7 +111,7 @@ struct RemoteView {
     private mutating func spool(video indices: [Int], audio sound: [Int]?) throws(MediaError) {
         // The sound's segments (DASH lists them apart) are fetched on a thread of their own beside the video's: each
         // track's fetches are bounded by `parallelFetches`, and on a server a round trip away the two overlap.
-        let soundFetch = sound.flatMap { indices in audio.map { OwnThread.start("vtrim sound segments", Self.fetchSound($0, indices, fetcher: fetcher, name: name)) } }
+        let soundFetch = sound.flatMap { indices in audio.map { OwnThread.start(Self.fetchSound($0, indices, fetcher: fetcher, name: name)) } }
         let videoFetched = Result { () throws(MediaError) -> Int64 in
             try video.writeWithOrigin(indices, fetcher: fetcher, name: name, warnings: &warnings, stages: ("segments fetched", "origin"))
         }

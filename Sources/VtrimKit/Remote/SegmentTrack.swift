@@ -55,7 +55,7 @@ struct SegmentTrack {
         // init section both begin with is fetched first, once.
         do { try Spool.fetchInitSection(stream, of: 0, fetcher: fetcher, fetched: fetched) } catch { throw RemoteView.error(error) }
         let reader = self
-        let head = OwnThread.start("vtrim origin") { () -> Result<(Int64, Int64, [MediaWarning]), MediaError> in
+        let head = OwnThread.start { () -> Result<(Int64, Int64, [MediaWarning]), MediaError> in
             Result { () throws(MediaError) in
                 var reader = reader, found: [MediaWarning] = []
                 let origin = try StageTimes.measure(stages.origin) { () throws(MediaError) in try reader.origin(fetcher: fetcher, name: name, warnings: &found) }
