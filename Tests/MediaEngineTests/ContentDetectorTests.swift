@@ -29,7 +29,7 @@ struct ContentDetectorTests {
     }
 
     /// The per-pixel conversion (branchless, wrapping arithmetic) against OpenCV's RGB2HSV_b written plainly, with
-    /// checked arithmetic, for every colour on a step of 3 (each channel's 0 and 255 included).
+    /// checked arithmetic, for every one of the 2^24 colours.
     @Test func hsvMatchesThePlainConversionForEveryColour() async {
         func plain(_ r: Int, _ g: Int, _ b: Int) -> (UInt8, UInt8, UInt8) {
             let value = max(r, g, b), spread = value - min(r, g, b)
@@ -40,9 +40,13 @@ struct ContentDetectorTests {
             return (UInt8(hue), UInt8(saturation), UInt8(value))
         }
         var mismatches = 0
-        for r in stride(from: 0, through: 255, by: 3) {
-            for g in stride(from: 0, through: 255, by: 3) {
-                for b in stride(from: 0, through: 255, by: 3) where HSV.pixel(r, g, b) != plain(r, g, b) { mismatches += 1 }
+        HSV.saturationDivisors.withUnsafeBufferPointer { sdiv in
+            HSV.hueDivisors.withUnsafeBufferPointer { hdiv in
+                for r in 0...255 {
+                    for g in 0...255 {
+                        for b in 0...255 where HSV.pixel(r, g, b, sdiv, hdiv) != plain(r, g, b) { mismatches += 1 }
+                    }
+                }
             }
         }
         #expect(mismatches == 0)

@@ -77,6 +77,11 @@ def test_the_submission_order_is_a_permutation_for_any_sizes():
         known = [sizes[item] for item in ordered if sizes[item] is not None]
         assert known == sorted(known, reverse=True)
         assert [item for item in ordered if sizes[item] is None] == [item for item in items if sizes[item] is None]
+        # Every known size (an empty file's 0 included) comes before every unknown one; equal sizes keep their order.
+        first_unknown = next((index for index, item in enumerate(ordered) if sizes[item] is None), len(ordered))
+        assert all(sizes[item] is None for item in ordered[first_unknown:])
+        for size in set(known):
+            assert [item for item in ordered if sizes[item] == size] == [item for item in items if sizes[item] == size]
 
 
 def test_folders_are_named_apart():
