@@ -17,6 +17,11 @@ final class EdgeSlots: Sendable {
             serving += 1
             while skipped.remove(serving) != nil { serving += 1 }
         }
+
+        /// Gives up `ticket`'s turn: taken now if it is being served, passed over when it comes.
+        mutating func pass(_ ticket: Int) {
+            if serving == ticket { advance() } else if ticket > serving { skipped.insert(ticket) }
+        }
     }
 
     private let state: LockedCondition<State>
@@ -47,11 +52,16 @@ final class EdgeSlots: Sendable {
                 }
                 guard cancelled() else { return nil }
                 // Its turn passes to the next edge, so no later one waits for it.
-                if state.serving == ticket { state.advance() } else { state.skipped.insert(ticket) }
+                state.pass(ticket)
                 return false
             }
             if let outcome { return outcome }
         }
+    }
+
+    /// Gives up `ticket` without waiting for it (its edge never got a thread): its turn passes to the next edge.
+    func pass(_ ticket: Int) {
+        state.withLock { $0.pass(ticket) }
     }
 
     func release() {

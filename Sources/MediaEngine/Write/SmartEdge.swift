@@ -54,10 +54,12 @@ final class SmartEdge: Sendable {
     private let joined = Locked<Result<Encoded, any Error>?>(nil)
 
     /// Starts the edge's thread, which encodes once `slots` gives it its turn; `join` waits for it.
-    init(_ work: Work, slots: EdgeSlots, shouldStop: @escaping @Sendable () -> Bool) {
+    /// `create`: how the thread is made (`pthread_create`'s status); tests pass one that fails.
+    init(_ work: Work, slots: EdgeSlots, shouldStop: @escaping @Sendable () -> Bool,
+         create: (@escaping @Sendable () -> Void) -> Int32 = DetachedThread.create) {
         let stage = work.part == .head ? "head" : "tail"
         let ticket = slots.ticket()
-        let thread = Thread { [self] in
+        let status = create { [self] in
             let stop: @Sendable () -> Bool = { shouldStop() || self.cancelled.load(ordering: .relaxed) }
             let outcome: Result<Encoded, any Error>
             if slots.acquire(ticket, cancelled: stop) {
@@ -72,8 +74,15 @@ final class SmartEdge: Sendable {
             result.withLock { $0 = outcome }
             done.signal()
         }
-        thread.name = "vtrim smart \(stage)"
-        thread.start()
+        // No thread (out of threads or memory): the edge fails and says why, and its turn passes so the next edges
+        // do not wait for it. Not encoded on the writer's thread: it may hold a ticket that an earlier edge waits behind.
+        if status != 0 {
+            slots.pass(ticket)
+            let reason = String(cString: strerror(status))
+            result.withLock { $0 = .failure(MediaError(.writeFailed, path: work.path, operation: "smart \(stage)",
+                                                       reason: "no thread could be started to encode it (\(reason))")) }
+            done.signal()
+        }
     }
 
     /// Waits for the edge (once); its packets, or why it failed.
