@@ -28,7 +28,7 @@ final class ParameterSetScan: Sendable {
 
     init(path: String, index: Int, streamID: Int32, codecID: UInt32, record: SourceRecord, mode: CutMode,
          from keyframe: VideoPacket, through last: VideoPacket?, origin: Int64) {
-        let thread = Thread { [self] in
+        let status = DetachedThread.create { [self] in
             let outcome = Result { () throws(MediaError) -> SourceParameterSets?? in
                 let input = try InputFile(path: path, analyze: false)
                 guard let stream = input.stream(index), stream.pointee.id == streamID,
@@ -42,8 +42,8 @@ final class ParameterSetScan: Sendable {
             result.withLock { $0 = outcome }
             done.signal()
         }
-        thread.name = "vtrim parameter sets"
-        thread.start()
+        // No thread (out of threads or memory): no outcome, so `value` is nil and the planner reads the sets itself.
+        if status != 0 { done.signal() }
     }
 
     /// Waits for the scan: the sets (nil inside: none readable), or nil when this scan could not stand in for the
