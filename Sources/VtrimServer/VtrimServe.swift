@@ -157,7 +157,9 @@ final class Server: Sendable {
         cuts = CutQueue(outputFolder: options.outputFolder, interactive: interactive, pool: long, quarantine: quarantine, threads: share,
                         history: state.map { CutQueue.History(database: $0, library: library.key) })
         previews = Previews(cache: cache, pool: long, threads: share)
-        library.start()
+        if let problem = library.start() {
+            FileHandle.standardError.write(Data("vtrim: warning: serve: \(problem); the clips shown are those kept from earlier runs\n".utf8))
+        }
     }
 
     func run() async -> Int32 {

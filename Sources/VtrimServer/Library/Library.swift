@@ -124,15 +124,18 @@ final class Library: Sendable {
         key = Library.identifier(root: resolved.joined(separator: "\u{0}"), relative: "index")
     }
 
-    /// Starts the scanning thread (once).
-    func start() {
-        guard !started.withLock({ flag in defer { flag = true }; return flag }) else { return }
-        let thread = Thread { [self] in
+    /// Starts the scanning thread (once); why it could not be started (out of threads or memory), or nil. Without it
+    /// the clips are those the state database held.
+    @discardableResult
+    func start(create: (@escaping @Sendable () -> Void) -> Int32 = DetachedThread.create) -> String? {
+        guard !started.withLock({ flag in defer { flag = true }; return flag }) else { return nil }
+        let status = create { [self] in
             scanLoop()
             finished.signal()
         }
-        thread.name = "vtrim-library"
-        thread.start()
+        guard status != 0 else { return nil }
+        finished.signal()
+        return "no thread could be started for the library's scan (\(String(cString: strerror(status))))"
     }
 
     /// Stops the scanning thread, which saves the walk (with the summaries made since the last save) before it ends;

@@ -70,6 +70,8 @@ final class WorkerPool: Sendable {
         var runs: [Int: Run] = [:]
         var stopping = false
         var slotsAlive = 0
+        /// Why no request can be run (a thread the pool needs could not be made); nil when it can.
+        var unavailable: String?
 
         /// SIGTERM now, SIGKILL at the kill deadline (the watchdog).
         mutating func kill(_ ticket: Ticket, reason: Result) {
@@ -88,20 +90,30 @@ final class WorkerPool: Sendable {
     private let counter = Atomic<Int>(0)
     private let tickets = Atomic<Int>(0)
 
-    init(name: String, size: Int, deadline: Deadline, executable: String, verbose: Bool) {
+    /// `create`: how each thread is made (`pthread_create`'s status); tests pass one that fails.
+    init(name: String, size: Int, deadline: Deadline, executable: String, verbose: Bool,
+         create: (@escaping @Sendable () -> Void) -> Int32 = DetachedThread.create) {
         self.name = name
         self.deadline = deadline
         self.executable = executable
         self.verbose = verbose
-        for number in 0..<max(1, size) {
-            let thread = Thread { [self] in slot() }
-            thread.name = "\(name)-\(number)"
+        // Threads of their own, made so that one that cannot be made (out of threads or memory) is known: with no slot,
+        // or no watchdog to enforce deadlines, every request is answered "unavailable" rather than left waiting.
+        var failure: Int32 = 0
+        for _ in 0..<max(1, size) {
             state.withLock { $0.slotsAlive += 1 }
-            thread.start()
+            let status = create { [self] in slot() }
+            if status != 0 { failure = status; state.withLock { $0.slotsAlive -= 1 } }
         }
-        let watchdog = Thread { [self] in watch() }
-        watchdog.name = "\(name)-watchdog"
-        watchdog.start()
+        let watchdog = create { [self] in watch() }
+        state.withLock { state in
+            func reason(_ status: Int32) -> String { String(cString: strerror(status)) }
+            if state.slotsAlive == 0 {
+                state.unavailable = "no thread could be started for the worker slots (\(reason(failure)))"
+            } else if watchdog != 0 {
+                state.unavailable = "no thread could be started for the deadline watchdog (\(reason(watchdog)))"
+            }
+        }
     }
 
     /// Queues `request` and waits for its end.
@@ -122,16 +134,20 @@ final class WorkerPool: Sendable {
 
     func run(_ ticket: Ticket) async -> Result {
         await withCheckedContinuation { continuation in
-            let refused = state.withLock { state -> Bool in
+            let refused = state.withLock { state -> Result? in
+                if let reason = state.unavailable {
+                    state.runs[ticket.number] = nil
+                    return .unavailable(reason)
+                }
                 guard !state.stopping, state.runs[ticket.number]?.killReason == nil else {
                     state.runs[ticket.number] = nil
-                    return true
+                    return .cancelled
                 }
                 state.runs[ticket.number, default: Run()].continuation = continuation
                 state.queue.insert(ticket, at: Self.place(of: ticket.request, in: state.queue.map(\.request)))
-                return false
+                return nil
             }
-            if refused { continuation.resume(returning: .cancelled) }
+            if let refused { continuation.resume(returning: refused) }
         }
     }
 
