@@ -26,7 +26,10 @@ public enum EngineWorker {
         signal(SIGPIPE, SIG_IGN)
         Interrupt.install(signals: [SIGTERM])
         signal(SIGINT, SIG_IGN)
-        if !dying { watchParent() }
+        if !dying, !watchParent() {
+            FileHandle.standardError.write(Data("vtrim: error: worker: no thread could be started to watch for the server's end\n".utf8))
+            return 1
+        }
         let scratch = WorkerChannel.scratchFolder(pid: getpid())
         try? FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: scratch) }
@@ -63,14 +66,13 @@ public enum EngineWorker {
 
     /// Where the kernel refuses PR_SET_PDEATHSIG: a worker whose server is gone (killed, crashed) notices within a
     /// second and stops as if told to: its work stops at the next checkpoint and its temporary files are removed.
-    private static func watchParent() {
+    /// False when no thread could be made for the watch: the worker then does not start, rather than outlive its server.
+    private static func watchParent() -> Bool {
         let parent = getppid()
-        let thread = Thread {
+        return DetachedThread.create {
             while getppid() == parent { sleep(1) }
             raise(SIGTERM)
-        }
-        thread.name = "vtrim-worker-parent"
-        thread.start()
+        } == 0
     }
 
     /// Runs one request and sends its reply; false when the server can no longer be reached.
