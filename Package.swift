@@ -123,7 +123,7 @@ let package = Package(
                     swiftSettings: testCode),
         .testTarget(name: "VtrimCLITests", dependencies: ["TestSupport", "MediaEngine", "TimelineCore", "DiskNames", "vtrim"], swiftSettings: testCode),
         // vtrim serve's server in the test process: middleware, Range parsing, route errors (plain sockets).
-        .testTarget(name: "VtrimServerTests", dependencies: ["VtrimServer", "WorkerProtocol", "LibraryFiles", "DiskNames", "TestSupport", "PropertySupport",
+        .testTarget(name: "VtrimServerTests", dependencies: ["VtrimServer", "WorkerProtocol", "Locking", "LibraryFiles", "DiskNames", "TestSupport", "PropertySupport",
                                                      .product(name: "PropertyBased", package: "swift-property-based")],
                     swiftSettings: testCode),
         // Paths to fixtures and shared media, running the built binary, reading PNGs back.

@@ -158,7 +158,7 @@ final class Server: Sendable {
                         history: state.map { CutQueue.History(database: $0, library: library.key) })
         previews = Previews(cache: cache, pool: long, threads: share)
         if let problem = library.start() {
-            FileHandle.standardError.write(Data("vtrim: warning: serve: \(problem); the clips shown are those kept from earlier runs\n".utf8))
+            FileHandle.standardError.write(Data("vtrim: warning: serve: \(problem)\n".utf8))
         }
     }
 

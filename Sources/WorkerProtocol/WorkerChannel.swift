@@ -4,6 +4,9 @@ import Foundation
 public enum WorkerChannel {
     public static let requestDescriptor: Int32 = 3
     public static let replyDescriptor: Int32 = 4
+    /// The status a worker exits with when it could not start (EX_TEMPFAIL): the server answers "unavailable", and
+    /// blames no file for it.
+    public static let cannotStartStatus: Int32 = 75
 
     /// The worker's own scratch folder (tiles are rendered there, then sent as bytes); the server removes
     /// it when the worker dies.

@@ -28,7 +28,7 @@ public enum EngineWorker {
         signal(SIGINT, SIG_IGN)
         if !dying, !watchParent() {
             FileHandle.standardError.write(Data("vtrim: error: worker: no thread could be started to watch for the server's end\n".utf8))
-            return 1
+            return WorkerChannel.cannotStartStatus
         }
         let scratch = WorkerChannel.scratchFolder(pid: getpid())
         try? FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)

@@ -125,7 +125,7 @@ final class Library: Sendable {
     }
 
     /// Starts the scanning thread (once); why it could not be started (out of threads or memory), or nil. Without it
-    /// the clips are those the state database held.
+    /// the folders are walked once, here, and the listing says why it does not follow them.
     @discardableResult
     func start(create: (@escaping @Sendable () -> Void) -> Int32 = DetachedThread.create) -> String? {
         guard !started.withLock({ flag in defer { flag = true }; return flag }) else { return nil }
@@ -134,8 +134,14 @@ final class Library: Sendable {
             finished.signal()
         }
         guard status != 0 else { return nil }
+        let problem = "no thread could be started for the library's scan (\(String(cString: strerror(status)))); "
+            + "the folders were read once, at start: files added, changed or probed since are not shown"
+        _ = loadState()
+        var tree = LibraryTree(roots: roots, rootIsFile: rootIsFile)
+        tree.scanAll()
+        publish(tree, watching: false, problem: (".", problem))
         finished.signal()
-        return "no thread could be started for the library's scan (\(String(cString: strerror(status))))"
+        return problem
     }
 
     /// Stops the scanning thread, which saves the walk (with the summaries made since the last save) before it ends;
@@ -534,9 +540,10 @@ final class Library: Sendable {
         return base.hasSuffix("/") ? base + relative : base + "/" + relative
     }
 
-    private func publish(_ tree: LibraryTree, watching: Bool) {
+    /// `problem`: one more than the tree's unreadable folders (the library's own).
+    private func publish(_ tree: LibraryTree, watching: Bool, problem: (folder: String, reason: String)? = nil) {
         var files: [(Int, String, LibraryTree.File, String?)] = []
-        var problems: [(folder: String, reason: String)] = []
+        var problems: [(folder: String, reason: String)] = problem.map { [$0] } ?? []
         for folder in tree.folders.values {
             if let reason = folder.unreadable { problems.append((folder.relative.isEmpty ? "." : folder.relative, reason)) }
             for (name, file) in folder.files {

@@ -100,10 +100,16 @@ final class WorkerPool: Sendable {
         // Threads of their own, made so that one that cannot be made (out of threads or memory) is known: with no slot,
         // or no watchdog to enforce deadlines, every request is answered "unavailable" rather than left waiting.
         var failure: Int32 = 0
-        for _ in 0..<max(1, size) {
+        var made = 0
+        let wanted = max(1, size)
+        for _ in 0..<wanted {
             state.withLock { $0.slotsAlive += 1 }
             let status = create { [self] in slot() }
-            if status != 0 { failure = status; state.withLock { $0.slotsAlive -= 1 } }
+            if status == 0 { made += 1 } else { failure = status; state.withLock { $0.slotsAlive -= 1 } }
+        }
+        if made > 0, made < wanted {
+            FileHandle.standardError.write(Data(("vtrim: warning: serve: \(name): \(made) of \(wanted) worker slots started; no thread "
+                + "could be started for the rest (\(String(cString: strerror(failure))))\n").utf8))
         }
         let watchdog = create { [self] in watch() }
         state.withLock { state in
@@ -303,6 +309,10 @@ final class WorkerPool: Sendable {
         if let answer { return .workerEnded(answer, taken: true) }
         ticket.cleanup?()
         if let reason = state.withLock({ $0.runs[ticket.number]?.killReason }) { return .workerEnded(reason, taken: true) }
+        // A worker that could not start (no thread): the request's file is not to blame, and a retry would meet the same.
+        if !taken, case .exited(WorkerChannel.cannotStartStatus) = ending {
+            return .workerEnded(.unavailable("the worker could not start (\(ending.description)); see the server's log"), taken: true)
+        }
         return .workerEnded(.crashed(ending.description), taken: taken)
     }
 
