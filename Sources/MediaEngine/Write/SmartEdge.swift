@@ -54,12 +54,10 @@ final class SmartEdge: Sendable {
     private let joined = Locked<Result<Encoded, any Error>?>(nil)
 
     /// Starts the edge's thread, which encodes once `slots` gives it its turn; `join` waits for it.
-    /// `create`: how the thread is made (`pthread_create`'s status); tests pass one that fails.
-    init(_ work: Work, slots: EdgeSlots, shouldStop: @escaping @Sendable () -> Bool,
-         create: (@escaping @Sendable () -> Void) -> Int32 = DetachedThread.create) {
+    init(_ work: Work, slots: EdgeSlots, shouldStop: @escaping @Sendable () -> Bool) {
         let stage = work.part == .head ? "head" : "tail"
         let ticket = slots.ticket()
-        let status = create { [self] in
+        let status = DetachedThread.create { [self] in
             let stop: @Sendable () -> Bool = { shouldStop() || self.cancelled.load(ordering: .relaxed) }
             let outcome: Result<Encoded, any Error>
             if slots.acquire(ticket, cancelled: stop) {
