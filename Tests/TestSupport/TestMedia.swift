@@ -125,3 +125,19 @@ public enum FileFacts {
         }
     }
 }
+
+extension TestMedia {
+    /// Shots of distinct content after 1.2 s of black: cuts at 1.2, 4.2, 6.7, 9.7 and 11.7 s (an animated zoom among
+    /// them), H.264. `keyframesAtCuts`: x264's own scene cuts put a keyframe at each; without them, a keyframe every 2 s
+    /// and none at the cuts, so smart clips of the shots have heads. `bFrames`: x264's default B-frames, or none (as
+    /// phones record).
+    public static func shots(keyframesAtCuts: Bool = true, bFrames: Bool = true) async throws -> String {
+        let sources = ["color=black:s=320x180:r=30:d=1.2", "testsrc2=s=320x180:r=30:d=3", "smptebars=s=320x180:r=30:d=2.5",
+                       "mandelbrot=s=320x180:r=30,trim=duration=3", "rgbtestsrc=s=320x180:r=30:d=2", "testsrc=s=320x180:r=30:d=2"]
+        let inputs = sources.flatMap { ["-f", "lavfi", "-i", $0] }
+        let joined = sources.indices.map { "[\($0)]" }.joined() + "concat=n=\(sources.count):v=1:a=0,format=yuv420p[v]"
+        let encoding = ["-c:v", "libx264", "-g", "60"] + (keyframesAtCuts ? [] : ["-sc_threshold", "0"]) + (bFrames ? [] : ["-bf", "0"])
+        let name = "shots" + (keyframesAtCuts ? "" : "-mid-gop") + (bFrames ? "" : "-no-b")
+        return try await ffmpeg(inputs + ["-filter_complex", joined, "-map", "[v]"] + encoding, name: name + ".mp4")
+    }
+}

@@ -85,4 +85,18 @@ import Testing
         Self.expectClean(try await Run.vtrim(["cut", input, "--propose", "scenes,silence", "--join", "--mode", "smart", "-o", folder.file("p.mp4")]),
                          "proposed join")
     }
+
+    /// A split proposal of two inputs at once: each scene pass keeps the pictures after its cuts (no keyframe there, no
+    /// B-frames) and hands them to the heads, which encode them on threads of their own.
+    @Test func keptPicturesGoToTheHeadsThreads() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let shots = try await TestMedia.shots(keyframesAtCuts: false, bFrames: false)
+        let (a, b) = (folder.file("a.mp4"), folder.file("b.mp4"))
+        try FileManager.default.copyItem(atPath: shots, toPath: a)
+        try FileManager.default.copyItem(atPath: shots, toPath: b)
+        let result = try await Run.vtrim(["cut", a, b, "--propose", "scenes", "--output-dir", folder.path, "-j", "2", "--json"])
+        Self.expectClean(result, "split proposals")
+        #expect(result.jsonLines.count == 12, "\(result)")
+    }
 }

@@ -61,13 +61,7 @@ struct ProposeTests {
     }
 
     /// Shots of distinct content after 1.2 s of black: cuts at 1.2, 4.2, 6.7, 9.7 and 11.7 s (an animated zoom among them).
-    static func shots() async throws -> String {
-        let sources = ["color=black:s=320x180:r=30:d=1.2", "testsrc2=s=320x180:r=30:d=3", "smptebars=s=320x180:r=30:d=2.5",
-                       "mandelbrot=s=320x180:r=30,trim=duration=3", "rgbtestsrc=s=320x180:r=30:d=2", "testsrc=s=320x180:r=30:d=2"]
-        let inputs = sources.flatMap { ["-f", "lavfi", "-i", $0] }
-        let joined = sources.indices.map { "[\($0)]" }.joined() + "concat=n=\(sources.count):v=1:a=0,format=yuv420p[v]"
-        return try await TestMedia.ffmpeg(inputs + ["-filter_complex", joined, "-map", "[v]", "-c:v", "libx264", "-g", "60"], name: "shots.mp4")
-    }
+    static func shots() async throws -> String { try await TestMedia.shots() }
 
     static let cuts = [1.2, 4.2, 6.7, 9.7, 11.7]
 

@@ -139,7 +139,7 @@ struct ImportRulesTests {
                 found.append("\(path):\(number + 1)")
             }
         }
-        #expect(found.count <= 2 && found.allSatisfy { $0.hasPrefix("Sources/Locking/") }, "\(found)")
+        #expect(found.count <= 3 && found.allSatisfy { $0.hasPrefix("Sources/Locking/") }, "\(found)")
     }
 
     /// No function in Sources runs past 80 lines, but the bitstream parsers of `CodecHeaders/` (a syntax read field by

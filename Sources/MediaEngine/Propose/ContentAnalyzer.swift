@@ -5,8 +5,9 @@ import CAV
 /// only around the silences found (`VideoWindows`) for its clean starts and frame times. The video decoder uses the
 /// thread budget.
 public enum ContentAnalyzer {
-    /// `info`: the file's probe (its duration and warnings).
-    public static func analyse(path: String, info: MediaInfo, query: ContentQuery, threads: Int,
+    /// `info`: the file's probe (its duration and warnings). `keeping`: where the scene pass holds the pictures from each
+    /// possible cut to the next keyframe, for the smart heads of a cut that follows (`EdgeFrames`).
+    public static func analyse(path: String, info: MediaInfo, query: ContentQuery, threads: Int, keeping edgeFrames: EdgeFrames? = nil,
                                progress: ((Double) -> Void)? = nil) throws(MediaError) -> ContentAnalysis {
         if let problem = query.problem { throw MediaError(.invalidRange, path: path, operation: "propose", reason: problem) }
         let input = try InputFile(path: path)
@@ -30,7 +31,7 @@ public enum ContentAnalyzer {
         let durationMicro = Micro.from(seconds: info.durationSeconds) ?? 0
         do {
             var pass = try Pass(input: input, query: query, audioIndex: audioIndex, videoIndex: passVideoIndex, decodesVideo: decodesVideo,
-                                threads: threads, origin: origin)
+                                threads: threads, origin: origin, edgeFrames: edgeFrames)
             try pass.run(durationMicro: durationMicro, progress: progress)
             if windowed, let stream = input.stream(videoIndex), let silences = pass.silence?.found, !silences.isEmpty {
                 input.stream(audioIndex)?.pointee.discard = AVDISCARD_ALL
@@ -73,8 +74,11 @@ public enum ContentAnalyzer {
         let scenes: SceneDetector?
         /// The video's clean starts and frame times, from its packets.
         var times: VideoPacketTimes?
+        /// Pictures kept for the smart heads of the cut that follows (scenes only).
+        var edgeFrames: EdgeFrameCollector?
 
-        init(input: InputFile, query: ContentQuery, audioIndex: Int, videoIndex: Int, decodesVideo: Bool, threads: Int, origin: Int64) throws(AVFailure) {
+        init(input: InputFile, query: ContentQuery, audioIndex: Int, videoIndex: Int, decodesVideo: Bool, threads: Int, origin: Int64,
+             edgeFrames: EdgeFrames?) throws(AVFailure) {
             self.input = input
             self.audioIndex = audioIndex
             self.videoIndex = videoIndex
@@ -82,12 +86,17 @@ public enum ContentAnalyzer {
             audioStream = audioIndex >= 0 ? input.stream(audioIndex) : nil
             videoStream = videoIndex >= 0 ? input.stream(videoIndex) : nil
             audioDecoder = try audioStream.map { stream throws(AVFailure) in try Decoder(stream: stream, threads: 1) }
+            var skipsDeblocking = false
             if decodesVideo, let videoStream {
                 let decoder = try Decoder(stream: videoStream, threads: max(1, threads))
-                // Scenes alone: deblocking is skipped on pictures nothing refers to (a 256-pixel score cannot tell). Not on
-                // the others: their error would build up over a group of pictures and snap back at each keyframe, a score
-                // spike every GOP (measured: four false cuts in ten minutes of an animated shot with AVDISCARD_ALL).
-                if query.black == nil { decoder.codecContext.pointee.skip_loop_filter = AVDISCARD_NONREF }
+                // Scenes alone, in a stream with B-frames: deblocking is skipped on pictures nothing refers to (a 256-pixel
+                // score cannot tell; 6–12 % of a 720p decode). Not on the others: their error would build up over a group
+                // of pictures and snap back at each keyframe, a score spike every GOP (measured: four false cuts in ten
+                // minutes of an animated shot with AVDISCARD_ALL). A stream without B-frames rarely has such pictures: it
+                // is decoded whole, so its pictures can be kept for the heads. The rule is the stream's alone, so `propose`
+                // and `cut --propose` score alike.
+                skipsDeblocking = query.black == nil && (videoStream.pointee.codecpar?.pointee.video_delay ?? 0) > 0
+                if skipsDeblocking { decoder.codecContext.pointee.skip_loop_filter = AVDISCARD_NONREF }
                 videoDecoder = decoder
             } else {
                 videoDecoder = nil
@@ -100,6 +109,8 @@ public enum ContentAnalyzer {
                 black = nil
             }
             scenes = query.scenes.map { SceneDetector($0) }
+            // Kept pictures must be what the heads' own decoders give: none where deblocking was skipped.
+            self.edgeFrames = scenes != nil && videoDecoder != nil && !skipsDeblocking ? edgeFrames.map { EdgeFrameCollector($0) } : nil
         }
 
         var decodeErrors: Int { (audioDecoder?.errors ?? 0) + (videoDecoder?.errors ?? 0) }
@@ -126,6 +137,7 @@ public enum ContentAnalyzer {
             }
             if let audioDecoder, let audioStream { try decodeAudio(audioDecoder, audioStream, nil, audioFrame) }
             if let videoDecoder, let videoStream { try decodeVideo(videoDecoder, videoStream, nil, videoFrame) }
+            edgeFrames?.finish()
             silence?.finish()
             try black?.finish()
         }
@@ -142,16 +154,20 @@ public enum ContentAnalyzer {
             }
         }
 
-        private func decodeVideo(_ decoder: Decoder, _ stream: UnsafeMutablePointer<AVStream>, _ packet: Packet?, _ frame: Frame) throws(AVFailure) {
+        private mutating func decodeVideo(_ decoder: Decoder, _ stream: UnsafeMutablePointer<AVStream>, _ packet: Packet?, _ frame: Frame) throws(AVFailure) {
             do {
                 try decoder.decode(packet, into: frame) { decoded in
                     let timestamp = Self.timestamp(decoded)
-                    guard timestamp != CAV_NOPTS_VALUE else { return }
+                    guard timestamp != CAV_NOPTS_VALUE else {
+                        edgeFrames?.take(decoded, timestamp: nil, startsRun: false, decoderErrors: decoder.errors)
+                        return
+                    }
                     decoded.pointer.pointee.pts = timestamp
                     let micro = stream.micro(timestamp).minus(origin)
                     let duration = decoded.pointer.pointee.pkt_duration > 0 ? stream.micro(decoded.pointer.pointee.pkt_duration) : 0
                     try black?.take(decoded)
-                    try scenes?.take(decoded, micro: micro, durationMicro: duration)
+                    let cut = try scenes?.take(decoded, micro: micro, durationMicro: duration) ?? false
+                    edgeFrames?.take(decoded, timestamp: timestamp, startsRun: cut, decoderErrors: decoder.errors)
                 }
             } catch {
                 throw error as? AVFailure ?? AVFailure(code: CAV_AVERROR_INVALIDDATA, operation: "avcodec_receive_frame")

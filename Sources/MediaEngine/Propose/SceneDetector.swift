@@ -28,10 +28,12 @@ final class SceneDetector {
         self.query = query
     }
 
-    /// One decoded frame shown at `micro` (vtrim's timeline), lasting `durationMicro`.
-    func take(_ frame: Frame, micro: Int64, durationMicro: Int64) throws(AVFailure) {
+    /// One decoded frame shown at `micro` (vtrim's timeline), lasting `durationMicro`; whether its score reaches the
+    /// threshold (a cut, or one the merge filter may yet let through).
+    @discardableResult
+    func take(_ frame: Frame, micro: Int64, durationMicro: Int64) throws(AVFailure) -> Bool {
         let width = Int(frame.pointer.pointee.width), height = Int(frame.pointer.pointee.height)
-        guard width > 0, height > 0 else { return }
+        guard width > 0, height > 0 else { return false }
         // PySceneDetect's downscale: the longer side to 256 pixels, never up.
         let factor = max(1.0, Double(max(width, height)) / 256)
         let image = try converter.rgbImage(frame, width: max(1, Int((Double(width) / factor).rounded())),
@@ -43,6 +45,7 @@ final class SceneDetector {
         // The first frame scores 0 (nothing to compare with), as there.
         let score = previous.count == current.count && !current.isEmpty ? HSV.meanDifference(previous, current) : 0
         if let cut = filter(micro: micro, score: score) { cuts.append((cut.micro, (cut.score * 100).rounded() / 100)) }
+        return score >= query.threshold
     }
 
     /// PySceneDetect's merge filter on one frame's score; the cut it lets through, if any.

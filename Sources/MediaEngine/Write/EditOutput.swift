@@ -7,15 +7,16 @@ public enum EditOutput {
 
     /// Writes `plan` of the file at `path` into `temporaryPath` (the muxer chosen from `outputName`): its ranges
     /// one after another into one file, opening the file afresh (the plan is all the writer needs). `shouldStop` is
-    /// checked as packets go by (an interrupt); `progress` gets the fraction written.
-    public static func write(_ plan: EditPlan, path: String, temporaryPath: String, outputName: String,
+    /// checked as packets go by (an interrupt); `progress` gets the fraction written. `edgeFrames`: pictures a scene pass
+    /// of the same file kept, which the smart heads they cover encode rather than decoding them again.
+    public static func write(_ plan: EditPlan, path: String, temporaryPath: String, outputName: String, edgeFrames: EdgeFrames? = nil,
                              shouldStop: @escaping @Sendable () -> Bool = { false },
                              progress: (@Sendable (Double) -> Void)? = nil) throws(MediaError) -> CutRun {
         try StageTimes.measure("write") { () throws(MediaError) -> CutRun in
             _ = try InputCheck.regularFile(path)
             let input = try InputFile(path: path)
             let writer = EditWriter(input: input, plan: plan, path: path, temporaryPath: temporaryPath, outputName: outputName,
-                                    shouldStop: shouldStop, progress: progress)
+                                    edgeFrames: edgeFrames, shouldStop: shouldStop, progress: progress)
             return try writer.run()
         }
     }

@@ -23,13 +23,15 @@ final class EditWriter {
     private var nextEdges: SmartVideoWriter.Edges?
     /// Edges encoding at once across the ranges, and the threads each gets (`EdgeSlots`).
     private let edgeSlots: EdgeSlots
+    private let edgeFrames: EdgeFrames?
 
     deinit {
         nextEdges?.cancel()
     }
 
-    init(input: InputFile, plan: EditPlan, path: String, temporaryPath: String, outputName: String,
+    init(input: InputFile, plan: EditPlan, path: String, temporaryPath: String, outputName: String, edgeFrames: EdgeFrames? = nil,
          shouldStop: @escaping @Sendable () -> Bool, progress: (@Sendable (Double) -> Void)?) {
+        self.edgeFrames = edgeFrames
         self.input = input
         self.plan = plan
         output = plan.output
@@ -176,9 +178,10 @@ final class EditWriter {
             let started = nextEdges
             nextEdges = nil
             let writer = try SmartVideoWriter(input: input, source: source, file: file, output: output, range: range, joining: joining,
-                                              startedEdges: started, slots: edgeSlots, shouldStop: shouldStop)
+                                              startedEdges: started, slots: edgeSlots, edgeFrames: edgeFrames, shouldStop: shouldStop)
             if let next = ranges[safe: number + 1], next.smart != nil {
-                nextEdges = try SmartVideoWriter.startEdges(path: input.path, output: output, range: next, slots: edgeSlots, shouldStop: shouldStop)
+                nextEdges = try SmartVideoWriter.startEdges(path: input.path, output: output, range: next, slots: edgeSlots, edgeFrames: edgeFrames,
+                                                            shouldStop: shouldStop)
             }
             return writer
         case .exact:

@@ -45,6 +45,8 @@ final class SmartEdge: Sendable {
         var header: [UInt8]? = nil
         /// Each re-encoded frame carries its source frame's Dolby Vision RPU and HDR10+ (`OutputVideo`), as `codec` does.
         var codec = "", carriesRPU = false, carriesHDR10Plus = false
+        /// A head: pictures the scene pass kept; the head encodes a run that holds all of its frames rather than decoding them.
+        var kept: EdgeFrames? = nil
     }
 
     private let cancelled = Atomic<Bool>(false)
@@ -117,12 +119,17 @@ final class SmartEdge: Sendable {
         }
         let input = try StageTimes.measure("edge open") { () throws(MediaError) in try InputFile(path: work.path) }
         guard let stream = input.stream(work.streamIndex), let parameters = stream.pointee.codecpar?.pointee else { return outcome }
-        guard var pending = try input.position(at: decodeFrom, streamIndex: work.streamIndex) else { return outcome }
-        outcome.positioned = true
-        let decoder = try Decoder(stream: stream, threads: work.decoderThreads, beginning: work.beginning)
-        var encoded: [EncodedPacket] = []
         let metadata = FrameMetadataCarrier(codec: FrameMetadataCodec(codec: work.codec), rpu: work.carriesRPU, hdr10Plus: work.carriesHDR10Plus,
                                             lengthSize: CleanStart(stream: stream).lengthSize)
+        // Kept pictures carry no packets, so none of the metadata a re-encoded frame takes from its packet.
+        let run = work.part == .head && metadata == nil ? work.kept?.take(frameAtStart: first, end: end) : nil
+        var pending: [Packet] = []
+        if run == nil {
+            guard let positioned = try input.position(at: decodeFrom, streamIndex: work.streamIndex) else { return outcome }
+            pending = positioned
+        }
+        outcome.positioned = true
+        var encoded: [EncodedPacket] = []
         let encoder = try SegmentEncoder(reencoding: work.reencoding, source: parameters, stream: stream, lengthSize: work.lengthSize,
                                          decodeDelay: decodeDelay, trailer: work.trailer, rewriter: work.rewriter,
                                          metadata: metadata, shouldStop: shouldStop) { packet in
@@ -147,9 +154,35 @@ final class SmartEdge: Sendable {
                 try encode(frame, outputPts: timestamp.minus(shift), sourcePts: timestamp)
             }
         }
+        let decodeErrors: Int
+        if let run {
+            for frame in run.frames where !reachedEnd {
+                if shouldStop() { throw CutInterrupted() }
+                try take(frame)
+            }
+            // The keyframe that closed the run is at or past the end.
+            reachedEnd = true
+            outcome.latestPresentedEnd = run.closingPts
+            decodeErrors = 0
+        } else {
+            decodeErrors = try decode(work, input: input, stream: stream, pending: pending, first: first, metadata: metadata, outcome: &outcome,
+                                      reachedEnd: { reachedEnd }, markEnd: { reachedEnd = true }, shouldStop: shouldStop, take: take)
+        }
+        if let held = startFrame?.release() { try encode(held, outputPts: video.outputStart.value, sourcePts: held.timestamp) }
+        try encoder.finish(endPts: end.minus(shift))
+        return try finished(outcome, encoded: encoded, decodeErrors: decodeErrors, reachedEnd: reachedEnd, work: work, parameters: parameters)
+    }
+
+    /// Decodes from the edge's keyframe (`pending`: the packets read to find it), handing `take` every frame until
+    /// `reachedEnd` or the input ends; the decoder's count of damaged data.
+    private static func decode(_ work: Work, input: InputFile, stream: UnsafeMutablePointer<AVStream>, pending given: [Packet], first: Int64,
+                               metadata: FrameMetadataCarrier?, outcome: inout Encoded, reachedEnd: () -> Bool, markEnd: () -> Void,
+                               shouldStop: () -> Bool, take: (Frame) throws -> Void) throws -> Int {
+        var pending = given
+        let decoder = try Decoder(stream: stream, threads: work.decoderThreads, beginning: work.beginning)
         let frame = try Frame()
         let reader = try Packet()
-        while !reachedEnd {
+        while !reachedEnd() {
             let packet: Packet
             if let next = pending.popLast() {
                 packet = next
@@ -164,19 +197,24 @@ final class SmartEdge: Sendable {
             metadata?.read(packet, pts: timing.pts)
             // Frames shown before the edge's first are only references: those nothing refers to need no decoding.
             decoder.skipNonReferenceFrames(timing.pts != CAV_NOPTS_VALUE && timing.pts < first)
-            try decoder.decode(packet, into: frame) { frame throws in try take(frame) }
-            if work.part == .tail, timing.isSame(as: video.lastNeeded) { reachedEnd = true }
+            try decoder.decode(packet, into: frame, take)
+            if work.part == .tail, timing.isSame(as: work.video.lastNeeded) { markEnd() }
         }
-        try decoder.decode(nil, into: frame) { frame throws in try take(frame) }
-        if let held = startFrame?.release() { try encode(held, outputPts: video.outputStart.value, sourcePts: held.timestamp) }
-        try encoder.finish(endPts: end.minus(shift))
+        try decoder.decode(nil, into: frame, take)
+        return decoder.errors
+    }
+
+    /// The edge's outcome, once what it encoded is checked against the source's header.
+    private static func finished(_ given: Encoded, encoded: [EncodedPacket], decodeErrors: Int, reachedEnd: Bool, work: Work,
+                                 parameters: AVCodecParameters) throws -> Encoded {
         // The trial checked one frame of the same encoder and options; this checks what is spliced.
         if let expected = work.header.flatMap({ StreamHeader.read(codec: parameters.codec_id, keyframe: $0) }), let first = encoded.first,
            let mismatch = expected.mismatch(edge: StreamHeader.read(codec: parameters.codec_id, keyframe: first.bytes)) {
             throw AVFailure(code: CAV_AVERROR_INVALIDDATA, operation: "the re-encoded \(work.part == .head ? "head" : "tail")'s header matching the source's: \(mismatch.description)")
         }
+        var outcome = given
         outcome.packets = encoded
-        outcome.decodeErrors = decoder.errors
+        outcome.decodeErrors = decodeErrors
         outcome.reachedEnd = reachedEnd
         return outcome
     }

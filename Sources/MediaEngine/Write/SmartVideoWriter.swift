@@ -60,7 +60,7 @@ final class SmartVideoWriter: VideoWriter {
     /// `joining`: the output stream an earlier range of a join set up (same sample entry), else a new one.
     /// `startedEdges`: this range's edges, started early by a join (while the range before it was written).
     init(input: InputFile, source: UnsafeMutablePointer<AVStream>, file: OutputFile, output plan: OutputPlan, range: RangePlan,
-         joining: Int? = nil, startedEdges: Edges? = nil, slots: EdgeSlots, shouldStop: @escaping @Sendable () -> Bool) throws {
+         joining: Int? = nil, startedEdges: Edges? = nil, slots: EdgeSlots, edgeFrames: EdgeFrames? = nil, shouldStop: @escaping @Sendable () -> Bool) throws {
         guard let stream = plan.video, let video = range.video, let smart = range.smart else {
             throw SampleEntryFailure(reason: "the smart plan has no edges; nothing written")
         }
@@ -85,14 +85,16 @@ final class SmartVideoWriter: VideoWriter {
             outputIndex = try joining ?? Self.addFramesStream(stream: source, output: file, configuration: stream.streamConfiguration,
                                                               keepsDolbyVision: stream.dolbyVision != nil)
         }
-        let edges = try startedEdges ?? Self.startEdges(path: input.path, output: plan, range: range, slots: slots, shouldStop: shouldStop)
+        let edges = try startedEdges ?? Self.startEdges(path: input.path, output: plan, range: range, slots: slots, edgeFrames: edgeFrames,
+                                                        shouldStop: shouldStop)
         head = edges.head
         tail = edges.tail
     }
 
     /// Starts encoding a range's edges on threads of their own (nil for an edge the range does not have): what
     /// `init` does, and what a join does for the next range while this one is written, so the cores stay busy.
-    static func startEdges(path: String, output plan: OutputPlan, range: RangePlan, slots: EdgeSlots,
+    /// `edgeFrames`: pictures a scene pass kept, which a head they cover encodes rather than decoding them again.
+    static func startEdges(path: String, output plan: OutputPlan, range: RangePlan, slots: EdgeSlots, edgeFrames: EdgeFrames? = nil,
                            shouldStop: @escaping @Sendable () -> Bool) throws -> Edges {
         guard let stream = plan.video, let video = range.video, let smart = range.smart, let reencoding = plan.reencoding else {
             throw SampleEntryFailure(reason: "no encoding was planned for the smart cut")
@@ -111,7 +113,7 @@ final class SmartVideoWriter: VideoWriter {
                                      lengthSize: units == nil ? nil : NALForm.lengthSize, rewriter: units?.rewriter,
                                      trailer: part == .head && units?.sets.codec == .hevc ? [0x48, 0x01] : nil,
                                      header: stream.edgeHeader, codec: stream.codec, carriesRPU: stream.dolbyVision != nil,
-                                     carriesHDR10Plus: stream.hdr10Plus),
+                                     carriesHDR10Plus: stream.hdr10Plus, kept: part == .head ? edgeFrames : nil),
                       slots: slots, shouldStop: shouldStop)
         }
         return Edges(head: smart.hasHead ? start(.head) : nil, tail: smart.hasTail ? start(.tail) : nil)

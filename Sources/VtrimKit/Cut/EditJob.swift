@@ -18,10 +18,13 @@ public enum EditJob {
             return RemoteJobs.cut(item: item, index: index, request: given, progress: progress)
         }
         var request = given
+        // A scene pass keeps the pictures the smart heads at its cuts will encode, so they are not decoded twice. Nothing is
+        // encoded in a dry run.
+        let edgeFrames = request.propose?.query.scenes != nil && !request.dryRun ? EdgeFrames() : nil
         if let propose = request.propose {
             // `--propose`: the input's own ranges, found before anything is planned (a dry run prints them).
             do throws(MediaError) {
-                let made = try ProposeJob.propose(path: item.path, request: propose) { progress?(0.5 * $0) }
+                let made = try ProposeJob.propose(path: item.path, request: propose, keeping: edgeFrames) { progress?(0.5 * $0) }
                 let ranges = JoinRanges(proposal: made, request: propose)
                 if request.proposalJoins {
                     request.join = ranges
@@ -50,7 +53,7 @@ public enum EditJob {
         // source; where it cannot be opened, each output's plan says why.
         let shared = outputs > 1 ? try? CutSource(path: item.path) : nil
         var outcomes = (0..<outputs).map { number in
-            run(item: item, index: index, output: number, request: planning, source: shared, progress: { fraction in
+            run(item: item, index: index, output: number, request: planning, source: shared, edgeFrames: edgeFrames, progress: { fraction in
                 report((Double(number) + fraction) / Double(outputs))
             })
         }
@@ -67,14 +70,14 @@ public enum EditJob {
         return outcome
     }
 
-    static func run(item: InputItem, index: Int, output: Int, request: CutRequest, source: CutSource? = nil,
+    static func run(item: InputItem, index: Int, output: Int, request: CutRequest, source: CutSource? = nil, edgeFrames: EdgeFrames? = nil,
                     shouldStop: @escaping @Sendable () -> Bool = { Interrupt.requested },
                     progress: (@Sendable (Double) -> Void)? = nil) -> Outcome {
         switch plan(item: item, index: index, output: output, request: request, source: source) {
         case let .finished(outcome):
             return outcome
         case let .planned(planned):
-            return request.dryRun ? planned.dryRunOutcome : execute(planned, shouldStop: shouldStop, progress: progress)
+            return request.dryRun ? planned.dryRunOutcome : execute(planned, edgeFrames: edgeFrames, shouldStop: shouldStop, progress: progress)
         }
     }
 
@@ -169,8 +172,8 @@ public enum EditJob {
     /// Writes a planned edit: `plan_stale` when the source is no longer the file that was planned, the output's
     /// checks, a temporary file the writer fills executing the plan (nothing is decided again) and the report reads
     /// back, run-time warnings judged (`--strict` fails after writing and the output is removed), the file renamed
-    /// into place. `shouldStop` is polled as packets go by.
-    public static func execute(_ planned: PlannedEdit, shouldStop: @escaping @Sendable () -> Bool = { Interrupt.requested },
+    /// into place. `shouldStop` is polled as packets go by. `edgeFrames`: pictures a scene pass kept for the smart heads.
+    public static func execute(_ planned: PlannedEdit, edgeFrames: EdgeFrames? = nil, shouldStop: @escaping @Sendable () -> Bool = { Interrupt.requested },
                                progress: (@Sendable (Double) -> Void)? = nil) -> Outcome {
         let path = planned.path
         let warnings = planned.warnings
@@ -183,7 +186,7 @@ public enum EditJob {
             try target.check(input: path)
             switch planned.work {
             case let .edit(plan):
-                return try write(plan, planned, target: target, warnings: warnings, shouldStop: shouldStop, progress: progress)
+                return try write(plan, planned, target: target, warnings: warnings, edgeFrames: edgeFrames, shouldStop: shouldStop, progress: progress)
             case let .sound(plan):
                 return try write(plan, planned, target: target, warnings: warnings, shouldStop: shouldStop, progress: progress)
             }
@@ -194,13 +197,13 @@ public enum EditJob {
         }
     }
 
-    private static func write(_ plan: EditPlan, _ planned: PlannedEdit, target: OutputTarget, warnings given: [MediaWarning],
+    private static func write(_ plan: EditPlan, _ planned: PlannedEdit, target: OutputTarget, warnings given: [MediaWarning], edgeFrames: EdgeFrames?,
                               shouldStop: @escaping @Sendable () -> Bool, progress: (@Sendable (Double) -> Void)?) throws(MediaError) -> Outcome {
         let path = planned.path
         var warnings = given
         var written: (run: CutRun, measured: EditReport.Measured)?
         try writeAtomically(target, input: path) { temporary throws(MediaError) in
-            let run = try EditOutput.write(plan, path: path, temporaryPath: temporary, outputName: planned.output,
+            let run = try EditOutput.write(plan, path: path, temporaryPath: temporary, outputName: planned.output, edgeFrames: edgeFrames,
                                            shouldStop: shouldStop, progress: progress)
             let found = run.notices.filter(\.isWarning).map(\.asWarning)
             let measured = try EditReport.measure(planned.shape, temporary: temporary, output: planned.output, input: path)

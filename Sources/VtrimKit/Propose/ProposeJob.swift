@@ -69,9 +69,12 @@ public struct MadeProposal: Sendable {
 /// value), then report them and write the list — through a temporary file, never over the input or an existing file
 /// without `--overwrite`; a dry run writes nothing.
 public enum ProposeJob {
-    public static func propose(path: String, request: ProposeRequest, progress: ((Double) -> Void)? = nil) throws(MediaError) -> MadeProposal {
+    /// `keeping`: where the scene pass holds pictures for the smart heads of a cut that follows (`EdgeFrames`).
+    public static func propose(path: String, request: ProposeRequest, keeping edgeFrames: EdgeFrames? = nil,
+                               progress: ((Double) -> Void)? = nil) throws(MediaError) -> MadeProposal {
         let info = try Probe.probe(path: path)
-        let analysis = try ContentAnalyzer.analyse(path: path, info: info, query: request.query, threads: request.threads, progress: progress)
+        let analysis = try ContentAnalyzer.analyse(path: path, info: info, query: request.query, threads: request.threads, keeping: edgeFrames,
+                                                   progress: progress)
         let proposal = ProposalPlanner.plan(analysis, settings: request.settings)
         var notes: [String] = []
         if analysis.detections.isEmpty {
