@@ -61,6 +61,11 @@ public enum DetachedThread {
         return status
     }
 
+    /// Why a thread could not be made: `pthread_create`'s status in words ("Resource temporarily unavailable").
+    public static func reason(_ status: Int32) -> String {
+        String(cString: strerror(status))
+    }
+
     private final class Body: Sendable {
         let run: @Sendable () -> Void
         init(_ run: @escaping @Sendable () -> Void) { self.run = run }

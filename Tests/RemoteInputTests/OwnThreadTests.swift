@@ -23,4 +23,9 @@ struct OwnThreadTests {
         #expect(!work.ranApart)
         #expect(work.wait())
     }
+
+    /// The reason a thread could not be made, in words.
+    @Test func aFailedStatusReadsAsItsReason() {
+        #expect(DetachedThread.reason(EAGAIN) == "Resource temporarily unavailable")
+    }
 }

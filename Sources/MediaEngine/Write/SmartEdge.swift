@@ -78,9 +78,8 @@ final class SmartEdge: Sendable {
         // do not wait for it. Not encoded on the writer's thread: it may hold a ticket that an earlier edge waits behind.
         if status != 0 {
             slots.pass(ticket)
-            let reason = String(cString: strerror(status))
             result.withLock { $0 = .failure(MediaError(.writeFailed, path: work.path, operation: "smart \(stage)",
-                                                       reason: "no thread could be started to encode it (\(reason))")) }
+                                                       reason: "no thread could be started to encode it (\(DetachedThread.reason(status)))")) }
             done.signal()
         }
     }

@@ -134,7 +134,7 @@ final class Library: Sendable {
             finished.signal()
         }
         guard status != 0 else { return nil }
-        let problem = "no thread could be started for the library's scan (\(String(cString: strerror(status)))); "
+        let problem = "no thread could be started for the library's scan (\(DetachedThread.reason(status))); "
             + "the folders were read once, at start: files added, changed or probed since are not shown"
         _ = loadState()
         var tree = LibraryTree(roots: roots, rootIsFile: rootIsFile)

@@ -109,15 +109,14 @@ final class WorkerPool: Sendable {
         }
         if made > 0, made < wanted {
             FileHandle.standardError.write(Data(("vtrim: warning: serve: \(name): \(made) of \(wanted) worker slots started; no thread "
-                + "could be started for the rest (\(String(cString: strerror(failure))))\n").utf8))
+                + "could be started for the rest (\(DetachedThread.reason(failure)))\n").utf8))
         }
         let watchdog = create { [self] in watch() }
         state.withLock { state in
-            func reason(_ status: Int32) -> String { String(cString: strerror(status)) }
             if state.slotsAlive == 0 {
-                state.unavailable = "no thread could be started for the worker slots (\(reason(failure)))"
+                state.unavailable = "no thread could be started for the worker slots (\(DetachedThread.reason(failure)))"
             } else if watchdog != 0 {
-                state.unavailable = "no thread could be started for the deadline watchdog (\(reason(watchdog)))"
+                state.unavailable = "no thread could be started for the deadline watchdog (\(DetachedThread.reason(watchdog)))"
             }
         }
     }
