@@ -1,3 +1,4 @@
+import CAV
 import Foundation
 @testable import MediaEngine
 import PropertyBased
@@ -72,6 +73,36 @@ import Testing
         let scenes = try Self.scenes(path, keeping: kept)
         #expect(scenes.count == 6)
         #expect(kept.runCount == 0)
+    }
+
+    /// The collector keeps a run of pictures in presentation order, closed by a keyframe; a time that does not move
+    /// forward (in the run, or at its first picture) keeps nothing, since the pictures between two times need not be the run's.
+    @Test(arguments: [
+        ([0, 1, 2, 3, 4], true),
+        ([0, 1, 3, 2, 4], false),   // backwards inside the run
+        ([0, 2, 1, 3, 4], false),   // the run's first picture earlier than the one before it
+        ([0, 1, 2, 2, 4], false),   // a time repeated
+    ] as [([Int64], Bool)])
+    func aRunIsKeptOnlyInPresentationOrder(_ times: [Int64], kept: Bool) throws {
+        let target = EdgeFrames()
+        var collector = EdgeFrameCollector(target)
+        for (index, time) in (times + [5]).enumerated() {
+            let frame = try Frame()
+            frame.pointer.pointee.width = 16
+            frame.pointer.pointee.height = 16
+            frame.pointer.pointee.format = AV_PIX_FMT_YUV420P.rawValue
+            try #require(av_frame_get_buffer(frame.pointer, 0) >= 0)
+            frame.pointer.pointee.key_frame = index == 0 || index == times.count ? 1 : 0
+            frame.pointer.pointee.pts = time
+            frame.pointer.pointee.best_effort_timestamp = time
+            collector.take(frame, timestamp: time, startsRun: index == 1, decoderErrors: 0)
+        }
+        collector.finish()
+        #expect(target.runCount == (kept ? 1 : 0))
+        if kept {
+            let run = try #require(target.take(frameAtStart: times[1], end: 5))
+            #expect(run.frames.map { $0.timestamp } == [1, 2, 3, 4] && run.closingPts == 5)
+        }
     }
 
     static func scenes(_ path: String, keeping kept: EdgeFrames) throws -> [Detection] {

@@ -97,10 +97,13 @@ public final class EdgeFrames: Sendable {
 
 /// The scene pass's side of `EdgeFrames`: sees every picture the decoder gives, in order, and keeps runs. A run ends
 /// unkept where it would not be what a head's own decoder gives: a damaged picture or a decoder error within it, a
-/// picture without a time, the budget spent, or the file ending before a keyframe.
+/// picture without a time or not later than the one before (then the pictures between two times need not be the run's),
+/// the budget spent, or the file ending before a keyframe.
 struct EdgeFrameCollector {
     let target: EdgeFrames
     private var open: (id: Int, firstPts: Int64, bytes: Int, errors: Int)?
+    /// The time of the picture before, any run or none.
+    private var previousPts: Int64?
 
     init(_ target: EdgeFrames) {
         self.target = target
@@ -110,8 +113,10 @@ struct EdgeFrameCollector {
     /// `decoderErrors`: the decoder's error count after it.
     mutating func take(_ frame: Frame, timestamp: Int64?, startsRun: Bool, decoderErrors: Int) {
         let isKey = frame.pointer.pointee.key_frame != 0
+        let inOrder = timestamp.map { now in previousPts.map { now > $0 } ?? true } ?? false
+        previousPts = timestamp
         if let current = open {
-            if decoderErrors != current.errors || frame.isDamaged || timestamp == nil {
+            if decoderErrors != current.errors || frame.isDamaged || !inOrder {
                 drop()
             } else if isKey, let timestamp {
                 open = nil
@@ -121,7 +126,7 @@ struct EdgeFrameCollector {
             }
         }
         // A cut on a keyframe needs no head.
-        if open == nil, startsRun, !isKey, !frame.isDamaged, let timestamp {
+        if open == nil, startsRun, !isKey, !frame.isDamaged, inOrder, let timestamp {
             open = (target.newRun(), timestamp, 0, decoderErrors)
             if !append(frame) { drop() }
         }
